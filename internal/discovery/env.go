@@ -1,0 +1,82 @@
+package discovery
+
+import (
+	"os"
+	"strconv"
+	"strings"
+)
+
+// envKeys is the stable order of the variables Env sets.
+var envKeys = []string{"CLAUDE_CODE_SSE_PORT", "ENABLE_IDE_INTEGRATION", "no_proxy", "NO_PROXY"}
+
+// loopbackHosts must bypass any proxy: the CLI honours http_proxy even for 127.0.0.1.
+var loopbackHosts = []string{"127.0.0.1", "localhost", "::1"}
+
+// Env returns the variables the terminal running claude needs to find this server.
+// CLAUDE_CODE_SSE_PORT selects the lock; ENABLE_IDE_INTEGRATION is read by older CLIs.
+// no_proxy and NO_PROXY both get the entries already in either variable of this
+// process's environment (so neither spelling loses any), then the loopback hosts,
+// without duplicates.
+func Env(port int) map[string]string {
+	np := noProxy()
+	return map[string]string{
+		"CLAUDE_CODE_SSE_PORT":   strconv.Itoa(port),
+		"ENABLE_IDE_INTEGRATION": "true",
+		"no_proxy":               np,
+		"NO_PROXY":               np,
+	}
+}
+
+func noProxy() string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(list string) {
+		for _, e := range strings.Split(list, ",") {
+			e = strings.TrimSpace(e)
+			k := strings.ToLower(e)
+			if e == "" || seen[k] {
+				continue
+			}
+			seen[k] = true
+			out = append(out, e)
+		}
+	}
+	add(os.Getenv("no_proxy"))
+	add(os.Getenv("NO_PROXY"))
+	add(strings.Join(loopbackHosts, ","))
+	return strings.Join(out, ",")
+}
+
+// EnvPrefix returns Env as "K=v K=v ..." in a stable order, to put before a command in a
+// POSIX shell. Values are single-quoted only when they contain characters the shell treats
+// specially.
+func EnvPrefix(port int) string {
+	env := Env(port)
+	parts := make([]string, 0, len(envKeys))
+	for _, k := range envKeys {
+		parts = append(parts, k+"="+shellQuote(env[k], false))
+	}
+	return strings.Join(parts, " ")
+}
+
+// ExportLines returns one "export K='v'" line per variable in a stable order, for
+// eval "$(claude-ide-bridge env)" in a POSIX shell.
+func ExportLines(port int) string {
+	env := Env(port)
+	var b strings.Builder
+	for _, k := range envKeys {
+		b.WriteString("export " + k + "=" + shellQuote(env[k], true) + "\n")
+	}
+	return b.String()
+}
+
+// shellQuote single-quotes s for a POSIX shell; with always false, a word made only of
+// safe characters is returned as is.
+func shellQuote(s string, always bool) string {
+	if !always && s != "" && strings.Trim(s, shellSafe) == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+const shellSafe = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-"

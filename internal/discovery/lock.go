@@ -1,0 +1,189 @@
+package discovery
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+)
+
+// Lock is the JSON content of <dir>/<port>.lock as the Claude Code CLI reads it.
+// The port is not in the file: the CLI takes it from the file name.
+type Lock struct {
+	PID              int      `json:"pid"`
+	WorkspaceFolders []string `json:"workspaceFolders"`
+	IDEName          string   `json:"ideName"`
+	Transport        string   `json:"transport"` // always "ws"
+	AuthToken        string   `json:"authToken"`
+	RunningInWindows bool     `json:"runningInWindows,omitempty"`
+	// Bridge is BridgeMarker in locks claude-ide-bridge writes. The CLI ignores unknown
+	// fields; ListLocks uses it to decide which locks are ours to clean up.
+	Bridge string `json:"bridge,omitempty"`
+}
+
+// Dir returns the directory this process should write its lock file in:
+// $CLAUDE_CONFIG_DIR/ide when that is set and non-empty, else ~/.claude/ide.
+func Dir() (string, error) {
+	if c := os.Getenv("CLAUDE_CONFIG_DIR"); c != "" {
+		return filepath.Join(c, "ide"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("discovery: lock dir: %w", err)
+	}
+	return filepath.Join(home, ".claude", "ide"), nil
+}
+
+// Dirs returns every directory the CLI scans for lock files: Dir(), plus ~/.claude/ide
+// when CLAUDE_CONFIG_DIR is set (the CLI scans both). Duplicates are dropped.
+func Dirs() []string {
+	var dirs []string
+	add := func(d string) {
+		d = filepath.Clean(d)
+		for _, have := range dirs {
+			if have == d {
+				return
+			}
+		}
+		dirs = append(dirs, d)
+	}
+	if d, err := Dir(); err == nil {
+		add(d)
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		add(filepath.Join(home, ".claude", "ide"))
+	}
+	return dirs
+}
+
+// ResolveFolders makes each folder absolute and resolves its symlinks. The CLI compares
+// its symlink-resolved cwd against the folders as written, so a lock must hold real paths.
+// A folder that does not exist is an error naming it.
+func ResolveFolders(folders []string) ([]string, error) {
+	out := make([]string, 0, len(folders))
+	for _, f := range folders {
+		abs, err := filepath.Abs(f)
+		if err != nil {
+			return nil, fmt.Errorf("discovery: workspace folder %q: %w", f, err)
+		}
+		real, err := filepath.EvalSymlinks(abs)
+		if err != nil {
+			return nil, fmt.Errorf("discovery: workspace folder %q: %w", f, err)
+		}
+		out = append(out, real)
+	}
+	return out, nil
+}
+
+// WriteLock publishes l as <dir>/<port>.lock and returns that path.
+//
+// dir is created with mode 0700. An existing dir that is a symlink or owned by another
+// user is refused with ErrUnsafeDir; one with looser permissions is chmod-ed to 0700.
+// The file is written to a temporary name in dir (not ending in .lock, so the CLI never
+// reads it half-written), made 0600, synced and renamed over the target. The rename
+// replaces a symlink at the target rather than writing through it.
+//
+// Transport is always written as "ws". A zero PID becomes this process's pid; nil
+// WorkspaceFolders are written as []. An empty AuthToken is an error.
+func WriteLock(dir string, port int, l Lock) (path string, err error) {
+	if port < 1 || port > 65535 {
+		return "", fmt.Errorf("discovery: lock port %d out of range", port)
+	}
+	if l.AuthToken == "" {
+		return "", errors.New("discovery: lock has no auth token")
+	}
+	if l.PID == 0 {
+		l.PID = os.Getpid()
+	}
+	if l.WorkspaceFolders == nil {
+		l.WorkspaceFolders = []string{}
+	}
+	l.Transport = "ws"
+	data, err := json.Marshal(l)
+	if err != nil {
+		return "", fmt.Errorf("discovery: encode lock: %w", err)
+	}
+
+	if err := ensureDir(dir); err != nil {
+		return "", err
+	}
+	target := filepath.Join(dir, strconv.Itoa(port)+".lock")
+	if fi, err := os.Lstat(target); err == nil && fi.IsDir() {
+		return "", fmt.Errorf("%w: lock path %s is a directory", ErrUnsafeDir, target)
+	}
+
+	f, err := os.CreateTemp(dir, "."+strconv.Itoa(port)+".*.tmp")
+	if err != nil {
+		return "", fmt.Errorf("discovery: write lock: %w", err)
+	}
+	tmp := f.Name()
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(tmp)
+		}
+	}()
+	if _, err = f.Write(data); err != nil {
+		return "", fmt.Errorf("discovery: write lock: %w", err)
+	}
+	if err = f.Chmod(0o600); err != nil {
+		return "", fmt.Errorf("discovery: write lock: %w", err)
+	}
+	if err = f.Sync(); err != nil {
+		return "", fmt.Errorf("discovery: write lock: %w", err)
+	}
+	if err = f.Close(); err != nil {
+		return "", fmt.Errorf("discovery: write lock: %w", err)
+	}
+	if err = os.Rename(tmp, target); err != nil {
+		return "", fmt.Errorf("discovery: write lock: %w", err)
+	}
+	syncDir(dir)
+	return target, nil
+}
+
+// ensureDir creates dir as 0700 or checks that an existing one is safe to write in.
+// Only the last element is checked: a symlinked ~/.claude (dotfile setups) is normal.
+func ensureDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("discovery: lock dir: %w", err)
+	}
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return fmt.Errorf("discovery: lock dir: %w", err)
+	}
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		return fmt.Errorf("%w: %s is a symlink", ErrUnsafeDir, dir)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%w: %s is not a directory", ErrUnsafeDir, dir)
+	}
+	if uid, ok := fileOwner(fi); ok && uid != os.Geteuid() {
+		return fmt.Errorf("%w: %s is owned by uid %d, not %d", ErrUnsafeDir, dir, uid, os.Geteuid())
+	}
+	if fi.Mode().Perm() != 0o700 {
+		if err := os.Chmod(dir, 0o700); err != nil {
+			return fmt.Errorf("discovery: lock dir: %w", err)
+		}
+	}
+	return nil
+}
+
+// syncDir makes the rename durable. Best effort: the lock is valid without it.
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
+}
+
+// RemoveLock deletes a lock file. A file that is already gone is not an error.
+func RemoveLock(path string) error {
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("discovery: remove lock: %w", err)
+	}
+	return nil
+}
