@@ -1,0 +1,216 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/e2e/fakeapi"
+)
+
+const fakeKey = "sk-ant-api03-fake-e2e-key-0123456789abcdefghij"
+
+// cli is a real Claude Code CLI running in a pty.
+type cli struct {
+	t       testing.TB
+	cmd     *exec.Cmd
+	pty     *os.File
+	scr     *screen
+	exited  chan struct{}
+	Project string // cwd, symlink-resolved
+	Config  string // CLAUDE_CONFIG_DIR
+	API     *fakeapi.Server
+}
+
+// cliOptions configures startCLI.
+type cliOptions struct {
+	Project string // project dir; a fresh temp dir when empty
+	Config  string // config dir; a fresh temp dir when empty
+	Port    int    // CLAUDE_CODE_SSE_PORT; unset when 0
+	Env     []string
+	Args    []string
+}
+
+// claudeBin returns $CLAUDE_BIN or skips the test loudly.
+func claudeBin(t testing.TB) string {
+	bin := os.Getenv("CLAUDE_BIN")
+	if bin == "" {
+		t.Skip("CLAUDE_BIN not set: run scripts/ensure-claude-cli and export CLAUDE_BIN=$(scripts/ensure-claude-cli) " +
+			"-- the end-to-end suite against the real Claude Code CLI is NOT running")
+	}
+	return bin
+}
+
+// realDir returns a fresh, symlink-resolved temp dir.
+func realDir(t testing.TB) string {
+	d, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// seedConfig writes the .claude.json that lets the CLI start offline: the
+// facts file says "without it the CLI tries the network at start and exits".
+func seedConfig(t testing.TB, config, project string) {
+	cfg := map[string]any{
+		"hasCompletedOnboarding": true,
+		"customApiKeyResponses": map[string]any{
+			"approved": []string{fakeKey[len(fakeKey)-20:]}, "rejected": []string{},
+		},
+		"projects": map[string]any{project: map[string]any{"hasTrustDialogAccepted": true}},
+	}
+	b, _ := json.Marshal(cfg)
+	if err := os.WriteFile(filepath.Join(config, ".claude.json"), b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// startCLI runs the CLI against api. It is killed (and reaped) at cleanup;
+// on failure the last screen and the API's requests are logged.
+func startCLI(t testing.TB, api *fakeapi.Server, o cliOptions) *cli {
+	bin := claudeBin(t)
+	if o.Project == "" {
+		o.Project = realDir(t)
+	}
+	if o.Config == "" {
+		o.Config = realDir(t)
+	}
+	home := realDir(t)
+	seedConfig(t, o.Config, o.Project)
+
+	cmd := exec.Command(bin, append([]string{"--permission-mode", "default"}, o.Args...)...)
+	cmd.Dir = o.Project
+	cmd.Env = []string{
+		"HOME=" + home,
+		"PATH=" + os.Getenv("PATH"),
+		"TERM=xterm-256color",
+		"LANG=C.UTF-8",
+		"CLAUDE_CONFIG_DIR=" + o.Config,
+		"ANTHROPIC_API_KEY=" + fakeKey,
+		"ANTHROPIC_BASE_URL=" + api.URL,
+		"DISABLE_AUTOUPDATER=1",
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
+		"DISABLE_TELEMETRY=1",
+		"DISABLE_ERROR_REPORTING=1",
+		"CLAUDE_CODE_DISABLE_OFFICIAL_MARKETPLACE_AUTOINSTALL=1",
+		"ENABLE_IDE_INTEGRATION=true",
+		"no_proxy=127.0.0.1,localhost,::1",
+		"NO_PROXY=127.0.0.1,localhost,::1",
+	}
+	if o.Port != 0 {
+		cmd.Env = append(cmd.Env, "CLAUDE_CODE_SSE_PORT="+strconv.Itoa(o.Port))
+	}
+	cmd.Env = append(cmd.Env, o.Env...)
+
+	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 50, Cols: 160})
+	if err != nil {
+		t.Fatalf("start claude: %v", err)
+	}
+	c := &cli{t: t, cmd: cmd, pty: f, scr: newScreen(50, 160), exited: make(chan struct{}),
+		Project: o.Project, Config: o.Config, API: api}
+	readDone := make(chan struct{})
+	go func() {
+		defer close(readDone)
+		buf := make([]byte, 32<<10)
+		for {
+			n, err := f.Read(buf)
+			if n > 0 {
+				c.scr.write(buf[:n])
+			}
+			if err != nil {
+				c.scr.eof()
+				return
+			}
+		}
+	}()
+	go func() {
+		_ = cmd.Wait()
+		close(c.exited)
+	}()
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("last screen of claude (pid %d):\n%s", cmd.Process.Pid, c.scr.Dump())
+			t.Logf("fake API requests:\n%s", api.Dump())
+		}
+		c.kill()
+		f.Close()
+		select {
+		case <-readDone:
+		case <-time.After(10 * time.Second):
+			t.Errorf("pty reader did not stop")
+		}
+	})
+	return c
+}
+
+// kill ends the CLI and waits for it, bounded.
+func (c *cli) kill() {
+	_ = c.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-c.exited:
+		return
+	case <-time.After(5 * time.Second):
+	}
+	_ = c.cmd.Process.Kill()
+	select {
+	case <-c.exited:
+	case <-time.After(10 * time.Second):
+		c.t.Errorf("claude pid %d did not exit after SIGKILL", c.cmd.Process.Pid)
+	}
+}
+
+// WaitText waits (bounded by ctx) until want is on the visible screen.
+func (c *cli) WaitText(ctx context.Context, want string) {
+	c.t.Helper()
+	err := c.scr.waitFor(ctx, fmt.Sprintf("%q", want), func(s *screen) bool { return s.containsLocked(want) })
+	if err != nil {
+		c.t.Fatalf("claude: %v", err)
+	}
+}
+
+// WaitGone waits (bounded by ctx) until want is no longer on the screen.
+func (c *cli) WaitGone(ctx context.Context, want string) {
+	c.t.Helper()
+	err := c.scr.waitFor(ctx, fmt.Sprintf("%q to go away", want), func(s *screen) bool { return !s.containsLocked(want) })
+	if err != nil {
+		c.t.Fatalf("claude: %v", err)
+	}
+}
+
+// Type types s into the TUI and then presses Enter. The TUI treats a fast
+// burst that ends in "\r" as a paste, so Enter is sent separately.
+func (c *cli) Type(s string) {
+	c.t.Helper()
+	c.send(s)
+	time.Sleep(300 * time.Millisecond) // not an assertion: lets the TUI leave paste detection
+	c.send("\r")
+}
+
+// send writes raw bytes (keys) to the pty.
+func (c *cli) send(s string) {
+	c.t.Helper()
+	if _, err := c.pty.Write([]byte(s)); err != nil {
+		c.t.Fatalf("write to claude pty: %v", err)
+	}
+}
+
+// Exited reports whether the process is gone.
+func (c *cli) Exited() bool {
+	select {
+	case <-c.exited:
+		return true
+	default:
+		return false
+	}
+}
+
