@@ -1,0 +1,224 @@
+// Claude IDE Bridge for Nova: runs the claude-ide-bridge sidecar so that a
+// `claude` started in a terminal sees this workspace as its IDE.
+
+"use strict";
+
+const { Session, locateBinary } = require("./session.js");
+const { makeHandlers } = require("./handlers.js");
+const { Proposals, errorText } = require("./proposals.js");
+const { SelectionTracker } = require("./selection.js");
+const { selectionOf } = require("./editors.js");
+
+const ID = "claude-ide-bridge";
+
+/** terminalCommand is the line to paste into a shell that did not inherit the bridge's env. */
+function terminalCommand(info) {
+  const env = info.env || {};
+  const keys = Object.keys(env);
+  if (keys.length === 0 && info.envPrefix) return `${info.envPrefix} claude`;
+  const quote = (v) => (/^[A-Za-z0-9_.,:/@%+=-]*$/.test(v) ? v : `'${v.replace(/'/g, `'\\''`)}'`);
+  return keys.map((k) => `${k}=${quote(String(env[k]))}`).join(" ") + " claude";
+}
+
+/** mentionOf turns an editor's selection into atMentioned params (0-based, lineEnd inclusive). */
+function mentionOf(editor, wholeFile) {
+  const sel = selectionOf(editor);
+  if (!sel) return null;
+  if (wholeFile || sel.selection.isEmpty) return { filePath: sel.filePath };
+  const { start, end } = sel.selection;
+  // A selection ending at character 0 does not include that line.
+  const lineEnd = end.character === 0 && end.line > start.line ? end.line - 1 : end.line;
+  return { filePath: sel.filePath, lineStart: start.line, lineEnd };
+}
+
+class ClaudeBridgeExtension {
+  constructor() {
+    this.session = null;
+    this.starting = null;
+    this.proposals = null;
+    this.stopping = false;
+    this.clients = 0;
+    this.disposables = [];
+    this.tracker = new SelectionTracker({
+      send: (sel) => this.session && this.session.running && this.session.notify("selectionChanged", sel),
+      ignore: (editor) => !!this.proposals && this.proposals.isStaged(editor.document.path),
+    });
+  }
+
+  activate() {
+    const commands = {
+      start: () => this.start(true),
+      stop: () => this.stop(),
+      copyTerminalCommand: () => this.copyTerminalCommand(),
+      sendSelection: (editor) => this.mention(editor, false),
+      addFile: (editor) => this.mention(editor, true),
+      closeAllDiffs: () => this.closeAllDiffs(),
+      showStatus: () => this.showStatus(),
+    };
+    for (const name of Object.keys(commands)) {
+      this.disposables.push(nova.commands.register(`${ID}.${name}`, (arg) => this.guard(commands[name](arg))));
+    }
+    for (const editor of nova.workspace.textEditors) this.tracker.watch(editor);
+    this.disposables.push(nova.workspace.onDidAddTextEditor((editor) => this.tracker.watch(editor)));
+    this.disposables.push(
+      nova.workspace.onDidChangePath((path) => {
+        if (this.session && this.session.running) {
+          this.session.notify("workspaceFoldersChanged", { folders: path ? [path] : [] });
+        }
+      })
+    );
+    if (this.autoStart()) this.guard(this.start(false));
+  }
+
+  deactivate() {
+    for (const d of this.disposables) d.dispose();
+    this.disposables = [];
+    this.tracker.dispose();
+    return this.stop();
+  }
+
+  /** autoStart: the workspace setting wins over the global one; only windows with a folder start. */
+  autoStart() {
+    if (!nova.workspace.path) return false;
+    const local = nova.workspace.config.get(`${ID}.workspaceAutoStart`, "string");
+    if (local === "on") return true;
+    if (local === "off") return false;
+    const global = nova.config.get(`${ID}.autoStart`, "boolean");
+    return global === null ? true : global;
+  }
+
+  guard(promise) {
+    return Promise.resolve(promise).catch((err) => {
+      nova.workspace.showErrorMessage(`Claude IDE Bridge: ${errorText(err)}`);
+    });
+  }
+
+  tell(title, body) {
+    const note = new NotificationRequest(`${ID}-${Date.now()}-${Math.random()}`);
+    note.title = title;
+    note.body = body;
+    nova.notifications.add(note).catch(() => {});
+  }
+
+  /** start runs the sidecar unless it runs already; resolves with the initialize result. */
+  async start(announce) {
+    if (this.session && this.session.running && this.session.info) return this.session.info;
+    if (this.starting) return this.starting;
+    this.starting = this.launch(announce).finally(() => {
+      this.starting = null;
+    });
+    return this.starting;
+  }
+
+  async launch(announce) {
+    const binary = await locateBinary();
+    const storage = nova.extension.workspaceStoragePath || nova.extension.globalStoragePath;
+    const proposals = new Proposals({
+      request: (m, p) => session.request(m, p),
+      tell: (t, b) => this.tell(t, b),
+      dir: nova.path.join(storage, "proposals"),
+    });
+    const session = new Session({
+      handlers: makeHandlers({ proposals }),
+      onNotify: (method, params) => {
+        this.clients = (params && params.clients) || 0;
+        if (method === "clientConnected" && this.clients === 1) this.tell("Claude connected", "Claude Code is attached to this workspace.");
+      },
+      onExit: (status, stderr) => this.exited(session, status, stderr),
+    });
+    this.session = session;
+    this.proposals = proposals;
+    let info;
+    try {
+      info = await session.start(binary);
+    } catch (err) {
+      await session.stop();
+      throw err;
+    }
+    this.tracker.forget();
+    const active = nova.workspace.activeTextEditor;
+    if (active) this.tracker.schedule(active);
+    if (announce) this.tell(`Claude bridge on port ${info.port}`, "Run `claude` in a terminal here; use Copy Terminal Command for a shell that does not see the port.");
+    return info;
+  }
+
+  exited(session, status, stderr) {
+    if (this.session !== session) return;
+    const stopping = this.stopping;
+    this.session = null;
+    this.clients = 0;
+    if (this.proposals) this.proposals.dispose();
+    this.proposals = null;
+    if (!stopping && status !== 0) {
+      nova.workspace.showErrorMessage(`Claude IDE Bridge stopped (status ${status}).${stderr ? "\n\n" + stderr : ""}`);
+    }
+  }
+
+  async stop() {
+    const session = this.session;
+    if (!session) return;
+    this.stopping = true;
+    try {
+      await session.stop();
+    } finally {
+      this.stopping = false;
+      if (this.session === session) this.exited(session, 0, "");
+    }
+  }
+
+  async copyTerminalCommand() {
+    const info = await this.start(false);
+    const line = terminalCommand(info);
+    await nova.clipboard.writeText(line);
+    this.tell("Terminal command copied", line);
+  }
+
+  async mention(editor, wholeFile) {
+    const target = editor && editor.document ? editor : nova.workspace.activeTextEditor;
+    if (!target) throw new Error("no file is active");
+    const params = mentionOf(target, wholeFile);
+    if (!params) throw new Error("save the file first: Claude can only be sent files with a path");
+    await this.start(false);
+    const result = await this.session.request("atMentioned", params);
+    if (result && result.held) {
+      this.tell("Sent to Claude when it connects", "No Claude is connected; the mention waits 30 seconds for one.");
+    }
+    return result;
+  }
+
+  async closeAllDiffs() {
+    if (!this.session) return;
+    const result = await this.session.request("closeAllDiffs", {});
+    if (result && result.restored && result.restored.length) {
+      this.tell("Accepted edits kept", `Put back as unsaved changes: ${result.restored.join(", ")}`);
+    }
+  }
+
+  async showStatus() {
+    if (!this.session) {
+      nova.workspace.showInformativeMessage("The Claude bridge is not running.");
+      return;
+    }
+    const s = await this.session.request("status", {});
+    const diffs = (s.diffs || []).map((d) => `${d.state}: ${d.filePath}`).join("\n");
+    nova.workspace.showInformativeMessage(
+      `Claude bridge on port ${s.port}, ${s.clients} Claude client(s).\nLock: ${s.lockPath}${diffs ? "\n" + diffs : ""}`
+    );
+  }
+}
+
+let extension = null;
+
+exports.activate = function () {
+  extension = new ClaudeBridgeExtension();
+  extension.activate();
+};
+
+exports.deactivate = function () {
+  const ext = extension;
+  extension = null;
+  return ext ? ext.deactivate() : undefined;
+};
+
+exports.terminalCommand = terminalCommand;
+exports.mentionOf = mentionOf;
