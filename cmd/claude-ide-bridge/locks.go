@@ -1,0 +1,71 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
+)
+
+func cmdLocks(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("locks", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	clean := fs.Bool("clean", false, "remove stale lock files (dead pid, or ours with a closed port); never a live one")
+	if err := fs.Parse(args); err != nil {
+		return errUsage
+	}
+	dirs := discovery.Dirs()
+	if *clean {
+		removed, err := discovery.CleanLocks(dirs)
+		for _, p := range removed {
+			fmt.Fprintln(stdout, "removed", p)
+		}
+		if len(removed) == 0 {
+			fmt.Fprintln(stdout, "no stale lock files")
+		}
+		return err
+	}
+	locks, err := discovery.ListLocks(dirs)
+	discovery.FormatLocks(stdout, locks)
+	return err
+}
+
+// cmdEnv prints the exports of the live bridge serving the current directory (or --workspace).
+func cmdEnv(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("env", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	workspace := fs.String("workspace", "", "directory to find a bridge for (default: the current directory)")
+	if err := fs.Parse(args); err != nil {
+		return errUsage
+	}
+	dir := *workspace
+	if dir == "" {
+		dir, _ = os.Getwd()
+	}
+	resolved, err := discovery.ResolveFolders([]string{dir})
+	if err != nil {
+		return err
+	}
+	dir = resolved[0]
+	locks, err := discovery.ListLocks(discovery.Dirs())
+	if err != nil && len(locks) == 0 {
+		return err
+	}
+	for _, li := range locks { // newest first, like the CLI
+		if li.ParseErr != nil || li.Stale() || !li.PortAnswering {
+			continue
+		}
+		for _, f := range li.Lock.WorkspaceFolders {
+			if dir == f || strings.HasPrefix(dir, strings.TrimSuffix(f, string(filepath.Separator))+string(filepath.Separator)) {
+				fmt.Fprint(stdout, discovery.ExportLines(li.Port))
+				return nil
+			}
+		}
+	}
+	return errors.New("no running IDE server serves " + dir + ` (start one with "claude-ide-bridge serve")`)
+}

@@ -1,0 +1,79 @@
+// Command claude-ide-bridge is a Claude Code IDE server for any editor.
+//
+//	claude-ide-bridge serve [--workspace DIR] [--ide-name NAME] [--port N] [--auto accept|reject]
+//	claude-ide-bridge serve --stdio            (run by an editor plugin)
+//	claude-ide-bridge env [--workspace DIR]    (exports for the terminal running claude)
+//	claude-ide-bridge locks [--clean]
+//	claude-ide-bridge probe [--port N | --lock FILE] [--checks LIST]
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+const usage = `claude-ide-bridge connects the Claude Code CLI to any editor.
+
+Usage:
+  claude-ide-bridge serve [flags]     run an IDE server; review diffs in this terminal
+  claude-ide-bridge serve --stdio     run as an editor plugin's sidecar (docs/editor-protocol.md)
+  claude-ide-bridge env [flags]       print the exports for the terminal running claude
+  claude-ide-bridge locks [--clean]   list IDE lock files; --clean removes stale ones
+  claude-ide-bridge probe [flags]     check any IDE server against the protocol
+  claude-ide-bridge version
+
+Run "claude-ide-bridge <command> -h" for a command's flags.
+`
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		args = []string{"serve"}
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	var err error
+	switch args[0] {
+	case "serve":
+		err = cmdServe(ctx, args[1:], stdin, stdout, stderr)
+	case "env":
+		err = cmdEnv(args[1:], stdout, stderr)
+	case "locks":
+		err = cmdLocks(args[1:], stdout, stderr)
+	case "probe":
+		err = cmdProbe(ctx, args[1:], stdout, stderr)
+	case "version", "--version":
+		fmt.Fprintln(stdout, "claude-ide-bridge", version)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+	default:
+		fmt.Fprintf(stderr, "unknown command %q\n\n%s", args[0], usage)
+		return 2
+	}
+	if err != nil {
+		if err == errUsage {
+			return 2
+		}
+		fmt.Fprintln(stderr, "claude-ide-bridge:", err)
+		return 1
+	}
+	return 0
+}
+
+const version = "0.1.0"
+
+func newLogger(w io.Writer, verbose bool) *slog.Logger {
+	level := slog.LevelInfo
+	if verbose {
+		level = slog.LevelDebug
+	}
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
+}

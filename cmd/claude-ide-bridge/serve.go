@@ -1,0 +1,113 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/bridge"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/editors/stdio"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/editors/terminal"
+)
+
+var errUsage = errors.New("usage")
+
+func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var (
+		useStdio  = fs.Bool("stdio", false, "speak the editor protocol on stdin/stdout (for editor plugins)")
+		workspace = fs.String("workspace", "", "workspace folder (default: the current directory)")
+		ideName   = fs.String("ide-name", "Terminal", "the IDE name Claude shows")
+		port      = fs.Int("port", 0, "port to listen on (default: a random free port in 10000-65535)")
+		auto      = fs.String("auto", "", "answer diffs without asking: accept or reject")
+		trace     = fs.String("trace", "", "append every WebSocket frame to this file, one JSON line each")
+		logFile   = fs.String("log-file", "", "write logs to this file (default: stderr)")
+		verbose   = fs.Bool("verbose", false, "debug logging")
+	)
+	if err := fs.Parse(args); err != nil {
+		return errUsage
+	}
+	logw := stderr
+	if *logFile != "" {
+		f, err := os.OpenFile(*logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		logw = f
+	}
+	log := newLogger(logw, *verbose)
+	var traceW io.Writer
+	if *trace != "" {
+		f, err := os.OpenFile(*trace, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		traceW = f
+	}
+	if *useStdio {
+		// stdout belongs to the protocol: nothing else may write there.
+		w, ok := stdout.(io.WriteCloser)
+		if !ok {
+			w = nopCloser{stdout}
+		}
+		return stdio.Serve(ctx, stdin, w, stdio.Options{Port: *port, Trace: traceW, Log: log})
+	}
+	switch terminal.Auto(*auto) {
+	case terminal.Ask, terminal.Accept, terminal.Reject:
+	default:
+		fmt.Fprintf(stderr, "--auto must be accept or reject, not %q\n", *auto)
+		return errUsage
+	}
+	var folders []string
+	if *workspace != "" {
+		folders = []string{*workspace}
+	}
+	ed := terminal.New(stdin, stdout, terminal.Auto(*auto), isTerminal(stdout))
+	defer ed.Close()
+	b, err := bridge.Start(bridge.Config{
+		Editor: ed, Info: terminal.Info(*ideName), Folders: folders, Port: *port, Trace: traceW, Log: log,
+	})
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	ed.Bind(b.Model)
+	fmt.Fprintf(stdout, "claude-ide-bridge: %s IDE on 127.0.0.1:%d for %v\nlock file: %s\n\nIn the terminal where you run claude:\n\n%s\n  claude\n\n",
+		*ideName, b.Port(), b.Model.Folders(), b.LockPath(), exportLines(b.Env()))
+	ed.Run(ctx)
+	fmt.Fprintln(stdout, "\nclaude-ide-bridge: stopping")
+	return nil
+}
+
+func exportLines(env map[string]string) string {
+	keys := make([]string, 0, len(env))
+	for k := range env {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	s := ""
+	for _, k := range keys {
+		s += fmt.Sprintf("  export %s=%q\n", k, env[k])
+	}
+	return s
+}
+
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0 && os.Getenv("NO_COLOR") == ""
+}

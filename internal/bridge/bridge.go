@@ -1,0 +1,181 @@
+// Package bridge wires one IDE server together: a loopback listener, a token and lock file
+// (discovery), the WebSocket handler (transport), one MCP session per client (mcp) and the state
+// of the IDE (ide) in front of an Editor.
+package bridge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/mcp"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/transport"
+)
+
+// Config describes the IDE to serve.
+type Config struct {
+	Editor  ide.Editor
+	Info    ide.EditorInfo // Info.Name is the lock's ideName
+	Folders []string       // workspace folders; resolved to absolute, symlink-free paths
+	PID     int            // the lock's pid (0: this process)
+	Port    int            // 0: a random free port in 10000-65535
+	LockDir string         // "": discovery.Dir()
+	Events  ide.Events     // told about clients; FoldersChanged is wrapped to rewrite the lock
+	Trace   io.Writer      // optional frame trace
+	Log     *slog.Logger
+}
+
+// Bridge is a running IDE server. Close it to remove its lock and disconnect its clients.
+type Bridge struct {
+	Model *ide.Model
+
+	port     int
+	token    string
+	lockPath string
+	lockDir  string
+	lock     discovery.Lock
+	ln       net.Listener
+	srv      *http.Server
+	handler  *transport.Handler
+	log      *slog.Logger
+
+	lockMu    sync.Mutex // serialises lock rewrites with removal
+	closeOnce sync.Once
+	served    chan struct{}
+}
+
+// Start listens, writes the lock file and serves until Close.
+func Start(cfg Config) (*Bridge, error) {
+	log := cfg.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Info.Name == "" {
+		return nil, errors.New("bridge: the IDE needs a name")
+	}
+	folders := cfg.Folders
+	if len(folders) == 0 {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, err
+		}
+		folders = []string{wd}
+	}
+	folders, err := discovery.ResolveFolders(folders)
+	if err != nil {
+		return nil, err
+	}
+	token, err := discovery.NewToken()
+	if err != nil {
+		return nil, fmt.Errorf("bridge: no auth token, refusing to start: %w", err)
+	}
+	dir := cfg.LockDir
+	if dir == "" {
+		if dir, err = discovery.Dir(); err != nil {
+			return nil, err
+		}
+	}
+	ln, err := discovery.Listen(cfg.Port)
+	if err != nil {
+		return nil, err
+	}
+	pid := cfg.PID
+	if pid == 0 {
+		pid = os.Getpid()
+	}
+	b := &Bridge{
+		port: ln.Addr().(*net.TCPAddr).Port, token: token, lockDir: dir, ln: ln, log: log,
+		lock:   discovery.Lock{PID: pid, WorkspaceFolders: folders, IDEName: cfg.Info.Name, Transport: "ws", AuthToken: token, Bridge: "claude-ide-bridge"},
+		served: make(chan struct{}),
+	}
+	events := cfg.Events
+	userFolders := events.FoldersChanged
+	events.FoldersChanged = func(f []string) {
+		b.rewriteLock(f)
+		if userFolders != nil {
+			userFolders(f)
+		}
+	}
+	b.Model = ide.New(cfg.Editor, cfg.Info, folders, events, log)
+	b.handler = transport.NewHandler(transport.Config{
+		Token: token, Port: b.port, Trace: cfg.Trace, Log: log,
+		Serve: func(ctx context.Context, c *transport.Client) {
+			mcp.Serve(ctx, c, b.Model, log)
+		},
+	})
+	b.srv = &http.Server{
+		Handler:           b.handler,
+		ReadHeaderTimeout: 5 * time.Second, // a client that never finishes its handshake is dropped
+		MaxHeaderBytes:    16 << 10,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),
+	}
+	if b.lockPath, err = discovery.WriteLock(dir, b.port, b.lock); err != nil {
+		ln.Close()
+		return nil, err
+	}
+	go func() {
+		defer close(b.served)
+		b.srv.Serve(ln)
+	}()
+	log.Info("listening", "port", b.port, "lock", b.lockPath, "ide", cfg.Info.Name, "folders", folders)
+	return b, nil
+}
+
+// Port is the WebSocket port.
+func (b *Bridge) Port() int { return b.port }
+
+// Token is the auth token (also in the lock file).
+func (b *Bridge) Token() string { return b.token }
+
+// LockPath is the lock file's path.
+func (b *Bridge) LockPath() string { return b.lockPath }
+
+// Env is what the terminal running claude needs.
+func (b *Bridge) Env() map[string]string { return discovery.Env(b.port) }
+
+func (b *Bridge) rewriteLock(folders []string) {
+	resolved, err := discovery.ResolveFolders(folders)
+	if err != nil {
+		b.log.Warn("workspace folders", "err", err)
+		return
+	}
+	b.lockMu.Lock()
+	defer b.lockMu.Unlock()
+	if b.lockPath == "" {
+		return // closed
+	}
+	b.lock.WorkspaceFolders = resolved
+	if _, err := discovery.WriteLock(b.lockDir, b.port, b.lock); err != nil {
+		b.log.Warn("rewriting lock", "err", err)
+	}
+}
+
+// Close removes the lock, settles pending diffs (never as accepts), closes clients with 1001
+// and stops the server. It is safe to call more than once.
+func (b *Bridge) Close() error {
+	var err error
+	b.closeOnce.Do(func() {
+		b.lockMu.Lock()
+		err = discovery.RemoveLock(b.lockPath)
+		b.lockPath = ""
+		b.lockMu.Unlock()
+		b.Model.Close()
+		b.srv.SetKeepAlivesEnabled(false)
+		b.ln.Close()
+		b.handler.CloseAll()
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		b.srv.Shutdown(ctx)
+		<-b.served
+	})
+	return err
+}

@@ -1,0 +1,75 @@
+package stdio
+
+import (
+	"context"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/jsonrpc"
+)
+
+// remote is an ide.Editor whose every method is a request to the editor process. It holds no
+// state: translating is all it does.
+type remote struct{ conn *jsonrpc.Conn }
+
+func (e remote) OpenFile(ctx context.Context, p ide.OpenFileParams) (ide.OpenFileResult, error) {
+	var r ide.OpenFileResult
+	return r, e.conn.Call(ctx, "openFile", p, &r)
+}
+
+func (e remote) ShowDiff(ctx context.Context, p ide.ShowDiffParams) error {
+	return e.conn.Call(ctx, "showDiff", p, nil)
+}
+
+func (e remote) CloseDiff(ctx context.Context, tab string) error {
+	return e.conn.Call(ctx, "closeDiff", map[string]string{"tabName": tab}, nil)
+}
+
+func (e remote) SetBufferText(ctx context.Context, path, text string) error {
+	return e.conn.Call(ctx, "setBufferText", map[string]string{"filePath": path, "text": text}, nil)
+}
+
+func (e remote) OpenEditors(ctx context.Context) ([]ide.OpenEditor, error) {
+	var r struct {
+		Editors []ide.OpenEditor `json:"editors"`
+	}
+	err := e.conn.Call(ctx, "getOpenEditors", struct{}{}, &r)
+	return r.Editors, err
+}
+
+func (e remote) CurrentSelection(ctx context.Context) (*ide.Selection, error) {
+	var r struct {
+		Selection *ide.Selection `json:"selection"`
+	}
+	err := e.conn.Call(ctx, "getCurrentSelection", struct{}{}, &r)
+	return r.Selection, err
+}
+
+func (e remote) CheckDirty(ctx context.Context, path string) (ide.DocState, error) {
+	var r ide.DocState
+	return r, e.conn.Call(ctx, "checkDocumentDirty", map[string]string{"filePath": path}, &r)
+}
+
+func (e remote) Save(ctx context.Context, path string) (ide.DocState, error) {
+	var r ide.DocState
+	return r, e.conn.Call(ctx, "saveDocument", map[string]string{"filePath": path}, &r)
+}
+
+func (e remote) Diagnostics(ctx context.Context, path string) ([]ide.FileDiagnostics, error) {
+	params := map[string]string{}
+	if path != "" {
+		params["filePath"] = path
+	}
+	var r struct {
+		Files []ide.FileDiagnostics `json:"files"`
+	}
+	err := e.conn.Call(ctx, "getDiagnostics", params, &r)
+	return r.Files, err
+}
+
+func (e remote) ExecuteCode(ctx context.Context, code string) ([]ide.Content, error) {
+	var r struct {
+		Content []ide.Content `json:"content"`
+	}
+	err := e.conn.Call(ctx, "executeCode", map[string]string{"code": code}, &r)
+	return r.Content, err
+}

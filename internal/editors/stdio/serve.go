@@ -1,0 +1,249 @@
+// Package stdio makes any editor an IDE for Claude: the bridge runs as the editor's child and
+// speaks the editor protocol (docs/editor-protocol.md) on stdin/stdout. It translates only; every
+// rule lives in package ide.
+package stdio
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"os"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/bridge"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/jsonrpc"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/mcp"
+)
+
+// Options configure Serve.
+type Options struct {
+	Port    int
+	LockDir string
+	Trace   io.Writer
+	Log     *slog.Logger
+	// PIDPoll is how often the editor's pid is checked (default 500ms): an editor that dies
+	// without closing our stdin still ends the bridge within a second.
+	PIDPoll time.Duration
+}
+
+// Serve speaks the editor protocol on r/w until r ends, the editor's pid dies or ctx ends. Then
+// it closes Claude's connections, settles pending diffs, removes the lock and returns.
+func Serve(ctx context.Context, r io.Reader, w io.WriteCloser, opt Options) error {
+	if opt.Log == nil {
+		opt.Log = slog.New(slog.DiscardHandler)
+	}
+	if opt.PIDPoll == 0 {
+		opt.PIDPoll = 500 * time.Millisecond
+	}
+	s := &server{opt: opt, ready: make(chan struct{})}
+	s.conn = jsonrpc.NewConn(jsonrpc.NewDetectStream(r, w), s.handle)
+	s.conn.OnError = func(err error) { opt.Log.Warn("editor message", "err", err) }
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		s.watchPID(ctx)
+	}()
+	err := s.conn.Run(ctx)
+	cancel()
+	wg.Wait()
+	if b := s.bridge(); b != nil {
+		b.Close()
+	}
+	if errors.Is(err, io.EOF) || errors.Is(err, os.ErrClosed) {
+		return nil
+	}
+	return err
+}
+
+type server struct {
+	opt  Options
+	conn *jsonrpc.Conn
+
+	mu    sync.Mutex
+	b     *bridge.Bridge
+	pid   int
+	ready chan struct{} // closed once initialize succeeded
+}
+
+func (s *server) bridge() *bridge.Bridge {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b
+}
+
+func (s *server) watchPID(ctx context.Context) {
+	select {
+	case <-s.ready:
+	case <-ctx.Done():
+		return
+	}
+	s.mu.Lock()
+	pid := s.pid
+	s.mu.Unlock()
+	if pid <= 0 || pid == os.Getpid() {
+		return
+	}
+	t := time.NewTicker(s.opt.PIDPoll)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+				s.opt.Log.Info("editor process is gone", "pid", pid)
+				s.conn.Close()
+				return
+			}
+		}
+	}
+}
+
+// InitializeParams is the editor's handshake.
+type InitializeParams struct {
+	Name             string           `json:"name"`
+	PID              int              `json:"pid"`
+	WorkspaceFolders []string         `json:"workspaceFolders"`
+	PositionEncoding ide.Encoding     `json:"positionEncoding"`
+	TrackSelection   *bool            `json:"trackSelection"`
+	Capabilities     ide.Capabilities `json:"capabilities"`
+}
+
+func (s *server) handle(ctx context.Context, req *jsonrpc.Request) (any, error) {
+	if req.Method == "initialize" {
+		return s.initialize(req)
+	}
+	b := s.bridge()
+	if b == nil {
+		if !req.IsCall() {
+			return nil, nil
+		}
+		return nil, jsonrpc.Errorf(jsonrpc.CodeNotInitialized, "not initialized: send initialize first")
+	}
+	m := b.Model
+	switch req.Method {
+	case "selectionChanged":
+		var sel ide.Selection
+		if err := jsonrpc.UnmarshalParams(req.Params, &sel); err != nil {
+			return nil, err
+		}
+		if sel.FilePath == "" {
+			return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, `invalid params: "filePath" is required`)
+		}
+		m.SelectionChanged(sel)
+		return nil, nil
+	case "workspaceFoldersChanged":
+		var p struct {
+			Folders []string `json:"folders"`
+		}
+		if err := jsonrpc.UnmarshalParams(req.Params, &p); err != nil {
+			return nil, err
+		}
+		m.SetFolders(p.Folders)
+		return nil, nil
+	case "atMentioned":
+		var p ide.Mention
+		if err := jsonrpc.UnmarshalParams(req.Params, &p); err != nil {
+			return nil, err
+		}
+		n, held, err := m.AtMentioned(p)
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{"delivered": n, "held": held}, nil
+	case "diffAccepted":
+		var p struct {
+			TabName  string  `json:"tabName"`
+			Contents *string `json:"contents"`
+		}
+		if err := jsonrpc.UnmarshalParams(req.Params, &p); err != nil {
+			return nil, err
+		}
+		if p.Contents == nil {
+			return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, `invalid params: "contents" is required`)
+		}
+		return nil, m.DiffAccepted(p.TabName, *p.Contents)
+	case "diffRejected":
+		var p struct {
+			TabName string `json:"tabName"`
+		}
+		if err := jsonrpc.UnmarshalParams(req.Params, &p); err != nil {
+			return nil, err
+		}
+		return nil, m.DiffRejected(p.TabName)
+	case "closeAllDiffs":
+		closed, restored, err := m.CloseAllDiffs()
+		if err != nil {
+			return nil, jsonrpc.Errorf(jsonrpc.CodeServerError, "%v", err)
+		}
+		if restored == nil {
+			restored = []string{}
+		}
+		return map[string]any{"closed": closed, "restored": restored}, nil
+	case "status":
+		return map[string]any{"port": b.Port(), "lockPath": b.LockPath(), "clients": m.Clients(), "diffs": m.Diffs()}, nil
+	}
+	if !req.IsCall() {
+		return nil, nil
+	}
+	return nil, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "method not found: %s", req.Method)
+}
+
+func (s *server) initialize(req *jsonrpc.Request) (any, error) {
+	var p InitializeParams
+	if err := jsonrpc.UnmarshalParams(req.Params, &p); err != nil {
+		return nil, err
+	}
+	if p.Name == "" {
+		return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, `invalid params: "name" is required`)
+	}
+	switch p.PositionEncoding {
+	case "":
+		p.PositionEncoding = ide.UTF8
+	case ide.UTF8, ide.UTF16:
+	default:
+		return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, `invalid params: "positionEncoding" must be "utf-8" or "utf-16"`)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.b != nil {
+		return nil, jsonrpc.Errorf(jsonrpc.CodeNotInitialized, "already initialized")
+	}
+	track := p.TrackSelection == nil || *p.TrackSelection
+	conn := s.conn
+	b, err := bridge.Start(bridge.Config{
+		Editor:  remote{conn},
+		Info:    ide.EditorInfo{Name: p.Name, Caps: p.Capabilities, Encoding: p.PositionEncoding, TrackSelection: track},
+		Folders: p.WorkspaceFolders,
+		PID:     p.PID,
+		Port:    s.opt.Port,
+		LockDir: s.opt.LockDir,
+		Trace:   s.opt.Trace,
+		Log:     s.opt.Log,
+		Events: ide.Events{
+			ClientConnected: func(id ide.ClientID, n int) {
+				conn.Notify(context.Background(), "clientConnected", map[string]any{"clientId": id, "clients": n})
+			},
+			ClientDisconnected: func(id ide.ClientID, n int) {
+				conn.Notify(context.Background(), "clientDisconnected", map[string]any{"clientId": id, "clients": n})
+			},
+		},
+	})
+	if err != nil {
+		return nil, jsonrpc.Errorf(jsonrpc.CodeServerError, "starting the bridge: %v", err)
+	}
+	s.b, s.pid = b, p.PID
+	close(s.ready)
+	return map[string]any{
+		"port": b.Port(), "lockPath": b.LockPath(), "ideName": p.Name, "version": mcp.Version,
+		"env": b.Env(), "envPrefix": discovery.EnvPrefix(b.Port()),
+	}, nil
+}

@@ -1,0 +1,255 @@
+package ide
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/jsonrpc"
+)
+
+// The diff state machine. Rules (spec 000 "openDiff", "close_tab", "closeAllDiffTabs" and the
+// facts file): a diff belongs to the client whose openDiff opened it; it is pending until the
+// user accepts (FILE_SAVED + final text) or rejects (DIFF_REJECTED + tab_name); anything else that
+// ends a pending diff (close_tab, closeAllDiffTabs, replacement, disconnect, shutdown) settles it
+// as rejected, never as an accept. An accepted diff stays until its owner closes it or the user
+// closes all diffs; another client can neither replace nor close it.
+
+type diffState int
+
+const (
+	pending diffState = iota
+	accepted
+)
+
+func (s diffState) String() string {
+	if s == accepted {
+		return "accepted"
+	}
+	return "pending"
+}
+
+type diff struct {
+	tab    string
+	owner  ClientID
+	path   string
+	state  diffState
+	text   string         // the accepted text
+	answer chan []Content // buffered 1: the openDiff result, sent once
+}
+
+// ErrAcceptedElsewhere refuses an openDiff whose tab_name names a diff the user accepted for
+// another client (spec: "the call fails at once with error -32000").
+var ErrAcceptedElsewhere = errors.New("diff already accepted for another Claude session")
+
+func rejected(tab string) []Content {
+	return []Content{{Type: "text", Text: "DIFF_REJECTED"}, {Type: "text", Text: tab}}
+}
+
+// settleLocked removes every diff that match selects, answering pending ones as rejected, and
+// returns the removed tab names so the caller can close their views outside the lock.
+func (m *Model) settleLocked(match func(*diff) bool) []string {
+	var closed []string
+	for tab, d := range m.diffs {
+		if !match(d) {
+			continue
+		}
+		delete(m.diffs, tab)
+		if d.state == pending {
+			d.answer <- rejected(tab)
+		}
+		closed = append(closed, tab)
+	}
+	return closed
+}
+
+func (m *Model) closeViews(tabs []string) {
+	for _, tab := range tabs {
+		ctx, cancel := m.editorCtx(context.Background())
+		if err := m.editor.CloseDiff(ctx, tab); err != nil {
+			m.log.Warn("editor could not close diff", "tab", tab, "err", err)
+		}
+		cancel()
+	}
+}
+
+// OpenDiffArgs are openDiff's arguments.
+type OpenDiffArgs struct {
+	OldFilePath     string `json:"old_file_path"`
+	NewFilePath     string `json:"new_file_path"`
+	NewFileContents string `json:"new_file_contents"`
+	TabName         string `json:"tab_name"`
+}
+
+// OpenDiff shows a proposal and blocks until the user decides, the diff is closed, or ctx ends
+// (the client went away). It never writes the file.
+func (m *Model) OpenDiff(ctx context.Context, id ClientID, a OpenDiffArgs) ([]Content, error) {
+	d := &diff{tab: a.TabName, owner: id, path: a.OldFilePath, answer: make(chan []Content, 1)}
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return nil, jsonrpc.Errorf(jsonrpc.CodeServerError, "the bridge is shutting down")
+	}
+	if old := m.diffs[a.TabName]; old != nil {
+		if old.state == accepted && old.owner != id {
+			m.mu.Unlock()
+			return nil, jsonrpc.Errorf(jsonrpc.CodeServerError, "%v: %q stays open until that session closes it or the user closes all diffs", ErrAcceptedElsewhere, a.TabName)
+		}
+		// Replace: the old pending call is answered as rejected; the new showDiff replaces the view.
+		m.settleLocked(func(x *diff) bool { return x == old })
+	}
+	m.diffs[a.TabName] = d
+	m.mu.Unlock()
+
+	_, statErr := os.Stat(a.OldFilePath)
+	sctx, cancel := context.WithTimeout(ctx, m.ShowDiffTimeout)
+	err := m.editor.ShowDiff(sctx, ShowDiffParams{
+		TabName: a.TabName, FilePath: a.OldFilePath, NewFilePath: a.NewFilePath,
+		NewContents: a.NewFileContents, FileExists: statErr == nil,
+	})
+	cancel()
+	if err != nil {
+		m.mu.Lock()
+		if m.diffs[a.TabName] == d {
+			delete(m.diffs, a.TabName)
+		}
+		m.mu.Unlock()
+		return nil, fmt.Errorf("%s could not show the diff: %w", m.info.Name, err)
+	}
+
+	select {
+	case res := <-d.answer:
+		return res, nil
+	case <-ctx.Done():
+		m.mu.Lock()
+		closed := m.settleLocked(func(x *diff) bool { return x == d && x.state == pending })
+		m.mu.Unlock()
+		m.closeViews(closed)
+		select {
+		case res := <-d.answer: // decided just before the client left
+			return res, nil
+		default:
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// DiffAccepted records the user's accept with the final text (their edits included). The diff
+// stays open, owned by its client, until closed.
+func (m *Model) DiffAccepted(tab, text string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	d := m.diffs[tab]
+	if d == nil || d.state != pending {
+		return jsonrpc.Errorf(jsonrpc.CodeUnknownDiff, "no pending diff named %q", tab)
+	}
+	d.state, d.text = accepted, text
+	d.answer <- []Content{{Type: "text", Text: "FILE_SAVED"}, {Type: "text", Text: text}}
+	return nil
+}
+
+// DiffRejected records the user's reject (or closing of the view). Closing an accepted diff's
+// view goes through the same path as "close all diffs", so its text is not lost.
+func (m *Model) DiffRejected(tab string) error {
+	m.mu.Lock()
+	d := m.diffs[tab]
+	if d == nil {
+		m.mu.Unlock()
+		return jsonrpc.Errorf(jsonrpc.CodeUnknownDiff, "no diff named %q", tab)
+	}
+	if d.state == accepted {
+		m.mu.Unlock()
+		_, _, err := m.closeAccepted([]*diff{d})
+		return err
+	}
+	closed := m.settleLocked(func(x *diff) bool { return x == d })
+	m.mu.Unlock()
+	m.closeViews(closed)
+	return nil
+}
+
+// CloseTab is close_tab: it closes only the diff with exactly that name, unless the user
+// accepted it for another client. The answer is always TAB_CLOSED.
+func (m *Model) CloseTab(id ClientID, tab string) []Content {
+	m.mu.Lock()
+	closed := m.settleLocked(func(d *diff) bool {
+		return d.tab == tab && !(d.state == accepted && d.owner != id)
+	})
+	m.mu.Unlock()
+	m.closeViews(closed)
+	return []Content{{Type: "text", Text: "TAB_CLOSED"}}
+}
+
+// CloseAllDiffTabs is closeAllDiffTabs: every diff but those accepted for other clients.
+func (m *Model) CloseAllDiffTabs(id ClientID) []Content {
+	m.mu.Lock()
+	closed := m.settleLocked(func(d *diff) bool { return !(d.state == accepted && d.owner != id) })
+	m.mu.Unlock()
+	m.closeViews(closed)
+	return []Content{{Type: "text", Text: fmt.Sprintf("CLOSED_%d_DIFF_TABS", len(closed))}}
+}
+
+// CloseAllDiffs is the user's "close all diffs": pending diffs are rejected; an accepted diff is
+// closed once its file holds the accepted text, or after that text was put into the file's
+// buffer as unsaved changes. A diff whose text could not be put anywhere stays open.
+func (m *Model) CloseAllDiffs() (closed int, restored []string, err error) {
+	m.mu.Lock()
+	var acc []*diff
+	for _, d := range m.diffs {
+		if d.state == accepted {
+			acc = append(acc, d)
+		}
+	}
+	tabs := m.settleLocked(func(d *diff) bool { return d.state == pending })
+	m.mu.Unlock()
+	m.closeViews(tabs)
+	n, restored, err := m.closeAccepted(acc)
+	return len(tabs) + n, restored, err
+}
+
+func (m *Model) closeAccepted(acc []*diff) (closed int, restored []string, err error) {
+	for _, d := range acc {
+		disk, rerr := os.ReadFile(d.path)
+		if rerr != nil || !bytes.Equal(disk, []byte(d.text)) {
+			if !m.info.Caps.SetBufferText {
+				err = errors.Join(err, fmt.Errorf("%s cannot hold unsaved text; %q stays open", m.info.Name, d.tab))
+				continue
+			}
+			ctx, cancel := m.editorCtx(context.Background())
+			serr := m.editor.SetBufferText(ctx, d.path, d.text)
+			cancel()
+			if serr != nil {
+				err = errors.Join(err, fmt.Errorf("keeping %q open: putting its text into %s: %w", d.tab, d.path, serr))
+				continue
+			}
+			restored = append(restored, d.path)
+		}
+		m.mu.Lock()
+		gone := m.settleLocked(func(x *diff) bool { return x == d })
+		m.mu.Unlock()
+		m.closeViews(gone)
+		closed += len(gone)
+	}
+	return closed, restored, err
+}
+
+// DiffInfo describes an open diff for status displays.
+type DiffInfo struct {
+	TabName  string   `json:"tabName"`
+	FilePath string   `json:"filePath"`
+	State    string   `json:"state"`
+	Owner    ClientID `json:"owner"`
+}
+
+// Diffs lists the open diffs.
+func (m *Model) Diffs() []DiffInfo {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]DiffInfo, 0, len(m.diffs))
+	for _, d := range m.diffs {
+		out = append(out, DiffInfo{TabName: d.tab, FilePath: d.path, State: d.state.String(), Owner: d.owner})
+	}
+	return out
+}

@@ -1,0 +1,151 @@
+package ide
+
+import "context"
+
+// Editor is what an editor provides to the bridge: primitive facts and UI actions, no protocol
+// rules. The Model calls its methods concurrently from tool calls; each call should return
+// promptly (ShowDiff once the diff is on screen, not when the user decides). The user's decisions
+// and other editor events flow back through the Model's methods (DiffAccepted, SelectionChanged,
+// ...). Methods for capabilities the editor did not declare are never called.
+type Editor interface {
+	OpenFile(ctx context.Context, p OpenFileParams) (OpenFileResult, error)
+	ShowDiff(ctx context.Context, p ShowDiffParams) error
+	// CloseDiff closes the view of a diff (and anything staged for it). Unknown names are no-ops.
+	CloseDiff(ctx context.Context, tabName string) error
+	// SetBufferText puts text into the file's buffer as unsaved changes. Never saves.
+	SetBufferText(ctx context.Context, path, text string) error
+	OpenEditors(ctx context.Context) ([]OpenEditor, error)
+	CurrentSelection(ctx context.Context) (*Selection, error)
+	CheckDirty(ctx context.Context, path string) (DocState, error)
+	Save(ctx context.Context, path string) (DocState, error)
+	// Diagnostics for one file, or all files when path is "".
+	Diagnostics(ctx context.Context, path string) ([]FileDiagnostics, error)
+	ExecuteCode(ctx context.Context, code string) ([]Content, error)
+}
+
+// Capabilities says which Editor methods an editor serves.
+type Capabilities struct {
+	OpenFile         bool `json:"openFile"`
+	ShowDiff         bool `json:"showDiff"`
+	CanCloseTabs     bool `json:"canCloseTabs"`
+	OpenEditors      bool `json:"getOpenEditors"`
+	CurrentSelection bool `json:"getCurrentSelection"`
+	CheckDirty       bool `json:"checkDocumentDirty"`
+	Save             bool `json:"saveDocument"`
+	Diagnostics      bool `json:"getDiagnostics"`
+	ExecuteCode      bool `json:"executeCode"`
+	SetBufferText    bool `json:"setBufferText"`
+}
+
+// Encoding is the unit of Position.Character an editor uses.
+type Encoding string
+
+const (
+	UTF8  Encoding = "utf-8"  // byte offsets (Neovim)
+	UTF16 Encoding = "utf-16" // UTF-16 code units (VS Code, Nova)
+)
+
+// EditorInfo describes an editor to the Model.
+type EditorInfo struct {
+	Name           string
+	Caps           Capabilities
+	Encoding       Encoding
+	TrackSelection bool // the editor reports selections; getCurrentSelection answers from them
+}
+
+// Position is 0-based; Character counts in the editor's Encoding.
+type Position struct {
+	Line      int `json:"line"`
+	Character int `json:"character"`
+}
+
+// Range has an exclusive End.
+type Range struct {
+	Start Position `json:"start"`
+	End   Position `json:"end"`
+}
+
+// OpenFileParams asks the editor to open (and optionally select in) a file.
+type OpenFileParams struct {
+	FilePath      string `json:"filePath"`
+	Preview       bool   `json:"preview"`
+	MakeFrontmost bool   `json:"makeFrontmost"`
+	Selection     *Range `json:"selection,omitempty"`
+}
+
+// OpenFileResult is what the editor knows about the opened file; zero values are filled in.
+type OpenFileResult struct {
+	LanguageID string `json:"languageId,omitempty"`
+	LineCount  int    `json:"lineCount,omitempty"`
+}
+
+// ShowDiffParams asks the editor to show a proposal, editable.
+type ShowDiffParams struct {
+	TabName     string `json:"tabName"`
+	FilePath    string `json:"filePath"`
+	NewFilePath string `json:"newFilePath"`
+	NewContents string `json:"newContents"`
+	FileExists  bool   `json:"fileExists"`
+}
+
+// OpenEditor is one open tab.
+type OpenEditor struct {
+	FilePath   string `json:"filePath"`
+	IsActive   bool   `json:"isActive"`
+	IsDirty    bool   `json:"isDirty"`
+	LanguageID string `json:"languageId"`
+	Label      string `json:"label"`
+}
+
+// DocState answers checkDocumentDirty and saveDocument.
+type DocState struct {
+	IsOpen     bool `json:"isOpen"`
+	IsDirty    bool `json:"isDirty"`
+	IsUntitled bool `json:"isUntitled"`
+	Saved      bool `json:"saved"`
+}
+
+// FileDiagnostics are one file's diagnostics.
+type FileDiagnostics struct {
+	FilePath    string       `json:"filePath"`
+	Diagnostics []Diagnostic `json:"diagnostics"`
+}
+
+// Diagnostic has the CLI's shape; Severity is Error, Warning, Info or Hint.
+type Diagnostic struct {
+	Message  string `json:"message"`
+	Severity string `json:"severity"`
+	Range    Range  `json:"range"`
+	Source   string `json:"source,omitempty"`
+	Code     any    `json:"code,omitempty"`
+}
+
+// Content is an MCP content block.
+type Content struct {
+	Type     string `json:"type"`
+	Text     string `json:"text,omitempty"`
+	Data     string `json:"data,omitempty"`
+	MimeType string `json:"mimeType,omitempty"`
+}
+
+// Selection is a selection as the spec's selection_changed carries it.
+type Selection struct {
+	Text      string       `json:"text"`
+	FilePath  string       `json:"filePath"`
+	FileURL   string       `json:"fileUrl,omitempty"`
+	Selection SelectionPos `json:"selection"`
+}
+
+// SelectionPos is a Range with isEmpty.
+type SelectionPos struct {
+	Start   Position `json:"start"`
+	End     Position `json:"end"`
+	IsEmpty bool     `json:"isEmpty"`
+}
+
+// Mention is an at_mentioned: 0-based lines, LineEnd inclusive, both nil for a whole file.
+type Mention struct {
+	FilePath  string `json:"filePath"`
+	LineStart *int   `json:"lineStart,omitempty"`
+	LineEnd   *int   `json:"lineEnd,omitempty"`
+}

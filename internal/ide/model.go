@@ -1,0 +1,181 @@
+// Package ide holds every rule of the IDE protocol about clients, diffs, selections and tools, in
+// one place and without sockets: sessions call it, it calls an Editor, editors report back to it.
+package ide
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+)
+
+// ClientID names one WebSocket connection. A reconnecting CLI is a new client.
+type ClientID uint64
+
+// Client is the Model's way to reach one connected Claude. Both methods must not block: the
+// transport queues (Send) or keeps only the latest (SendLatest) and drops a client that does not
+// read.
+type Client interface {
+	Send(msg []byte)
+	SendLatest(msg []byte)
+}
+
+// Events are told to whoever runs the editor (connection status). Nil funcs are skipped.
+type Events struct {
+	ClientConnected    func(id ClientID, clients int)
+	ClientDisconnected func(id ClientID, clients int)
+	FoldersChanged     func(folders []string)
+}
+
+// Model is the state of one IDE: its clients, diffs, latest selection and held mentions. All
+// state lives in this struct, guarded by mu, and changes only in the methods of this package.
+// Methods are safe for concurrent use.
+type Model struct {
+	editor Editor
+	info   EditorInfo
+	events Events
+	log    *slog.Logger
+
+	// MentionHold is how long an at_mentioned waits for a client when none is connected.
+	MentionHold time.Duration
+	// EditorTimeout bounds each editor call; ShowDiffTimeout bounds showing a diff.
+	EditorTimeout, ShowDiffTimeout time.Duration
+
+	mu       sync.Mutex
+	nextID   ClientID
+	clients  map[ClientID]*client
+	diffs    map[string]*diff // by tab_name
+	folders  []string
+	latest   *Selection
+	lastSent []byte // encoded selection_changed last sent, to send only on change
+	held     []heldMention
+	closed   bool
+}
+
+type client struct {
+	id    ClientID
+	conn  Client
+	ready bool // finished its handshake: notifications go out
+}
+
+type heldMention struct {
+	msg []byte
+	at  time.Time
+}
+
+// New returns a Model for editor. folders are absolute workspace folders.
+func New(editor Editor, info EditorInfo, folders []string, events Events, log *slog.Logger) *Model {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if info.Encoding == "" {
+		info.Encoding = UTF8
+	}
+	return &Model{
+		editor: editor, info: info, events: events, log: log,
+		MentionHold: 30 * time.Second, EditorTimeout: 10 * time.Second, ShowDiffTimeout: 30 * time.Second,
+		clients: map[ClientID]*client{}, diffs: map[string]*diff{}, folders: folders,
+	}
+}
+
+// Info returns the editor's description.
+func (m *Model) Info() EditorInfo { return m.info }
+
+// Connect registers a new client; it gets notifications once Ready.
+func (m *Model) Connect(c Client) ClientID {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.nextID++
+	m.clients[m.nextID] = &client{id: m.nextID, conn: c}
+	return m.nextID
+}
+
+// Ready marks the client's handshake done: it is told the latest selection and any held
+// mentions, and the editor is told it connected.
+func (m *Model) Ready(id ClientID) {
+	m.mu.Lock()
+	c := m.clients[id]
+	if c == nil || c.ready {
+		m.mu.Unlock()
+		return
+	}
+	c.ready = true
+	if m.lastSent != nil {
+		c.conn.SendLatest(m.lastSent)
+	}
+	now := time.Now()
+	for _, h := range m.held {
+		if now.Sub(h.at) <= m.MentionHold {
+			c.conn.Send(h.msg)
+		}
+	}
+	m.held = nil
+	n := m.readyCountLocked()
+	m.mu.Unlock()
+	if f := m.events.ClientConnected; f != nil {
+		f(id, n)
+	}
+}
+
+// Disconnect forgets a client. Its pending diffs are settled as rejected (never as an accept);
+// diffs the user already accepted for it stay, so the accepted text is not lost.
+func (m *Model) Disconnect(id ClientID) {
+	m.mu.Lock()
+	c := m.clients[id]
+	delete(m.clients, id)
+	closed := m.settleLocked(func(d *diff) bool { return d.owner == id && d.state == pending })
+	n := m.readyCountLocked()
+	m.mu.Unlock()
+	m.closeViews(closed)
+	if c != nil && c.ready {
+		if f := m.events.ClientDisconnected; f != nil {
+			f(id, n)
+		}
+	}
+}
+
+// Clients returns how many clients finished their handshake.
+func (m *Model) Clients() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.readyCountLocked()
+}
+
+func (m *Model) readyCountLocked() int {
+	n := 0
+	for _, c := range m.clients {
+		if c.ready {
+			n++
+		}
+	}
+	return n
+}
+
+// Folders returns the workspace folders.
+func (m *Model) Folders() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]string(nil), m.folders...)
+}
+
+// SetFolders replaces the workspace folders (the editor's workspace changed).
+func (m *Model) SetFolders(folders []string) {
+	m.mu.Lock()
+	m.folders = append([]string(nil), folders...)
+	m.mu.Unlock()
+	if f := m.events.FoldersChanged; f != nil {
+		f(folders)
+	}
+}
+
+// Close settles every pending diff as rejected. It is called when the bridge shuts down.
+func (m *Model) Close() {
+	m.mu.Lock()
+	m.closed = true
+	m.settleLocked(func(d *diff) bool { return d.state == pending })
+	m.mu.Unlock()
+}
+
+func (m *Model) editorCtx(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, m.EditorTimeout)
+}

@@ -1,0 +1,100 @@
+package ide
+
+import (
+	"bytes"
+	"time"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/jsonrpc"
+)
+
+// FileURL is the file:// URL of an absolute path, unencoded, as the CLI writes it.
+func FileURL(path string) string { return "file://" + path }
+
+// SelectionChanged records the editor's selection and sends selection_changed to every ready
+// client, only when it differs from the last one sent. Each client keeps only the latest
+// unsent selection, so a flood never queues up.
+func (m *Model) SelectionChanged(sel Selection) {
+	if sel.FileURL == "" && sel.FilePath != "" {
+		sel.FileURL = FileURL(sel.FilePath)
+	}
+	msg, err := jsonrpc.EncodeNotification("selection_changed", sel)
+	if err != nil {
+		m.log.Warn("encoding selection", "err", err)
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.latest = &sel
+	if bytes.Equal(msg, m.lastSent) {
+		return
+	}
+	m.lastSent = msg
+	for _, c := range m.clients {
+		if c.ready {
+			c.conn.SendLatest(msg)
+		}
+	}
+}
+
+// LatestSelection returns the last selection the editor reported, or nil.
+func (m *Model) LatestSelection() *Selection {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.latest == nil {
+		return nil
+	}
+	s := *m.latest
+	return &s
+}
+
+// AtMentioned sends at_mentioned to every ready client. With none connected it is held for
+// MentionHold and delivered to the first client that becomes ready.
+func (m *Model) AtMentioned(mention Mention) (delivered int, held bool, err error) {
+	if mention.FilePath == "" {
+		return 0, false, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, `invalid params: "filePath" is required`)
+	}
+	if (mention.LineStart == nil) != (mention.LineEnd == nil) {
+		return 0, false, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, `invalid params: give both "lineStart" and "lineEnd", or neither for a whole file`)
+	}
+	if mention.LineStart != nil && (*mention.LineStart < 0 || *mention.LineEnd < *mention.LineStart) {
+		return 0, false, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, `invalid params: want 0 <= "lineStart" <= "lineEnd"`)
+	}
+	msg, err := jsonrpc.EncodeNotification("at_mentioned", mention)
+	if err != nil {
+		return 0, false, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, c := range m.clients {
+		if c.ready {
+			c.conn.Send(msg)
+			delivered++
+		}
+	}
+	if delivered == 0 {
+		now := time.Now()
+		kept := m.held[:0]
+		for _, h := range m.held {
+			if now.Sub(h.at) <= m.MentionHold {
+				kept = append(kept, h)
+			}
+		}
+		m.held = append(kept, heldMention{msg: msg, at: now})
+		return 0, true, nil
+	}
+	return delivered, false, nil
+}
+
+// selectionResult is the text of getCurrentSelection and getLatestSelection.
+func selectionResult(s *Selection, none string) any {
+	if s == nil {
+		return map[string]any{"success": false, "message": none}
+	}
+	return struct {
+		Success   bool         `json:"success"`
+		Text      string       `json:"text"`
+		FilePath  string       `json:"filePath"`
+		FileURL   string       `json:"fileUrl,omitempty"`
+		Selection SelectionPos `json:"selection"`
+	}{true, s.Text, s.FilePath, s.FileURL, s.Selection}
+}

@@ -1,0 +1,364 @@
+package ide
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/jsonrpc"
+)
+
+// ToolResult is an MCP CallToolResult.
+type ToolResult struct {
+	Content []Content `json:"content"`
+	IsError bool      `json:"isError,omitempty"`
+}
+
+// ErrUnsupported marks a tool the editor cannot serve.
+var ErrUnsupported = errors.New("not supported")
+
+func text(s string) *ToolResult { return &ToolResult{Content: []Content{{Type: "text", Text: s}}} }
+
+func jsonText(v any) (*ToolResult, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return text(string(b)), nil
+}
+
+// toolError is a tool-level failure: the call succeeded, the tool did not (MCP isError).
+func toolError(format string, args ...any) *ToolResult {
+	r := text(fmt.Sprintf(format, args...))
+	r.IsError = true
+	return r
+}
+
+// CallTool runs one tools/call for client id. Protocol errors (unknown tool, bad arguments, a
+// refused openDiff) are returned as *jsonrpc.Error; failures of the tool itself (a missing file,
+// an unsupported capability, an editor error) as a ToolResult with IsError.
+func (m *Model) CallTool(ctx context.Context, id ClientID, name string, args json.RawMessage) (*ToolResult, error) {
+	t := findTool(name)
+	if t == nil {
+		return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "unknown tool %q", name)
+	}
+	if !t.needs(m.info.Caps) {
+		return toolError("%s is not supported by %s", name, m.info.Name), nil
+	}
+	res, err := m.callTool(ctx, id, name, args)
+	var rpcErr *jsonrpc.Error
+	switch {
+	case err == nil:
+		return res, nil
+	case errors.As(err, &rpcErr):
+		return nil, err
+	case errors.Is(err, context.Canceled):
+		return nil, err
+	case errors.Is(err, context.DeadlineExceeded):
+		return toolError("%s: %s did not answer in time", name, m.info.Name), nil
+	}
+	return toolError("%s: %v", name, err), nil
+}
+
+func (m *Model) callTool(ctx context.Context, id ClientID, name string, args json.RawMessage) (*ToolResult, error) {
+	switch name {
+	case "openFile":
+		var a OpenFileArgs
+		a.MakeFrontmost = true
+		if err := jsonrpc.UnmarshalParams(args, &a); err != nil {
+			return nil, err
+		}
+		return m.openFile(ctx, a)
+	case "openDiff":
+		var a OpenDiffArgs
+		if err := jsonrpc.UnmarshalParams(args, &a); err != nil {
+			return nil, err
+		}
+		if err := errors.Join(jsonrpc.Required(a.OldFilePath != "", "old_file_path"), jsonrpc.Required(a.TabName != "", "tab_name")); err != nil {
+			return nil, firstErr(err)
+		}
+		if a.NewFilePath == "" {
+			a.NewFilePath = a.OldFilePath
+		}
+		path, err := m.absPath(a.OldFilePath)
+		if err != nil {
+			return nil, err
+		}
+		a.OldFilePath = path
+		content, err := m.OpenDiff(ctx, id, a)
+		if err != nil {
+			return nil, err
+		}
+		return &ToolResult{Content: content}, nil
+	case "close_tab":
+		var a struct {
+			TabName string `json:"tab_name"`
+		}
+		if err := jsonrpc.UnmarshalParams(args, &a); err != nil {
+			return nil, err
+		}
+		if err := jsonrpc.Required(a.TabName != "", "tab_name"); err != nil {
+			return nil, err
+		}
+		return &ToolResult{Content: m.CloseTab(id, a.TabName)}, nil
+	case "closeAllDiffTabs":
+		return &ToolResult{Content: m.CloseAllDiffTabs(id)}, nil
+	case "getCurrentSelection":
+		if m.info.TrackSelection || !m.info.Caps.CurrentSelection {
+			return jsonText(selectionResult(m.LatestSelection(), "No active editor found"))
+		}
+		ectx, cancel := m.editorCtx(ctx)
+		defer cancel()
+		s, err := m.editor.CurrentSelection(ectx)
+		if err != nil {
+			return nil, err
+		}
+		if s != nil && s.FileURL == "" {
+			s.FileURL = FileURL(s.FilePath)
+		}
+		return jsonText(selectionResult(s, "No active editor found"))
+	case "getLatestSelection":
+		return jsonText(selectionResult(m.LatestSelection(), "No selection available"))
+	case "getOpenEditors":
+		return m.openEditors(ctx)
+	case "getWorkspaceFolders":
+		return m.workspaceFolders()
+	case "getDiagnostics":
+		var a struct {
+			URI string `json:"uri"`
+		}
+		if err := jsonrpc.UnmarshalParams(args, &a); err != nil {
+			return nil, err
+		}
+		return m.diagnostics(ctx, a.URI)
+	case "checkDocumentDirty", "saveDocument":
+		var a struct {
+			FilePath string `json:"filePath"`
+		}
+		if err := jsonrpc.UnmarshalParams(args, &a); err != nil {
+			return nil, err
+		}
+		if err := jsonrpc.Required(a.FilePath != "", "filePath"); err != nil {
+			return nil, err
+		}
+		return m.document(ctx, name, a.FilePath)
+	case "executeCode":
+		var a struct {
+			Code string `json:"code"`
+		}
+		if err := jsonrpc.UnmarshalParams(args, &a); err != nil {
+			return nil, err
+		}
+		if err := jsonrpc.Required(a.Code != "", "code"); err != nil {
+			return nil, err
+		}
+		ectx, cancel := context.WithTimeout(ctx, 10*m.EditorTimeout)
+		defer cancel()
+		content, err := m.editor.ExecuteCode(ectx, a.Code)
+		if err != nil {
+			return nil, err
+		}
+		return &ToolResult{Content: content}, nil
+	}
+	return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "unknown tool %q", name)
+}
+
+func firstErr(err error) error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()[0]
+	}
+	return err
+}
+
+// absPath makes a tool's path absolute: a relative path is taken against the first workspace
+// folder (where the user's project is), never the bridge's cwd.
+func (m *Model) absPath(p string) (string, error) {
+	if p == "" {
+		return "", jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid params: empty path")
+	}
+	if strings.HasPrefix(p, "file://") {
+		p = strings.TrimPrefix(p, "file://")
+	}
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p), nil
+	}
+	folders := m.Folders()
+	if len(folders) == 0 {
+		return "", fmt.Errorf("relative path %q and no workspace folder to resolve it against", p)
+	}
+	return filepath.Join(folders[0], p), nil
+}
+
+func (m *Model) workspaceFolders() (*ToolResult, error) {
+	folders := m.Folders()
+	type folder struct {
+		Name string `json:"name"`
+		URI  string `json:"uri"`
+		Path string `json:"path"`
+	}
+	out := struct {
+		Success  bool     `json:"success"`
+		Folders  []folder `json:"folders"`
+		RootPath string   `json:"rootPath"`
+	}{Success: true, Folders: []folder{}}
+	for _, f := range folders {
+		out.Folders = append(out.Folders, folder{filepath.Base(f), FileURL(f), f})
+	}
+	if len(folders) > 0 {
+		out.RootPath = folders[0]
+	}
+	return jsonText(out)
+}
+
+func (m *Model) openEditors(ctx context.Context) (*ToolResult, error) {
+	ectx, cancel := m.editorCtx(ctx)
+	defer cancel()
+	eds, err := m.editor.OpenEditors(ectx)
+	if err != nil {
+		return nil, err
+	}
+	type tab struct {
+		URI        string `json:"uri"`
+		IsActive   bool   `json:"isActive"`
+		Label      string `json:"label"`
+		LanguageID string `json:"languageId"`
+		IsDirty    bool   `json:"isDirty"`
+	}
+	out := struct {
+		Tabs []tab `json:"tabs"`
+	}{Tabs: []tab{}}
+	for _, e := range eds {
+		label := e.Label
+		if label == "" {
+			label = filepath.Base(e.FilePath)
+		}
+		lang := e.LanguageID
+		if lang == "" {
+			lang = LanguageID(e.FilePath)
+		}
+		out.Tabs = append(out.Tabs, tab{FileURL(e.FilePath), e.IsActive, label, lang, e.IsDirty})
+	}
+	return jsonText(out)
+}
+
+func (m *Model) document(ctx context.Context, tool, p string) (*ToolResult, error) {
+	path, err := m.absPath(p)
+	if err != nil {
+		return nil, err
+	}
+	ectx, cancel := m.editorCtx(ctx)
+	defer cancel()
+	var st DocState
+	if tool == "saveDocument" {
+		st, err = m.editor.Save(ectx, path)
+	} else {
+		st, err = m.editor.CheckDirty(ectx, path)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !st.IsOpen {
+		return jsonText(map[string]any{"success": false, "message": "Document not open: " + p})
+	}
+	if tool == "saveDocument" {
+		msg := "Document saved successfully"
+		if !st.Saved {
+			msg = "Document could not be saved"
+		}
+		return jsonText(map[string]any{"success": st.Saved, "filePath": path, "saved": st.Saved, "message": msg})
+	}
+	return jsonText(map[string]any{"success": true, "filePath": path, "isDirty": st.IsDirty, "isUntitled": st.IsUntitled})
+}
+
+func (m *Model) diagnostics(ctx context.Context, uri string) (*ToolResult, error) {
+	path := ""
+	if uri != "" {
+		var err error
+		if path, err = m.absPath(uri); err != nil {
+			return nil, err
+		}
+	}
+	ectx, cancel := m.editorCtx(ctx)
+	defer cancel()
+	files, err := m.editor.Diagnostics(ectx, path)
+	if err != nil {
+		return nil, err
+	}
+	type entry struct {
+		URI         string       `json:"uri"`
+		Diagnostics []Diagnostic `json:"diagnostics"`
+	}
+	out := []entry{}
+	for _, f := range files {
+		u := FileURL(f.FilePath)
+		if uri != "" && filepath.Clean(f.FilePath) == path {
+			u = uri // the CLI matches on the uri it sent: return it exactly as asked
+		}
+		ds := f.Diagnostics
+		if ds == nil {
+			ds = []Diagnostic{}
+		}
+		out = append(out, entry{u, ds})
+	}
+	return jsonText(out)
+}
+
+// OpenFileArgs are openFile's arguments.
+type OpenFileArgs struct {
+	FilePath          string `json:"filePath"`
+	Preview           bool   `json:"preview"`
+	StartText         string `json:"startText"`
+	EndText           string `json:"endText"`
+	SelectToEndOfLine bool   `json:"selectToEndOfLine"`
+	MakeFrontmost     bool   `json:"makeFrontmost"`
+}
+
+// maxSearch bounds how much of a file openFile reads to find startText.
+const maxSearch = 64 << 20
+
+func (m *Model) openFile(ctx context.Context, a OpenFileArgs) (*ToolResult, error) {
+	if err := jsonrpc.Required(a.FilePath != "", "filePath"); err != nil {
+		return nil, err
+	}
+	path, err := m.absPath(a.FilePath)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return toolError("File not found: %s", path), nil
+	}
+	if fi.IsDir() {
+		return toolError("%s is a directory, not a file", path), nil
+	}
+	p := OpenFileParams{FilePath: path, Preview: a.Preview, MakeFrontmost: a.MakeFrontmost}
+	var content []byte
+	if a.StartText != "" || !a.MakeFrontmost {
+		if fi.Size() <= maxSearch {
+			content, _ = os.ReadFile(path)
+		}
+	}
+	if a.StartText != "" && content != nil {
+		p.Selection = FindRange(string(content), a.StartText, a.EndText, a.SelectToEndOfLine, m.info.Encoding)
+	}
+	ectx, cancel := m.editorCtx(ctx)
+	defer cancel()
+	res, err := m.editor.OpenFile(ectx, p)
+	if err != nil {
+		return nil, err
+	}
+	if a.MakeFrontmost {
+		return text("Opened file: " + path), nil
+	}
+	if res.LanguageID == "" {
+		res.LanguageID = LanguageID(path)
+	}
+	if res.LineCount == 0 && content != nil {
+		res.LineCount = strings.Count(string(content), "\n") + 1
+	}
+	return jsonText(map[string]any{"success": true, "filePath": path, "languageId": res.LanguageID, "lineCount": res.LineCount})
+}

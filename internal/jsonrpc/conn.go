@@ -1,0 +1,231 @@
+package jsonrpc
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"strconv"
+	"sync"
+	"sync/atomic"
+)
+
+// Handler answers one incoming request or notification. It runs in its own goroutine, so calls
+// on one connection run concurrently; ctx is cancelled when the connection closes. For a
+// notification the result is discarded. An *Error is sent as is; any other error is sent as
+// CodeInternalError. A panic becomes a CodeInternalError answer.
+type Handler func(ctx context.Context, req *Request) (result any, err error)
+
+// ErrClosed is returned by calls on a closed connection.
+var ErrClosed = errors.New("jsonrpc: connection closed")
+
+// Conn is one JSON-RPC peer over a Stream. All methods are safe for concurrent use.
+type Conn struct {
+	stream  Stream
+	handler Handler
+	// OnError, if set before Run, is told about messages that could not be decoded or answered.
+	OnError func(error)
+
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	nextID  atomic.Int64
+	mu      sync.Mutex
+	pending map[string]chan *Message // outgoing calls by id
+	closed  bool
+	wg      sync.WaitGroup // running handlers
+}
+
+// NewConn returns a connection; nothing is read until Run.
+func NewConn(s Stream, h Handler) *Conn {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Conn{stream: s, handler: h, ctx: ctx, cancel: cancel, pending: map[string]chan *Message{}}
+}
+
+// Run reads and dispatches messages until the stream fails or ctx or Close ends it. It returns
+// the read error (io.EOF on a clean end) after every handler has returned; handlers' contexts are
+// cancelled first.
+func (c *Conn) Run(ctx context.Context) error {
+	stop := context.AfterFunc(ctx, func() { c.Close() })
+	defer stop()
+	var err error
+	for {
+		var data []byte
+		data, err = c.stream.Read(c.ctx)
+		if errors.Is(err, ErrFrameTooLarge) {
+			c.reply(nil, nil, Errorf(CodeInvalidRequest, "invalid request: message larger than %d bytes", MaxFrame))
+			continue
+		}
+		if err != nil {
+			break
+		}
+		c.dispatch(data)
+	}
+	c.shutdown()
+	c.wg.Wait()
+	return err
+}
+
+func (c *Conn) dispatch(data []byte) {
+	m, err := Decode(data)
+	if err != nil {
+		var rpcErr *Error
+		errors.As(err, &rpcErr)
+		var id json.RawMessage
+		if m != nil && m.Method != "" {
+			id = m.ID
+		}
+		c.report(err)
+		c.reply(nil, id, rpcErr)
+		return
+	}
+	if m.IsResponse() {
+		c.mu.Lock()
+		ch := c.pending[string(m.ID)]
+		delete(c.pending, string(m.ID))
+		c.mu.Unlock()
+		if ch != nil {
+			ch <- m
+		}
+		return
+	}
+	req := &Request{Method: m.Method, Params: m.Params, ID: m.ID}
+	c.wg.Add(1)
+	go c.handle(req)
+}
+
+func (c *Conn) handle(req *Request) {
+	defer c.wg.Done()
+	var (
+		result any
+		err    error
+	)
+	func() {
+		defer func() {
+			if p := recover(); p != nil {
+				err = Errorf(CodeInternalError, "internal error: handler for %q panicked: %v", req.Method, p)
+				c.report(fmt.Errorf("%w\n%s", err, debug.Stack()))
+			}
+		}()
+		result, err = c.handler(c.ctx, req)
+	}()
+	if !req.IsCall() {
+		return
+	}
+	var rpcErr *Error
+	if err != nil && !errors.As(err, &rpcErr) {
+		rpcErr = Errorf(CodeInternalError, "%v", err)
+	}
+	c.reply(req, req.ID, rpcErr, result)
+}
+
+func (c *Conn) reply(req *Request, id json.RawMessage, rpcErr *Error, result ...any) {
+	var res any
+	if len(result) > 0 {
+		res = result[0]
+	}
+	data, err := encodeResponse(id, res, rpcErr)
+	if err != nil {
+		c.report(err)
+		return
+	}
+	if err := c.stream.Write(c.ctx, data); err != nil && c.ctx.Err() == nil {
+		c.report(fmt.Errorf("jsonrpc: writing answer: %w", err))
+	}
+}
+
+func (c *Conn) report(err error) {
+	if c.OnError != nil {
+		c.OnError(err)
+	}
+}
+
+// Call sends a request and waits for its answer, decoding the result into result (if non-nil).
+// A peer's error answer is returned as *Error.
+func (c *Conn) Call(ctx context.Context, method string, params, result any) error {
+	id := strconv.FormatInt(c.nextID.Add(1), 10)
+	raw, err := marshalResult(params)
+	if err != nil {
+		return fmt.Errorf("jsonrpc: encoding %s params: %w", method, err)
+	}
+	data, err := json.Marshal(Message{JSONRPC: "2.0", ID: json.RawMessage(id), Method: method, Params: raw})
+	if err != nil {
+		return err
+	}
+	ch := make(chan *Message, 1)
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return ErrClosed
+	}
+	c.pending[id] = ch
+	c.mu.Unlock()
+	forget := func() {
+		c.mu.Lock()
+		delete(c.pending, id)
+		c.mu.Unlock()
+	}
+	if err := c.stream.Write(ctx, data); err != nil {
+		forget()
+		return fmt.Errorf("jsonrpc: sending %s: %w", method, err)
+	}
+	select {
+	case m, ok := <-ch:
+		if !ok {
+			return ErrClosed
+		}
+		if m.Error != nil {
+			return m.Error
+		}
+		if result != nil {
+			if err := json.Unmarshal(m.Result, result); err != nil {
+				return fmt.Errorf("jsonrpc: decoding %s result: %w", method, err)
+			}
+		}
+		return nil
+	case <-ctx.Done():
+		forget()
+		return ctx.Err()
+	}
+}
+
+// Notify sends a notification.
+func (c *Conn) Notify(ctx context.Context, method string, params any) error {
+	data, err := EncodeNotification(method, params)
+	if err != nil {
+		return err
+	}
+	return c.Send(ctx, data)
+}
+
+// Send writes an already encoded message (see EncodeNotification).
+func (c *Conn) Send(ctx context.Context, data []byte) error {
+	if c.ctx.Err() != nil {
+		return ErrClosed
+	}
+	return c.stream.Write(ctx, data)
+}
+
+// Done is closed when the connection is closing.
+func (c *Conn) Done() <-chan struct{} { return c.ctx.Done() }
+
+// Close closes the stream; Run returns once handlers are done. Pending calls fail with ErrClosed.
+func (c *Conn) Close() error {
+	c.shutdown()
+	return c.stream.Close()
+}
+
+func (c *Conn) shutdown() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return
+	}
+	c.closed = true
+	c.cancel()
+	for id, ch := range c.pending {
+		close(ch)
+		delete(c.pending, id)
+	}
+}

@@ -1,0 +1,194 @@
+// Package jsonrpc is a small JSON-RPC 2.0 peer used on both of the bridge's channels: MCP over
+// WebSocket (Claude side) and the editor protocol over stdio (editor side).
+//
+// Why not the go-sdk's jsonrpc: both channels are symmetric peers (requests flow both ways), need
+// custom notifications (ide_connected, selection_changed, at_mentioned) and exact error codes
+// (-32000 for a refused openDiff, -32602 naming the bad field), and must turn handler panics into
+// error answers. The official SDK has no public API for custom notifications and does not recover
+// panics, so this package does only that: framing-agnostic messages, a concurrent dispatcher and
+// outgoing calls.
+package jsonrpc
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"unicode/utf8"
+)
+
+// Standard and bridge error codes.
+const (
+	CodeParseError     = -32700
+	CodeInvalidRequest = -32600
+	CodeMethodNotFound = -32601
+	CodeInvalidParams  = -32602
+	CodeInternalError  = -32603
+	// CodeServerError is the generic application error (the spec's -32000 for a refused openDiff).
+	CodeServerError = -32000
+	// CodeUnknownDiff answers an editor decision about a diff the bridge does not hold.
+	CodeUnknownDiff = -32001
+	// CodeNotInitialized answers requests before (or a second) initialize.
+	CodeNotInitialized = -32002
+)
+
+// Error is a JSON-RPC error object. It implements error.
+type Error struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+	Data    any    `json:"data,omitempty"`
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("jsonrpc error %d: %s", e.Code, e.Message) }
+
+// Errorf returns an *Error with the given code.
+func Errorf(code int, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// Message is one JSON-RPC 2.0 message: a request (ID and Method), a notification (Method, no
+// ID) or a response (ID and Result or Error).
+type Message struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id,omitempty"`
+	Method  string          `json:"method,omitempty"`
+	Params  json.RawMessage `json:"params,omitempty"`
+	Result  json.RawMessage `json:"result,omitempty"`
+	Error   *Error          `json:"error,omitempty"`
+}
+
+// IsResponse reports whether m answers an earlier call.
+func (m *Message) IsResponse() bool { return m.Method == "" && m.ID != nil }
+
+// Request is an incoming call or notification as handed to a Handler.
+type Request struct {
+	Method string
+	Params json.RawMessage
+	// ID is nil for a notification.
+	ID json.RawMessage
+}
+
+// IsCall reports whether the peer waits for an answer.
+func (r *Request) IsCall() bool { return r.ID != nil }
+
+// maxDepth bounds nesting so that a hostile message cannot make decoding deep.
+const maxDepth = 256
+
+// Decode parses one message. Its errors are *Error with CodeParseError (not JSON, invalid UTF-8,
+// too deep) or CodeInvalidRequest (a batch, not an object, wrong "jsonrpc", bad id); the partly
+// decoded message is returned with them where it carries an id, so the answer can name it.
+func Decode(data []byte) (*Message, error) {
+	data = bytes.TrimSpace(data)
+	if !utf8.Valid(data) {
+		return nil, Errorf(CodeParseError, "parse error: message is not valid UTF-8")
+	}
+	if depth(data) > maxDepth {
+		return nil, Errorf(CodeParseError, "parse error: nesting deeper than %d", maxDepth)
+	}
+	if !json.Valid(data) {
+		return nil, Errorf(CodeParseError, "parse error: not valid JSON")
+	}
+	switch {
+	case len(data) > 0 && data[0] == '[':
+		return nil, Errorf(CodeInvalidRequest, "invalid request: batch arrays are not supported")
+	case len(data) == 0 || data[0] != '{':
+		return nil, Errorf(CodeInvalidRequest, "invalid request: message must be a JSON object")
+	}
+	var m Message
+	if err := json.Unmarshal(data, &m); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return nil, Errorf(CodeInvalidRequest, "invalid request: field %q has the wrong type", te.Field)
+		}
+		return nil, Errorf(CodeInvalidRequest, "invalid request: %v", err)
+	}
+	if m.ID != nil && !validID(m.ID) {
+		id := m.ID
+		return &Message{ID: nil}, &Error{Code: CodeInvalidRequest, Message: "invalid request: id must be a string or number", Data: string(id)}
+	}
+	if m.JSONRPC != "2.0" {
+		return &m, Errorf(CodeInvalidRequest, `invalid request: "jsonrpc" must be "2.0"`)
+	}
+	if m.Method == "" && m.ID == nil {
+		return &m, Errorf(CodeInvalidRequest, "invalid request: neither method nor id")
+	}
+	if m.Method == "" && m.Result == nil && m.Error == nil {
+		return &m, Errorf(CodeInvalidRequest, "invalid request: response without result or error")
+	}
+	return &m, nil
+}
+
+func validID(id json.RawMessage) bool {
+	if len(id) == 0 {
+		return false
+	}
+	switch id[0] {
+	case '"', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		return true
+	}
+	return false // null, objects, arrays, booleans
+}
+
+// depth returns the deepest nesting of objects and arrays, ignoring brackets inside strings.
+func depth(data []byte) int {
+	d, max := 0, 0
+	inStr, esc := false, false
+	for _, c := range data {
+		switch {
+		case esc:
+			esc = false
+		case inStr && c == '\\':
+			esc = true
+		case c == '"':
+			inStr = !inStr
+		case inStr:
+		case c == '{' || c == '[':
+			d++
+			if d > max {
+				max = d
+			}
+		case c == '}' || c == ']':
+			d--
+		}
+	}
+	return max
+}
+
+// encodeResponse builds a response to id. A nil result is sent as {}.
+func encodeResponse(id json.RawMessage, result any, rpcErr *Error) ([]byte, error) {
+	m := Message{JSONRPC: "2.0", ID: id}
+	if id == nil {
+		m.ID = json.RawMessage("null")
+	}
+	if rpcErr != nil {
+		m.Error = rpcErr
+		return json.Marshal(m)
+	}
+	raw, err := marshalResult(result)
+	if err != nil {
+		m.Error = Errorf(CodeInternalError, "internal error: encoding result: %v", err)
+		return json.Marshal(m)
+	}
+	m.Result = raw
+	return json.Marshal(m)
+}
+
+func marshalResult(v any) (json.RawMessage, error) {
+	switch v := v.(type) {
+	case nil:
+		return json.RawMessage("{}"), nil
+	case json.RawMessage:
+		return v, nil
+	}
+	return json.Marshal(v)
+}
+
+// EncodeNotification returns the bytes of a notification; used where one message is sent to
+// many peers, so it is encoded once.
+func EncodeNotification(method string, params any) ([]byte, error) {
+	raw, err := marshalResult(params)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(Message{JSONRPC: "2.0", Method: method, Params: raw})
+}

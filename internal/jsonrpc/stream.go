@@ -1,0 +1,206 @@
+package jsonrpc
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// Stream carries whole messages. Read is called from one goroutine only; Write may be called
+// concurrently and must write each message atomically.
+type Stream interface {
+	Read(ctx context.Context) ([]byte, error)
+	Write(ctx context.Context, msg []byte) error
+	Close() error
+}
+
+// MaxFrame bounds one framed message on the stdio channel.
+const MaxFrame = 256 << 20
+
+// ErrFrameTooLarge is returned by Read for a frame over MaxFrame; the frame is skipped and the
+// stream stays usable.
+var ErrFrameTooLarge = errors.New("jsonrpc: frame too large")
+
+// Framing names a stdio framing.
+type Framing int
+
+const (
+	FramingUnknown Framing = iota
+	FramingLine            // newline-delimited JSON
+	FramingHeader          // LSP Content-Length headers
+)
+
+// ioStream frames messages over a byte pipe.
+type ioStream struct {
+	r       *bufio.Reader
+	w       io.Writer
+	closer  io.Closer
+	framing Framing // set once before the first Write; guarded by mu for writers
+	detect  bool
+
+	mu sync.Mutex // serialises writes
+}
+
+// NewLineStream frames newline-delimited JSON.
+func NewLineStream(r io.Reader, w io.WriteCloser) Stream {
+	return &ioStream{r: bufio.NewReaderSize(r, 64<<10), w: w, closer: w, framing: FramingLine}
+}
+
+// NewHeaderStream frames with Content-Length headers.
+func NewHeaderStream(r io.Reader, w io.WriteCloser) Stream {
+	return &ioStream{r: bufio.NewReaderSize(r, 64<<10), w: w, closer: w, framing: FramingHeader}
+}
+
+// NewDetectStream detects the peer's framing from its first byte ('C' for headers, '{' or
+// white space for lines) and writes in the same framing. Writes before the first message is read
+// wait for detection.
+func NewDetectStream(r io.Reader, w io.WriteCloser) Stream {
+	return &ioStream{r: bufio.NewReaderSize(r, 64<<10), w: w, closer: w, detect: true}
+}
+
+// ErrUnknownFraming is returned when the first byte fits no framing.
+var ErrUnknownFraming = errors.New("jsonrpc: unknown framing (want Content-Length headers or newline-delimited JSON)")
+
+func (s *ioStream) Read(ctx context.Context) ([]byte, error) {
+	if s.detect {
+		if err := s.detectFraming(); err != nil {
+			return nil, err
+		}
+	}
+	if s.framing == FramingHeader {
+		return s.readHeader()
+	}
+	return s.readLine()
+}
+
+func (s *ioStream) detectFraming() error {
+	for {
+		b, err := s.r.Peek(1)
+		if err != nil {
+			return err
+		}
+		switch b[0] {
+		case ' ', '\t', '\r', '\n':
+			s.r.ReadByte()
+			continue
+		case 'C', 'c':
+			s.setFraming(FramingHeader)
+		case '{', '[':
+			s.setFraming(FramingLine)
+		default:
+			return fmt.Errorf("%w: first byte %q", ErrUnknownFraming, b[0])
+		}
+		s.detect = false
+		return nil
+	}
+}
+
+func (s *ioStream) setFraming(f Framing) {
+	s.mu.Lock()
+	s.framing = f
+	s.mu.Unlock()
+}
+
+func (s *ioStream) readLine() ([]byte, error) {
+	for {
+		var line []byte
+		for {
+			chunk, err := s.r.ReadSlice('\n')
+			if len(line)+len(chunk) > MaxFrame {
+				if err := s.skipLine(); err != nil {
+					return nil, err
+				}
+				return nil, ErrFrameTooLarge
+			}
+			line = append(line, chunk...)
+			if err == nil {
+				break
+			}
+			if errors.Is(err, bufio.ErrBufferFull) {
+				continue
+			}
+			if err == io.EOF && len(strings.TrimSpace(string(line))) > 0 {
+				return line, nil
+			}
+			return nil, err
+		}
+		if len(strings.TrimSpace(string(line))) == 0 {
+			continue
+		}
+		return line, nil
+	}
+}
+
+func (s *ioStream) skipLine() error {
+	for {
+		_, err := s.r.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		return err
+	}
+}
+
+func (s *ioStream) readHeader() ([]byte, error) {
+	length := -1
+	for {
+		line, err := s.r.ReadString('\n')
+		if err != nil {
+			return nil, err
+		}
+		if len(line) > 8<<10 {
+			return nil, fmt.Errorf("jsonrpc: header line too long")
+		}
+		line = strings.TrimRight(line, "\r\n")
+		if line == "" {
+			if length < 0 {
+				continue // tolerate blank lines between frames
+			}
+			break
+		}
+		name, value, ok := strings.Cut(line, ":")
+		if !ok {
+			return nil, fmt.Errorf("jsonrpc: malformed header %q", line)
+		}
+		if strings.EqualFold(strings.TrimSpace(name), "Content-Length") {
+			n, err := strconv.Atoi(strings.TrimSpace(value))
+			if err != nil || n < 0 {
+				return nil, fmt.Errorf("jsonrpc: bad Content-Length %q", value)
+			}
+			length = n
+		}
+	}
+	if length > MaxFrame {
+		if _, err := io.CopyN(io.Discard, s.r, int64(length)); err != nil {
+			return nil, err
+		}
+		return nil, ErrFrameTooLarge
+	}
+	buf := make([]byte, length)
+	if _, err := io.ReadFull(s.r, buf); err != nil {
+		return nil, err
+	}
+	return buf, nil
+}
+
+func (s *ioStream) Write(ctx context.Context, msg []byte) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var err error
+	if s.framing == FramingHeader {
+		_, err = fmt.Fprintf(s.w, "Content-Length: %d\r\n\r\n%s", len(msg), msg)
+	} else {
+		// encoding/json never emits a raw newline, so a line is a message.
+		buf := make([]byte, 0, len(msg)+1)
+		buf = append(append(buf, msg...), '\n')
+		_, err = s.w.Write(buf)
+	}
+	return err
+}
+
+func (s *ioStream) Close() error { return s.closer.Close() }
