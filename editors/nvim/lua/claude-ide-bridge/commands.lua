@@ -1,0 +1,82 @@
+-- User commands. create() is idempotent; plugin/ and setup() both call it.
+local M = {}
+
+local function notify(msg, level)
+  vim.notify("claude-ide-bridge: " .. msg, level or vim.log.levels.INFO)
+end
+
+local function bridge()
+  return require("claude-ide-bridge")
+end
+
+local function diff_cmd(action)
+  return function()
+    local diff = require("claude-ide-bridge.diff")
+    local d, why = diff.target()
+    if not d then
+      return notify(why, vim.log.levels.WARN)
+    end
+    diff[action](d)
+  end
+end
+
+--- :ClaudeCodeSend: a range (or Visual selection) sends those lines,
+--- without one the whole file.
+local function send(o)
+  local buf = vim.api.nvim_get_current_buf()
+  local path = vim.api.nvim_buf_get_name(buf)
+  if path == "" or vim.bo[buf].buftype ~= "" then
+    return notify("this buffer is not a file", vim.log.levels.WARN)
+  end
+  if o.range > 0 then
+    bridge().at_mention(path, o.line1 - 1, o.line2 - 1)
+  else
+    bridge().at_mention(path)
+  end
+end
+
+--- :ClaudeCodeAdd <path> [start] [end]: 1-based lines as the user counts.
+local function add(o)
+  local args = o.fargs
+  local path = vim.fn.fnamemodify(vim.fn.expand(args[1]), ":p")
+  if vim.fn.filereadable(path) == 0 and vim.fn.isdirectory(path) == 0 then
+    return notify("no such file: " .. args[1], vim.log.levels.ERROR)
+  end
+  if vim.fn.isdirectory(path) == 1 then
+    path = path:gsub("/+$", "")
+  end
+  local s, e = tonumber(args[2]), tonumber(args[3])
+  if (args[2] and not s) or (args[3] and not e) or (s and s < 1) or (e and s and e < s) then
+    return notify("usage: :ClaudeCodeAdd <path> [start] [end] (1-based lines, start <= end)", vim.log.levels.ERROR)
+  end
+  if s then
+    bridge().at_mention(path, s - 1, (e or s) - 1)
+  else
+    bridge().at_mention(path)
+  end
+end
+
+function M.create()
+  local c = vim.api.nvim_create_user_command
+  c("ClaudeCode", function()
+    bridge().open_terminal()
+  end, { desc = "Open or focus the Claude terminal" })
+  c("ClaudeCodeStart", function()
+    bridge().start()
+  end, { desc = "Start the claude-ide-bridge process" })
+  c("ClaudeCodeStop", function()
+    bridge().stop()
+  end, { desc = "Stop the claude-ide-bridge process" })
+  c("ClaudeCodeStatus", function()
+    bridge().status()
+  end, { desc = "Show the bridge's port, clients and diffs" })
+  c("ClaudeCodeSend", send, { range = true, desc = "Send the selected lines to Claude as an @-mention" })
+  c("ClaudeCodeAdd", add, { nargs = "+", complete = "file", desc = "Send a file or line range to Claude" })
+  c("ClaudeCodeDiffAccept", diff_cmd("accept"), { desc = "Accept the diff with the proposal's text" })
+  c("ClaudeCodeDiffDeny", diff_cmd("reject"), { desc = "Reject the diff" })
+  c("ClaudeCodeCloseAllDiffs", function()
+    bridge().close_all_diffs()
+  end, { desc = "Reject pending diffs and close every diff view" })
+end
+
+return M

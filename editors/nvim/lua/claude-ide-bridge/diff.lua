@@ -1,0 +1,279 @@
+-- Diff views: Claude's proposal beside the file's current text, in a tab
+-- page of their own, with Neovim's diff mode.
+--
+-- The proposal buffer is editable with 'buftype' acwrite: :w sends
+-- diffAccepted with its text (the plugin never writes the file; Claude does),
+-- closing its window sends diffRejected. The plugin closes only the windows
+-- and buffers it opened for a diff.
+local files = require("claude-ide-bridge.files")
+
+local M = {}
+
+-- tabName -> {tab_name, file_path, orig_buf, prop_buf, wins, state, closing}
+local diffs = {}
+
+-- Set by init: function(method, params, cb) sending a request to the bridge.
+M.request = nil
+
+local augroup = vim.api.nvim_create_augroup("ClaudeIdeBridgeDiff", { clear = true })
+
+local function notify(msg, level)
+  vim.notify("claude-ide-bridge: " .. msg, level or vim.log.levels.INFO)
+end
+
+local function scratch(name, lines, eol)
+  local buf = vim.api.nvim_create_buf(false, true)
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  vim.bo[buf].eol = eol
+  pcall(vim.api.nvim_buf_set_name, buf, name)
+  return buf
+end
+
+local function set_state(d, state)
+  d.state = state
+  vim.b[d.prop_buf].claude_ide_bridge_diff_state = state
+end
+
+--- The diff shown in buf (its proposal or its original), or nil.
+function M.for_buf(buf)
+  for _, d in pairs(diffs) do
+    if d.prop_buf == buf or d.orig_buf == buf then
+      return d
+    end
+  end
+  return nil
+end
+
+--- Whether win is a window the plugin opened for a diff.
+function M.is_diff_win(win)
+  for _, d in pairs(diffs) do
+    for _, w in ipairs(d.wins) do
+      if w == win then
+        return true
+      end
+    end
+  end
+  return false
+end
+
+--- Lists the diffs shown: {tab_name, file_path, state}.
+function M.list()
+  local out = {}
+  for _, d in pairs(diffs) do
+    out[#out + 1] = { tab_name = d.tab_name, file_path = d.file_path, state = d.state }
+  end
+  table.sort(out, function(a, b)
+    return a.tab_name < b.tab_name
+  end)
+  return out
+end
+
+-- Closes d's windows and buffers. Windows of the user that show one of our
+-- buffers are switched to an empty buffer rather than closed.
+local function teardown(d)
+  d.closing = true
+  diffs[d.tab_name] = nil
+  pcall(vim.api.nvim_clear_autocmds, { group = augroup, buffer = d.prop_buf })
+  for _, win in ipairs(d.wins) do
+    if vim.api.nvim_win_is_valid(win) then
+      if #vim.api.nvim_list_wins() > 1 then
+        pcall(vim.api.nvim_win_close, win, true)
+      else
+        vim.api.nvim_win_call(win, function()
+          pcall(vim.cmd, "diffoff")
+          pcall(vim.cmd, "enew")
+        end)
+      end
+    end
+  end
+  for _, buf in ipairs({ d.prop_buf, d.orig_buf }) do
+    if vim.api.nvim_buf_is_valid(buf) then
+      for _, win in ipairs(vim.fn.win_findbuf(buf)) do
+        vim.api.nvim_win_call(win, function()
+          pcall(vim.cmd, "diffoff")
+          pcall(vim.cmd, "enew")
+        end)
+      end
+      pcall(vim.api.nvim_buf_delete, buf, { force = true })
+    end
+  end
+end
+
+--- Sends diffAccepted for d with the proposal buffer's text.
+function M.accept(d)
+  if d.state ~= "pending" then
+    notify(d.tab_name .. " was already " .. d.state, vim.log.levels.WARN)
+    return
+  end
+  local contents = files.text(d.prop_buf)
+  set_state(d, "accepting")
+  vim.bo[d.prop_buf].modified = false
+  M.request("diffAccepted", { tabName = d.tab_name, contents = contents }, function(err)
+    if err then
+      if diffs[d.tab_name] == d then
+        set_state(d, "pending")
+      end
+      notify("accept failed: " .. tostring(err.message), vim.log.levels.ERROR)
+      return
+    end
+    if diffs[d.tab_name] == d then
+      set_state(d, "accepted")
+      pcall(function()
+        vim.bo[d.prop_buf].modifiable = false
+      end)
+    end
+  end)
+end
+
+--- Sends diffRejected for d; the bridge answers with closeDiff.
+function M.reject(d)
+  if d.state ~= "pending" then
+    return
+  end
+  set_state(d, "rejecting")
+  M.request("diffRejected", { tabName = d.tab_name }, function(err)
+    if err then
+      notify("reject failed: " .. tostring(err.message), vim.log.levels.ERROR)
+    end
+    -- The decision is made: nothing is left to do with the view.
+    if diffs[d.tab_name] == d then
+      teardown(d)
+    end
+  end)
+end
+
+--- The diff a command means: the one in the current buffer, else the only
+--- pending one. Returns nil and a message otherwise.
+function M.target()
+  local d = M.for_buf(vim.api.nvim_get_current_buf())
+  if d then
+    return d
+  end
+  local pending = {}
+  for _, x in pairs(diffs) do
+    if x.state == "pending" then
+      pending[#pending + 1] = x
+    end
+  end
+  if #pending == 1 then
+    return pending[1]
+  end
+  if #pending == 0 then
+    return nil, "no diff is pending"
+  end
+  return nil, "several diffs are pending; run this in the one you mean"
+end
+
+--- Handles showDiff {tabName, filePath, newFilePath, newContents, fileExists}.
+function M.show(p, reply)
+  local path, tab_name = p.filePath, p.tabName
+  if type(path) ~= "string" or type(tab_name) ~= "string" or type(p.newContents) ~= "string" then
+    return reply(nil, { code = -32602, message = "showDiff needs tabName, filePath and newContents" })
+  end
+  local buf = files.find(path)
+  if buf and vim.api.nvim_buf_is_loaded(buf) and vim.bo[buf].modified then
+    return reply(nil, files.basename(path) .. " has unsaved changes; save or discard them first")
+  end
+  if diffs[tab_name] then
+    teardown(diffs[tab_name])
+  end
+
+  local orig_lines, orig_eol = { "" }, false
+  if buf and vim.api.nvim_buf_is_loaded(buf) then
+    orig_lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+    orig_eol = vim.bo[buf].eol
+  elseif p.fileExists ~= false and vim.fn.filereadable(path) == 1 then
+    local f = io.open(path, "rb")
+    if f then
+      orig_lines, orig_eol = files.split(f:read("*a"))
+      f:close()
+    end
+  end
+  local new_lines, new_eol = files.split(p.newContents)
+
+  local orig = scratch("claude-ide-bridge://original/" .. tab_name, orig_lines, orig_eol)
+  vim.bo[orig].modifiable = false
+  local prop = scratch("claude-ide-bridge://proposed/" .. tab_name, new_lines, new_eol)
+  vim.bo[prop].buftype = "acwrite"
+  vim.bo[prop].bufhidden = "hide"
+  vim.bo[prop].modified = false
+  files.detect_filetype(orig, path)
+  files.detect_filetype(prop, path)
+
+  local d = {
+    tab_name = tab_name, file_path = path, orig_buf = orig, prop_buf = prop,
+    wins = {}, state = "pending", closing = false,
+  }
+  diffs[tab_name] = d
+  set_state(d, "pending")
+
+  vim.cmd("tab sbuffer " .. orig)
+  local orig_win = vim.api.nvim_get_current_win()
+  vim.cmd("diffthis")
+  vim.cmd("rightbelow vertical sbuffer " .. prop)
+  local prop_win = vim.api.nvim_get_current_win()
+  vim.cmd("diffthis")
+  d.wins = { orig_win, prop_win }
+
+  vim.api.nvim_create_autocmd("BufWriteCmd", {
+    group = augroup, buffer = prop,
+    callback = function()
+      M.accept(d)
+    end,
+  })
+  for _, win in ipairs(d.wins) do
+    vim.api.nvim_create_autocmd("WinClosed", {
+      group = augroup, pattern = tostring(win),
+      callback = function()
+        if d.closing or diffs[d.tab_name] ~= d then
+          return true
+        end
+        if win == prop_win then
+          -- Closing the proposal is a "no"; the view goes with it.
+          vim.schedule(function()
+            if d.state == "pending" then
+              M.reject(d)
+            elseif diffs[d.tab_name] == d and d.state == "accepted" then
+              teardown(d)
+            end
+          end)
+        end
+        return true
+      end,
+    })
+  end
+  reply(vim.empty_dict())
+end
+
+--- Handles closeDiff {tabName}; unknown names are fine.
+function M.close(p, reply)
+  local d = diffs[p.tabName]
+  if d then
+    teardown(d)
+  end
+  reply(vim.empty_dict())
+end
+
+--- Closes every diff view (when the bridge goes away).
+function M.close_all_views()
+  for _, d in pairs(vim.deepcopy(vim.tbl_keys(diffs))) do
+    if diffs[d] then
+      teardown(diffs[d])
+    end
+  end
+end
+
+--- Handles setBufferText {filePath, text}: the file's buffer gets the text as
+--- unsaved changes. Never saves.
+function M.set_buffer_text(p, reply)
+  if type(p.filePath) ~= "string" or type(p.text) ~= "string" then
+    return reply(nil, { code = -32602, message = "setBufferText needs filePath and text" })
+  end
+  local buf = files.load(p.filePath)
+  local lines, eol = files.split(p.text)
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  vim.bo[buf].eol = eol
+  reply(vim.empty_dict())
+end
+
+return M

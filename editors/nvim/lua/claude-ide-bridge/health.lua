@@ -1,0 +1,60 @@
+-- :checkhealth claude-ide-bridge
+local M = {}
+
+-- vim.health (0.8+, renamed functions in 0.10) or the 0.7 health module.
+local function reporter()
+  local h = vim.health or require("health")
+  return {
+    start = h.start or h.report_start,
+    ok = h.ok or h.report_ok,
+    warn = h.warn or h.report_warn,
+    error = h.error or h.report_error,
+    info = h.info or h.report_info,
+  }
+end
+
+function M.check()
+  local r = reporter()
+  local bridge = require("claude-ide-bridge")
+  r.start("claude-ide-bridge")
+  if vim.fn.has("nvim-0.7") == 1 then
+    r.ok("Neovim " .. tostring(vim.version().major) .. "." .. tostring(vim.version().minor) .. "." .. tostring(vim.version().patch))
+  else
+    r.error("Neovim 0.7 or newer is needed")
+  end
+  local bin = bridge.bin()
+  if not bin then
+    r.error("claude-ide-bridge binary not found", {
+      "Build it: go build -o bin/claude-ide-bridge ./cmd/claude-ide-bridge (in the repository)",
+      "Then set `bin` in setup(), or put it on PATH",
+    })
+  elseif vim.fn.executable(bin) == 0 then
+    r.error(bin .. " is not executable")
+  else
+    r.ok("bridge binary: " .. bin)
+  end
+  local st = bridge.state()
+  if st.ready then
+    r.ok(("bridge running on port %s (lock %s), %d Claude client(s)"):format(tostring(st.port), tostring(st.lockPath), st.clients or 0))
+  elseif st.running then
+    r.warn("bridge is starting")
+  else
+    local msg = "bridge is not running (:ClaudeCodeStart)"
+    if st.exit_code then
+      msg = msg .. ("; it last exited with status %d"):format(st.exit_code)
+    end
+    r.info(msg)
+    for _, l in ipairs(st.stderr or {}) do
+      r.info("bridge: " .. l)
+    end
+  end
+  local cmd = require("claude-ide-bridge.config").options.terminal_cmd
+  local exe = type(cmd) == "table" and cmd[1] or vim.split(cmd, " ", { plain = true })[1]
+  if vim.fn.executable(exe) == 1 then
+    r.ok("terminal command: " .. exe)
+  else
+    r.warn(exe .. " not found on PATH: :ClaudeCode will fail", { "Install Claude Code, or set terminal_cmd" })
+  end
+end
+
+return M

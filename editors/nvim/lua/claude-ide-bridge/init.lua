@@ -1,0 +1,305 @@
+-- claude-ide-bridge for Neovim: runs `claude-ide-bridge serve --stdio` and
+-- answers it. The bridge owns everything Claude-facing (WebSocket, lock file,
+-- MCP, diff state); this plugin reports editor facts and performs UI actions.
+local config = require("claude-ide-bridge.config")
+local diff = require("claude-ide-bridge.diff")
+local handlers = require("claude-ide-bridge.handlers")
+local rpc = require("claude-ide-bridge.rpc")
+local terminal = require("claude-ide-bridge.terminal")
+local tracker = require("claude-ide-bridge.tracker")
+
+local M = {}
+
+local LOOPBACK = { "127.0.0.1", "localhost", "::1" }
+
+-- client: rpc client; info: initialize result; waiting: callbacks for ready.
+local S = { client = nil, info = nil, waiting = {}, clients = 0, exit_code = nil }
+
+local augroup = vim.api.nvim_create_augroup("ClaudeIdeBridge", { clear = true })
+
+local function notify(msg, level)
+  vim.notify("claude-ide-bridge: " .. msg, level or vim.log.levels.INFO)
+end
+
+--- The bridge binary: the `bin` option, else claude-ide-bridge on PATH.
+function M.bin()
+  local bin = config.options.bin
+  if bin and bin ~= "" then
+    return vim.fn.expand(bin)
+  end
+  local found = vim.fn.exepath("claude-ide-bridge")
+  if found ~= "" then
+    return found
+  end
+  return nil
+end
+
+local function workspace_folders()
+  local cwd = vim.fn.getcwd(-1, -1)
+  return { vim.loop.fs_realpath(cwd) or cwd }
+end
+
+local function request(method, params, cb)
+  if not (S.client and S.info) then
+    if cb then
+      cb({ code = -32099, message = "the bridge is not running (:ClaudeCodeStart)" })
+    end
+    return
+  end
+  S.client:request(method, params, cb)
+end
+diff.request = request
+
+local function bridge_handlers()
+  local h = {}
+  for name, fn in pairs(handlers) do
+    h[name] = function(params, reply)
+      fn(params, reply)
+    end
+  end
+  h.clientConnected = function(p)
+    S.clients = tonumber(p.clients) or S.clients
+  end
+  h.clientDisconnected = function(p)
+    S.clients = tonumber(p.clients) or S.clients
+  end
+  return h
+end
+
+local function on_ready(err, result)
+  if err or type(result) ~= "table" then
+    notify("bridge did not initialize: " .. tostring(err and err.message), vim.log.levels.ERROR)
+    if S.client then
+      S.client:stop()
+    end
+    return
+  end
+  S.info = result
+  if config.options.track_selection then
+    tracker.start(function(sel)
+      if S.client then
+        S.client:notify("selectionChanged", sel)
+      end
+    end, config.options.selection_debounce_ms)
+  end
+  local waiting = S.waiting
+  S.waiting = {}
+  for _, cb in ipairs(waiting) do
+    cb(result)
+  end
+end
+
+--- Starts the bridge (if it is not running); cb(info) runs once it is ready.
+function M.start(cb)
+  if S.info and S.client and S.client:running() then
+    if cb then
+      cb(S.info)
+    end
+    return true
+  end
+  if cb then
+    table.insert(S.waiting, cb)
+  end
+  if S.client and S.client:running() then
+    return true
+  end
+  local bin = M.bin()
+  if not bin then
+    notify("claude-ide-bridge not found: set the `bin` option or put it on PATH (see :help claude-ide-bridge-install)", vim.log.levels.ERROR)
+    S.waiting = {}
+    return false
+  end
+  local client = rpc.new(bridge_handlers())
+  local _, err = client:start({ bin, "serve", "--stdio" }, function(code)
+    vim.schedule(function()
+      if S.client ~= client then
+        return
+      end
+      local was_ready = S.info ~= nil
+      S.client, S.info, S.clients, S.exit_code = nil, nil, 0, code
+      S.waiting = {}
+      tracker.stop()
+      tracker.watch_windows()
+      diff.close_all_views()
+      if code ~= 0 and not S.stopping then
+        local tail = client.stderr[#client.stderr] or ""
+        notify(("bridge exited with status %d%s"):format(code, tail ~= "" and (": " .. tail) or ""),
+          was_ready and vim.log.levels.WARN or vim.log.levels.ERROR)
+      end
+      S.stopping = false
+    end)
+  end)
+  if err then
+    notify(err, vim.log.levels.ERROR)
+    S.waiting = {}
+    return false
+  end
+  S.client, S.last_stderr = client, client.stderr
+  client:request("initialize", {
+    name = config.options.ide_name,
+    pid = vim.fn.getpid(),
+    workspaceFolders = workspace_folders(),
+    positionEncoding = "utf-8",
+    trackSelection = config.options.track_selection,
+    capabilities = {
+      openFile = true, showDiff = true, canCloseTabs = true, getOpenEditors = true,
+      getCurrentSelection = true, checkDocumentDirty = true, saveDocument = true,
+      getDiagnostics = true, executeCode = false, setBufferText = true,
+    },
+  }, function(e, result)
+    vim.schedule(function()
+      on_ready(e, result)
+    end)
+  end)
+  return true
+end
+
+--- Stops the bridge: it settles pending diffs (never as accepted), removes
+--- its lock file and exits.
+function M.stop()
+  tracker.stop()
+  tracker.watch_windows()
+  diff.close_all_views()
+  if S.client then
+    S.stopping = true
+    S.client:stop()
+  end
+  S.info = nil
+end
+
+--- The environment for a `claude` started against this bridge.
+function M.env(info)
+  info = info or S.info or {}
+  local env = {}
+  local np = vim.env.no_proxy or vim.env.NO_PROXY or ""
+  local entries = vim.tbl_filter(function(s)
+    return s ~= ""
+  end, vim.split(np, ",", { plain = true }))
+  for _, l in ipairs(LOOPBACK) do
+    if not vim.tbl_contains(entries, l) then
+      entries[#entries + 1] = l
+    end
+  end
+  env.no_proxy = table.concat(entries, ",")
+  env.NO_PROXY = env.no_proxy
+  env.ENABLE_IDE_INTEGRATION = "true"
+  if info.port then
+    env.CLAUDE_CODE_SSE_PORT = tostring(info.port)
+  end
+  if type(info.env) == "table" then
+    for k, v in pairs(info.env) do
+      env[k] = tostring(v)
+    end
+  end
+  return env
+end
+
+--- :ClaudeCode: opens or focuses the terminal running claude.
+function M.open_terminal()
+  M.start(function(info)
+    local cmd = config.options.terminal_cmd
+    terminal.open(cmd, M.env(info), config.options.terminal)
+  end)
+end
+
+--- Sends an at-mention: lines are 0-based and inclusive; nil for the whole file.
+function M.at_mention(path, line_start, line_end)
+  local params = { filePath = path }
+  if line_start then
+    params.lineStart = line_start
+    params.lineEnd = line_end or line_start
+  end
+  M.start(function()
+    request("atMentioned", params, function(err, result)
+      vim.schedule(function()
+        if err then
+          notify("could not send " .. path .. ": " .. tostring(err.message), vim.log.levels.ERROR)
+        elseif type(result) == "table" and result.held then
+          notify("no Claude is connected yet; the mention is held for it")
+        end
+      end)
+    end)
+  end)
+end
+
+--- :ClaudeCodeCloseAllDiffs.
+function M.close_all_diffs()
+  request("closeAllDiffs", vim.empty_dict(), function(err, result)
+    vim.schedule(function()
+      if err then
+        notify("close all diffs: " .. tostring(err.message), vim.log.levels.ERROR)
+        return
+      end
+      local restored = type(result) == "table" and type(result.restored) == "table" and result.restored or {}
+      local msg = ("closed %d diff(s)"):format(type(result) == "table" and tonumber(result.closed) or 0)
+      if #restored > 0 then
+        msg = msg .. "; accepted text left unsaved in " .. table.concat(restored, ", ")
+      end
+      notify(msg)
+    end)
+  end)
+end
+
+--- State for :ClaudeCodeStatus and tests.
+function M.state()
+  return {
+    running = S.client ~= nil and S.client:running(),
+    ready = S.info ~= nil,
+    port = S.info and S.info.port,
+    lockPath = S.info and S.info.lockPath,
+    clients = S.clients,
+    diffs = diff.list(),
+    terminal = terminal.running(),
+    exit_code = S.exit_code,
+    stderr = S.client and S.client.stderr or S.last_stderr or {},
+  }
+end
+
+--- :ClaudeCodeStatus.
+function M.status()
+  if not (S.client and S.info) then
+    notify(S.client and "bridge is starting" or "bridge is not running")
+    return
+  end
+  request("status", vim.empty_dict(), function(err, r)
+    vim.schedule(function()
+      if err then
+        notify("status: " .. tostring(err.message), vim.log.levels.ERROR)
+        return
+      end
+      local lines = {
+        ("port %s, %d Claude client(s), lock %s"):format(tostring(r.port), tonumber(r.clients) or 0, tostring(r.lockPath)),
+      }
+      for _, d in ipairs(type(r.diffs) == "table" and r.diffs or {}) do
+        lines[#lines + 1] = ("diff %s (%s): %s"):format(tostring(d.tabName), tostring(d.filePath), tostring(d.state))
+      end
+      notify(table.concat(lines, "\n"))
+    end)
+  end)
+end
+
+function M.setup(opts)
+  config.set(opts)
+  require("claude-ide-bridge.commands").create()
+  tracker.watch_windows()
+  vim.api.nvim_clear_autocmds({ group = augroup })
+  vim.api.nvim_create_autocmd("DirChanged", {
+    group = augroup,
+    callback = function()
+      if S.client and S.info then
+        S.client:notify("workspaceFoldersChanged", { folders = workspace_folders() })
+      end
+    end,
+  })
+  vim.api.nvim_create_autocmd("VimLeavePre", {
+    group = augroup,
+    callback = function()
+      M.stop()
+    end,
+  })
+  if config.options.auto_start then
+    M.start()
+  end
+end
+
+return M

@@ -1,0 +1,198 @@
+-- JSON-RPC 2.0 with the bridge process over its stdin/stdout.
+--
+-- Transport: jobstart() with newline-delimited JSON. It works the same on
+-- Neovim 0.7.2 and later, needs no Content-Length bookkeeping, and
+-- vim.json (lua-cjson) decodes in any context. vim.lsp.rpc would also fit, but
+-- its internals changed across versions and it expects LSP semantics (it
+-- answers some methods itself). Framing: one message a line; on_stdout hands
+-- us chunks whose first element continues the previous partial line.
+local M = {}
+
+local Client = {}
+Client.__index = Client
+
+--- Creates a client. handlers maps method names to
+--- function(params, reply) for requests (reply(result) or reply(nil, err),
+--- err a string or {code, message}), and function(params) for notifications.
+function M.new(handlers)
+  return setmetatable({
+    handlers = handlers or {},
+    pending = {},
+    next_id = 1,
+    partial = "",
+    job = nil,
+    stderr = {},
+  }, Client)
+end
+
+local function decode(line)
+  local ok, msg = pcall(vim.json.decode, line)
+  if ok and type(msg) == "table" then
+    return msg
+  end
+  return nil
+end
+
+-- Params that are absent or JSON null become an empty table.
+local function params_of(msg)
+  if type(msg.params) == "table" then
+    return msg.params
+  end
+  return {}
+end
+
+function Client:send(msg)
+  if not self.job then
+    return false
+  end
+  msg.jsonrpc = "2.0"
+  local ok, line = pcall(vim.json.encode, msg)
+  if not ok then
+    return false
+  end
+  return vim.fn.chansend(self.job, line .. "\n") > 0
+end
+
+function Client:reply(id, result, err)
+  if err ~= nil then
+    if type(err) ~= "table" then
+      err = { code = -32000, message = tostring(err) }
+    end
+    self:send({ id = id, error = err })
+  else
+    if result == nil then
+      result = vim.empty_dict()
+    end
+    self:send({ id = id, result = result })
+  end
+end
+
+function Client:dispatch(msg)
+  if msg.method ~= nil then
+    local handler = self.handlers[msg.method]
+    if msg.id == nil or msg.id == vim.NIL then
+      if handler then
+        local ok, e = pcall(handler, params_of(msg))
+        if not ok then
+          self:log(("notification %s failed: %s"):format(msg.method, e))
+        end
+      end
+      return
+    end
+    if not handler then
+      self:reply(msg.id, nil, { code = -32601, message = "method not found: " .. tostring(msg.method) })
+      return
+    end
+    local id, answered = msg.id, false
+    local function reply(result, err)
+      if answered then
+        return
+      end
+      answered = true
+      self:reply(id, result, err)
+    end
+    local ok, e = pcall(handler, params_of(msg), reply)
+    if not ok then
+      reply(nil, { code = -32603, message = tostring(e) })
+    end
+    return
+  end
+  local cb = self.pending[msg.id]
+  if cb then
+    self.pending[msg.id] = nil
+    local err = msg.error
+    if err == vim.NIL then
+      err = nil
+    end
+    cb(err, msg.result)
+  end
+end
+
+function Client:on_stdout(data)
+  -- data[1] continues the last partial line; data[#data] is the new partial.
+  data[1] = self.partial .. data[1]
+  self.partial = data[#data]
+  for i = 1, #data - 1 do
+    local line = data[i]
+    if line:find("%S") then
+      local msg = decode(line)
+      if msg then
+        self:dispatch(msg)
+      else
+        self:log("bad JSON from bridge: " .. line:sub(1, 200))
+      end
+    end
+  end
+end
+
+function Client:log(line)
+  table.insert(self.stderr, line)
+  if #self.stderr > 100 then
+    table.remove(self.stderr, 1)
+  end
+end
+
+--- Starts the process cmd (a list). on_exit(code) runs when it ends.
+function Client:start(cmd, on_exit)
+  local ok, job = pcall(vim.fn.jobstart, cmd, {
+    on_stdout = function(_, data)
+      self:on_stdout(data)
+    end,
+    on_stderr = function(_, data)
+      for _, l in ipairs(data) do
+        if l ~= "" then
+          self:log(l)
+        end
+      end
+    end,
+    on_exit = function(_, code)
+      self.job = nil
+      local pending = self.pending
+      self.pending = {}
+      for _, cb in pairs(pending) do
+        pcall(cb, { code = -32099, message = "bridge exited" }, nil)
+      end
+      if on_exit then
+        on_exit(code)
+      end
+    end,
+  })
+  if not ok or job <= 0 then
+    return nil, ("cannot start %s: %s"):format(cmd[1], ok and job or job)
+  end
+  self.job = job
+  return job
+end
+
+--- Sends a request; cb(err, result) runs with the answer.
+function Client:request(method, params, cb)
+  local id = self.next_id
+  self.next_id = id + 1
+  self.pending[id] = cb or function() end
+  if not self:send({ id = id, method = method, params = params or vim.empty_dict() }) then
+    self.pending[id] = nil
+    if cb then
+      cb({ code = -32099, message = "bridge is not running" }, nil)
+    end
+    return nil
+  end
+  return id
+end
+
+function Client:notify(method, params)
+  return self:send({ method = method, params = params or vim.empty_dict() })
+end
+
+--- Closes the bridge's stdin: it then settles its diffs, removes its lock
+--- file and exits.
+function Client:stop()
+  if self.job then
+    pcall(vim.fn.chanclose, self.job, "stdin")
+  end
+end
+
+function Client:running()
+  return self.job ~= nil
+end
+
+return M

@@ -1,0 +1,80 @@
+-- The :ClaudeCode terminal: a split running `claude` with the environment
+-- that points it at the bridge.
+local M = {}
+
+local term = { buf = nil, job = nil }
+
+function M.buf()
+  if term.buf and vim.api.nvim_buf_is_valid(term.buf) then
+    return term.buf
+  end
+  return nil
+end
+
+function M.running()
+  return M.buf() ~= nil and term.job ~= nil
+end
+
+local function window()
+  local buf = M.buf()
+  if not buf then
+    return nil
+  end
+  for _, win in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
+    if vim.api.nvim_win_get_buf(win) == buf then
+      return win
+    end
+  end
+  return nil
+end
+
+local function split(opts)
+  local width = math.floor(vim.o.columns * (opts.size or 0.35))
+  vim.cmd(("%s %dsplit"):format(opts.split or "botright vertical", math.max(width, 20)))
+end
+
+--- Opens or focuses the terminal. env: the bridge's initialize result env.
+function M.open(cmd, env, opts)
+  local win = window()
+  if win then
+    vim.api.nvim_set_current_win(win)
+    vim.cmd("startinsert")
+    return
+  end
+  split(opts or {})
+  if M.running() then
+    vim.api.nvim_win_set_buf(0, term.buf)
+    vim.cmd("startinsert")
+    return
+  end
+  local buf = vim.api.nvim_create_buf(false, true)
+  vim.api.nvim_win_set_buf(0, buf)
+  local job_env = {}
+  for k, v in pairs(env or {}) do
+    job_env[k] = tostring(v)
+  end
+  local job = vim.fn.termopen(cmd, {
+    env = job_env,
+    on_exit = function()
+      term.job = nil
+    end,
+  })
+  term.buf, term.job = buf, job > 0 and job or nil
+  vim.b[buf].claude_ide_bridge_terminal = true
+  vim.cmd("startinsert")
+end
+
+--- Stops claude and wipes its buffer.
+function M.close()
+  if term.job then
+    pcall(vim.fn.jobstop, term.job)
+    term.job = nil
+  end
+  local buf = M.buf()
+  if buf then
+    pcall(vim.api.nvim_buf_delete, buf, { force = true })
+  end
+  term.buf = nil
+end
+
+return M
