@@ -70,10 +70,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 const version = "0.1.0"
 
-func newLogger(w io.Writer, verbose bool) *slog.Logger {
+func newLogger(w io.Writer, verbose, quiet bool) *slog.Logger {
 	level := slog.LevelInfo
-	if verbose {
+	switch {
+	case verbose:
 		level = slog.LevelDebug
+	case quiet:
+		level = slog.LevelWarn
 	}
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
 }

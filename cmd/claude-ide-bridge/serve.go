@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"sort"
+	"time"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/bridge"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/editors/stdio"
@@ -28,6 +29,7 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		trace     = fs.String("trace", "", "append every WebSocket frame to this file, one JSON line each")
 		logFile   = fs.String("log-file", "", "write logs to this file (default: stderr)")
 		verbose   = fs.Bool("verbose", false, "debug logging")
+		edTimeout = fs.Duration("editor-timeout", 10*time.Second, "with --stdio: how long to wait for the editor's answer (showDiff 3x, executeCode 10x)")
 	)
 	if err := fs.Parse(args); err != nil {
 		return errUsage
@@ -41,7 +43,10 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		defer f.Close()
 		logw = f
 	}
-	log := newLogger(logw, *verbose)
+	// In the terminal mode the terminal is the UI: only warnings interrupt it, unless --verbose
+	// or a log file was asked for.
+	quiet := !*useStdio && *logFile == "" && !*verbose
+	log := newLogger(logw, *verbose, quiet)
 	var traceW io.Writer
 	if *trace != "" {
 		f, err := os.OpenFile(*trace, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
@@ -57,7 +62,7 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		if !ok {
 			w = nopCloser{stdout}
 		}
-		return stdio.Serve(ctx, stdin, w, stdio.Options{Port: *port, Trace: traceW, Log: log})
+		return stdio.Serve(ctx, stdin, w, stdio.Options{Port: *port, Trace: traceW, Log: log, EditorTimeout: *edTimeout})
 	}
 	switch terminal.Auto(*auto) {
 	case terminal.Ask, terminal.Accept, terminal.Reject:

@@ -74,7 +74,7 @@ func (s *session) handle(ctx context.Context, req *jsonrpc.Request) (any, error)
 			return nil, err
 		}
 		v := Negotiate(p.ProtocolVersion)
-		s.log.Info("initialize", "client", p.ClientInfo.Name, "clientVersion", p.ClientInfo.Version, "asked", p.ProtocolVersion, "answered", v)
+		s.log.Info("initialize", "clientName", p.ClientInfo.Name, "clientVersion", p.ClientInfo.Version, "asked", p.ProtocolVersion, "answered", v)
 		return map[string]any{
 			"protocolVersion": v,
 			"capabilities": map[string]any{
