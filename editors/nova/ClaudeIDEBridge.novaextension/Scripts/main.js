@@ -70,11 +70,13 @@ class ClaudeBridgeExtension {
     if (this.autoStart()) this.guard(this.start(false));
   }
 
-  deactivate() {
+  async deactivate() {
     for (const d of this.disposables) d.dispose();
     this.disposables = [];
     this.tracker.dispose();
-    return this.stop();
+    // A start under way would otherwise leave a sidecar running.
+    if (this.starting) await this.starting.catch(() => {});
+    await this.stop();
   }
 
   /** autoStart: the workspace setting wins over the global one; only windows with a folder start. */

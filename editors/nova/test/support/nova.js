@@ -312,6 +312,7 @@ function makeProcessClass(standin) {
     }
     write(message) {
       if (!this.child || !this.child.stdin.writable) return;
+      standin.wire.push({ from: "editor", msg: message });
       this.child.stdin.write(frame(Object.assign({ jsonrpc: "2.0" }, message)));
     }
     dispatch(msg) {
@@ -590,6 +591,10 @@ function install(opts) {
       if (active === editor) active = editors[editors.length - 1] || null;
       if (!editors.some((e) => e.document === editor.document)) editor.document.isClosed = true;
       editor._onDestroy.fire(editor);
+    },
+    /** announce editor again, as Nova may for editors open before activation. */
+    reannounce(editor) {
+      onAdd.fire(editor);
     },
     changePath(path) {
       workspace.path = path;
