@@ -1,0 +1,185 @@
+package e2e
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/e2e/fakeapi"
+)
+
+// (h) The editor's selection reaches the model through selection_changed.
+func TestSelectionReachesModel(t *testing.T) {
+	t.Parallel()
+	s := newSession(t, map[string]string{"poem.txt": "line one\nline two\nline three\n", "other.txt": "x\n"})
+	f := s.path("poem.txt")
+	s.API.Push(fakeapi.Text("SEL ONE"), fakeapi.Text("SEL TWO"))
+
+	sel := map[string]any{"start": map[string]any{"line": 1, "character": 0}, "end": map[string]any{"line": 3, "character": 0}, "isEmpty": false}
+	s.Ed.Notify(s.bound(stepBound), "selectionChanged", map[string]any{"text": "line two\nline three\n", "filePath": f, "selection": sel})
+	fs := waitTrace(s.bound(stepBound), t, s.Ed.bridge.Trace, "selection_changed", func(fs []frame) bool {
+		return hasMethod(fs, "out", "selection_changed")
+	})
+	for _, fr := range fs {
+		if fr.Dir == "out" && fr.m.Method == "selection_changed" {
+			var p struct {
+				FilePath, FileURL, Text string
+				Selection           json.RawMessage
+			}
+			_ = json.Unmarshal(fr.m.Params, &p)
+			// Protocol: "The bridge passes selection and diagnostic positions to Claude unchanged".
+			want, _ := json.Marshal(sel)
+			if p.FilePath != f || p.FileURL != "file://"+f || p.Text != "line two\nline three\n" || !jsonEqual(p.Selection, want) {
+				t.Errorf("selection_changed %s", fr.Msg)
+			}
+			break
+		}
+	}
+	// Facts: lines = end.line - start.line + 1, minus 1 when end.character
+	// == 0; "the model gets "The user selected the lines A to B from <path>:\n<text>"".
+	r := s.prompt("what did I select")
+	txt := r.Text()
+	i := strings.Index(txt, "The user selected the lines 2 to 3 from ")
+	if i < 0 || !strings.Contains(txt[i:], "poem.txt:\nline two\nline three") {
+		t.Errorf("model request lacks the selection:\n%s", r.LastUserText())
+	} else {
+		t.Logf("sent to the model: %q", firstLines(txt[i:], 3))
+	}
+
+	// An empty selection (a cursor) in another file: "The user opened the
+	// file <path> in the IDE".
+	o := s.path("other.txt")
+	cur := map[string]any{"line": 0, "character": 0}
+	s.Ed.Notify(s.bound(stepBound), "selectionChanged", map[string]any{"text": "", "filePath": o,
+		"selection": map[string]any{"start": cur, "end": cur, "isEmpty": true}})
+	waitTrace(s.bound(stepBound), t, s.Ed.bridge.Trace, "selection_changed for other.txt", func(fs []frame) bool {
+		for _, fr := range fs {
+			if fr.Dir == "out" && fr.m.Method == "selection_changed" && strings.Contains(string(fr.m.Params), "other.txt") {
+				return true
+			}
+		}
+		return false
+	})
+	r = s.prompt("and now")
+	if !strings.Contains(r.LastUserText(), "The user opened the file ") || !strings.Contains(r.LastUserText(), "other.txt in the IDE") {
+		t.Errorf("model request lacks the opened file:\n%s", r.LastUserText())
+	}
+}
+
+// (i) atMentioned from the editor inserts @path#La-b at the CLI's prompt.
+func TestAtMentioned(t *testing.T) {
+	t.Parallel()
+	s := newSession(t, map[string]string{"poem.txt": "line one\nline two\nline three\n"})
+	f := s.path("poem.txt")
+	var res struct {
+		Delivered int  `json:"delivered"`
+		Held      bool `json:"held"`
+	}
+	if err := s.Ed.Call(s.bound(stepBound), "atMentioned", map[string]any{"filePath": f, "lineStart": 1, "lineEnd": 2}, &res); err != nil {
+		t.Fatalf("atMentioned: %v", err)
+	}
+	if res.Delivered != 1 || res.Held {
+		t.Errorf("atMentioned result %+v, want delivered 1", res)
+	}
+	// Facts: at_mentioned (0-based, lineEnd inclusive) inserts
+	// "@<path relative to the CLI cwd>#L<a>-<b> " at the prompt.
+	s.CLI.WaitText(s.bound(stepBound), "@poem.txt#L2-3")
+	fs := readTrace(t, s.Ed.bridge.Trace)
+	for _, fr := range fs {
+		if fr.Dir == "out" && fr.m.Method == "at_mentioned" {
+			var p struct {
+				FilePath           string
+				LineStart, LineEnd int
+			}
+			_ = json.Unmarshal(fr.m.Params, &p)
+			if p.FilePath != f || p.LineStart != 1 || p.LineEnd != 2 {
+				t.Errorf("at_mentioned %s", fr.Msg)
+			}
+		}
+	}
+}
+
+// (k) Two CLIs on one bridge: both connect, each gets the selection, and
+// each one's edit goes through the editor to its own file.
+func TestTwoCLIs(t *testing.T) {
+	t.Parallel()
+	s := newSession(t, map[string]string{"a.txt": "alpha\n", "b.txt": "bravo\n"})
+	api2 := fakeapi.New()
+	t.Cleanup(api2.Close)
+	c2 := startCLI(t, api2, cliOptions{Project: s.Project, Config: s.Config, Port: s.Ed.Init.Port})
+	s.waitConnected(2)
+	c2.WaitText(s.bound(stepBound), "? for shortcuts")
+
+	// Spec: "Each WebSocket connection is a separate client."
+	fs := waitTrace(s.bound(stepBound), t, s.Ed.bridge.Trace, "two ide_connected", func(fs []frame) bool {
+		n := 0
+		for _, f := range fs {
+			if f.Dir == "in" && f.m.Method == "ide_connected" {
+				n++
+			}
+		}
+		return n == 2
+	})
+	clients := map[int]bool{}
+	for _, f := range fs {
+		if f.m.Method == "ide_connected" {
+			clients[f.Client] = true
+		}
+	}
+	if len(clients) != 2 {
+		t.Fatalf("ide_connected from clients %v, want two", clients)
+	}
+
+	cur := map[string]any{"line": 0, "character": 0}
+	s.Ed.Notify(s.bound(stepBound), "selectionChanged", map[string]any{"text": "", "filePath": s.path("a.txt"),
+		"selection": map[string]any{"start": cur, "end": cur, "isEmpty": true}})
+	waitTrace(s.bound(stepBound), t, s.Ed.bridge.Trace, "selection_changed to both clients", func(fs []frame) bool {
+		got := map[int]bool{}
+		for _, f := range fs {
+			if f.Dir == "out" && f.m.Method == "selection_changed" {
+				got[f.Client] = true
+			}
+		}
+		return len(got) == 2
+	})
+
+	a, b := s.path("a.txt"), s.path("b.txt")
+	s.API.Push(edit(a, "alpha", "ALPHA", "A DONE")...)
+	api2.Push(edit(b, "bravo", "BRAVO", "B DONE")...)
+	s.prompt("edit a")
+	c2.Type("edit b")
+	da, db := s.showDiff(a), s.showDiff(b)
+	for _, d := range []editorMsg{db, da} {
+		if err := s.Ed.Call(s.bound(stepBound), "diffAccepted", map[string]any{"tabName": d.Params["tabName"], "contents": d.Params["newContents"]}, nil); err != nil {
+			t.Fatalf("diffAccepted %v: %v", d.Params["tabName"], err)
+		}
+	}
+	s.waitMain(3)
+	if _, err := api2.WaitMain(s.bound(stepBound), 3); err != nil {
+		t.Fatal(err)
+	}
+	if got := readFile(t, a); got != "ALPHA\n" {
+		t.Errorf("a.txt %q", got)
+	}
+	if got := readFile(t, b); got != "BRAVO\n" {
+		t.Errorf("b.txt %q", got)
+	}
+}
+
+func jsonEqual(a, b []byte) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	xa, _ := json.Marshal(x)
+	ya, _ := json.Marshal(y)
+	return string(xa) == string(ya)
+}
+
+func firstLines(s string, n int) string {
+	parts := strings.SplitN(s, "\n", n+1)
+	if len(parts) > n {
+		parts = parts[:n]
+	}
+	return strings.Join(parts, "\n")
+}

@@ -1,0 +1,135 @@
+package e2e
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/e2e/fakeapi"
+)
+
+// Bounds. Start-up measured at under 1 s to the prompt and ~1 s to the IDE
+// connection with CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 and no network;
+// the facts file warns of ~20 s without it, so connecting gets 60 s.
+const (
+	connectBound = 60 * time.Second
+	stepBound    = 30 * time.Second
+	testBound    = 3 * time.Minute
+)
+
+// session is one bridge in stdio mode with a scripted editor, one fake API
+// and one CLI connected to the bridge, all in a fresh project.
+type session struct {
+	t       *testing.T
+	ctx     context.Context
+	Project string
+	Config  string
+	API     *fakeapi.Server
+	Ed      *editor
+	CLI     *cli
+}
+
+// newSession starts everything and waits until the CLI completed its
+// handshake with the bridge and shows its prompt. files are written into
+// the project first (name -> content).
+func newSession(t *testing.T, files map[string]string) *session {
+	t.Helper()
+	claudeBin(t)
+	ctx, cancel := context.WithTimeout(context.Background(), testBound)
+	t.Cleanup(cancel)
+	s := &session{t: t, ctx: ctx, Project: realDir(t), Config: realDir(t)}
+	for name, content := range files {
+		writeFile(t, s.path(name), content)
+	}
+	s.Ed = startEditor(t, s.Config, s.Project)
+	s.API = fakeapi.New()
+	t.Cleanup(s.API.Close)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("editor received:\n%s", s.Ed.dump())
+		}
+	})
+	s.CLI = startCLI(t, s.API, cliOptions{Project: s.Project, Config: s.Config, Port: s.Ed.Init.Port})
+	s.waitConnected(1)
+	s.CLI.WaitText(s.bound(stepBound), "? for shortcuts")
+	return s
+}
+
+// bound returns a context for one step, inside the test's overall bound.
+func (s *session) bound(d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(s.ctx, d)
+	s.t.Cleanup(cancel)
+	return ctx
+}
+
+// waitConnected waits for the editor's clientConnected with n clients.
+func (s *session) waitConnected(n int) {
+	s.t.Helper()
+	s.Ed.Wait(s.bound(connectBound), "clientConnected", func(p map[string]any) bool {
+		return p["clients"] == float64(n)
+	})
+}
+
+func (s *session) path(name string) string { return filepath.Join(s.Project, name) }
+
+// prompt types a user prompt and waits until the fake API got the main
+// request carrying it, which returns.
+func (s *session) prompt(text string) fakeapi.Request {
+	s.t.Helper()
+	n := len(s.API.MainRequests())
+	s.CLI.Type(text)
+	return s.waitMain(n + 1)
+}
+
+// waitMain waits for the nth (1-based) main request.
+func (s *session) waitMain(n int) fakeapi.Request {
+	s.t.Helper()
+	r, err := s.API.WaitMain(s.bound(stepBound), n)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return r
+}
+
+// showDiff waits for the bridge to ask the editor to show a diff of file.
+func (s *session) showDiff(file string) editorMsg {
+	s.t.Helper()
+	return s.Ed.Wait(s.bound(stepBound), "showDiff", func(p map[string]any) bool { return p["filePath"] == file })
+}
+
+func writeFile(t testing.TB, path, content string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func readFile(t testing.TB, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("read %s: %v", path, err)
+	}
+	return string(b)
+}
+
+func str(v any) string { s, _ := v.(string); return s }
+
+// edit returns the script Read(file), Edit(old->new), then a text turn.
+func edit(file, old, new, after string) []fakeapi.Turn {
+	return []fakeapi.Turn{
+		fakeapi.Tool("Read", map[string]any{"file_path": file}),
+		fakeapi.Tool("Edit", map[string]any{"file_path": file, "old_string": old, "new_string": new}),
+		fakeapi.Text(after),
+	}
+}
+
+func contains(haystack, needle string) bool { return strings.Contains(haystack, needle) }
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
