@@ -25,6 +25,78 @@ function M.new(handlers)
   }, Client)
 end
 
+-- The bridge accepts only valid UTF-8 (JSON text is Unicode), so each
+-- invalid byte of a buffer's text becomes U+FFFD, one per byte, as Neovim
+-- counts it as a character of its own.
+local REPLACEMENT = "\239\191\189"
+
+local function valid_seq(s, i, n)
+  local b = s:byte(i)
+  local len, min
+  if b < 0x80 then
+    return 1
+  elseif b >= 0xC2 and b <= 0xDF then
+    len, min = 2, 0x80
+  elseif b >= 0xE0 and b <= 0xEF then
+    len, min = 3, 0x800
+  elseif b >= 0xF0 and b <= 0xF4 then
+    len, min = 4, 0x10000
+  else
+    return nil
+  end
+  if i + len - 1 > n then
+    return nil
+  end
+  local cp = b % (2 ^ (7 - len))
+  for j = i + 1, i + len - 1 do
+    local c = s:byte(j)
+    if c < 0x80 or c > 0xBF then
+      return nil
+    end
+    cp = cp * 64 + (c - 0x80)
+  end
+  if cp < min or cp > 0x10FFFF or (cp >= 0xD800 and cp <= 0xDFFF) then
+    return nil
+  end
+  return len
+end
+
+--- s with every byte that is not part of valid UTF-8 replaced by U+FFFD.
+function M.valid_utf8(s)
+  if not s:find("[\128-\255]") then
+    return s
+  end
+  local out, i, n, start = {}, 1, #s, 1
+  while i <= n do
+    local len = valid_seq(s, i, n)
+    if len then
+      i = i + len
+    else
+      out[#out + 1] = s:sub(start, i - 1)
+      out[#out + 1] = REPLACEMENT
+      i = i + 1
+      start = i
+    end
+  end
+  out[#out + 1] = s:sub(start)
+  return table.concat(out)
+end
+
+local function sanitize(v)
+  if type(v) == "string" then
+    return M.valid_utf8(v)
+  end
+  if type(v) == "table" and v ~= vim.NIL then
+    local mt = getmetatable(v)
+    local out = {}
+    for k, x in pairs(v) do
+      out[k] = sanitize(x)
+    end
+    return setmetatable(out, mt)
+  end
+  return v
+end
+
 local function decode(line)
   local ok, msg = pcall(vim.json.decode, line)
   if ok and type(msg) == "table" then
@@ -46,7 +118,7 @@ function Client:send(msg)
     return false
   end
   msg.jsonrpc = "2.0"
-  local ok, line = pcall(vim.json.encode, msg)
+  local ok, line = pcall(vim.json.encode, sanitize(msg))
   if not ok then
     return false
   end

@@ -1,0 +1,99 @@
+package nvimtest
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// env is a project directory, a Neovim running the plugin against the real
+// bridge, and (when dialled) a Claude client.
+type env struct {
+	proj, cfg string
+	n         *nvim
+	c         *claude
+}
+
+// newEnv starts Neovim with setup(opts) (bin is filled in) and waits for the
+// bridge; connect dials a Claude client and waits until the plugin counts it.
+func newEnv(t *testing.T, opts map[string]any, connect bool) *env {
+	t.Helper()
+	root := t.TempDir()
+	root, _ = filepath.EvalSymlinks(root)
+	e := &env{proj: filepath.Join(root, "proj"), cfg: filepath.Join(root, "cfg")}
+	for _, d := range []string{e.proj, e.cfg, filepath.Join(root, "home")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.n = startNvim(t, e.proj, "CLAUDE_CONFIG_DIR="+e.cfg, "HOME="+filepath.Join(root, "home"))
+	if opts == nil {
+		opts = map[string]any{}
+	}
+	opts["bin"] = bridgeBin
+	e.n.lua(t, `require("claude-ide-bridge").setup(...)`, opts)
+	e.n.waitLua(t, `true`, `return require("claude-ide-bridge").state().ready`)
+	if connect {
+		e.c = dialClaude(t, e.cfg)
+		e.n.waitLua(t, `1`, `return require("claude-ide-bridge").state().clients`)
+	}
+	return e
+}
+
+// file writes a file in the project and returns its path.
+func (e *env) file(t *testing.T, name, content string) string {
+	t.Helper()
+	p := filepath.Join(e.proj, name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// edit opens path in the current window.
+func (e *env) edit(t *testing.T, path string) {
+	t.Helper()
+	e.n.ex(t, "edit "+path)
+}
+
+// selection is the payload shape the spec gives (fileUrl, added by the
+// bridge, is not compared).
+type selection struct {
+	Text      string `json:"text"`
+	FilePath  string `json:"filePath"`
+	Selection struct {
+		Start   pos  `json:"start"`
+		End     pos  `json:"end"`
+		IsEmpty bool `json:"isEmpty"`
+	} `json:"selection"`
+}
+
+type pos struct {
+	Line      int `json:"line"`
+	Character int `json:"character"`
+}
+
+func sel(path, text string, sl, sc, el, ec int) selection {
+	var s selection
+	s.Text, s.FilePath = text, path
+	s.Selection.Start = pos{sl, sc}
+	s.Selection.End = pos{el, ec}
+	s.Selection.IsEmpty = sl == el && sc == ec
+	return s
+}
+
+func decodeSel(raw json.RawMessage) (selection, bool) {
+	var s selection
+	err := json.Unmarshal(raw, &s)
+	return s, err == nil
+}
+
+// waitSelection waits for Claude to receive selection_changed equal to want.
+func (e *env) waitSelection(t *testing.T, want selection) {
+	t.Helper()
+	e.c.waitNote(t, "selection_changed", func(p json.RawMessage) bool {
+		got, ok := decodeSel(p)
+		return ok && got == want
+	})
+}

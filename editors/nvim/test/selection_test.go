@@ -1,0 +1,87 @@
+package nvimtest
+
+import (
+	"encoding/json"
+	"fmt"
+	"testing"
+)
+
+// nvimMinor is the running Neovim's minor version (0.x).
+func nvimMinor(t *testing.T, n *nvim) int {
+	t.Helper()
+	var v int
+	n.luaInto(t, &v, `return vim.version().minor`)
+	return v
+}
+
+func (c selCase) skip(minor int) bool {
+	return (c.since != 0 && minor < c.since) || (c.before != 0 && minor >= c.before)
+}
+
+// toNormal leaves Visual, Select or Insert mode and resets the options the
+// cases change.
+func toNormal(t *testing.T, n *nvim) {
+	t.Helper()
+	n.input(t, "<Esc><Esc>")
+	n.waitLua(t, `"n"`, `return vim.api.nvim_get_mode().mode`)
+	n.ex(t, "set selection& virtualedit& selectmode&")
+}
+
+// arrange opens a fresh file with the case's content and types its keys.
+func arrange(t *testing.T, e *env, i int, tc selCase) string {
+	t.Helper()
+	path := e.file(t, fmt.Sprintf("sel%02d.txt", i), tc.content)
+	toNormal(t, e.n)
+	// ++bad=keep: invalid bytes stay as they are on disk.
+	e.n.ex(t, "edit ++enc=utf-8 ++bad=keep "+path)
+	if tc.setup != "" {
+		e.n.ex(t, tc.setup)
+	}
+	e.n.input(t, "gg0"+tc.keys)
+	return path
+}
+
+// Every row of the table, through the bridge: the payload Claude receives in
+// selection_changed.
+func TestSelectionThroughBridge(t *testing.T) {
+	e := newEnv(t, nil, true)
+	minor := nvimMinor(t, e.n)
+	for i, tc := range selCases {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.skip(minor) {
+				t.Skipf("not for Neovim 0.%d", minor)
+			}
+			path := arrange(t, e, i, tc)
+			e.waitSelection(t, tc.want(path))
+		})
+	}
+}
+
+// Spec: "With track_selection = false, getCurrentSelection reads the editor
+// when Claude asks, with the same encoding."
+func TestGetCurrentSelectionOnDemand(t *testing.T) {
+	e := newEnv(t, map[string]any{"track_selection": false}, true)
+	minor := nvimMinor(t, e.n)
+	for i, tc := range selCases {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.skip(minor) {
+				t.Skipf("not for Neovim 0.%d", minor)
+			}
+			path := arrange(t, e, i, tc)
+			want := tc.want(path)
+			var last string
+			ok := poll(func() bool {
+				r := e.c.tool(t, "getCurrentSelection", map[string]any{})
+				if len(r.Content) == 0 {
+					return false
+				}
+				last = r.Content[0].Text
+				got, ok := decodeSel(json.RawMessage(last))
+				return ok && got == want
+			})
+			if !ok {
+				t.Fatalf("getCurrentSelection\n want %+v\n last %s", want, last)
+			}
+		})
+	}
+}
