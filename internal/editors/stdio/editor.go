@@ -2,6 +2,7 @@ package stdio
 
 import (
 	"context"
+	"errors"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/jsonrpc"
@@ -11,28 +12,47 @@ import (
 // state: translating is all it does.
 type remote struct{ conn *jsonrpc.Conn }
 
+// editorError is the editor's answer to a request it could not perform. It deliberately does
+// not unwrap to *jsonrpc.Error: the editor's message must reach Claude as a tool error
+// (isError), not as a protocol error of Claude's own call.
+type editorError struct{ msg string }
+
+func (e *editorError) Error() string { return e.msg }
+
+func (e remote) call(ctx context.Context, method string, params, result any) error {
+	err := e.conn.Call(ctx, method, params, result)
+	var rpcErr *jsonrpc.Error
+	if errors.As(err, &rpcErr) {
+		return &editorError{rpcErr.Message}
+	}
+	if errors.Is(err, jsonrpc.ErrClosed) {
+		return errors.New("the editor has gone away")
+	}
+	return err
+}
+
 func (e remote) OpenFile(ctx context.Context, p ide.OpenFileParams) (ide.OpenFileResult, error) {
 	var r ide.OpenFileResult
-	return r, e.conn.Call(ctx, "openFile", p, &r)
+	return r, e.call(ctx, "openFile", p, &r)
 }
 
 func (e remote) ShowDiff(ctx context.Context, p ide.ShowDiffParams) error {
-	return e.conn.Call(ctx, "showDiff", p, nil)
+	return e.call(ctx, "showDiff", p, nil)
 }
 
 func (e remote) CloseDiff(ctx context.Context, tab string) error {
-	return e.conn.Call(ctx, "closeDiff", map[string]string{"tabName": tab}, nil)
+	return e.call(ctx, "closeDiff", map[string]string{"tabName": tab}, nil)
 }
 
 func (e remote) SetBufferText(ctx context.Context, path, text string) error {
-	return e.conn.Call(ctx, "setBufferText", map[string]string{"filePath": path, "text": text}, nil)
+	return e.call(ctx, "setBufferText", map[string]string{"filePath": path, "text": text}, nil)
 }
 
 func (e remote) OpenEditors(ctx context.Context) ([]ide.OpenEditor, error) {
 	var r struct {
 		Editors []ide.OpenEditor `json:"editors"`
 	}
-	err := e.conn.Call(ctx, "getOpenEditors", struct{}{}, &r)
+	err := e.call(ctx, "getOpenEditors", struct{}{}, &r)
 	return r.Editors, err
 }
 
@@ -40,18 +60,18 @@ func (e remote) CurrentSelection(ctx context.Context) (*ide.Selection, error) {
 	var r struct {
 		Selection *ide.Selection `json:"selection"`
 	}
-	err := e.conn.Call(ctx, "getCurrentSelection", struct{}{}, &r)
+	err := e.call(ctx, "getCurrentSelection", struct{}{}, &r)
 	return r.Selection, err
 }
 
 func (e remote) CheckDirty(ctx context.Context, path string) (ide.DocState, error) {
 	var r ide.DocState
-	return r, e.conn.Call(ctx, "checkDocumentDirty", map[string]string{"filePath": path}, &r)
+	return r, e.call(ctx, "checkDocumentDirty", map[string]string{"filePath": path}, &r)
 }
 
 func (e remote) Save(ctx context.Context, path string) (ide.DocState, error) {
 	var r ide.DocState
-	return r, e.conn.Call(ctx, "saveDocument", map[string]string{"filePath": path}, &r)
+	return r, e.call(ctx, "saveDocument", map[string]string{"filePath": path}, &r)
 }
 
 func (e remote) Diagnostics(ctx context.Context, path string) ([]ide.FileDiagnostics, error) {
@@ -62,7 +82,7 @@ func (e remote) Diagnostics(ctx context.Context, path string) ([]ide.FileDiagnos
 	var r struct {
 		Files []ide.FileDiagnostics `json:"files"`
 	}
-	err := e.conn.Call(ctx, "getDiagnostics", params, &r)
+	err := e.call(ctx, "getDiagnostics", params, &r)
 	return r.Files, err
 }
 
@@ -70,6 +90,6 @@ func (e remote) ExecuteCode(ctx context.Context, code string) ([]ide.Content, er
 	var r struct {
 		Content []ide.Content `json:"content"`
 	}
-	err := e.conn.Call(ctx, "executeCode", map[string]string{"code": code}, &r)
+	err := e.call(ctx, "executeCode", map[string]string{"code": code}, &r)
 	return r.Content, err
 }
