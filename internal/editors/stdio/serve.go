@@ -29,6 +29,9 @@ type Options struct {
 	// PIDPoll is how often the editor's pid is checked (default 500ms): an editor that dies
 	// without closing our stdin still ends the bridge within a second.
 	PIDPoll time.Duration
+	// EditorTimeout bounds each request to the editor (default 10s); showDiff gets three times
+	// as long and executeCode ten times. A late editor becomes a tool error, never a hang.
+	EditorTimeout time.Duration
 }
 
 // Serve speaks the editor protocol on r/w until r ends, the editor's pid dies or ctx ends. Then
@@ -41,7 +44,8 @@ func Serve(ctx context.Context, r io.Reader, w io.WriteCloser, opt Options) erro
 		opt.PIDPoll = 500 * time.Millisecond
 	}
 	s := &server{opt: opt, ready: make(chan struct{})}
-	s.conn = jsonrpc.NewConn(jsonrpc.NewDetectStream(r, w), s.handle)
+	in := newInput(r)
+	s.conn = jsonrpc.NewConn(jsonrpc.NewDetectStream(in, closers{w, w, in}), s.handle)
 	s.conn.OnError = func(err error) { opt.Log.Warn("editor message", "err", err) }
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -57,7 +61,7 @@ func Serve(ctx context.Context, r io.Reader, w io.WriteCloser, opt Options) erro
 	if b := s.bridge(); b != nil {
 		b.Close()
 	}
-	if errors.Is(err, io.EOF) || errors.Is(err, os.ErrClosed) {
+	if errors.Is(err, io.EOF) || errors.Is(err, os.ErrClosed) || errors.Is(err, io.ErrClosedPipe) {
 		return nil
 	}
 	return err
@@ -239,6 +243,11 @@ func (s *server) initialize(req *jsonrpc.Request) (any, error) {
 	})
 	if err != nil {
 		return nil, jsonrpc.Errorf(jsonrpc.CodeServerError, "starting the bridge: %v", err)
+	}
+	if d := s.opt.EditorTimeout; d > 0 {
+		// Set before the answer: Claude learns the port from the lock file, but nothing of
+		// ours connects before initialize returns. (bridge.Config could carry this instead.)
+		b.Model.EditorTimeout, b.Model.ShowDiffTimeout = d, 3*d
 	}
 	s.b, s.pid = b, p.PID
 	close(s.ready)
