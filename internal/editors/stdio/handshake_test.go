@@ -1,0 +1,109 @@
+package stdio_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/jsonrpc"
+)
+
+func TestInitialize(t *testing.T) {
+	forBoth(t, func(t *testing.T, framing string) {
+		s := startSidecar(t, framing)
+		r := s.initialize(t, nil)
+
+		// "When the result arrives the WebSocket is listening and the lock file exists."
+		if r.Port <= 0 || r.IDEName != "Scripted" || r.Version == "" {
+			t.Errorf("result = %+v", r)
+		}
+		if want := filepath.Join(s.cfgDir, "ide", itoa(r.Port)+".lock"); r.LockPath != want {
+			t.Errorf("lockPath = %q, want %q (CLAUDE_CONFIG_DIR/ide/<port>.lock)", r.LockPath, want)
+		}
+		if r.Env["CLAUDE_CODE_SSE_PORT"] != itoa(r.Port) || r.Env["ENABLE_IDE_INTEGRATION"] != "true" ||
+			!strings.Contains(r.Env["no_proxy"], "127.0.0.1") || !strings.Contains(r.Env["NO_PROXY"], "127.0.0.1") {
+			t.Errorf("env = %v", r.Env)
+		}
+		if !strings.HasPrefix(r.EnvPrefix, "CLAUDE_CODE_SSE_PORT="+itoa(r.Port)+" ") {
+			t.Errorf("envPrefix = %q", r.EnvPrefix)
+		}
+		// "pid: written as the lock file's pid ... give the editor's own pid."
+		l := readLock(t, r.LockPath)
+		if l.PID != os.Getpid() || l.IDEName != "Scripted" || l.Transport != "ws" || l.AuthToken == "" ||
+			len(l.WorkspaceFolders) != 1 || l.WorkspaceFolders[0] != s.ws {
+			t.Errorf("lock = %+v, want pid %d and folder %s", l, os.Getpid(), s.ws)
+		}
+		c := claude(t, r)
+		var tools struct {
+			Tools []struct{ Name string }
+		}
+		if err := c.Call(ctxT(t), "tools/list", nil, &tools); err != nil || len(tools.Tools) != 12 {
+			t.Errorf("tools/list with every capability: %d tools, err %v; want 12", len(tools.Tools), err)
+		}
+	})
+}
+
+func TestInitializeOrder(t *testing.T) {
+	forBoth(t, func(t *testing.T, framing string) {
+		s := startSidecar(t, framing)
+		// "-32002: a request other than initialize before initialize, or initialize twice"
+		if err := s.call(t, "status", nil, nil); rpcCode(err) != jsonrpc.CodeNotInitialized {
+			t.Errorf("status before initialize: %v, want -32002", err)
+		}
+		if err := s.call(t, "atMentioned", map[string]any{"filePath": "/x"}, nil); rpcCode(err) != jsonrpc.CodeNotInitialized {
+			t.Errorf("atMentioned before initialize: %v, want -32002", err)
+		}
+		s.notify(t, "selectionChanged", map[string]any{"filePath": "/x"}) // ignored, no answer
+		// "name (required)"
+		p := s.initParams()
+		delete(p, "name")
+		if err := s.call(t, "initialize", p, nil); rpcCode(err) != jsonrpc.CodeInvalidParams || !strings.Contains(err.Error(), `"name"`) {
+			t.Errorf("initialize without name: %v, want -32602 naming \"name\"", err)
+		}
+		p = s.initParams()
+		p["positionEncoding"] = "utf-32"
+		if err := s.call(t, "initialize", p, nil); rpcCode(err) != jsonrpc.CodeInvalidParams || !strings.Contains(err.Error(), "positionEncoding") {
+			t.Errorf("initialize with utf-32: %v, want -32602 naming positionEncoding", err)
+		}
+		p = s.initParams()
+		p["pid"] = "4242"
+		if err := s.call(t, "initialize", p, nil); rpcCode(err) != jsonrpc.CodeInvalidParams || !strings.Contains(err.Error(), `"pid"`) {
+			t.Errorf("initialize with a string pid: %v, want -32602 naming \"pid\"", err)
+		}
+		r := s.initialize(t, nil)
+		if err := s.call(t, "initialize", s.initParams(), nil); rpcCode(err) != jsonrpc.CodeNotInitialized {
+			t.Errorf("second initialize: %v, want -32002", err)
+		}
+		// The failed attempts wrote no lock; the one that worked wrote exactly one.
+		entries, _ := os.ReadDir(filepath.Join(s.cfgDir, "ide"))
+		if len(entries) != 1 || filepath.Join(s.cfgDir, "ide", entries[0].Name()) != r.LockPath {
+			t.Errorf("lock dir holds %v, want only %s", entries, r.LockPath)
+		}
+		// "-32601 unknown method"
+		if err := s.call(t, "frobnicate", nil, nil); rpcCode(err) != jsonrpc.CodeMethodNotFound {
+			t.Errorf("unknown method: %v, want -32601", err)
+		}
+	})
+}
+
+func TestStatus(t *testing.T) {
+	forBoth(t, func(t *testing.T, framing string) {
+		s := startSidecar(t, framing)
+		r := s.initialize(t, nil)
+		claude(t, r)
+		s.next(t, "clientConnected") // "clients" counts clients that finished their handshake
+		var st struct {
+			Port     int    `json:"port"`
+			LockPath string `json:"lockPath"`
+			Clients  int    `json:"clients"`
+			Diffs    []any  `json:"diffs"`
+		}
+		if err := s.call(t, "status", map[string]any{}, &st); err != nil {
+			t.Fatal(err)
+		}
+		if st.Port != r.Port || st.LockPath != r.LockPath || st.Clients != 1 || st.Diffs == nil || len(st.Diffs) != 0 {
+			t.Errorf("status = %+v", st)
+		}
+	})
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package stdio_test
+
+const raceEnabled = false
