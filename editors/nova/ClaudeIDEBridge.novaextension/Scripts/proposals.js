@@ -121,15 +121,25 @@ class Proposals {
   close(params) {
     const entry = this.byTab.get(params && params.tabName);
     if (!entry) return {};
-    const open = !!entry.editor;
-    this.discard(entry);
-    if (open) {
-      const why =
-        entry.decided === "accepted"
-          ? `Claude has your accepted version of ${entry.name}.`
-          : `Claude no longer waits for the proposal to ${entry.name}.`;
-      this.tell(why, "Nova does not let extensions close tabs: close the proposal tab yourself; saving it changes nothing.");
+    const editor = entry.editor;
+    this.byTab.delete(entry.tabName);
+    this.unbind(entry);
+    if (!editor) {
+      files.removeTree(entry.dir);
+      return {};
     }
+    // The proposal goes now; its folder stays until the tab closes, so a
+    // save of the leftover tab still has somewhere to go.
+    if (files.exists(entry.stagedPath)) nova.fs.remove(entry.stagedPath);
+    const sub = editor.onDidDestroy(() => {
+      sub.dispose();
+      files.removeTree(entry.dir);
+    });
+    const why =
+      entry.decided === "accepted"
+        ? `Claude has your accepted version of ${entry.name}.`
+        : `Claude no longer waits for the proposal to ${entry.name}.`;
+    this.tell(why, "Nova does not let extensions close tabs: close the proposal tab yourself; saving it changes nothing.");
     return {};
   }
 
