@@ -1,0 +1,294 @@
+package nvimtest
+
+import (
+	"encoding/json"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+const tabA = "✻ [Claude Code] a.txt (aa7495) ⧉"
+
+func (e *env) openDiff(t *testing.T, path, contents, tab string) chan message {
+	t.Helper()
+	return e.c.startTool(t, "openDiff", map[string]any{
+		"old_file_path": path, "new_file_path": path, "new_file_contents": contents, "tab_name": tab,
+	})
+}
+
+// waitDiffs waits until the plugin shows exactly these diffs ("tab=state").
+func (e *env) waitDiffs(t *testing.T, want ...string) {
+	t.Helper()
+	if want == nil {
+		want = []string{}
+	}
+	w, _ := json.Marshal(want)
+	e.n.waitLua(t, string(w), `
+		local out = {}
+		for _, d in ipairs(require('claude-ide-bridge.diff').list()) do out[#out + 1] = d.tab_name .. '=' .. d.state end
+		return out`)
+}
+
+func (e *env) tabpages(t *testing.T) int {
+	t.Helper()
+	var n int
+	e.n.luaInto(t, &n, `return #vim.api.nvim_list_tabpages()`)
+	return n
+}
+
+func (e *env) lines(t *testing.T, code string) []string {
+	t.Helper()
+	var l []string
+	e.n.luaInto(t, &l, code)
+	return l
+}
+
+func fileText(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "<" + err.Error() + ">"
+	}
+	return string(b)
+}
+
+func wantTexts(t *testing.T, r toolResult, want ...string) {
+	t.Helper()
+	if r.IsError || !reflect.DeepEqual(r.texts(), want) {
+		t.Fatalf("openDiff result %q (isError %v), want %q", r.texts(), r.IsError, want)
+	}
+}
+
+// Editor protocol: "`diffAccepted` ... The bridge answers Claude `FILE_SAVED`
+// + contents; **the editor must not write the file** (Claude writes it). The
+// diff view stays open until `closeDiff`."
+func TestDiffAcceptWithWrite(t *testing.T) {
+	e := newEnv(t, nil, true)
+	path := e.file(t, "a.txt", "old\n")
+	e.edit(t, path)
+	ch := e.openDiff(t, path, "new\n", tabA)
+	e.waitDiffs(t, tabA+"=pending")
+	// The proposal is the current window, in diff mode beside the original.
+	if got := e.lines(t, `return vim.api.nvim_buf_get_lines(0, 0, -1, false)`); !reflect.DeepEqual(got, []string{"new"}) {
+		t.Fatalf("proposal buffer %q", got)
+	}
+	var diffWins int
+	e.n.luaInto(t, &diffWins, `local n = 0
+		for _, w in ipairs(vim.api.nvim_tabpage_list_wins(0)) do if vim.wo[w].diff then n = n + 1 end end
+		return n`)
+	if diffWins != 2 {
+		t.Fatalf("%d diff windows in the diff tab, want 2", diffWins)
+	}
+	e.n.ex(t, "write")
+	wantTexts(t, toolOf(t, await(t, ch)), "FILE_SAVED", "new\n")
+	if got := fileText(t, path); got != "old\n" {
+		t.Fatalf("the plugin wrote the file: %q", got)
+	}
+	e.waitDiffs(t, tabA+"=accepted")
+	e.c.tool(t, "close_tab", map[string]any{"tab_name": tabA})
+	e.waitDiffs(t)
+	if n := e.tabpages(t); n != 1 {
+		t.Fatalf("%d tab pages after close_tab, want 1", n)
+	}
+}
+
+// Spec: openDiff returns FILE_SAVED with "<final file contents>" — "accepted
+// with those contents (user edits included)".
+func TestDiffEditThenAccept(t *testing.T) {
+	e := newEnv(t, nil, true)
+	path := e.file(t, "a.txt", "old\n")
+	ch := e.openDiff(t, path, "new\n", tabA)
+	e.waitDiffs(t, tabA+"=pending")
+	e.n.lua(t, `vim.api.nvim_buf_set_lines(0, 0, -1, false, {"new, edited", "more"})`)
+	e.n.ex(t, "ClaudeCodeDiffAccept")
+	wantTexts(t, toolOf(t, await(t, ch)), "FILE_SAVED", "new, edited\nmore\n")
+	if got := fileText(t, path); got != "old\n" {
+		t.Fatalf("the plugin wrote the file: %q", got)
+	}
+}
+
+// Issue: ":q on it or :ClaudeCodeDiffDeny rejects"; spec: DIFF_REJECTED with
+// the tab name.
+func TestDiffReject(t *testing.T) {
+	for _, how := range []string{"quit", "ClaudeCodeDiffDeny"} {
+		t.Run(how, func(t *testing.T) {
+			e := newEnv(t, nil, true)
+			path := e.file(t, "a.txt", "old\n")
+			e.edit(t, path)
+			ch := e.openDiff(t, path, "new\n", tabA)
+			e.waitDiffs(t, tabA+"=pending")
+			e.n.ex(t, how)
+			wantTexts(t, toolOf(t, await(t, ch)), "DIFF_REJECTED", tabA)
+			e.waitDiffs(t)
+			if n := e.tabpages(t); n != 1 {
+				t.Fatalf("%d tab pages after the reject, want 1", n)
+			}
+			if got := fileText(t, path); got != "old\n" {
+				t.Fatalf("file changed: %q", got)
+			}
+		})
+	}
+}
+
+// Spec: "A new call with the tab_name of an open diff replaces that diff."
+func TestDiffReplace(t *testing.T) {
+	e := newEnv(t, nil, true)
+	path := e.file(t, "a.txt", "old\n")
+	first := e.openDiff(t, path, "one\n", tabA)
+	e.waitDiffs(t, tabA+"=pending")
+	second := e.openDiff(t, path, "two\n", tabA)
+	r := toolOf(t, await(t, first))
+	if len(r.texts()) > 0 && r.texts()[0] == "FILE_SAVED" {
+		t.Fatalf("the replaced diff was accepted: %q", r.texts())
+	}
+	e.n.waitLua(t, `["two"]`, `
+		local d = require('claude-ide-bridge.diff').list()
+		if #d ~= 1 then return #d end
+		return vim.api.nvim_buf_get_lines(0, 0, -1, false)`)
+	if n := e.tabpages(t); n != 2 {
+		t.Fatalf("%d tab pages, want the user's and one diff", n)
+	}
+	e.n.ex(t, "write")
+	wantTexts(t, toolOf(t, await(t, second)), "FILE_SAVED", "two\n")
+}
+
+// Spec (close_tab): "The plugin closes only the diff that openDiff opened with
+// this exact tab_name." A pending diff closed so is settled, never as accepted.
+func TestDiffCloseTab(t *testing.T) {
+	e := newEnv(t, nil, true)
+	a := e.file(t, "a.txt", "a\n")
+	b := e.file(t, "b.txt", "b\n")
+	tabB := strings.Replace(tabA, "a.txt", "b.txt", 1)
+	chA := e.openDiff(t, a, "A\n", tabA)
+	e.waitDiffs(t, tabA+"=pending")
+	chB := e.openDiff(t, b, "B\n", tabB)
+	e.waitDiffs(t, tabA+"=pending", tabB+"=pending")
+	e.c.tool(t, "close_tab", map[string]any{"tab_name": tabA})
+	e.waitDiffs(t, tabB+"=pending")
+	r := toolOf(t, await(t, chA))
+	if len(r.texts()) > 0 && r.texts()[0] == "FILE_SAVED" {
+		t.Fatalf("close_tab accepted the diff: %q", r.texts())
+	}
+	// A name that matches no diff closes nothing.
+	e.c.tool(t, "close_tab", map[string]any{"tab_name": "✻ [Claude Code] nope (000000) ⧉"})
+	e.waitDiffs(t, tabB+"=pending")
+	e.n.ex(t, "ClaudeCodeDiffDeny")
+	wantTexts(t, toolOf(t, await(t, chB)), "DIFF_REJECTED", tabB)
+}
+
+// Issue: ":ClaudeCodeCloseAllDiffs as the spec says (an accepted diff's text
+// goes into the file's buffer as unsaved changes unless the file already
+// holds it)"; pending diffs are rejected.
+func TestCloseAllDiffs(t *testing.T) {
+	e := newEnv(t, nil, true)
+	a := e.file(t, "a.txt", "a\n")
+	b := e.file(t, "b.txt", "b\n")
+	c := e.file(t, "c.txt", "c\n")
+	tabB := strings.Replace(tabA, "a.txt", "b.txt", 1)
+	tabC := strings.Replace(tabA, "a.txt", "c.txt", 1)
+
+	chA := e.openDiff(t, a, "A\n", tabA)
+	e.waitDiffs(t, tabA+"=pending")
+	e.n.ex(t, "write")
+	wantTexts(t, toolOf(t, await(t, chA)), "FILE_SAVED", "A\n")
+
+	chC := e.openDiff(t, c, "C\n", tabC)
+	e.waitDiffs(t, tabA+"=accepted", tabC+"=pending")
+	e.n.ex(t, "write")
+	wantTexts(t, toolOf(t, await(t, chC)), "FILE_SAVED", "C\n")
+	// Claude wrote c.txt: the file already holds the accepted text.
+	if err := os.WriteFile(c, []byte("C\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	chB := e.openDiff(t, b, "B\n", tabB)
+	e.waitDiffs(t, tabA+"=accepted", tabB+"=pending", tabC+"=accepted")
+
+	e.n.ex(t, "ClaudeCodeCloseAllDiffs")
+	wantTexts(t, toolOf(t, await(t, chB)), "DIFF_REJECTED", tabB)
+	e.waitDiffs(t)
+	if n := e.tabpages(t); n != 1 {
+		t.Fatalf("%d tab pages, want 1", n)
+	}
+	var bufA struct {
+		Lines    []string `json:"lines"`
+		Modified bool     `json:"modified"`
+	}
+	e.n.luaInto(t, &bufA, `local b = require('claude-ide-bridge.files').find(...)
+		return {lines = vim.api.nvim_buf_get_lines(b, 0, -1, false), modified = vim.bo[b].modified}`, a)
+	if !reflect.DeepEqual(bufA.Lines, []string{"A"}) || !bufA.Modified {
+		t.Fatalf("a.txt buffer %+v, want the accepted text, unsaved", bufA)
+	}
+	if got := fileText(t, a); got != "a\n" {
+		t.Fatalf("the plugin wrote a.txt: %q", got)
+	}
+	var cOpen bool
+	e.n.luaInto(t, &cOpen, `local b = require('claude-ide-bridge.files').find(...)
+		return b ~= nil and vim.bo[b].modified`, c)
+	if cOpen {
+		t.Fatal("c.txt got unsaved changes though the file already held the accepted text")
+	}
+}
+
+// Issue: "refuses a diff of a file with unsaved changes with a clear error".
+func TestDiffRefusesUnsavedFile(t *testing.T) {
+	e := newEnv(t, nil, true)
+	path := e.file(t, "a.txt", "old\n")
+	e.edit(t, path)
+	e.n.lua(t, `vim.api.nvim_buf_set_lines(0, 0, -1, false, {"unsaved"})`)
+	m := await(t, e.openDiff(t, path, "new\n", tabA))
+	var msg string
+	if m.Error != nil {
+		msg = m.Error.Message
+	} else {
+		r := toolOf(t, m)
+		if !r.IsError {
+			t.Fatalf("openDiff of a modified buffer succeeded: %q", r.texts())
+		}
+		msg = strings.Join(r.texts(), " ")
+	}
+	if !strings.Contains(msg, "a.txt has unsaved changes") {
+		t.Fatalf("error %q does not name the unsaved file", msg)
+	}
+	e.waitDiffs(t)
+	if n := e.tabpages(t); n != 1 {
+		t.Fatalf("%d tab pages, want 1", n)
+	}
+}
+
+// Issue: "never closes windows it did not open (no sweeping of other &diff
+// windows)".
+func TestDiffLeavesUserDiffWindows(t *testing.T) {
+	e := newEnv(t, nil, true)
+	x := e.file(t, "x.txt", "x\n")
+	y := e.file(t, "y.txt", "y\n")
+	a := e.file(t, "a.txt", "a\n")
+	e.edit(t, x)
+	e.n.ex(t, "diffthis | vsplit "+y+" | diffthis")
+	ch := e.openDiff(t, a, "A\n", tabA)
+	e.waitDiffs(t, tabA+"=pending")
+	e.n.ex(t, "quit")
+	wantTexts(t, toolOf(t, await(t, ch)), "DIFF_REJECTED", tabA)
+	e.waitDiffs(t)
+	var wins []bool
+	e.n.luaInto(t, &wins, `local out = {}
+		for _, w in ipairs(vim.api.nvim_list_wins()) do out[#out + 1] = vim.wo[w].diff end
+		return out`)
+	if !reflect.DeepEqual(wins, []bool{true, true}) {
+		t.Fatalf("user windows after the diff closed: diff flags %v, want [true true]", wins)
+	}
+}
+
+// Claude's Write tool proposes a file that does not exist yet.
+func TestDiffNewFile(t *testing.T) {
+	e := newEnv(t, nil, true)
+	path := e.proj + "/new.txt"
+	ch := e.openDiff(t, path, "fresh\n", tabA)
+	e.waitDiffs(t, tabA+"=pending")
+	e.n.ex(t, "ClaudeCodeDiffAccept")
+	wantTexts(t, toolOf(t, await(t, ch)), "FILE_SAVED", "fresh\n")
+	if _, err := os.Stat(path); err == nil {
+		t.Fatal("the plugin created the file")
+	}
+}
