@@ -1,0 +1,126 @@
+// Command driver measures the bridge against the Node baseline and the raw WebSocket limit in
+// one run (issue 8). It spawns each sidecar, acts as its editor on stdio (newline framing) and
+// as N Claude clients on WebSocket, and reads RSS and CPU from /proc. Repetitions interleave the
+// targets so drift hits all of them alike. It writes every number as JSON and the table of
+// medians and ratios as Markdown; bench/run puts that into docs/performance.md.
+//
+//	driver -bridge BIN -node-sidecar JS -echo BIN [-reps 5] [-smoke] -json OUT -md OUT
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"time"
+)
+
+func main() {
+	var (
+		bridgeBin = flag.String("bridge", "", "claude-ide-bridge binary")
+		nodeJS    = flag.String("node-sidecar", "", "bench/node/sidecar.js")
+		nodeBin   = flag.String("node", "node", "node binary")
+		echoBin   = flag.String("echo", "", "bench/echo binary")
+		reps      = flag.Int("reps", 5, "repetitions")
+		smoke     = flag.Bool("smoke", false, "each measurement once, tiny sizes (CI)")
+		jsonOut   = flag.String("json", "", "write all numbers here")
+		mdOut     = flag.String("md", "", "write the Markdown table here")
+		logPath   = flag.String("log", "", "sidecars' stderr (default: discarded)")
+		idle      = flag.Duration("idle", 0, "override the idle CPU window (default 30s, smoke 1s)")
+	)
+	flag.Parse()
+	if *bridgeBin == "" || *nodeJS == "" || *echoBin == "" {
+		flag.Usage()
+		os.Exit(2)
+	}
+	if err := run(*bridgeBin, *nodeBin, *nodeJS, *echoBin, *reps, *smoke, *idle, *jsonOut, *mdOut, *logPath); err != nil {
+		fmt.Fprintln(os.Stderr, "driver:", err)
+		os.Exit(1)
+	}
+}
+
+func run(bridgeBin, nodeBin, nodeJS, echoBin string, reps int, smoke bool, idle time.Duration, jsonOut, mdOut, logPath string) error {
+	cfg := config{
+		startupSamples: 10, idle: 30 * time.Second, diffBytes: 10 << 20, diffIters: 7,
+		fanClients: 16, fanUpdates: 300, floodRate: 1000, floodFor: 10 * time.Second,
+		manyClients: 256, debounce: 50 * time.Millisecond, logs: io.Discard,
+	}
+	if smoke {
+		reps = 1
+		cfg.startupSamples, cfg.idle, cfg.diffBytes, cfg.diffIters = 1, time.Second, 64<<10, 1
+		cfg.fanUpdates, cfg.floodFor, cfg.manyClients = 20, time.Second, 32
+	}
+	if idle > 0 {
+		cfg.idle = idle
+	}
+	if logPath != "" {
+		f, err := os.Create(logPath)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		cfg.logs = f
+	}
+	ws, err := os.MkdirTemp("", "bench-ws-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(ws)
+	cfg.workspace = ws
+	if err := writeWorkspace(ws); err != nil {
+		return err
+	}
+	content := sourceText(cfg.diffBytes)
+	targets := []target{
+		{"bridge", []string{bridgeBin, "serve", "--stdio"}},
+		{"node", []string{nodeBin, nodeJS}},
+	}
+	res := results{Reps: reps, Smoke: smoke, DiffBytes: cfg.diffBytes, Debounce: ms(cfg.debounce), Runs: map[string][]metrics{}}
+	for rep := 1; rep <= reps; rep++ {
+		for _, t := range targets {
+			fmt.Fprintf(os.Stderr, "rep %d/%d %s: start-up", rep, reps, t.name)
+			m := metrics{}
+			st, err := measureStartup(t, cfg)
+			if err != nil {
+				return fmt.Errorf("%s start-up: %w", t.name, err)
+			}
+			m["startup_ms"] = st
+			fmt.Fprintf(os.Stderr, ", session")
+			sm, err := measureSession(t, cfg, content)
+			if err != nil {
+				return fmt.Errorf("%s: %w", t.name, err)
+			}
+			fmt.Fprintf(os.Stderr, ", %d clients", cfg.manyClients)
+			cm, err := measureClients(t, cfg)
+			if err != nil {
+				return fmt.Errorf("%s clients: %w", t.name, err)
+			}
+			for _, part := range []metrics{sm, cm} {
+				for k, v := range part {
+					m[k] = v
+				}
+			}
+			res.Runs[t.name] = append(res.Runs[t.name], m)
+			fmt.Fprintln(os.Stderr)
+		}
+		fmt.Fprintf(os.Stderr, "rep %d/%d echo\n", rep, reps)
+		em, err := measureEcho(echoBin, cfg, content)
+		if err != nil {
+			return fmt.Errorf("echo: %w", err)
+		}
+		res.Runs["echo"] = append(res.Runs["echo"], em)
+	}
+	if jsonOut != "" {
+		data, _ := json.MarshalIndent(res, "", "  ")
+		if err := os.WriteFile(jsonOut, data, 0o644); err != nil {
+			return err
+		}
+	}
+	md := res.table(cfg)
+	if mdOut != "" {
+		return os.WriteFile(mdOut, []byte(md), 0o644)
+	}
+	fmt.Print(md)
+	return nil
+}

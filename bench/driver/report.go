@@ -1,0 +1,125 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+// results are all numbers of a run: per target, one metrics map per repetition.
+type results struct {
+	Reps      int                  `json:"reps"`
+	Smoke     bool                 `json:"smoke"`
+	DiffBytes int                  `json:"diffBytes"`
+	Debounce  float64              `json:"debounceMs"`
+	Runs      map[string][]metrics `json:"runs"`
+}
+
+// med is the median over repetitions of one metric, NaN when missing.
+func (r results) med(target, key string) float64 {
+	var xs []float64
+	for _, m := range r.Runs[target] {
+		if v, ok := m[key]; ok {
+			xs = append(xs, v)
+		}
+	}
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	return median(xs)
+}
+
+// row is one line of the table. goal returns the goal's text and whether it was met; nil means
+// reported only.
+type row struct {
+	name, key, unit string
+	echo            bool
+	goal            func(b, n, e float64) (string, bool)
+}
+
+func num(v float64) string {
+	switch {
+	case math.IsNaN(v):
+		return "—"
+	case v == 0:
+		return "0"
+	case math.Abs(v) >= 100:
+		return fmt.Sprintf("%.0f", v)
+	case math.Abs(v) >= 10:
+		return fmt.Sprintf("%.1f", v)
+	case math.Abs(v) >= 0.1:
+		return fmt.Sprintf("%.2f", v)
+	}
+	return fmt.Sprintf("%.3f", v)
+}
+
+func ratio(a, b float64) string {
+	if math.IsNaN(a) || math.IsNaN(b) || b == 0 {
+		return "—"
+	}
+	return fmt.Sprintf("%.2f", a/b)
+}
+
+func (r results) table(cfg config) string {
+	deb := r.Debounce
+	rows := []row{
+		{"Start-up to lock file written (`serve --stdio`, editor handshake)", "startup_ms", "ms", false,
+			func(b, n, e float64) (string, bool) { return "≤ 0.20 × Node", b <= n/5 }},
+		{"Idle RSS, one client connected", "idle_rss_mib", "MiB", false,
+			func(b, n, e float64) (string, bool) { return "≤ 0.33 × Node and < 20 MiB", b <= n/3 && b < 20 }},
+		{fmt.Sprintf("Idle CPU over %s, one client connected", cfg.idle), "idle_cpu_s", "CPU s", false, nil},
+		{fmt.Sprintf("openDiff round trip, %s file (client → sidecar → editor → sidecar → client)", size(r.DiffBytes)), "opendiff_ms", "ms", true,
+			func(b, n, e float64) (string, bool) {
+				return "≤ 1.0 × Node and ≤ 2.0 × limit", b <= n && b <= 2*e
+			}},
+		{"Selection fan-out to 16 clients, p50", "fan_p50_ms", "ms", false, nil},
+		{"Selection fan-out to 16 clients, p99", "fan_p99_ms", "ms", false,
+			func(b, n, e float64) (string, bool) { return "≤ 0.5 × Node", b <= n/2 }},
+		{"Flood 1000 updates/s, 16 clients: sidecar CPU", "flood_cpu_pct", "% of a core", false,
+			func(b, n, e float64) (string, bool) { return "< 5 %", b < 5 }},
+		{"Flood: updates actually sent by the driver", "flood_rate", "per s", false, nil},
+		{"Flood: last update reaches all 16 clients after", "flood_settle_ms", "ms", false,
+			func(b, n, e float64) (string, bool) { return fmt.Sprintf("≤ %.0f ms (one debounce)", deb), b <= deb }},
+		{"Flood: clients holding the latest selection at the end", "flood_latest_clients", "of 16", false,
+			func(b, n, e float64) (string, bool) { return "16", b == 16 }},
+		{"Flood: selection age when received, p99", "flood_p99_ms", "ms", false, nil},
+		{"Flood: selection_changed messages per client", "flood_msgs_per_client", "msgs", false, nil},
+		{"Idle clients connected (asked for 256)", "clients_accepted", "clients", false, nil},
+		{"Memory per idle client", "per_client_kib", "KiB", false, nil},
+		{"RSS with those clients", "many_clients_rss_mib", "MiB", false, nil},
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "| Measurement | Unit | Bridge | Node baseline | Echo limit | Bridge / Node | Bridge / limit | Goal | Met |\n")
+	fmt.Fprintf(&b, "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- | --- |\n")
+	for _, rw := range rows {
+		bv, nv := r.med("bridge", rw.key), r.med("node", rw.key)
+		ev := math.NaN()
+		if rw.echo {
+			ev = r.med("echo", rw.key)
+		}
+		goal, met := "reported", ""
+		if rw.goal != nil {
+			var ok bool
+			goal, ok = rw.goal(bv, nv, ev)
+			met = "no"
+			if ok {
+				met = "yes"
+			}
+		}
+		er := "—"
+		if rw.echo {
+			er = ratio(bv, ev)
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", rw.name, rw.unit, num(bv), num(nv), num(ev), ratio(bv, nv), er, goal, met)
+	}
+	fmt.Fprintf(&b, "\nMedians over %d repetition(s); within a repetition start-up is the median of %d starts, openDiff the median of %d round trips, fan-out percentiles are over %d updates × 16 clients.\n",
+		r.Reps, cfg.startupSamples, cfg.diffIters, cfg.fanUpdates)
+	return b.String()
+}
+
+func size(n int) string {
+	if n >= 1<<20 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d KiB", n>>10)
+}
