@@ -1,0 +1,79 @@
+package nvimtest
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"testing"
+)
+
+// mention is at_mentioned as Claude receives it; nil lines mean "absent".
+type mention struct {
+	FilePath  string `json:"filePath"`
+	LineStart *int   `json:"lineStart"`
+	LineEnd   *int   `json:"lineEnd"`
+}
+
+func lines(a, b int) (*int, *int) { return &a, &b }
+
+func (e *env) waitMention(t *testing.T, want mention) {
+	t.Helper()
+	e.c.waitNote(t, "at_mentioned", func(p json.RawMessage) bool {
+		var got mention
+		if json.Unmarshal(p, &got) != nil || got.FilePath != want.FilePath {
+			return false
+		}
+		eq := func(x, y *int) bool { return (x == nil && y == nil) || (x != nil && y != nil && *x == *y) }
+		return eq(got.LineStart, want.LineStart) && eq(got.LineEnd, want.LineEnd)
+	})
+}
+
+// Spec: "lineStart and lineEnd are 0-based, and lineEnd is the last selected
+// line ... filePath is absolute".
+func TestClaudeCodeSend(t *testing.T) {
+	e := newEnv(t, nil, true)
+	path := e.file(t, "a.txt", "1\n2\n3\n4\n5\n")
+	e.edit(t, path)
+
+	t.Run("range", func(t *testing.T) {
+		e.n.ex(t, "2,4ClaudeCodeSend")
+		s, end := lines(1, 3)
+		e.waitMention(t, mention{FilePath: path, LineStart: s, LineEnd: end})
+	})
+	t.Run("visual", func(t *testing.T) {
+		e.n.input(t, "gg2jVj:ClaudeCodeSend<CR>")
+		s, end := lines(2, 3)
+		e.waitMention(t, mention{FilePath: path, LineStart: s, LineEnd: end})
+	})
+	t.Run("whole file", func(t *testing.T) {
+		toNormal(t, e.n)
+		e.n.ex(t, "ClaudeCodeSend")
+		e.waitMention(t, mention{FilePath: path})
+	})
+}
+
+// Issue: ":ClaudeCodeAdd <path> [start] [end] (1-based user lines, 0-based on
+// the wire)".
+func TestClaudeCodeAdd(t *testing.T) {
+	e := newEnv(t, nil, true)
+	path := e.file(t, "b.txt", "1\n2\n3\n4\n5\n6\n")
+	s, end := lines(2, 4)
+	e.n.ex(t, "ClaudeCodeAdd b.txt 3 5")
+	e.waitMention(t, mention{FilePath: path, LineStart: s, LineEnd: end})
+	s, end = lines(5, 5)
+	e.n.ex(t, "ClaudeCodeAdd "+path+" 6")
+	e.waitMention(t, mention{FilePath: path, LineStart: s, LineEnd: end})
+	e.n.ex(t, "ClaudeCodeAdd ./b.txt")
+	e.waitMention(t, mention{FilePath: filepath.Clean(path)})
+}
+
+// Editor protocol: "with none connected the mention is held for 30 s and
+// delivered to the first client that completes its handshake".
+func TestSendBeforeClaudeConnects(t *testing.T) {
+	e := newEnv(t, nil, false)
+	path := e.file(t, "a.txt", "1\n2\n")
+	e.edit(t, path)
+	e.n.ex(t, "1,2ClaudeCodeSend")
+	e.c = dialClaude(t, e.cfg)
+	s, end := lines(0, 1)
+	e.waitMention(t, mention{FilePath: path, LineStart: s, LineEnd: end})
+}
