@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -192,6 +193,44 @@ func (s *sidecar) next(t *testing.T, method string) call {
 			t.Fatalf("the editor never received %s", method)
 		}
 	}
+}
+
+// collect returns the next n calls whose method is one of methods, in arrival order.
+func (s *sidecar) collect(t *testing.T, n int, methods ...string) []call {
+	t.Helper()
+	var out []call
+	timeout := time.After(bound)
+	for len(out) < n {
+		select {
+		case c := <-s.calls:
+			if slices.Contains(methods, c.Method) {
+				out = append(out, c)
+			}
+		case <-timeout:
+			t.Fatalf("the editor got %d of %d calls of %v", len(out), n, methods)
+		}
+	}
+	return out
+}
+
+type status struct {
+	Port     int    `json:"port"`
+	LockPath string `json:"lockPath"`
+	Clients  int    `json:"clients"`
+	Diffs    []struct {
+		TabName  string `json:"tabName"`
+		FilePath string `json:"filePath"`
+		State    string `json:"state"`
+	} `json:"diffs"`
+}
+
+func (s *sidecar) status(t *testing.T) status {
+	t.Helper()
+	var st status
+	if err := s.call(t, "status", map[string]any{}, &st); err != nil {
+		t.Fatalf("status: %v", err)
+	}
+	return st
 }
 
 // noCall fails if the bridge sent method among the calls received so far.
