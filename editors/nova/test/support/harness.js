@@ -69,16 +69,22 @@ async function setup(t, opts = {}) {
     processEnv: Object.assign({}, process.env, { CLAUDE_CONFIG_DIR: configDir, HOME: root }),
   });
   for (const name of opts.open || []) await standin.user.open(path.join(workspace, name));
+  // The extension logs the sidecar's stderr to Nova's extension console; keep it
+  // with the test instead of the runner's output.
+  const log = [];
+  const consoleLog = console.log;
+  console.log = (...args) => log.push(args.join(" "));
   const ext = freshExtension();
   ext.activate();
 
-  const env = { root, workspace, configDir, standin, ext, file: (name) => path.join(workspace, name), clients: [] };
+  const env = { root, workspace, configDir, standin, ext, log, file: (name) => path.join(workspace, name), clients: [] };
   t.after(async () => {
     for (const c of env.clients) c.close();
     await ext.deactivate();
     for (const p of Array.from(standin.processes)) p.kill();
     await waitFor(() => standin.processes.size === 0, "processes to exit");
     standinNova.uninstall();
+    console.log = consoleLog;
     fs.rmSync(root, { recursive: true, force: true });
   });
   return env;
