@@ -292,3 +292,18 @@ func TestDiffNewFile(t *testing.T) {
 		t.Fatal("the plugin created the file")
 	}
 }
+
+// The usual case: the user is typing in the Claude terminal when the diff
+// comes. It must still open, focused, and :w must accept it.
+func TestDiffWhileInTerminalMode(t *testing.T) {
+	e := newEnv(t, map[string]any{"terminal_cmd": []string{"cat"}}, true)
+	path := e.file(t, "a.txt", "old\n")
+	e.edit(t, path)
+	e.n.ex(t, "ClaudeCode")
+	e.n.waitLua(t, `"t"`, `return vim.api.nvim_get_mode().mode`)
+	ch := e.openDiff(t, path, "new\n", tabA)
+	e.waitDiffs(t, tabA+"=pending")
+	e.n.waitLua(t, `"acwrite"`, `return vim.bo.buftype`)
+	e.n.input(t, "<Esc>:w<CR>")
+	wantTexts(t, toolOf(t, await(t, ch)), "FILE_SAVED", "new\n")
+}

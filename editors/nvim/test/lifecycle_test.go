@@ -41,9 +41,20 @@ func TestTerminal(t *testing.T) {
 	}
 
 	// Move about in the terminal, then back to the file: only the file is
-	// ever reported.
+	// ever reported. The plugin's counters show that a debounced check ran
+	// while the terminal was current and sent nothing.
+	var before struct{ Flushes, Sent int }
+	e.n.luaInto(t, &before, `return require("claude-ide-bridge.tracker").stats()`)
 	e.n.input(t, `<C-\><C-n>kk`)
 	e.n.waitLua(t, `"terminal"`, `return vim.bo.buftype`)
+	var after struct{ Flushes, Sent int }
+	waitFor(t, "a selection check in the terminal", func() bool {
+		e.n.luaInto(t, &after, `return require("claude-ide-bridge.tracker").stats()`)
+		return after.Flushes > before.Flushes
+	})
+	if after.Sent != before.Sent {
+		t.Fatalf("%d selection(s) sent from the terminal", after.Sent-before.Sent)
+	}
 	var wins int
 	e.n.luaInto(t, &wins, `return #vim.api.nvim_list_wins()`)
 	e.n.ex(t, "wincmd p")

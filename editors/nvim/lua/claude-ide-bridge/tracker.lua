@@ -11,6 +11,8 @@ local state = {
   last_win = nil, -- last window that showed a file
   send = nil,
   delay = 50,
+  flushes = 0, -- debounce timers that fired
+  sent = 0, -- selections sent
 }
 
 local augroup = vim.api.nvim_create_augroup("ClaudeIdeBridgeSelection", { clear = true })
@@ -52,6 +54,7 @@ local function flush()
   if not state.send then
     return
   end
+  state.flushes = state.flushes + 1
   local cur = vim.api.nvim_get_current_win()
   if not is_file_win(cur) then
     return
@@ -66,6 +69,7 @@ local function flush()
     return
   end
   state.last = key
+  state.sent = state.sent + 1
   state.send(sel)
 end
 
@@ -82,6 +86,11 @@ local function schedule()
   end
   state.timer:stop()
   state.timer:start(state.delay, 0, vim.schedule_wrap(flush))
+end
+
+--- Counters for :ClaudeCodeStatus and tests: {flushes, sent}.
+function M.stats()
+  return { flushes = state.flushes, sent = state.sent }
 end
 
 --- Watches window focus (always, for getCurrentSelection's active window).
