@@ -58,6 +58,7 @@ type sidecar struct {
 	out     syncBuffer // every byte the child wrote to stdout
 	stderr  syncBuffer
 	calls   chan call
+	written chan []byte // every message the editor wrote, once written
 	runDone chan struct{}
 	exited  chan struct{}
 	waitErr error
@@ -99,7 +100,7 @@ func startSidecar(t *testing.T, framing string, args ...string) *sidecar {
 		t.Fatal(err)
 	}
 	s := &sidecar{t: t, framing: framing, cfgDir: filepath.Join(tmp, "config"), ws: ws,
-		calls: make(chan call, 1024), runDone: make(chan struct{}), exited: make(chan struct{}),
+		calls: make(chan call, 1024), written: make(chan []byte, 1024), runDone: make(chan struct{}), exited: make(chan struct{}),
 		answers: map[string]func(context.Context, json.RawMessage) (any, error){}}
 	inR, inW, err := os.Pipe()
 	if err != nil {
@@ -111,7 +112,8 @@ func startSidecar(t *testing.T, framing string, args ...string) *sidecar {
 	}
 	s.cmd = exec.Command(bin, append([]string{"serve", "--stdio"}, args...)...)
 	s.cmd.Dir = ws
-	s.cmd.Env = append(os.Environ(), "CLAUDE_CONFIG_DIR="+s.cfgDir, "HOME="+tmp)
+	s.cmd.Env = append(os.Environ(), "CLAUDE_CONFIG_DIR="+s.cfgDir, "HOME="+tmp,
+		"GORACE=atexit_sleep_ms=0") // a -race binary otherwise sleeps 1s before exiting
 	s.cmd.Stdin, s.cmd.Stdout, s.cmd.Stderr = inR, outW, &s.stderr
 	if err := s.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -126,9 +128,9 @@ func startSidecar(t *testing.T, framing string, args ...string) *sidecar {
 	r := io.TeeReader(outR, &s.out)
 	var stream jsonrpc.Stream
 	if framing == "header" {
-		stream = jsonrpc.NewHeaderStream(r, inW)
+		stream = jsonrpc.NewHeaderStream(r, tellWriter{inW, s.written})
 	} else {
-		stream = jsonrpc.NewLineStream(r, inW)
+		stream = jsonrpc.NewLineStream(r, tellWriter{inW, s.written})
 	}
 	s.conn = jsonrpc.NewConn(stream, s.handle)
 	s.conn.OnError = func(err error) { t.Errorf("bridge sent a bad message: %v", err) }
@@ -395,6 +397,39 @@ func (s *sidecar) checkStdout(t *testing.T) {
 		}
 		if i == 0 && (!m.IsResponse() || string(m.ID) != "1") {
 			t.Errorf("the bridge's first message is not the answer to initialize: %s", frame)
+		}
+	}
+}
+
+// tellWriter reports each write after it happened.
+type tellWriter struct {
+	io.WriteCloser
+	wrote chan []byte
+}
+
+func (w tellWriter) Write(p []byte) (int, error) {
+	n, err := w.WriteCloser.Write(p)
+	select {
+	case w.wrote <- append([]byte(nil), p...):
+	default:
+	}
+	return n, err
+}
+
+// settle waits until the editor has written an answer to one of the bridge's requests, then
+// makes a round trip: the bridge reads in order, so after it the answer has been delivered.
+func (s *sidecar) settle(t *testing.T) {
+	t.Helper()
+	timeout := time.After(bound)
+	for {
+		select {
+		case b := <-s.written:
+			if bytes.Contains(b, []byte(`"result"`)) || bytes.Contains(b, []byte(`"error"`)) {
+				s.status(t)
+				return
+			}
+		case <-timeout:
+			t.Fatal("the editor never answered")
 		}
 	}
 }
