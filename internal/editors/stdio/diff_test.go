@@ -76,7 +76,9 @@ func TestDiffAccepted(t *testing.T) {
 		if sd != (showDiff{tab, path, path, "new\n", true}) {
 			t.Errorf("showDiff = %+v", sd)
 		}
-		var st struct{ Diffs []struct{ TabName, FilePath, State string } }
+		var st struct {
+			Diffs []struct{ TabName, FilePath, State string }
+		}
 		if err := s.call(t, "status", nil, &st); err != nil || len(st.Diffs) != 1 || st.Diffs[0].State != "pending" || st.Diffs[0].FilePath != path {
 			t.Errorf("status while pending = %+v, %v", st, err)
 		}

@@ -174,4 +174,3 @@ func TestClientNotifications(t *testing.T) {
 		s.noCall(t, "clientConnected")
 	})
 }
-
