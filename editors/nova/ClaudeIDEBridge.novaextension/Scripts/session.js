@@ -87,8 +87,12 @@ class Session {
 
   /** start runs binary and initializes it; resolves with the initialize result. */
   async start(binary) {
+    const args = ["serve", "--stdio"];
+    // For bug reports: every WebSocket frame, one JSON line each.
+    const trace = nova.config.get("claude-ide-bridge.traceFile", "string");
+    if (trace) args.push("--trace", nova.path.expanduser(trace));
     const proc = new Process(binary, {
-      args: ["serve", "--stdio"],
+      args,
       stdio: "jsonrpc",
       cwd: nova.workspace.path || undefined,
     });
