@@ -1,0 +1,37 @@
+package bridge_test
+
+import (
+	"path/filepath"
+	"testing"
+)
+
+func TestOpenDiffAcceptRoundTrip(t *testing.T) {
+	b, ed := start(t)
+	c := connect(t, b)
+	ctx := ctxT(t)
+	path := filepath.Join(b.Model.Folders()[0], "a.txt")
+	type res struct {
+		texts []string
+		err   error
+	}
+	done := make(chan res, 1)
+	go func() {
+		r, err := c.Tool(ctx, "openDiff", map[string]any{"old_file_path": path, "new_file_path": path, "new_file_contents": "new\n", "tab_name": "T1"})
+		if err != nil {
+			done <- res{err: err}
+			return
+		}
+		done <- res{texts: r.Texts()}
+	}()
+	p := <-ed.shown
+	if p.TabName != "T1" || p.NewContents != "new\n" || p.FileExists {
+		t.Fatalf("shown %+v", p)
+	}
+	if err := b.Model.DiffAccepted("T1", "edited\n"); err != nil {
+		t.Fatal(err)
+	}
+	r := <-done
+	if r.err != nil || len(r.texts) != 2 || r.texts[0] != "FILE_SAVED" || r.texts[1] != "edited\n" {
+		t.Fatalf("got %+v", r)
+	}
+}
