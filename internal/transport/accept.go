@@ -121,7 +121,8 @@ func loopbackHost(host string, port int) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
+	w := closingWriter{rw}
 	if status, reason := h.Check(r); status != 0 {
 		h.cfg.Log.Info("refused connection", "status", status, "reason", reason, "remote", r.RemoteAddr)
 		http.Error(w, reason, status)
