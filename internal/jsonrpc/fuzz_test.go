@@ -1,0 +1,95 @@
+package jsonrpc_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"testing"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/jsonrpc"
+)
+
+// FuzzDecode: whatever arrives on either channel, Decode must not panic, and every refusal must
+// be a *jsonrpc.Error with a code the peer can act on (JSON-RPC 2.0: -32700 for text that is not
+// JSON, -32600 for JSON that is not a valid request).
+func FuzzDecode(f *testing.F) {
+	for _, s := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"openDiff","arguments":{}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":"a","result":{}}`,
+		`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}`,
+		`[{"jsonrpc":"2.0","id":1,"method":"ping"}]`,
+		`"just a string"`, `42`, `null`, `{`, ``, "\xff\xfe", `{"jsonrpc":"1.0","id":1,"method":"x"}`,
+		`{"jsonrpc":"2.0","id":{},"method":"x"}`, `{"jsonrpc":"2.0","id":1,"method":7}`,
+		`{"jsonrpc":"2.0","id":1}`, `{"a":"\"{[{[{["}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, err := jsonrpc.Decode(data)
+		if err != nil {
+			var e *jsonrpc.Error
+			if !errors.As(err, &e) {
+				t.Fatalf("Decode(%q) error %T %v is not a *jsonrpc.Error", data, err, err)
+			}
+			if e.Code != jsonrpc.CodeParseError && e.Code != jsonrpc.CodeInvalidRequest {
+				t.Fatalf("Decode(%q) error code %d, want -32700 or -32600", data, e.Code)
+			}
+			return
+		}
+		if m == nil {
+			t.Fatalf("Decode(%q): nil message and nil error", data)
+		}
+		if m.JSONRPC != "2.0" {
+			t.Fatalf("Decode(%q) accepted jsonrpc %q", data, m.JSONRPC)
+		}
+		if m.Method == "" && m.ID == nil {
+			t.Fatalf("Decode(%q) accepted a message with neither method nor id", data)
+		}
+	})
+}
+
+// FuzzStdioFraming: the editor channel reads whatever bytes the editor writes. The detecting
+// stream must never panic, every Read must consume input (so a finite input always ends), and no
+// returned frame may exceed MaxFrame.
+func FuzzStdioFraming(f *testing.F) {
+	for _, s := range []string{
+		"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{}}\n",
+		"Content-Length: 2\r\n\r\n{}Content-Length: 2\r\n\r\n{}",
+		"\n\n  {}\n{}",
+		"Content-Length: -1\r\n\r\n",
+		"Content-Length: 99\r\n\r\n{}",
+		"content-length: 2\r\nContent-Type: x\r\n\r\n[]",
+		"C\r\n\r\n",
+		"x{}",
+		"",
+		"[1,2]\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s := jsonrpc.NewDetectStream(bytes.NewReader(data), nopWriteCloser{})
+		// Each successful Read consumes at least one byte, so len(data)+1 reads must end it.
+		for i := 0; i <= len(data)+1; i++ {
+			frame, err := s.Read(context.Background())
+			if err != nil {
+				if errors.Is(err, jsonrpc.ErrFrameTooLarge) {
+					continue
+				}
+				return
+			}
+			if len(frame) > jsonrpc.MaxFrame {
+				t.Fatalf("frame of %d bytes over MaxFrame", len(frame))
+			}
+		}
+		t.Fatalf("stream over %d bytes did not end after %d reads", len(data), len(data)+2)
+	})
+}
+
+type nopWriteCloser struct{}
+
+func (nopWriteCloser) Write(p []byte) (int, error) { return len(p), nil }
+func (nopWriteCloser) Close() error                { return nil }
+
+var _ io.WriteCloser = nopWriteCloser{}
