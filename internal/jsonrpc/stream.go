@@ -42,6 +42,7 @@ type ioStream struct {
 	closer  io.Closer
 	framing Framing // set once before the first Write; guarded by mu for writers
 	detect  bool
+	max     int // frame limit; 0 means MaxFrame (tests lower it)
 
 	mu sync.Mutex // serialises writes
 }
@@ -56,9 +57,9 @@ func NewHeaderStream(r io.Reader, w io.WriteCloser) Stream {
 	return &ioStream{r: bufio.NewReaderSize(r, 64<<10), w: w, closer: w, framing: FramingHeader}
 }
 
-// NewDetectStream detects the peer's framing from its first byte ('C' for headers, '{' or
-// white space for lines) and writes in the same framing. Writes before the first message is read
-// wait for detection.
+// NewDetectStream detects the peer's framing from its first byte ('C' for headers, '{' or '['
+// for lines; leading white space is skipped) and writes in the same framing. Writes before the
+// first message was read use line framing: a server must not speak first.
 func NewDetectStream(r io.Reader, w io.WriteCloser) Stream {
 	return &ioStream{r: bufio.NewReaderSize(r, 64<<10), w: w, closer: w, detect: true}
 }
@@ -111,8 +112,12 @@ func (s *ioStream) readLine() ([]byte, error) {
 		var line []byte
 		for {
 			chunk, err := s.r.ReadSlice('\n')
-			if len(line)+len(chunk) > MaxFrame {
-				if err := s.skipLine(); err != nil {
+			if len(line)+len(chunk) > s.limit() {
+				// Drop the rest of this line only: a chunk read up to its newline ends it.
+				if errors.Is(err, bufio.ErrBufferFull) {
+					err = s.skipLine()
+				}
+				if err != nil && !errors.Is(err, io.EOF) {
 					return nil, err
 				}
 				return nil, ErrFrameTooLarge
@@ -175,7 +180,7 @@ func (s *ioStream) readHeader() ([]byte, error) {
 			length = n
 		}
 	}
-	if length > MaxFrame {
+	if length > s.limit() {
 		if _, err := io.CopyN(io.Discard, s.r, int64(length)); err != nil {
 			return nil, err
 		}
@@ -186,6 +191,13 @@ func (s *ioStream) readHeader() ([]byte, error) {
 		return nil, err
 	}
 	return buf, nil
+}
+
+func (s *ioStream) limit() int {
+	if s.max > 0 {
+		return s.max
+	}
+	return MaxFrame
 }
 
 func (s *ioStream) Write(ctx context.Context, msg []byte) error {

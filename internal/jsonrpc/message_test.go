@@ -1,0 +1,123 @@
+package jsonrpc_test
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/jsonrpc"
+)
+
+func TestDecode(t *testing.T) {
+	deep := func(n int) string {
+		return `{"jsonrpc":"2.0","method":"x","params":{"a":` + strings.Repeat("[", n) + strings.Repeat("]", n) + `}}`
+	}
+	for _, tt := range []struct {
+		name, in string
+		code     int    // 0: valid
+		id       string // the id the error answer names, if any
+	}{
+		{"request", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, 0, ""},
+		{"string id", `{"jsonrpc":"2.0","id":"a-1","method":"ping"}`, 0, ""},
+		{"negative id", `{"jsonrpc":"2.0","id":-3,"method":"ping"}`, 0, ""},
+		{"notification", `{"jsonrpc":"2.0","method":"selectionChanged","params":{}}`, 0, ""},
+		{"response", `{"jsonrpc":"2.0","id":1,"result":{}}`, 0, ""},
+		{"error response", `{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"no"}}`, 0, ""},
+		// JSON-RPC 2.0 §5: "If there was an error in detecting the id in the Request object
+		// (e.g. Parse error/Invalid Request), it MUST be Null."
+		{"error response with null id", `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}`, 0, ""},
+		{"white space around", " \r\n\t{\"jsonrpc\":\"2.0\",\"method\":\"x\"}\n", 0, ""},
+		{"nesting 200", deep(200), 0, ""},
+
+		// -32700 Parse error: "Invalid JSON was received by the server."
+		{"not JSON", `{"jsonrpc":`, jsonrpc.CodeParseError, ""},
+		{"empty", ``, jsonrpc.CodeParseError, ""},
+		{"invalid UTF-8", "{\"jsonrpc\":\"2.0\",\"method\":\"\xff\"}", jsonrpc.CodeParseError, ""},
+		{"nesting 300", deep(300), jsonrpc.CodeParseError, ""},
+		{"trailing garbage", `{"jsonrpc":"2.0","method":"x"} {}`, jsonrpc.CodeParseError, ""},
+
+		// -32600 Invalid Request: "The JSON sent is not a valid Request object."
+		{"batch", `[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, jsonrpc.CodeInvalidRequest, ""},
+		{"string", `"ping"`, jsonrpc.CodeInvalidRequest, ""},
+		{"number", `42`, jsonrpc.CodeInvalidRequest, ""},
+		{"null", `null`, jsonrpc.CodeInvalidRequest, ""},
+		{"jsonrpc 1.0", `{"jsonrpc":"1.0","id":7,"method":"ping"}`, jsonrpc.CodeInvalidRequest, "7"},
+		{"no jsonrpc", `{"id":"q","method":"ping"}`, jsonrpc.CodeInvalidRequest, `"q"`},
+		{"method not a string", `{"jsonrpc":"2.0","id":1,"method":7}`, jsonrpc.CodeInvalidRequest, ""},
+		{"object id", `{"jsonrpc":"2.0","id":{},"method":"ping"}`, jsonrpc.CodeInvalidRequest, ""},
+		{"array id", `{"jsonrpc":"2.0","id":[1],"method":"ping"}`, jsonrpc.CodeInvalidRequest, ""},
+		{"bool id", `{"jsonrpc":"2.0","id":true,"method":"ping"}`, jsonrpc.CodeInvalidRequest, ""},
+		{"null id request", `{"jsonrpc":"2.0","id":null,"method":"ping"}`, jsonrpc.CodeInvalidRequest, ""},
+		{"neither method nor id", `{"jsonrpc":"2.0","params":{}}`, jsonrpc.CodeInvalidRequest, ""},
+		{"response without result", `{"jsonrpc":"2.0","id":1}`, jsonrpc.CodeInvalidRequest, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			m, err := jsonrpc.Decode([]byte(tt.in))
+			if tt.code == 0 {
+				if err != nil || m == nil {
+					t.Fatalf("Decode = %v, %v; want a message", m, err)
+				}
+				return
+			}
+			var e *jsonrpc.Error
+			if !errors.As(err, &e) || e.Code != tt.code {
+				t.Fatalf("Decode error = %v, want code %d", err, tt.code)
+			}
+			if tt.id != "" && (m == nil || string(m.ID) != tt.id) {
+				t.Errorf("the partial message does not carry id %s for the answer: %+v", tt.id, m)
+			}
+		})
+	}
+}
+
+func TestUnmarshalParams(t *testing.T) {
+	type params struct {
+		FilePath  string `json:"filePath"`
+		LineStart *int   `json:"lineStart"`
+		Preview   bool   `json:"preview"`
+		Folders   []string
+	}
+	for _, tt := range []struct{ in, field string }{
+		{`{"filePath":3}`, `"filePath" must be a string`},
+		{`{"lineStart":"9"}`, `"lineStart" must be a number`},
+		{`{"preview":"yes"}`, `"preview" must be a boolean`},
+		{`{"Folders":"a"}`, `"Folders" must be an array`},
+		{`[1]`, `params must be an object`},
+		{`"x"`, `params must be an object`},
+	} {
+		var p params
+		err := jsonrpc.UnmarshalParams(json.RawMessage(tt.in), &p)
+		var e *jsonrpc.Error
+		if !errors.As(err, &e) || e.Code != jsonrpc.CodeInvalidParams || !strings.Contains(e.Message, tt.field) {
+			t.Errorf("UnmarshalParams(%s) = %v, want -32602 with %q", tt.in, err, tt.field)
+		}
+	}
+	for _, in := range []string{``, `null`, `{}`, ` {"filePath":"/a"} `} {
+		var p params
+		if err := jsonrpc.UnmarshalParams(json.RawMessage(in), &p); err != nil {
+			t.Errorf("UnmarshalParams(%q) = %v; missing or null params decode as {}", in, err)
+		}
+	}
+	if err := jsonrpc.Required(false, "tab_name"); err == nil || !strings.Contains(err.Error(), `"tab_name" is required`) {
+		t.Errorf("Required = %v", err)
+	}
+}
+
+func TestEncodeNotification(t *testing.T) {
+	b, err := jsonrpc.EncodeNotification("selection_changed", map[string]string{"text": "a\nb"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), "\n") {
+		t.Errorf("a message with a raw newline breaks line framing: %s", b)
+	}
+	m, err := jsonrpc.Decode(b)
+	if err != nil || m.Method != "selection_changed" || m.ID != nil {
+		t.Errorf("Decode(%s) = %+v, %v", b, m, err)
+	}
+	b, _ = jsonrpc.EncodeNotification("x", nil)
+	if string(b) != `{"jsonrpc":"2.0","method":"x","params":{}}` {
+		t.Errorf("nil params: %s", b)
+	}
+}
