@@ -20,7 +20,7 @@ import (
 // Sec-WebSocket-Protocol: mcp, User-Agent, X-Claude-Code-Ide-Authorization. No Origin."), as
 // editable lines so each case can break exactly one thing.
 type secRequest struct {
-	line    string     // request line
+	line    string      // request line
 	headers [][2]string // in order; duplicates allowed
 }
 
@@ -215,7 +215,9 @@ var handshakeCases = []handshakeCase{
 	{"plain HTTP GET without token", cli(func(r *secRequest, p int, tok string) {
 		r.del("Upgrade").del("Connection").del("X-Claude-Code-Ide-Authorization")
 	}), 401},
-	{"Upgrade: h2c", cli(func(r *secRequest, p int, tok string) { r.set("Upgrade", "h2c").set("Connection", "Upgrade, HTTP2-Settings") }), 426},
+	{"Upgrade: h2c", cli(func(r *secRequest, p int, tok string) {
+		r.set("Upgrade", "h2c").set("Connection", "Upgrade, HTTP2-Settings")
+	}), 426},
 	{"no Sec-WebSocket-Key", cli(func(r *secRequest, p int, tok string) { r.del("Sec-WebSocket-Key") }), 400},
 	{"Sec-WebSocket-Version 8", cli(func(r *secRequest, p int, tok string) { r.set("Sec-WebSocket-Version", "8") }), 400},
 
