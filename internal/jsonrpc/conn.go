@@ -77,6 +77,11 @@ func (c *Conn) dispatch(data []byte) {
 			id = m.ID
 		}
 		c.report(err)
+		if looksLikeResponse(data) {
+			// Answering a bad answer invites an answer to that: two peers would bounce
+			// errors forever. JSON-RPC never answers a response.
+			return
+		}
 		c.reply(nil, id, rpcErr)
 		return
 	}
@@ -93,6 +98,20 @@ func (c *Conn) dispatch(data []byte) {
 	req := &Request{Method: m.Method, Params: m.Params, ID: m.ID}
 	c.wg.Add(1)
 	go c.handle(req)
+}
+
+// looksLikeResponse reports whether data is an object with a result or error member and no
+// method.
+func looksLikeResponse(data []byte) bool {
+	var probe struct {
+		Method any             `json:"method"`
+		Result json.RawMessage `json:"result"`
+		Error  json.RawMessage `json:"error"`
+	}
+	if json.Unmarshal(data, &probe) != nil {
+		return false
+	}
+	return probe.Method == nil && (probe.Result != nil || probe.Error != nil)
 }
 
 func (c *Conn) handle(req *Request) {

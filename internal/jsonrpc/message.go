@@ -102,7 +102,9 @@ func Decode(data []byte) (*Message, error) {
 		}
 		return nil, Errorf(CodeInvalidRequest, "invalid request: %v", err)
 	}
-	if m.ID != nil && !validID(m.ID) {
+	// JSON-RPC 2.0 §5: an error answer to a request whose id could not be read has id null.
+	nullErr := string(m.ID) == "null" && m.Method == "" && m.Error != nil
+	if m.ID != nil && !validID(m.ID) && !nullErr {
 		id := m.ID
 		return &Message{ID: nil}, &Error{Code: CodeInvalidRequest, Message: "invalid request: id must be a string or number", Data: string(id)}
 	}
@@ -178,6 +180,9 @@ func marshalResult(v any) (json.RawMessage, error) {
 	case nil:
 		return json.RawMessage("{}"), nil
 	case json.RawMessage:
+		if len(v) == 0 { // absent params passed through: a response needs a result
+			return json.RawMessage("{}"), nil
+		}
 		return v, nil
 	}
 	return json.Marshal(v)
