@@ -223,7 +223,7 @@ func TestBadResponsesAreNotAnswered(t *testing.T) {
 	send(`{"jsonrpc":"1.0","id":9,"result":{}}`)
 	send(`{"jsonrpc":"2.0","id":{},"error":{"code":1,"message":"x"}}`)
 	send(`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}`) // valid: no answer, no report
-	send(`{"jsonrpc":"2.0","id":77,"result":{}}`)                               // answers no call of ours: ignored
+	send(`{"jsonrpc":"2.0","id":77,"result":{}}`)                             // answers no call of ours: ignored
 	send(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)
 	if got := recv(); got != `{"jsonrpc":"2.0","id":1,"result":{}}` {
 		t.Errorf("the first answer is %s; the bad responses were answered", got)
