@@ -28,19 +28,27 @@ func main() {
 		mdOut     = flag.String("md", "", "write the Markdown table here")
 		logPath   = flag.String("log", "", "sidecars' stderr (default: discarded)")
 		idle      = flag.Duration("idle", 0, "override the idle CPU window (default 30s, smoke 1s)")
+		diffBytes = flag.Int("diff-bytes", 0, "override the openDiff file size (default 10 MiB, smoke 64 KiB)")
+		diffIters = flag.Int("diff-iters", 0, "override the openDiff round trips per repetition")
 	)
 	flag.Parse()
 	if *bridgeBin == "" || *nodeJS == "" || *echoBin == "" {
 		flag.Usage()
 		os.Exit(2)
 	}
-	if err := run(*bridgeBin, *nodeBin, *nodeJS, *echoBin, *reps, *smoke, *idle, *jsonOut, *mdOut, *logPath); err != nil {
+	if err := run(*bridgeBin, *nodeBin, *nodeJS, *echoBin, *reps, *smoke, overrides{*idle, *diffBytes, *diffIters}, *jsonOut, *mdOut, *logPath); err != nil {
 		fmt.Fprintln(os.Stderr, "driver:", err)
 		os.Exit(1)
 	}
 }
 
-func run(bridgeBin, nodeBin, nodeJS, echoBin string, reps int, smoke bool, idle time.Duration, jsonOut, mdOut, logPath string) error {
+// overrides change single sizes for quick experiments; zero keeps the default.
+type overrides struct {
+	idle                 time.Duration
+	diffBytes, diffIters int
+}
+
+func run(bridgeBin, nodeBin, nodeJS, echoBin string, reps int, smoke bool, o overrides, jsonOut, mdOut, logPath string) error {
 	cfg := config{
 		startupSamples: 10, idle: 30 * time.Second, diffBytes: 10 << 20, diffIters: 7,
 		fanClients: 16, fanUpdates: 300, floodRate: 1000, floodFor: 10 * time.Second,
@@ -51,8 +59,14 @@ func run(bridgeBin, nodeBin, nodeJS, echoBin string, reps int, smoke bool, idle 
 		cfg.startupSamples, cfg.idle, cfg.diffBytes, cfg.diffIters = 1, time.Second, 64<<10, 1
 		cfg.fanUpdates, cfg.floodFor, cfg.manyClients = 20, time.Second, 32
 	}
-	if idle > 0 {
-		cfg.idle = idle
+	if o.idle > 0 {
+		cfg.idle = o.idle
+	}
+	if o.diffBytes > 0 {
+		cfg.diffBytes = o.diffBytes
+	}
+	if o.diffIters > 0 {
+		cfg.diffIters = o.diffIters
 	}
 	if logPath != "" {
 		f, err := os.Create(logPath)

@@ -1,0 +1,90 @@
+package jsonrpc_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/jsonrpc"
+)
+
+// Hot paths of both channels: every message is decoded once and every notification encoded
+// once. The big case is an openDiff carrying a 10 MiB file, the largest message the CLI sends.
+
+func selectionParams() map[string]any {
+	return map[string]any{
+		"text": "func (m *Model) SelectionChanged(sel Selection) {", "filePath": "/w/internal/ide/selection.go",
+		"fileUrl":   "file:///w/internal/ide/selection.go",
+		"selection": map[string]any{"start": map[string]int{"line": 14, "character": 0}, "end": map[string]int{"line": 14, "character": 52}, "isEmpty": false},
+	}
+}
+
+// bigText is n bytes of source-like text with characters JSON must escape.
+func bigText(n int) string {
+	line := "\tif x := f(\"héllo\\n\", i); x < limit && ok { log = append(log, &e) } // → 日本\n"
+	return strings.Repeat(line, n/len(line)+1)[:n-n%len(line)]
+}
+
+func openDiffMessage(n int) []byte {
+	msg, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": map[string]any{
+		"name": "openDiff", "arguments": map[string]any{"old_file_path": "/w/a.go", "new_file_path": "/w/a.go",
+			"new_file_contents": bigText(n), "tab_name": "✻ [Claude Code] a.go (aa7495) ⧉"}}})
+	return msg
+}
+
+func BenchmarkDecode(b *testing.B) {
+	sel, _ := jsonrpc.EncodeNotification("selection_changed", selectionParams())
+	for _, c := range []struct {
+		name string
+		msg  []byte
+	}{{"selection", sel}, {"openDiff10MiB", openDiffMessage(10 << 20)}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(c.msg)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := jsonrpc.Decode(c.msg); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkEncode(b *testing.B) {
+	big := map[string]any{"tabName": "✻ [Claude Code] a.go (aa7495) ⧉", "filePath": "/w/a.go", "newFilePath": "/w/a.go", "newContents": bigText(10 << 20), "fileExists": true}
+	for _, c := range []struct {
+		name   string
+		params any
+	}{{"selection", selectionParams()}, {"showDiff10MiB", big}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				msg, err := jsonrpc.EncodeNotification("m", c.params)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.SetBytes(int64(len(msg)))
+			}
+		})
+	}
+}
+
+// BenchmarkLineStreamRead reads a 10 MiB line as the stdio channel does.
+func BenchmarkLineStreamRead(b *testing.B) {
+	msg := append(openDiffMessage(10<<20), '\n')
+	b.SetBytes(int64(len(msg)))
+	b.ReportAllocs()
+	for b.Loop() {
+		s := jsonrpc.NewLineStream(bytes.NewReader(msg), benchSink{io.Discard})
+		if _, err := s.Read(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+type benchSink struct{ io.Writer }
+
+func (benchSink) Close() error { return nil }
