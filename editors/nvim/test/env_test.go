@@ -32,6 +32,9 @@ func newEnv(t *testing.T, opts map[string]any, connect bool) *env {
 		opts = map[string]any{}
 	}
 	opts["bin"] = bridgeBin
+	// Before Neovim goes: stop the bridge and wait until it has removed its
+	// lock file, so nothing writes into the temp dirs after the test.
+	t.Cleanup(func() { e.stopBridge(t) })
 	e.n.lua(t, `require("claude-ide-bridge").setup(...)`, opts)
 	e.n.waitLua(t, `true`, `return require("claude-ide-bridge").state().ready`)
 	if connect {
@@ -96,4 +99,17 @@ func (e *env) waitSelection(t *testing.T, want selection) {
 		got, ok := decodeSel(p)
 		return ok && got == want
 	})
+}
+
+// stopBridge stops the bridge and waits (bounded) for its lock file to go.
+func (e *env) stopBridge(t *testing.T) {
+	e.n.tryLua(`require("claude-ide-bridge").stop()`)
+	ok := poll(func() bool {
+		names, _ := filepath.Glob(filepath.Join(e.cfg, "ide", "*.lock"))
+		r, err := e.n.tryLua(`return require("claude-ide-bridge").state().running`)
+		return len(names) == 0 && err == nil && string(r) == "false"
+	})
+	if !ok {
+		t.Errorf("the bridge did not stop and remove its lock file")
+	}
 }

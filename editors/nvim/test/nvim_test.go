@@ -59,8 +59,14 @@ func startNvim(t *testing.T, dir string, env ...string) *nvim {
 	}
 	go func() { n.cmd.Wait(); close(n.done) }()
 	t.Cleanup(func() {
-		n.cmd.Process.Kill()
-		<-n.done
+		// :qa! lets Neovim end its jobs; SIGKILL only if it does not exit.
+		n.tryLua(`vim.schedule(function() vim.cmd("qa!") end)`)
+		select {
+		case <-n.done:
+		case <-time.After(10 * time.Second):
+			n.cmd.Process.Kill()
+			<-n.done
+		}
 		if t.Failed() && logs.Len() > 0 {
 			t.Logf("nvim output:\n%s", logs.String())
 		}
@@ -178,8 +184,11 @@ func runBounded(cmd *exec.Cmd, d time.Duration) error {
 }
 
 // poll calls f until it is true, for at most 15 s.
-func poll(f func() bool) bool {
-	deadline := time.Now().Add(15 * time.Second)
+func poll(f func() bool) bool { return pollFor(15*time.Second, f) }
+
+// pollFor calls f until it is true, for at most d.
+func pollFor(d time.Duration, f func() bool) bool {
+	deadline := time.Now().Add(d)
 	for {
 		if f() {
 			return true

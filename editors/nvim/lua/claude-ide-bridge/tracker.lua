@@ -93,6 +93,11 @@ function M.stats()
   return { flushes = state.flushes, sent = state.sent }
 end
 
+--- The JSON of the last selection sent, or nil.
+function M.last_sent()
+  return state.last
+end
+
 --- Watches window focus (always, for getCurrentSelection's active window).
 function M.watch_windows()
   vim.api.nvim_create_autocmd({ "WinEnter", "BufEnter" }, {
