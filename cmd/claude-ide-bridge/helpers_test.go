@@ -1,0 +1,212 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/probe"
+)
+
+const bound = 15 * time.Second
+
+func ctxT(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), bound)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+// home is a private HOME and CLAUDE_CONFIG_DIR, so lock files land in a temp dir.
+type home struct {
+	dir, cfg, ws string
+}
+
+func newHome(t *testing.T) home {
+	dir := t.TempDir()
+	ws, _ := filepath.EvalSymlinks(t.TempDir())
+	return home{dir: dir, cfg: filepath.Join(dir, "config"), ws: ws}
+}
+
+func (h home) env(extra ...string) []string {
+	return append(append(os.Environ(), "HOME="+h.dir, "CLAUDE_CONFIG_DIR="+h.cfg, "NO_COLOR=1"), extra...)
+}
+
+// command runs a short command of the binary and returns its stdout, stderr and status.
+func (h home) command(t *testing.T, dir string, args ...string) (string, string, int) {
+	t.Helper()
+	ctx := ctxT(t)
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Dir, cmd.Env = dir, h.env()
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), errb.String(), code
+}
+
+// server is a running `claude-ide-bridge serve`.
+type server struct {
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	out    syncBuffer
+	errOut syncBuffer
+	exited chan struct{}
+	port   int
+	lock   string
+	token  string
+}
+
+var portRE = regexp.MustCompile(`export CLAUDE_CODE_SSE_PORT="(\d+)"`)
+
+func (h home) serve(t *testing.T, extraEnv []string, args ...string) *server {
+	t.Helper()
+	s := &server{exited: make(chan struct{})}
+	s.cmd = exec.Command(bin, append([]string{"serve", "--workspace", h.ws}, args...)...)
+	s.cmd.Dir, s.cmd.Env = h.ws, h.env(extraEnv...)
+	s.cmd.Stdout, s.cmd.Stderr = &s.out, &s.errOut
+	var err error
+	if s.stdin, err = s.cmd.StdinPipe(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { s.cmd.Wait(); close(s.exited) }()
+	t.Cleanup(func() {
+		s.cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-s.exited:
+		case <-time.After(bound):
+			s.cmd.Process.Kill()
+			<-s.exited
+			t.Error("serve did not stop on SIGTERM")
+		}
+		if t.Failed() {
+			t.Logf("stdout:\n%s\nstderr:\n%s", s.out.String(), s.errOut.String())
+		}
+	})
+	m := s.waitFor(t, portRE)
+	s.port, _ = strconv.Atoi(m[1])
+	s.lock = filepath.Join(h.cfg, "ide", m[1]+".lock")
+	data, err := os.ReadFile(s.lock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var l discovery.Lock
+	json.Unmarshal(data, &l)
+	s.token = l.AuthToken
+	return s
+}
+
+// waitFor waits until stdout matches re and returns the submatches.
+func (s *server) waitFor(t *testing.T, re *regexp.Regexp) []string {
+	t.Helper()
+	deadline := time.Now().Add(bound)
+	for time.Now().Before(deadline) {
+		if m := re.FindStringSubmatch(s.out.String()); m != nil {
+			return m
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("stdout never matched %s", re)
+	return nil
+}
+
+// waitCount waits until sub occurs n times on stdout.
+func (s *server) waitCount(t *testing.T, sub string, n int) {
+	t.Helper()
+	deadline := time.Now().Add(bound)
+	for strings.Count(s.out.String(), sub) < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("stdout has %q %d times, want %d", sub, strings.Count(s.out.String(), sub), n)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func (s *server) claude(t *testing.T) *probe.Client {
+	t.Helper()
+	c, _, err := probe.Dial(ctxT(t), s.port, s.token, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	if _, err := c.Handshake(ctxT(t)); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// openDiff runs Claude's openDiff in the background.
+func openDiff(t *testing.T, c *probe.Client, path, contents, tab string) <-chan []string {
+	ch := make(chan []string, 1)
+	ctx := ctxT(t)
+	go func() {
+		r, err := c.Tool(ctx, "openDiff", map[string]any{"old_file_path": path, "new_file_path": path, "new_file_contents": contents, "tab_name": tab})
+		if err != nil {
+			ch <- []string{"error: " + err.Error()}
+			return
+		}
+		ch <- r.Texts()
+	}()
+	return ch
+}
+
+func await(t *testing.T, ch <-chan []string) []string {
+	t.Helper()
+	select {
+	case r := <-ch:
+		return r
+	case <-time.After(bound):
+		t.Fatal("openDiff never answered")
+		return nil
+	}
+}
+
+func reText(s string) *regexp.Regexp { return regexp.MustCompile(regexp.QuoteMeta(s)) }
+
+// deadPID returns the pid of a process that has exited and been reaped.
+func deadPID(t *testing.T) int {
+	t.Helper()
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd.Process.Pid
+}
