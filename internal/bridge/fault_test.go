@@ -1,0 +1,416 @@
+package bridge_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/bridge"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/probe"
+)
+
+// faultBound caps every wait in the fault tests.
+const faultBound = 20 * time.Second
+
+// startWatched is start with the client events on channels.
+func startWatched(t *testing.T) (b *bridge.Bridge, ed *testEditor, gone chan ide.ClientID) {
+	gone = make(chan ide.ClientID, 2048)
+	b, ed = startWith(t, func(c *bridge.Config) {
+		c.Events.ClientDisconnected = func(id ide.ClientID, _ int) { gone <- id }
+	})
+	return b, ed, gone
+}
+
+func recv[T any](t *testing.T, ch <-chan T, what string) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(faultBound):
+		t.Fatalf("no %s within %v", what, faultBound)
+	}
+	panic("unreachable")
+}
+
+// writeFile makes a workspace file and returns its path and mtime.
+func writeFile(t *testing.T, b *bridge.Bridge, name, text string) (string, time.Time) {
+	t.Helper()
+	path := filepath.Join(b.Model.Folders()[0], name)
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fi, _ := os.Stat(path)
+	return path, fi.ModTime()
+}
+
+// untouched fails unless path still holds text with its old mtime: the bridge never writes the
+// user's file (facts file: "The server must NOT write it").
+func untouched(t *testing.T, path, text string, mtime time.Time) {
+	t.Helper()
+	got, err := os.ReadFile(path)
+	fi, _ := os.Stat(path)
+	if err != nil || string(got) != text || !fi.ModTime().Equal(mtime) {
+		t.Fatalf("%s was written: %q (err %v), mtime %v -> %v", path, got, err, mtime, fi.ModTime())
+	}
+}
+
+type diffAnswer struct {
+	texts []string
+	err   error
+}
+
+func openDiffAsync(ctx context.Context, c *probe.Client, path, contents, tab string) <-chan diffAnswer {
+	ch := make(chan diffAnswer, 1)
+	go func() {
+		r, err := c.Tool(ctx, "openDiff", map[string]any{"old_file_path": path, "new_file_path": path,
+			"new_file_contents": contents, "tab_name": tab})
+		if err != nil {
+			ch <- diffAnswer{err: err}
+			return
+		}
+		ch <- diffAnswer{texts: r.Texts()}
+	}()
+	return ch
+}
+
+// Spec 000: a diff belongs to the client whose openDiff opened it; when that client goes away
+// mid-diff the diff is settled as rejected, never accepted, and its view is closed.
+func TestDisconnectMidOpenDiff(t *testing.T) {
+	b, ed, gone := startWatched(t)
+	path, mtime := writeFile(t, b, "f.txt", "old\n")
+	a := connect(t, b)
+	ans := openDiffAsync(context.Background(), a, path, "new\n", "T")
+	recv(t, ed.shown, "showDiff")
+	a.Close()
+	recv(t, gone, "disconnect")
+	if tab := recv(t, ed.closed, "closeDiff"); tab != "T" {
+		t.Fatalf("closed %q, want T", tab)
+	}
+	if d := b.Model.Diffs(); len(d) != 0 {
+		t.Fatalf("diffs left after the owner left: %+v", d)
+	}
+	// A late accept from the editor finds nothing: the proposal can no longer become FILE_SAVED.
+	if err := b.Model.DiffAccepted("T", "new\n"); rpcCode(err) != -32001 {
+		t.Fatalf("late accept: %v, want -32001", err)
+	}
+	if r := recv(t, ans, "openDiff answer"); r.err == nil && len(r.texts) > 0 && r.texts[0] == "FILE_SAVED" {
+		t.Fatalf("the departed client got %v", r.texts)
+	}
+	untouched(t, path, "old\n", mtime)
+}
+
+// Spec 000: "A diff that the user accepted before the reconnect stays open, the same as a diff
+// whose Claude exited", "the accepted diff stays open until that client closes it or the user runs
+// :ClaudeCodeCloseAllDiffs. That command closes it once the file holds the accepted text, or after
+// it puts the text into the file's buffer as unsaved changes." Nothing the user accepted is lost,
+// and the bridge never writes the file itself.
+func TestAcceptedTextSurvivesDisconnect(t *testing.T) {
+	b, ed, gone := startWatched(t)
+	path, mtime := writeFile(t, b, "f.txt", "old\n")
+	a := connect(t, b)
+	ans := openDiffAsync(ctxT(t), a, path, "new\n", "T")
+	recv(t, ed.shown, "showDiff")
+	if err := b.Model.DiffAccepted("T", "new, edited\n"); err != nil {
+		t.Fatal(err)
+	}
+	if r := recv(t, ans, "openDiff answer"); r.err != nil || strings.Join(r.texts, "|") != "FILE_SAVED|new, edited\n" {
+		t.Fatalf("got %+v", r)
+	}
+	a.Close() // the CLI dies before it writes the file or sends close_tab
+	recv(t, gone, "disconnect")
+
+	// The CLI comes back as a new client: it cannot close or replace the accepted diff.
+	c := connect(t, b)
+	wantText("CLOSED_0_DIFF_TABS")(t, tool(t, c, "closeAllDiffTabs", nil))
+	wantText("TAB_CLOSED")(t, tool(t, c, "close_tab", map[string]any{"tab_name": "T"}))
+	if _, err := c.Tool(ctxT(t), "openDiff", map[string]any{"old_file_path": path, "new_file_path": path,
+		"new_file_contents": "other\n", "tab_name": "T"}); rpcCode(err) != -32000 {
+		t.Fatalf("replacing another client's accepted diff: %v, want -32000", err)
+	}
+	if d := b.Model.Diffs(); len(d) != 1 || d[0].State != "accepted" {
+		t.Fatalf("diffs %+v, want T still accepted", d)
+	}
+	untouched(t, path, "old\n", mtime)
+
+	// The user closes all diffs: the text goes into the buffer, unsaved, never onto disk.
+	closed, restored, err := b.Model.CloseAllDiffs()
+	if err != nil || closed != 1 || len(restored) != 1 || restored[0] != path {
+		t.Fatalf("CloseAllDiffs = %d, %v, %v", closed, restored, err)
+	}
+	if got := ed.bufferText()[path]; got != "new, edited\n" {
+		t.Fatalf("buffer holds %q", got)
+	}
+	untouched(t, path, "old\n", mtime)
+}
+
+// A client that never reads fills its own bounded queue and is dropped; a client that reads gets
+// every message and keeps its connection (transport: "a slow client delays only itself").
+// The close code a dropped client gets when its socket still has room is checked in
+// transport.TestQueueFullCloses; here its socket is full, so the connection is simply cut.
+func TestClientThatNeverReads(t *testing.T) {
+	b, _, gone := startWatched(t)
+	reader := connect(t, b)
+	stuck, stuckID := stuckClient(t, b)
+	stuck.SetReadLimit(1 << 20)
+	// Small messages in batches: the stuck client must absorb its socket buffers plus the
+	// 256-message queue, and small messages make that cheap.
+	pad := "/" + strings.Repeat("p", 4<<10)
+	const batch, max = 128, 20000
+	sent, dropped := 0, false
+	for sent < max && !dropped {
+		for range batch {
+			if _, _, err := b.Model.AtMentioned(ide.Mention{FilePath: pad + strconv.Itoa(sent)}); err != nil {
+				t.Fatal(err)
+			}
+			sent++
+		}
+		// The probe hands notifications over from concurrent handlers, so check the set, not the order.
+		want := map[string]bool{}
+		for i := sent - batch; i < sent; i++ {
+			want[pad+strconv.Itoa(i)] = true
+		}
+		for range batch {
+			m, err := reader.Next(ctxT(t), "at_mentioned")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var p ide.Mention
+			json.Unmarshal(m.Params, &p)
+			if !want[p.FilePath] {
+				t.Fatalf("reader got an unexpected or repeated mention (%d bytes)", len(p.FilePath))
+			}
+			delete(want, p.FilePath)
+		}
+		select {
+		case id := <-gone:
+			if id != stuckID {
+				t.Fatalf("client %d dropped, want only the stuck one (%d)", id, stuckID)
+			}
+			dropped = true
+		default:
+		}
+	}
+	if !dropped {
+		t.Fatalf("a client that never read was still connected after %d messages", max)
+	}
+	t.Logf("stuck client dropped after %d messages of 4 KiB", sent)
+	// When it finally reads it gets what fitted in its socket, then the end of the connection.
+	rctx, cancel := context.WithTimeout(context.Background(), faultBound)
+	defer cancel()
+	var err error
+	for err == nil {
+		_, _, err = stuck.Read(rctx)
+	}
+	if rctx.Err() != nil {
+		t.Fatal("the dropped client's connection did not end")
+	}
+	// The reader is unaffected.
+	wantText("TAB_CLOSED")(t, tool(t, reader, "close_tab", map[string]any{"tab_name": "x"}))
+	if n := b.Model.Clients(); n != 1 {
+		t.Fatalf("%d clients, want 1", n)
+	}
+}
+
+// stuckClient completes the CLI's handshake on a bare WebSocket and then never reads again. It
+// returns the connection and the id the bridge gave it (from the clientConnected event order).
+func stuckClient(t *testing.T, b *bridge.Bridge) (*websocket.Conn, ide.ClientID) {
+	t.Helper()
+	ctx := ctxT(t)
+	h := http.Header{}
+	h.Set("X-Claude-Code-Ide-Authorization", b.Token())
+	ws, _, err := websocket.Dial(ctx, "ws://127.0.0.1:"+strconv.Itoa(b.Port())+"/", &websocket.DialOptions{HTTPHeader: h, Subprotocols: []string{"mcp"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.CloseNow() })
+	before := b.Model.Clients()
+	ws.Write(ctx, websocket.MessageText, []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}`))
+	if _, _, err := ws.Read(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ws.Write(ctx, websocket.MessageText, []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
+	// Wait (bounded) until the bridge counts it ready, so mentions go to it.
+	deadline := time.Now().Add(faultBound)
+	for b.Model.Clients() == before {
+		if time.Now().After(deadline) {
+			t.Fatal("raw client never became ready")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	// Client ids are handed out in connection order; this is the newest.
+	return ws, ide.ClientID(before + 1)
+}
+
+// 1000 connect/handshake/disconnect cycles leave no goroutines, file descriptors or heap behind.
+func TestConnectCycles(t *testing.T) {
+	cycles := 1000
+	if n, err := strconv.Atoi(os.Getenv("CYCLES")); err == nil {
+		cycles = n
+	}
+	b, _, gone := startWatched(t)
+	// One context for all cycles: per-cycle t.Cleanup entries would themselves grow the heap.
+	ctx, cancel := context.WithTimeout(context.Background(), 3*faultBound)
+	defer cancel()
+	cycle := func() {
+		c, _, err := probe.Dial(ctx, b.Port(), b.Token(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Handshake(ctx); err != nil {
+			t.Fatal(err)
+		}
+		c.Close()
+		recv(t, gone, "disconnect")
+	}
+	for range 20 { // warm up pools and lazily started goroutines
+		cycle()
+	}
+	g0, f0, h0 := settle(t, -1, -1)
+	for range cycles {
+		cycle()
+	}
+	g1, f1, h1 := settle(t, g0, f0)
+	t.Logf("goroutines %d -> %d, fds %d -> %d, heap %d KiB -> %d KiB", g0, g1, f0, f1, h0>>10, h1>>10)
+	if g1 > g0+2 {
+		t.Errorf("goroutines grew from %d to %d over 1000 cycles", g0, g1)
+	}
+	if f1 > f0+2 {
+		t.Errorf("open fds grew from %d to %d over 1000 cycles", f0, f1)
+	}
+	if h1 > h0+1<<20 { // a leak of 1 KiB per connection would show
+		t.Errorf("heap grew from %d KiB to %d KiB over 1000 cycles", h0>>10, h1>>10)
+	}
+}
+
+// settle waits (bounded) for goroutines and fds to come down to at most wantG/wantF (when >= 0)
+// and returns the counts and the live heap after a GC.
+func settle(t *testing.T, wantG, wantF int) (g, f int, heap uint64) {
+	t.Helper()
+	deadline := time.Now().Add(faultBound)
+	for {
+		runtime.GC()
+		g, f = runtime.NumGoroutine(), openFDs(t)
+		if (wantG < 0 || g <= wantG) && (wantF < 0 || f <= wantF) || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return g, f, ms.HeapAlloc
+}
+
+func openFDs(t *testing.T) int {
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skip("no /proc/self/fd:", err)
+	}
+	return len(ents)
+}
+
+// 64 clients (the connection limit), each blocked in its own openDiff: every one gets its own
+// answer, decided independently; the 65th connection is refused with 503.
+func TestManyClientsBlockingDiffs(t *testing.T) {
+	b, ed, _ := startWatched(t)
+	stop := make(chan struct{})
+	t.Cleanup(func() { close(stop) })
+	go func() { // closeDiff calls must never block the bridge on the test editor's buffer
+		for {
+			select {
+			case <-ed.closed:
+			case <-stop:
+				return
+			}
+		}
+	}()
+	const n = 64
+	clients := make([]*probe.Client, n)
+	for i := range clients {
+		clients[i] = connect(t, b)
+	}
+	if c, resp, err := probe.Dial(ctxT(t), b.Port(), b.Token(), nil); err == nil {
+		c.Close()
+		t.Fatal("a 65th connection was accepted")
+	} else if resp == nil || resp.StatusCode != http.StatusServiceUnavailable {
+		t.Fatalf("65th connection: %v (%v), want 503", err, resp)
+	}
+	answers := make([]<-chan diffAnswer, n)
+	for i, c := range clients {
+		path := filepath.Join(b.Model.Folders()[0], fmt.Sprintf("f%d.txt", i))
+		answers[i] = openDiffAsync(ctxT(t), c, path, fmt.Sprintf("proposal %d\n", i), fmt.Sprintf("T%d", i))
+	}
+	for range n {
+		recv(t, ed.shown, "showDiff")
+	}
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			tab := fmt.Sprintf("T%d", i)
+			var err error
+			if i%2 == 0 {
+				err = b.Model.DiffAccepted(tab, fmt.Sprintf("accepted %d\n", i))
+			} else {
+				err = b.Model.DiffRejected(tab)
+			}
+			if err != nil {
+				t.Error(tab, err)
+			}
+		}()
+	}
+	wg.Wait()
+	for i := range n {
+		r := recv(t, answers[i], "openDiff answer")
+		want := fmt.Sprintf("DIFF_REJECTED|T%d", i)
+		if i%2 == 0 {
+			want = fmt.Sprintf("FILE_SAVED|accepted %d\n", i)
+		}
+		if r.err != nil || strings.Join(r.texts, "|") != want {
+			t.Errorf("client %d got %+v, want %q", i, r, want)
+		}
+	}
+}
+
+// A fixed port that is taken is an error at start, and no lock file is written for it; a
+// running bridge on that port is not disturbed. (Random ports retry on EADDRINUSE:
+// discovery.TestListenRetriesTakenPort.)
+func TestPortCollision(t *testing.T) {
+	first, _ := start(t)
+	lockDir := t.TempDir()
+	_, err := bridge.Start(bridge.Config{Editor: newTestEditor(), Info: ide.EditorInfo{Name: "Second"},
+		Folders: []string{t.TempDir()}, Port: first.Port(), LockDir: lockDir})
+	if err == nil {
+		t.Fatal("a second bridge started on a taken port")
+	}
+	if ents, _ := os.ReadDir(lockDir); len(ents) != 0 {
+		t.Fatalf("lock dir after a failed start: %v", ents)
+	}
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	if _, err := bridge.Start(bridge.Config{Editor: newTestEditor(), Info: ide.EditorInfo{Name: "Third"},
+		Folders: []string{t.TempDir()}, Port: ln.Addr().(*net.TCPAddr).Port, LockDir: lockDir}); err == nil {
+		t.Fatal("a bridge started on a port another program holds")
+	}
+	if li, err := discovery.ListLocks([]string{filepath.Dir(first.LockPath())}); err != nil || len(li) != 1 || li[0].Stale() {
+		t.Fatalf("the first bridge's lock: %+v, %v", li, err)
+	}
+	wantText("TAB_CLOSED")(t, tool(t, connect(t, first), "close_tab", map[string]any{"tab_name": "x"}))
+}
