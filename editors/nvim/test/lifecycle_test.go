@@ -117,3 +117,20 @@ func TestNoAutoStart(t *testing.T) {
 		t.Fatalf("running = %s after setup with auto_start = false", got)
 	}
 }
+
+// After claude exits, :ClaudeCode starts a new one in its window.
+func TestTerminalRestartsAfterExit(t *testing.T) {
+	root := t.TempDir()
+	count := filepath.Join(root, "runs")
+	e := newEnv(t, map[string]any{
+		"terminal_cmd": []string{"sh", "-c", "echo run >> " + count},
+	}, false)
+	e.n.ex(t, "ClaudeCode")
+	waitFor(t, "the first run", func() bool { return fileText(t, count) == "run\n" })
+	e.n.waitLua(t, `false`, `return require("claude-ide-bridge.terminal").running()`)
+	var wins int
+	e.n.luaInto(t, &wins, `return #vim.api.nvim_list_wins()`)
+	e.n.ex(t, "ClaudeCode")
+	waitFor(t, "the second run", func() bool { return fileText(t, count) == "run\nrun\n" })
+	e.n.waitLua(t, itoa(wins), `return #vim.api.nvim_list_wins()`)
+}

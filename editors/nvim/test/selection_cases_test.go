@@ -124,4 +124,10 @@ var selCases = []selCase{
 	// carries it as U+FFFD; the offsets count the byte).
 	{name: "invalid byte", content: "\xff\u0301a\n", keys: "v",
 		want: func(p string) selection { return sel(p, "\ufffd", 0, 0, 0, 1) }},
+	// "Before 0.11 the cursor can skip such a composing character, and with
+	// 'selection' set to exclusive, y can leave it out when the selection ends
+	// right after it. The selection keeps it." (A single l does not move off
+	// the invalid byte here; 2l lands on the "a".)
+	{name: "exclusive keeps composing after invalid byte", content: "\xff\u0301a\n", setup: "set selection=exclusive", keys: "v2l", before: 11,
+		want: func(p string) selection { return sel(p, "\ufffd\u0301", 0, 0, 0, 3) }},
 }

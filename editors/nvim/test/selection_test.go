@@ -52,7 +52,16 @@ func TestSelectionThroughBridge(t *testing.T) {
 				t.Skipf("not for Neovim 0.%d", minor)
 			}
 			path := arrange(t, e, i, tc)
-			e.waitSelection(t, tc.want(path))
+			want := tc.want(path)
+			e.waitSelection(t, want)
+			// "The getCurrentSelection and getLatestSelection results use the
+			// same encoding"
+			for _, tool := range []string{"getLatestSelection", "getCurrentSelection"} {
+				r := e.c.tool(t, tool, map[string]any{})
+				if got, ok := decodeSel(json.RawMessage(r.Content[0].Text)); !ok || got != want {
+					t.Errorf("%s: %s, want %+v", tool, r.Content[0].Text, want)
+				}
+			}
 		})
 	}
 }

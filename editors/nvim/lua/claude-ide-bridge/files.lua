@@ -2,7 +2,7 @@
 local M = {}
 
 local function real(path)
-  return vim.loop.fs_realpath(path) or path
+  return (vim.uv or vim.loop).fs_realpath(path) or path
 end
 
 --- The buffer whose name is path (compared after resolving symlinks), or nil.

@@ -36,7 +36,7 @@ end
 
 local function workspace_folders()
   local cwd = vim.fn.getcwd(-1, -1)
-  return { vim.loop.fs_realpath(cwd) or cwd }
+  return { (vim.uv or vim.loop).fs_realpath(cwd) or cwd }
 end
 
 local function request(method, params, cb)

@@ -229,8 +229,11 @@ function Client:start(cmd, on_exit)
       end
     end,
   })
-  if not ok or job <= 0 then
-    return nil, ("cannot start %s: %s"):format(cmd[1], ok and job or job)
+  if not ok then
+    return nil, ("cannot start %s: %s"):format(cmd[1], tostring(job))
+  end
+  if job <= 0 then
+    return nil, ("cannot start %s: %s"):format(cmd[1], job == -1 and "not executable" or "invalid arguments")
   end
   self.job = job
   return job

@@ -33,34 +33,61 @@ local function split(opts)
   vim.cmd(("%s %dsplit"):format(opts.split or "botright vertical", math.max(width, 20)))
 end
 
---- Opens or focuses the terminal. env: the bridge's initialize result env.
+-- Runs cmd as a terminal in the current window (whose buffer must be new).
+local function run(cmd, env)
+  local job_env = {}
+  for k, v in pairs(env or {}) do
+    job_env[k] = tostring(v)
+  end
+  local opts = {
+    env = job_env,
+    on_exit = function(job)
+      if term.job == job then
+        term.job = nil
+      end
+    end,
+  }
+  local job
+  if vim.fn.has("nvim-0.11") == 1 then
+    opts.term = true
+    job = vim.fn.jobstart(cmd, opts)
+  else
+    job = vim.fn.termopen(cmd, opts)
+  end
+  term.buf, term.job = vim.api.nvim_get_current_buf(), job > 0 and job or nil
+  vim.b[term.buf].claude_ide_bridge_terminal = true
+end
+
+--- Opens or focuses the terminal. env: the environment for claude.
+--- When claude has exited, a new one starts in its place.
 function M.open(cmd, env, opts)
   local win = window()
+  local old = M.buf()
+  if old and not term.job then
+    -- claude exited: replace its buffer, in its window when it has one.
+    if win then
+      vim.api.nvim_set_current_win(win)
+    else
+      split(opts or {})
+    end
+    vim.api.nvim_win_set_buf(0, vim.api.nvim_create_buf(false, true))
+    pcall(vim.api.nvim_buf_delete, old, { force = true })
+    run(cmd, env)
+    vim.cmd("startinsert")
+    return
+  end
   if win then
     vim.api.nvim_set_current_win(win)
     vim.cmd("startinsert")
     return
   end
   split(opts or {})
-  if M.running() then
-    vim.api.nvim_win_set_buf(0, term.buf)
-    vim.cmd("startinsert")
-    return
+  if old then
+    vim.api.nvim_win_set_buf(0, old)
+  else
+    vim.api.nvim_win_set_buf(0, vim.api.nvim_create_buf(false, true))
+    run(cmd, env)
   end
-  local buf = vim.api.nvim_create_buf(false, true)
-  vim.api.nvim_win_set_buf(0, buf)
-  local job_env = {}
-  for k, v in pairs(env or {}) do
-    job_env[k] = tostring(v)
-  end
-  local job = vim.fn.termopen(cmd, {
-    env = job_env,
-    on_exit = function()
-      term.job = nil
-    end,
-  })
-  term.buf, term.job = buf, job > 0 and job or nil
-  vim.b[buf].claude_ide_bridge_terminal = true
   vim.cmd("startinsert")
 end
 

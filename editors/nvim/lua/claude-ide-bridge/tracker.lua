@@ -82,7 +82,7 @@ local function schedule()
     state.last_win = win
   end
   if not state.timer then
-    state.timer = vim.loop.new_timer()
+    state.timer = (vim.uv or vim.loop).new_timer()
   end
   state.timer:stop()
   state.timer:start(state.delay, 0, vim.schedule_wrap(flush))
