@@ -24,7 +24,8 @@ var ErrClosed = errors.New("jsonrpc: connection closed")
 type Conn struct {
 	stream  Stream
 	handler Handler
-	// OnError, if set before Run, is told about messages that could not be decoded or answered.
+	// OnError, if set before Run, is told about messages that could not be decoded or answered,
+	// and about notifications whose handler failed.
 	OnError func(error)
 
 	ctx    context.Context
@@ -117,12 +118,14 @@ func looksLikeResponse(data []byte) bool {
 func (c *Conn) handle(req *Request) {
 	defer c.wg.Done()
 	var (
-		result any
-		err    error
+		result   any
+		err      error
+		panicked bool
 	)
 	func() {
 		defer func() {
 			if p := recover(); p != nil {
+				panicked = true
 				err = Errorf(CodeInternalError, "internal error: handler for %q panicked: %v", req.Method, p)
 				c.report(fmt.Errorf("%w\n%s", err, debug.Stack()))
 			}
@@ -130,6 +133,9 @@ func (c *Conn) handle(req *Request) {
 		result, err = c.handler(c.ctx, req)
 	}()
 	if !req.IsCall() {
+		if err != nil && !panicked { // no one to answer: at least tell OnError
+			c.report(fmt.Errorf("jsonrpc: notification %s: %w", req.Method, err))
+		}
 		return
 	}
 	var rpcErr *Error

@@ -107,29 +107,50 @@ func TestHandlersRunConcurrently(t *testing.T) {
 }
 
 func TestPanicBecomesInternalError(t *testing.T) {
-	var reported atomic.Int32
+	reports := make(chan error, 10)
 	a, b := pair(t, echo, func(ctx context.Context, req *jsonrpc.Request) (any, error) {
-		if req.Method == "boom" {
+		switch req.Method {
+		case "boom":
 			panic("kaboom")
+		case "fails":
+			return nil, errors.New("bad params")
 		}
 		return "alive", nil
 	})
-	b.OnError = func(error) { reported.Add(1) }
+	b.OnError = func(err error) { reports <- err }
+	report := func(want string) {
+		t.Helper()
+		select {
+		case err := <-reports:
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("OnError(%v), want %q", err, want)
+			}
+		case <-ctxT(t).Done():
+			t.Fatalf("OnError never heard of %q", want)
+		}
+	}
 	err := a.Call(ctxT(t), "boom", nil, nil)
 	var e *jsonrpc.Error
 	if !errors.As(err, &e) || e.Code != jsonrpc.CodeInternalError || !strings.Contains(e.Message, "kaboom") {
 		t.Errorf("boom = %v, want -32603", err)
 	}
+	report("kaboom")
 	var s string
 	if err := a.Call(ctxT(t), "ping", nil, &s); err != nil || s != "alive" {
 		t.Errorf("after a panic: %q, %v; the connection must survive", s, err)
 	}
-	a.Notify(ctxT(t), "boom", nil) // a panicking notification is not answered
+	a.Notify(ctxT(t), "boom", nil) // a panicking notification is not answered, only reported
+	report("kaboom")
+	// A failed notification has no one to answer; OnError hears of it.
+	a.Notify(ctxT(t), "fails", nil)
+	report("bad params")
 	if err := a.Call(ctxT(t), "ping", nil, &s); err != nil {
-		t.Errorf("after a panicking notification: %v", err)
+		t.Errorf("after failed notifications: %v", err)
 	}
-	if reported.Load() != 2 {
-		t.Errorf("OnError told of %d panics, want 2", reported.Load())
+	select {
+	case err := <-reports:
+		t.Errorf("unexpected report %v", err)
+	default:
 	}
 }
 
