@@ -44,6 +44,13 @@ func TestClaudeCodeSend(t *testing.T) {
 		s, end := lines(2, 3)
 		e.waitMention(t, mention{FilePath: path, LineStart: s, LineEnd: end})
 	})
+	t.Run("visual through a <Cmd> mapping", func(t *testing.T) {
+		toNormal(t, e.n)
+		e.n.ex(t, "xnoremap <F2> <Cmd>ClaudeCodeSend<CR>")
+		e.n.input(t, "ggjvjj<F2>")
+		s, end := lines(1, 3)
+		e.waitMention(t, mention{FilePath: path, LineStart: s, LineEnd: end})
+	})
 	t.Run("whole file", func(t *testing.T) {
 		toNormal(t, e.n)
 		e.n.ex(t, "ClaudeCodeSend")

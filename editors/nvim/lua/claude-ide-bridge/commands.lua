@@ -20,16 +20,22 @@ local function diff_cmd(action)
   end
 end
 
---- :ClaudeCodeSend: a range (or Visual selection) sends those lines,
---- without one the whole file.
+--- :ClaudeCodeSend: a range (or Visual selection, also through a <Cmd>
+--- mapping) sends those lines, without one the whole file.
 local function send(o)
   local buf = vim.api.nvim_get_current_buf()
   local path = vim.api.nvim_buf_get_name(buf)
   if path == "" or vim.bo[buf].buftype ~= "" then
     return notify("this buffer is not a file", vim.log.levels.WARN)
   end
+  local vtype = require("claude-ide-bridge.selection").visual_type(vim.api.nvim_get_mode().mode)
   if o.range > 0 then
     bridge().at_mention(path, o.line1 - 1, o.line2 - 1)
+  elseif vtype then
+    -- Run from Visual mode without a range (a <Cmd> mapping): its lines.
+    local a, c = vim.fn.line("v"), vim.fn.line(".")
+    vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes("<Esc>", true, false, true), "n", false)
+    bridge().at_mention(path, math.min(a, c) - 1, math.max(a, c) - 1)
   else
     bridge().at_mention(path)
   end
