@@ -225,3 +225,40 @@ func TestCloseAllDiffs(t *testing.T) {
 		}
 	})
 }
+
+func TestAcceptedDiffWithoutSetBufferText(t *testing.T) {
+	s := startSidecar(t, "header")
+	p := s.initParams()
+	caps := allCaps()
+	caps["setBufferText"] = false
+	p["capabilities"] = caps
+	c := claude(t, s.initialize(t, p))
+	path := s.writeFile(t, "a.txt", "a\n")
+	res := openDiff(t, c, path, "a2\n", "tab-a")
+	nextShowDiff(t, s)
+	if err := s.call(t, "diffAccepted", map[string]any{"tabName": "tab-a", "contents": "a3\n"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	await(t, res)
+	// "An accepted diff whose text cannot be put anywhere ... stays open, and the answer is
+	// -32000 naming it"
+	err := s.call(t, "closeAllDiffs", nil, nil)
+	if rpcCode(err) != jsonrpc.CodeServerError || !strings.Contains(err.Error(), "tab-a") {
+		t.Errorf("closeAllDiffs = %v, want -32000 naming tab-a", err)
+	}
+	if st := s.status(t); len(st.Diffs) != 1 || st.Diffs[0].State != "accepted" {
+		t.Errorf("status = %+v, want the accepted diff kept", st)
+	}
+	s.noCall(t, "setBufferText", "closeDiff")
+	// Once Claude has written the file, closing the view loses nothing: diffRejected closes it.
+	os.WriteFile(path, []byte("a3\n"), 0o644)
+	if err := s.call(t, "diffRejected", map[string]any{"tabName": "tab-a"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := tabOf(s.next(t, "closeDiff")); got != "tab-a" {
+		t.Errorf("closeDiff for %q", got)
+	}
+	if st := s.status(t); len(st.Diffs) != 0 {
+		t.Errorf("diffs left: %+v", st.Diffs)
+	}
+}
