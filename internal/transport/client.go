@@ -141,6 +141,11 @@ func (c *Client) writeLoop() {
 			}
 			continue
 		}
+		if c.ctx.Err() != nil {
+			// Closing: select picks at random among ready cases, and a write on the cancelled
+			// context would cut the connection before the close frame goes out.
+			return
+		}
 		ctx, cancel := context.WithTimeout(c.ctx, writeTimeout)
 		err := c.ws.Write(ctx, websocket.MessageText, msg)
 		cancel()
