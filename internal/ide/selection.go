@@ -48,7 +48,8 @@ func (m *Model) LatestSelection() *Selection {
 }
 
 // AtMentioned sends at_mentioned to every ready client. With none connected it is held for
-// MentionHold and delivered to the first client that becomes ready.
+// MentionHold and delivered to the first client that becomes ready. A relative filePath is taken
+// against the first workspace folder.
 func (m *Model) AtMentioned(mention Mention) (delivered int, held bool, err error) {
 	if mention.FilePath == "" {
 		return 0, false, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, `invalid params: "filePath" is required`)
@@ -58,6 +59,11 @@ func (m *Model) AtMentioned(mention Mention) (delivered int, held bool, err erro
 	}
 	if mention.LineStart != nil && (*mention.LineStart < 0 || *mention.LineEnd < *mention.LineStart) {
 		return 0, false, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, `invalid params: want 0 <= "lineStart" <= "lineEnd"`)
+	}
+	// The CLI shows filePath relative to its own cwd, so a relative path would point elsewhere
+	// (spec 000: "filePath is absolute"). Take it against the workspace, as tools do.
+	if mention.FilePath, err = m.absPath(mention.FilePath); err != nil {
+		return 0, false, err
 	}
 	msg, err := jsonrpc.EncodeNotification("at_mentioned", mention)
 	if err != nil {
