@@ -119,16 +119,27 @@ func ctxT(t *testing.T) context.Context {
 	return ctx
 }
 
-// connect dials b as Claude and completes the handshake.
+// connect dials b as Claude and completes the handshake. It returns once the bridge counts the
+// client, so that notifications sent after it reach it.
 func connect(t *testing.T, b *bridge.Bridge) *probe.Client {
 	t.Helper()
-	c, _, err := probe.Dial(ctxT(t), b.Port(), b.Token(), nil)
+	ctx := ctxT(t)
+	before := b.Model.Clients()
+	c, _, err := probe.Dial(ctx, b.Port(), b.Token(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	if _, err := c.Handshake(ctxT(t)); err != nil {
+	if _, err := c.Handshake(ctx); err != nil {
 		t.Fatal(err)
+	}
+	// notifications/initialized has no answer to wait for.
+	for b.Model.Clients() <= before {
+		select {
+		case <-ctx.Done():
+			t.Fatal("the bridge never counted the client")
+		case <-time.After(time.Millisecond):
+		}
 	}
 	return c
 }
