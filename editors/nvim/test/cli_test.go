@@ -84,16 +84,24 @@ func TestRealClaudeInTerminal(t *testing.T) {
 		t.Fatalf("the CLI did not connect and get ready; screen:\n%s", screen())
 	}
 
-	// Back in the file, select "world", then type in the terminal again.
-	n.input(t, `<C-\><C-n>`)
-	n.waitLua(t, `"n"`, `return vim.api.nvim_get_mode().mode:sub(1, 1)`)
-	n.ex(t, "wincmd p")
-	n.input(t, "0wve")
-	n.waitLua(t, `"v"`, `return vim.api.nvim_get_mode().mode`)
-	n.waitLua(t, `"world"`, `return vim.json.decode(require("claude-ide-bridge.tracker").last_sent() or "{}").text`)
-	n.ex(t, "ClaudeCode")
-	// The CLI shows what it got before the user types, as a user would see.
-	if !pollFor(15*time.Second, func() bool { return strings.Contains(screen(), "1 line selected") }) {
+	// Back in the file, select "world", then type in the terminal again. The
+	// CLI shows what it got before the user types, as a user would see. A
+	// selection that reaches CLI 2.1.328 right after its handshake is not
+	// shown (not even the one the bridge replays on connect), so a busy
+	// machine may need the selection made again: at most 4 times.
+	shown := false
+	for try := 0; try < 4 && !shown; try++ {
+		n.input(t, `<C-\><C-n>`)
+		n.waitLua(t, `"n"`, `return vim.api.nvim_get_mode().mode:sub(1, 1)`)
+		n.ex(t, "wincmd p")
+		n.input(t, "<Esc>0")
+		n.waitLua(t, `""`, `return vim.json.decode(require("claude-ide-bridge.tracker").last_sent() or "{}").text`)
+		n.input(t, "wve")
+		n.waitLua(t, `"world"`, `return vim.json.decode(require("claude-ide-bridge.tracker").last_sent() or "{}").text`)
+		n.ex(t, "ClaudeCode")
+		shown = pollFor(10*time.Second, func() bool { return strings.Contains(screen(), "1 line selected") })
+	}
+	if !shown {
 		t.Fatalf("the CLI does not show the selection; screen:\n%s", screen())
 	}
 
