@@ -1,7 +1,6 @@
 package ide
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -211,8 +210,7 @@ func (m *Model) CloseAllDiffs() (closed int, restored []string, err error) {
 
 func (m *Model) closeAccepted(acc []*diff) (closed int, restored []string, err error) {
 	for _, d := range acc {
-		disk, rerr := os.ReadFile(d.path)
-		if rerr != nil || !bytes.Equal(disk, []byte(d.text)) {
+		if !fileHolds(d.path, d.text) {
 			if !m.info.Caps.SetBufferText {
 				err = errors.Join(err, fmt.Errorf("%s cannot hold unsaved text; %q stays open", m.info.Name, d.tab))
 				continue

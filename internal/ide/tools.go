@@ -89,6 +89,9 @@ func (m *Model) callTool(ctx context.Context, id ClientID, name string, args jso
 			return nil, err
 		}
 		a.OldFilePath = path
+		if r := notRegular(path); r != nil {
+			return r, nil
+		}
 		content, err := m.OpenDiff(ctx, id, a)
 		if err != nil {
 			return nil, err
@@ -332,8 +335,8 @@ func (m *Model) openFile(ctx context.Context, a OpenFileArgs) (*ToolResult, erro
 	if err != nil {
 		return toolError("File not found: %s", path), nil
 	}
-	if fi.IsDir() {
-		return toolError("%s is a directory, not a file", path), nil
+	if r := notRegular(path); r != nil {
+		return r, nil
 	}
 	p := OpenFileParams{FilePath: path, Preview: a.Preview, MakeFrontmost: a.MakeFrontmost}
 	var content []byte
