@@ -2,18 +2,26 @@ package bridge_test
 
 import (
 	"bufio"
+	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/coder/websocket"
+
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/bridge"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/probe"
 )
 
 // secRequest is an upgrade request as the CLI sends it (claude-cli-facts.md: "Upgrade headers:
@@ -324,4 +332,274 @@ func TestHandshakeTimeBound(t *testing.T) {
 	}
 }
 
-var _ = bridge.Config{}
+// wsClient is a bare WebSocket client that has done the CLI's handshake: it sends raw text and
+// reads raw answers, so malformed input reaches the bridge exactly as written.
+func wsClient(t *testing.T, b *bridge.Bridge) *websocket.Conn {
+	t.Helper()
+	ctx := ctxT(t)
+	h := http.Header{}
+	h.Set("X-Claude-Code-Ide-Authorization", b.Token())
+	ws, _, err := websocket.Dial(ctx, "ws://127.0.0.1:"+strconv.Itoa(b.Port())+"/", &websocket.DialOptions{HTTPHeader: h, Subprotocols: []string{"mcp"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.CloseNow() })
+	ws.Write(ctx, websocket.MessageText, []byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}`))
+	if _, _, err := ws.Read(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ws.Write(ctx, websocket.MessageText, []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
+	return ws
+}
+
+// wireAnswer is a JSON-RPC response as read off the wire.
+type wireAnswer struct {
+	ID     json.RawMessage `json:"id"`
+	Result json.RawMessage `json:"result"`
+	Error  *struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+// badInput is one row of the bad-input table in docs/security.md (WebSocket channel).
+type badInput struct {
+	name string
+	msg  string
+	// code is the error code wanted, 0 for a result, -1 for no answer at all.
+	code int
+	// id is the id the answer must carry ("null" when the request's id could not be read).
+	id string
+	// names is a field the error message must name (-32602: "naming the field").
+	names string
+}
+
+func deep(n int) string { return strings.Repeat("[", n) + strings.Repeat("]", n) }
+
+// wsBadInputs: JSON-RPC 2.0 §5.1 codes. Responses and notifications are never answered (§4.1,
+// §5: "The Server MUST NOT reply to a Notification"; a reply to a response would make two peers
+// bounce errors forever).
+var wsBadInputs = []badInput{
+	{"malformed JSON", `{"jsonrpc":"2.0","id":1,"method":`, -32700, "null", ""},
+	{"trailing garbage", `{"jsonrpc":"2.0","id":1,"method":"ping"} x`, -32700, "null", ""},
+	{"invalid UTF-8", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{\"x\":\"\xff\xfe\"}}", -32700, "null", ""},
+	{"nesting 100000 deep", deep(100000), -32700, "null", ""},
+	{"nesting 300 deep in params", `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":` + deep(300) + `}}`, -32700, "null", ""},
+	{"a number", `42`, -32600, "null", ""},
+	{"a string", `"ping"`, -32600, "null", ""},
+	{"null", `null`, -32600, "null", ""},
+	{"batch array", `[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, -32600, "null", ""},
+	{"empty batch", `[]`, -32600, "null", ""},
+	{"empty object", `{}`, -32600, "null", ""},
+	{"jsonrpc 1.0", `{"jsonrpc":"1.0","id":3,"method":"ping"}`, -32600, "3", ""},
+	{"no jsonrpc member", `{"id":3,"method":"ping"}`, -32600, "3", ""},
+	{"id is an object", `{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}`, -32600, "null", ""},
+	{"id is a boolean", `{"jsonrpc":"2.0","id":true,"method":"ping"}`, -32600, "null", ""},
+	{"id is null", `{"jsonrpc":"2.0","id":null,"method":"ping"}`, -32600, "null", ""},
+	{"method is a number", `{"jsonrpc":"2.0","id":5,"method":7}`, -32600, "null", ""},
+	{"unknown method", `{"jsonrpc":"2.0","id":6,"method":"no/such"}`, -32601, "6", "no/such"},
+	{"NUL in the method name", `{"jsonrpc":"2.0","id":"n","method":"pi\u0000ng"}`, -32601, `"n"`, ""},
+	{"params an array", `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":[1]}`, -32602, "7", ""},
+	{"tools/call name a number", `{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":1}}`, -32602, "8", `"name"`},
+	{"tools/call without name", `{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{}}`, -32602, "8", `"name"`},
+	{"tool arguments a string", `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"openFile","arguments":"x"}}`, -32602, "9", ""},
+	{"filePath a number", `{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"openFile","arguments":{"filePath":5}}}`, -32602, "10", `"filePath"`},
+	{"new_file_contents an object", `{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"openDiff","arguments":{"old_file_path":"/a","new_file_path":"/a","new_file_contents":{},"tab_name":"T"}}}`, -32602, "11", `"new_file_contents"`},
+	{"uri an array", `{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":"getDiagnostics","arguments":{"uri":[]}}}`, -32602, "12", `"uri"`},
+	{"protocolVersion a number", `{"jsonrpc":"2.0","id":13,"method":"initialize","params":{"protocolVersion":2025}}`, -32602, "13", `"protocolVersion"`},
+	{"unknown tool", `{"jsonrpc":"2.0","id":14,"method":"tools/call","params":{"name":"rm -rf"}}`, -32602, "14", "rm -rf"},
+	{"lone surrogate escape (valid JSON)", `{"jsonrpc":"2.0","id":15,"method":"ping","params":{"x":"\ud800"}}`, 0, "15", ""},
+	{"id 1e999 (valid JSON number)", `{"jsonrpc":"2.0","id":1e999,"method":"ping"}`, 0, "1e999", ""},
+	{"unknown notification", `{"jsonrpc":"2.0","method":"no/such"}`, -1, "", ""},
+	{"notification with bad params", `{"jsonrpc":"2.0","method":"notifications/initialized","params":[1,2]}`, -1, "", ""},
+	{"response to no call", `{"jsonrpc":"2.0","id":77,"result":{}}`, -1, "", ""},
+	{"error response with null id", `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}`, -1, "", ""},
+	{"neither method nor result nor error", `{"jsonrpc":"2.0","id":78}`, -32600, "null", ""},
+}
+
+func TestWebSocketBadInput(t *testing.T) {
+	b, _ := start(t)
+	ws := wsClient(t, b)
+	for _, tc := range wsBadInputs {
+		t.Run(tc.name, func(t *testing.T) {
+			checkBadInput(t, tc, func(msg []byte) {
+				if err := ws.Write(ctxT(t), websocket.MessageText, msg); err != nil {
+					t.Fatal(err)
+				}
+			}, func() []byte {
+				_, data, err := ws.Read(ctxT(t))
+				if err != nil {
+					t.Fatalf("connection ended: %v", err)
+				}
+				return data
+			})
+		})
+	}
+	t.Logf("%d bad inputs, connection still up", len(wsBadInputs))
+}
+
+// checkBadInput sends tc, then a ping with id "after", and checks the answers: the bad input's
+// (if any) and the ping's, proving the connection survived. Handlers answer concurrently, so
+// the two may come in either order.
+func checkBadInput(t *testing.T, tc badInput, send func([]byte), read func() []byte) {
+	t.Helper()
+	send([]byte(tc.msg))
+	send([]byte(`{"jsonrpc":"2.0","id":"after","method":"ping"}`))
+	var bad []wireAnswer
+	sawPing := false
+	for !sawPing || (tc.code != -1 && len(bad) == 0) {
+		var a wireAnswer
+		raw := read()
+		if err := json.Unmarshal(raw, &a); err != nil {
+			t.Fatalf("bridge sent non-JSON %q", raw)
+		}
+		if string(a.ID) == `"after"` {
+			sawPing = true
+			continue
+		}
+		bad = append(bad, a)
+	}
+	if tc.code == -1 {
+		if len(bad) != 0 {
+			t.Fatalf("answered %s %s; want no answer", bad[0].ID, bad[0].Result)
+		}
+		return
+	}
+	if len(bad) != 1 {
+		t.Fatalf("%d answers, want one", len(bad))
+	}
+	a := bad[0]
+	if string(a.ID) != tc.id {
+		t.Errorf("answer id %s, want %s", a.ID, tc.id)
+	}
+	switch {
+	case tc.code == 0 && a.Error != nil:
+		t.Errorf("error %d %q, want a result", a.Error.Code, a.Error.Message)
+	case tc.code != 0 && a.Error == nil:
+		t.Errorf("result %s, want error %d", a.Result, tc.code)
+	case tc.code != 0 && a.Error.Code != tc.code:
+		t.Errorf("error %d %q, want %d", a.Error.Code, a.Error.Message, tc.code)
+	case tc.names != "" && !strings.Contains(a.Error.Message, tc.names):
+		t.Errorf("error %q does not name %s", a.Error.Message, tc.names)
+	}
+}
+
+// toolArgCase is one row of the tool-argument table in docs/security.md.
+type toolArgCase struct {
+	name string
+	tool string
+	args map[string]any
+	// check inspects the answer (result or error) and the editor.
+	check func(t *testing.T, r *probe.ToolResult, err error, ed *testEditor)
+}
+
+func isToolError(contains string) func(*testing.T, *probe.ToolResult, error, *testEditor) {
+	return func(t *testing.T, r *probe.ToolResult, err error, _ *testEditor) {
+		t.Helper()
+		if err != nil || !r.IsError || !strings.Contains(strings.Join(r.Texts(), " "), contains) {
+			t.Fatalf("got %+v, %v; want a tool error saying %q", r, err, contains)
+		}
+	}
+}
+
+func isRPCError(code int, names string) func(*testing.T, *probe.ToolResult, error, *testEditor) {
+	return func(t *testing.T, r *probe.ToolResult, err error, _ *testEditor) {
+		t.Helper()
+		if rpcCode(err) != code || !strings.Contains(err.Error(), names) {
+			t.Fatalf("got %+v, %v; want error %d naming %s", r, err, code, names)
+		}
+	}
+}
+
+// TestToolArgumentPaths: paths come from Claude. Relative paths resolve against the first
+// workspace folder (never the bridge's cwd); missing files, directories, special files and
+// binary files get a clear answer, never a hang or a crash; required names must be non-empty.
+func TestToolArgumentPaths(t *testing.T) {
+	b, ed := start(t)
+	ws := b.Model.Folders()[0]
+	must := func(err error) {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(os.WriteFile(filepath.Join(ws, "rel.txt"), []byte("a\nb\n"), 0o644))
+	must(os.WriteFile(filepath.Join(ws, "bin.dat"), []byte{0, 1, 2, 0xff, 0xfe, '\n', 0, 'x'}, 0o644))
+	must(os.Mkdir(filepath.Join(ws, "dir"), 0o755))
+	fifo := filepath.Join(ws, "fifo")
+	must(syscall.Mkfifo(fifo, 0o600))
+	t.Cleanup(func() { // release a reader stuck on the FIFO, if any
+		if f, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			f.Close()
+		}
+	})
+	opened := func(want string) func(*testing.T, *probe.ToolResult, error, *testEditor) {
+		return func(t *testing.T, r *probe.ToolResult, err error, ed *testEditor) {
+			t.Helper()
+			if err != nil || r.IsError {
+				t.Fatalf("got %+v, %v", r, err)
+			}
+			if p := recv(t, ed.opened, "openFile"); p.FilePath != want {
+				t.Fatalf("editor asked to open %q, want %q", p.FilePath, want)
+			}
+		}
+	}
+	cases := []toolArgCase{
+		{"openFile relative path", "openFile", map[string]any{"filePath": "rel.txt"}, opened(filepath.Join(ws, "rel.txt"))},
+		{"openFile file:// URL", "openFile", map[string]any{"filePath": "file://" + filepath.Join(ws, "rel.txt")}, opened(filepath.Join(ws, "rel.txt"))},
+		{"openFile missing file", "openFile", map[string]any{"filePath": "nope.txt"}, isToolError("not found")},
+		{"openFile directory", "openFile", map[string]any{"filePath": "dir"}, isToolError("directory")},
+		{"openFile binary file with startText", "openFile", map[string]any{"filePath": "bin.dat", "startText": "x"}, opened(filepath.Join(ws, "bin.dat"))},
+		{"openFile FIFO with startText", "openFile", map[string]any{"filePath": "fifo", "startText": "x"}, isToolError("not a regular file")},
+		{"openFile empty path", "openFile", map[string]any{"filePath": ""}, isRPCError(-32602, `"filePath"`)},
+		{"openDiff empty tab_name", "openDiff", map[string]any{"old_file_path": "rel.txt", "new_file_path": "rel.txt", "new_file_contents": "x", "tab_name": ""}, isRPCError(-32602, `"tab_name"`)},
+		{"openDiff missing old_file_path", "openDiff", map[string]any{"new_file_contents": "x", "tab_name": "T"}, isRPCError(-32602, `"old_file_path"`)},
+		{"openDiff directory", "openDiff", map[string]any{"old_file_path": "dir", "new_file_path": "dir", "new_file_contents": "x", "tab_name": "D"}, isToolError("directory")},
+		{"close_tab empty tab_name", "close_tab", map[string]any{"tab_name": ""}, isRPCError(-32602, `"tab_name"`)},
+		{"checkDocumentDirty empty path", "checkDocumentDirty", map[string]any{"filePath": ""}, isRPCError(-32602, `"filePath"`)},
+		{"saveDocument missing file", "saveDocument", map[string]any{"filePath": "nope.txt"}, func(t *testing.T, r *probe.ToolResult, err error, _ *testEditor) {
+			if err != nil || !strings.Contains(strings.Join(r.Texts(), ""), `"success":false`) {
+				t.Fatalf("got %+v, %v; want success false", r, err)
+			}
+		}},
+		{"getDiagnostics relative uri", "getDiagnostics", map[string]any{"uri": "rel.txt"}, func(t *testing.T, r *probe.ToolResult, err error, _ *testEditor) {
+			// facts file: "Return uri exactly as asked".
+			if err != nil || !strings.Contains(strings.Join(r.Texts(), ""), `"uri":"rel.txt"`) {
+				t.Fatalf("got %+v, %v", r, err)
+			}
+		}},
+	}
+	c := connect(t, b)
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			r, err := c.Tool(ctx, tc.tool, tc.args)
+			if ctx.Err() != nil {
+				t.Fatalf("%s did not answer", tc.tool)
+			}
+			tc.check(t, r, err, ed)
+		})
+	}
+	t.Logf("%d tool-argument cases", len(cases))
+}
+
+// The openDiff path cases that reach the editor: a relative path is made absolute against the
+// workspace, and a missing file is shown as a new file.
+func TestOpenDiffPaths(t *testing.T) {
+	b, ed := start(t)
+	ws := b.Model.Folders()[0]
+	c := connect(t, b)
+	for _, tc := range []struct{ path, want string }{{"new.txt", filepath.Join(ws, "new.txt")}, {"sub/../n2.txt", filepath.Join(ws, "n2.txt")}} {
+		ans := openDiffAsync(ctxT(t), c, tc.path, "x\n", "P"+tc.path)
+		p := recv(t, ed.shown, "showDiff")
+		if p.FilePath != tc.want || p.FileExists {
+			t.Errorf("%s: shown %+v, want %s as a new file", tc.path, p, tc.want)
+		}
+		b.Model.DiffRejected("P" + tc.path)
+		recv(t, ans, "openDiff answer")
+		recv(t, ed.closed, "closeDiff")
+		if _, err := os.Stat(tc.want); err == nil {
+			t.Errorf("%s was created by the bridge", tc.want)
+		}
+	}
+}
