@@ -36,6 +36,8 @@ type Conn struct {
 	pending map[string]chan *Message // outgoing calls by id
 	closed  bool
 	wg      sync.WaitGroup // running handlers
+	active  int            // running handlers, under mu, for Drain
+	idle    chan struct{}  // closed when active drops to 0
 }
 
 // NewConn returns a connection; nothing is read until Run.
@@ -98,6 +100,12 @@ func (c *Conn) dispatch(data []byte) {
 	}
 	req := &Request{Method: m.Method, Params: m.Params, ID: m.ID}
 	c.wg.Add(1)
+	c.mu.Lock()
+	if c.active == 0 {
+		c.idle = make(chan struct{})
+	}
+	c.active++
+	c.mu.Unlock()
 	go c.handle(req)
 }
 
@@ -117,6 +125,13 @@ func looksLikeResponse(data []byte) bool {
 
 func (c *Conn) handle(req *Request) {
 	defer c.wg.Done()
+	defer func() { // after the answer was written
+		c.mu.Lock()
+		if c.active--; c.active == 0 {
+			close(c.idle)
+		}
+		c.mu.Unlock()
+	}()
 	var (
 		result   any
 		err      error
@@ -230,6 +245,26 @@ func (c *Conn) Send(ctx context.Context, data []byte) error {
 		return ErrClosed
 	}
 	return c.stream.Write(ctx, data)
+}
+
+// Drain waits until no handler is running, so every request received so far has been answered
+// (its answer handed to the Stream), or until ctx ends. Messages keep being read and handled
+// meanwhile. A server shutting down calls it before closing the transport, so that answers it
+// has already decided on (a settled openDiff) reach the peer.
+func (c *Conn) Drain(ctx context.Context) error {
+	c.mu.Lock()
+	if c.active == 0 {
+		c.mu.Unlock()
+		return nil
+	}
+	idle := c.idle
+	c.mu.Unlock()
+	select {
+	case <-idle:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // Done is closed when the connection is closing.

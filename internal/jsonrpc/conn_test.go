@@ -286,3 +286,40 @@ func TestOversizeMessageAnswered(t *testing.T) {
 		}
 	}
 }
+
+func TestDrain(t *testing.T) {
+	release := make(chan struct{})
+	started := make(chan struct{}, 1)
+	a, b := pair(t, echo, func(ctx context.Context, req *jsonrpc.Request) (any, error) {
+		started <- struct{}{}
+		<-release
+		return "settled", nil
+	})
+	if err := b.Drain(ctxT(t)); err != nil {
+		t.Errorf("Drain with nothing running = %v", err)
+	}
+	answer := make(chan string, 1)
+	go func() {
+		var s string
+		a.Call(ctxT(t), "openDiff", nil, &s)
+		answer <- s
+	}()
+	<-started
+	ctx, cancel := context.WithCancel(ctxT(t))
+	cancel()
+	if err := b.Drain(ctx); !errors.Is(err, context.Canceled) {
+		t.Errorf("Drain while a handler runs, ctx cancelled = %v", err)
+	}
+	drained := make(chan error, 1)
+	go func() { drained <- b.Drain(ctxT(t)) }()
+	close(release)
+	if err := <-drained; err != nil {
+		t.Errorf("Drain = %v", err)
+	}
+	// "every request received so far has been answered": the answer is on its way even if the
+	// connection closes right now.
+	b.Close()
+	if s := <-answer; s != "settled" {
+		t.Errorf("answer after Drain and Close = %q", s)
+	}
+}
