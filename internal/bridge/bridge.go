@@ -118,6 +118,11 @@ func Start(cfg Config) (*Bridge, error) {
 		MaxHeaderBytes:    16 << 10,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),
 	}
+	// A bridge killed by SIGKILL could not remove its lock: clear our own stale ones (never a
+	// live one, never another IDE's) so the CLI does not find a dead entry.
+	if removed, err := discovery.SweepOwn([]string{dir}); len(removed) > 0 || err != nil {
+		log.Info("removed stale lock files", "paths", removed, "err", err)
+	}
 	if b.lockPath, err = discovery.WriteLock(dir, b.port, b.lock); err != nil {
 		ln.Close()
 		return nil, err
