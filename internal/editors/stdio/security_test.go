@@ -230,4 +230,3 @@ func checkStdio(t *testing.T, c *rawChild, tc stdioBadInput) {
 		t.Errorf("error %q does not name %s", a.Error.Message, tc.names)
 	}
 }
-
