@@ -196,6 +196,26 @@ func (c *cli) Type(s string) {
 	c.send("\r")
 }
 
+// Choose answers a terminal menu with key, pressing it again while the
+// question is still on screen: the TUI ignores keys that arrive while it is
+// still drawing the menu.
+func (c *cli) Choose(ctx context.Context, question, key string) {
+	c.t.Helper()
+	c.WaitText(ctx, question)
+	for {
+		c.send(key)
+		probe, cancel := context.WithTimeout(ctx, time.Second)
+		err := c.scr.waitFor(probe, "the menu to close", func(s *screen) bool { return !s.containsLocked(question) })
+		cancel()
+		if err == nil {
+			return
+		}
+		if ctx.Err() != nil {
+			c.t.Fatalf("claude: %q stayed on screen: %v", question, ctx.Err())
+		}
+	}
+}
+
 // send writes raw bytes (keys) to the pty.
 func (c *cli) send(s string) {
 	c.t.Helper()

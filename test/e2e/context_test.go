@@ -11,17 +11,23 @@ import (
 // (h) The editor's selection reaches the model through selection_changed.
 func TestSelectionReachesModel(t *testing.T) {
 	t.Parallel()
-	s := newSession(t, map[string]string{"poem.txt": "line one\nline two\nline three\n", "other.txt": "x\n"})
+	s := newSession(t, map[string]string{"poem.txt": "line one\nline two\nline three\n", "other.txt": "x\n", "third.txt": "y\n"})
 	f := s.path("poem.txt")
+	s.ready(s.path("other.txt"))
 	s.API.Push(fakeapi.Text("SEL ONE"), fakeapi.Text("SEL TWO"))
 
 	sel := map[string]any{"start": map[string]any{"line": 1, "character": 0}, "end": map[string]any{"line": 3, "character": 0}, "isEmpty": false}
 	s.Ed.Notify(s.bound(stepBound), "selectionChanged", map[string]any{"text": "line two\nline three\n", "filePath": f, "selection": sel})
 	fs := waitTrace(s.bound(stepBound), t, s.Ed.bridge.Trace, "selection_changed", func(fs []frame) bool {
-		return hasMethod(fs, "out", "selection_changed")
+		for _, fr := range fs {
+			if fr.Dir == "out" && fr.m.Method == "selection_changed" && strings.Contains(string(fr.m.Params), "poem.txt") {
+				return true
+			}
+		}
+		return false
 	})
 	for _, fr := range fs {
-		if fr.Dir == "out" && fr.m.Method == "selection_changed" {
+		if fr.Dir == "out" && fr.m.Method == "selection_changed" && strings.Contains(string(fr.m.Params), "poem.txt") {
 			var p struct {
 				FilePath, FileURL, Text string
 				Selection           json.RawMessage
@@ -48,20 +54,21 @@ func TestSelectionReachesModel(t *testing.T) {
 
 	// An empty selection (a cursor) in another file: "The user opened the
 	// file <path> in the IDE".
-	o := s.path("other.txt")
+	o := s.path("third.txt")
+	s.CLI.WaitText(s.bound(stepBound), "SEL ONE")
 	cur := map[string]any{"line": 0, "character": 0}
 	s.Ed.Notify(s.bound(stepBound), "selectionChanged", map[string]any{"text": "", "filePath": o,
 		"selection": map[string]any{"start": cur, "end": cur, "isEmpty": true}})
-	waitTrace(s.bound(stepBound), t, s.Ed.bridge.Trace, "selection_changed for other.txt", func(fs []frame) bool {
+	waitTrace(s.bound(stepBound), t, s.Ed.bridge.Trace, "selection_changed for third.txt", func(fs []frame) bool {
 		for _, fr := range fs {
-			if fr.Dir == "out" && fr.m.Method == "selection_changed" && strings.Contains(string(fr.m.Params), "other.txt") {
+			if fr.Dir == "out" && fr.m.Method == "selection_changed" && strings.Contains(string(fr.m.Params), "third.txt") {
 				return true
 			}
 		}
 		return false
 	})
 	r = s.prompt("and now")
-	if !strings.Contains(r.LastUserText(), "The user opened the file ") || !strings.Contains(r.LastUserText(), "other.txt in the IDE") {
+	if !strings.Contains(r.LastUserText(), "The user opened the file ") || !strings.Contains(r.LastUserText(), "third.txt in the IDE") {
 		t.Errorf("model request lacks the opened file:\n%s", r.LastUserText())
 	}
 }
@@ -71,6 +78,7 @@ func TestAtMentioned(t *testing.T) {
 	t.Parallel()
 	s := newSession(t, map[string]string{"poem.txt": "line one\nline two\nline three\n"})
 	f := s.path("poem.txt")
+	s.ready(f)
 	var res struct {
 		Delivered int  `json:"delivered"`
 		Held      bool `json:"held"`
@@ -130,9 +138,8 @@ func TestTwoCLIs(t *testing.T) {
 		t.Fatalf("ide_connected from clients %v, want two", clients)
 	}
 
-	cur := map[string]any{"line": 0, "character": 0}
-	s.Ed.Notify(s.bound(stepBound), "selectionChanged", map[string]any{"text": "", "filePath": s.path("a.txt"),
-		"selection": map[string]any{"start": cur, "end": cur, "isEmpty": true}})
+	// The editor's selection reaches both: each shows the IDE chip.
+	s.ready(s.path("a.txt"), s.CLI, c2)
 	waitTrace(s.bound(stepBound), t, s.Ed.bridge.Trace, "selection_changed to both clients", func(fs []frame) bool {
 		got := map[int]bool{}
 		for _, f := range fs {
@@ -143,16 +150,31 @@ func TestTwoCLIs(t *testing.T) {
 		return len(got) == 2
 	})
 
+	// CLI 1 proposes an edit; while it is pending, CLI 2 starts a prompt,
+	// and with it its closeAllDiffTabs.
 	a, b := s.path("a.txt"), s.path("b.txt")
 	s.API.Push(edit(a, "alpha", "ALPHA", "A DONE")...)
 	api2.Push(edit(b, "bravo", "BRAVO", "B DONE")...)
 	s.prompt("edit a")
+	da := s.showDiff(a)
 	c2.Type("edit b")
-	da, db := s.showDiff(a), s.showDiff(b)
-	for _, d := range []editorMsg{db, da} {
+	db := s.showDiff(b)
+
+	// Spec: "A diff belongs to the client whose openDiff call opened it."
+	// Another CLI's closeAllDiffTabs must leave it alone, so the user can
+	// still accept it.
+	for _, d := range []editorMsg{da, db} {
 		if err := s.Ed.Call(s.bound(stepBound), "diffAccepted", map[string]any{"tabName": d.Params["tabName"], "contents": d.Params["newContents"]}, nil); err != nil {
-			t.Fatalf("diffAccepted %v: %v", d.Params["tabName"], err)
+			t.Errorf("diffAccepted %v: %v", d.Params["tabName"], err)
 		}
+	}
+	for _, d := range []editorMsg{da, db} {
+		if got := s.openDiffAnswer(str(d.Params["tabName"])); len(got) == 0 || got[0] != "FILE_SAVED" {
+			t.Errorf("openDiff %v answered %q, want FILE_SAVED", d.Params["tabName"], got)
+		}
+	}
+	if t.Failed() {
+		return
 	}
 	s.waitMain(3)
 	if _, err := api2.WaitMain(s.bound(stepBound), 3); err != nil {
