@@ -67,6 +67,7 @@ func TestSelectionReachesModel(t *testing.T) {
 		}
 		return false
 	})
+	s.CLI.WaitText(s.bound(stepBound), "⧉ In third.txt")
 	r = s.prompt("and now")
 	if !strings.Contains(r.LastUserText(), "The user opened the file ") || !strings.Contains(r.LastUserText(), "third.txt in the IDE") {
 		t.Errorf("model request lacks the opened file:\n%s", r.LastUserText())

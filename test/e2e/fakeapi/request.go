@@ -34,41 +34,53 @@ func (r Request) Text() string {
 	return b.String()
 }
 
-// LastUserText is like Text, restricted to the last message with role "user":
-// what the CLI added to the conversation for this request.
+// LastUserText is like Text, restricted to the messages after the last
+// assistant message: what the CLI added to the conversation for this
+// request (it may put attachments such as IDE context in messages of their
+// own after the prompt).
 func (r Request) LastUserText() string {
 	msgs, _ := r.Body["messages"].([]any)
-	for i := len(msgs) - 1; i >= 0; i-- {
-		m, _ := msgs[i].(map[string]any)
-		if m["role"] == "user" {
-			var b strings.Builder
-			collect(&b, m["content"])
-			return b.String()
+	i := len(msgs)
+	for i > 0 {
+		if m, _ := msgs[i-1].(map[string]any); m["role"] == "assistant" {
+			break
 		}
+		i--
 	}
-	return ""
+	var b strings.Builder
+	for _, m := range msgs[i:] {
+		mm, _ := m.(map[string]any)
+		collect(&b, mm["content"])
+	}
+	return b.String()
 }
 
-// ToolResults returns the content of every tool_result block in the last
-// user message, keyed by tool_use_id, with is_error noted.
+// ToolResults returns every tool_result block after the last assistant
+// message.
 func (r Request) ToolResults() []ToolResult {
 	msgs, _ := r.Body["messages"].([]any)
-	if len(msgs) == 0 {
-		return nil
-	}
-	m, _ := msgs[len(msgs)-1].(map[string]any)
-	blocks, _ := m["content"].([]any)
-	var out []ToolResult
-	for _, b := range blocks {
-		bm, _ := b.(map[string]any)
-		if bm["type"] != "tool_result" {
-			continue
+	i := len(msgs)
+	for i > 0 {
+		if m, _ := msgs[i-1].(map[string]any); m["role"] == "assistant" {
+			break
 		}
-		var sb strings.Builder
-		collect(&sb, bm["content"])
-		id, _ := bm["tool_use_id"].(string)
-		isErr, _ := bm["is_error"].(bool)
-		out = append(out, ToolResult{ToolUseID: id, Content: sb.String(), IsError: isErr})
+		i--
+	}
+	var out []ToolResult
+	for _, m := range msgs[i:] {
+		mm, _ := m.(map[string]any)
+		blocks, _ := mm["content"].([]any)
+		for _, b := range blocks {
+			bm, _ := b.(map[string]any)
+			if bm["type"] != "tool_result" {
+				continue
+			}
+			var sb strings.Builder
+			collect(&sb, bm["content"])
+			id, _ := bm["tool_use_id"].(string)
+			isErr, _ := bm["is_error"].(bool)
+			out = append(out, ToolResult{ToolUseID: id, Content: sb.String(), IsError: isErr})
+		}
 	}
 	return out
 }
