@@ -50,12 +50,25 @@ type Model struct {
 	lastSent []byte // encoded selection_changed last sent, to send only on change
 	held     []heldMention
 	closed   bool
+	drains   map[ClientID]func(context.Context) error
+}
+
+// SetDrain registers how to wait until client id's session has answered every call it received;
+// Close uses it so that settled openDiff answers go out before the clients are closed.
+func (m *Model) SetDrain(id ClientID, f func(context.Context) error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.drains == nil {
+		m.drains = map[ClientID]func(context.Context) error{}
+	}
+	m.drains[id] = f
 }
 
 type client struct {
-	id    ClientID
-	conn  Client
-	ready bool // finished its handshake: notifications go out
+	id       ClientID
+	conn     Client
+	ready    bool // sent notifications/initialized: notifications go out
+	replayed bool // told the latest selection and held mentions
 }
 
 type heldMention struct {
@@ -90,8 +103,8 @@ func (m *Model) Connect(c Client) ClientID {
 	return m.nextID
 }
 
-// Ready marks the client's handshake done: it is told the latest selection and any held
-// mentions, and the editor is told it connected.
+// Ready marks the client's handshake done (notifications/initialized): notifications go out to
+// it from now on, and the editor is told it connected.
 func (m *Model) Ready(id ClientID) {
 	m.mu.Lock()
 	c := m.clients[id]
@@ -100,6 +113,24 @@ func (m *Model) Ready(id ClientID) {
 		return
 	}
 	c.ready = true
+	n := m.readyCountLocked()
+	m.mu.Unlock()
+	if f := m.events.ClientConnected; f != nil {
+		f(id, n)
+	}
+}
+
+// Replay tells a ready client, once, what happened before it was listening: the latest selection
+// and the @-mentions held while no client was connected. The session calls it when the client has
+// finished its whole handshake (ide_connected), the first point at which the CLI acts on them.
+func (m *Model) Replay(id ClientID) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	c := m.clients[id]
+	if c == nil || !c.ready || c.replayed {
+		return // not initialized: a client that skipped notifications/initialized is never told
+	}
+	c.replayed = true
 	if m.lastSent != nil {
 		c.conn.SendLatest(m.lastSent)
 	}
@@ -110,11 +141,6 @@ func (m *Model) Ready(id ClientID) {
 		}
 	}
 	m.held = nil
-	n := m.readyCountLocked()
-	m.mu.Unlock()
-	if f := m.events.ClientConnected; f != nil {
-		f(id, n)
-	}
 }
 
 // Disconnect forgets a client. Its pending diffs are settled as rejected (never as an accept);
@@ -123,6 +149,7 @@ func (m *Model) Disconnect(id ClientID) {
 	m.mu.Lock()
 	c := m.clients[id]
 	delete(m.clients, id)
+	delete(m.drains, id)
 	closed := m.settleLocked(func(d *diff) bool { return d.owner == id && d.state == pending })
 	n := m.readyCountLocked()
 	m.mu.Unlock()
@@ -173,7 +200,16 @@ func (m *Model) Close() {
 	m.mu.Lock()
 	m.closed = true
 	m.settleLocked(func(d *diff) bool { return d.state == pending })
+	var drains []func(context.Context) error
+	for _, f := range m.drains {
+		drains = append(drains, f)
+	}
 	m.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	for _, f := range drains {
+		f(ctx)
+	}
 }
 
 func (m *Model) editorCtx(ctx context.Context) (context.Context, context.CancelFunc) {

@@ -11,9 +11,10 @@ import (
 	"sync/atomic"
 )
 
-// Handler answers one incoming request or notification. It runs in its own goroutine, so calls
-// on one connection run concurrently; ctx is cancelled when the connection closes. For a
-// notification the result is discarded. An *Error is sent as is; any other error is sent as
+// Handler answers one incoming request or notification. A request runs in its own goroutine, so
+// calls on one connection run concurrently; notifications run one at a time in arrival order on
+// the reading goroutine, so they must not block. ctx is cancelled when the connection closes. For
+// a notification the result is discarded. An *Error is sent as is; any other error is sent as
 // CodeInternalError. A panic becomes a CodeInternalError answer.
 type Handler func(ctx context.Context, req *Request) (result any, err error)
 
@@ -106,6 +107,12 @@ func (c *Conn) dispatch(data []byte) {
 	}
 	c.active++
 	c.mu.Unlock()
+	if !req.IsCall() {
+		// Notifications are handled in order, on the reader: a later selection must never be
+		// overtaken by an earlier one, and initialized must precede ide_connected.
+		c.handle(req)
+		return
+	}
 	go c.handle(req)
 }
 

@@ -50,6 +50,7 @@ func Serve(ctx context.Context, c Conn, model *ide.Model, log *slog.Logger) erro
 	defer model.Disconnect(id)
 	s := &session{model: model, id: id, log: log.With("client", uint64(id))}
 	conn := jsonrpc.NewConn(c, s.handle)
+	model.SetDrain(id, conn.Drain)
 	conn.OnError = func(err error) { s.log.Warn("bad message", "err", err) }
 	return conn.Run(ctx)
 }
@@ -95,10 +96,15 @@ func (s *session) handle(ctx context.Context, req *jsonrpc.Request) (any, error)
 		_ = jsonrpc.UnmarshalParams(req.Params, &p)
 		// Logged only: a pid is not unique across containers and is reused (spec 000).
 		s.log.Info("ide_connected", "pid", p.PID.String())
+		// The CLI's last handshake message: CLI 2.1.328 ignores a selection_changed that arrives
+		// right after notifications/initialized, so what happened before it connected is replayed
+		// here (or at tools/list for a client that sends no ide_connected).
+		s.model.Replay(s.id)
 		return nil, nil
 	case "ping":
 		return map[string]any{}, nil
 	case "tools/list":
+		s.model.Replay(s.id)
 		return map[string]any{"tools": s.model.Tools()}, nil
 	case "tools/call":
 		var p struct {

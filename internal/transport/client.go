@@ -121,6 +121,7 @@ func (c *Client) writeLoop() {
 		var msg []byte
 		select {
 		case <-c.ctx.Done():
+			c.flush()
 			return
 		case msg = <-c.queue:
 		case <-c.latestSig:
@@ -141,12 +142,14 @@ func (c *Client) writeLoop() {
 			}
 			continue
 		}
-		if c.ctx.Err() != nil {
-			// Closing: select picks at random among ready cases, and a write on the cancelled
-			// context would cut the connection before the close frame goes out.
+		if c.ctx.Err() != nil && c.closeCode == StatusQueueFull {
+			// select picks at random among ready cases: a client closed for not reading gets
+			// nothing more, its close frame goes out next.
 			return
 		}
-		ctx, cancel := context.WithTimeout(c.ctx, writeTimeout)
+		// Not c.ctx: a close must not abort a write half-way (that cuts the TCP connection before
+		// the close frame); the closer waits for this loop instead.
+		ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
 		err := c.ws.Write(ctx, websocket.MessageText, msg)
 		cancel()
 		if err != nil {
@@ -172,7 +175,37 @@ func (c *Client) CloseWith(code websocket.StatusCode, reason string) error {
 func (c *Client) closer() {
 	defer close(c.closerDone)
 	<-c.ctx.Done()
+	if c.closeCode != StatusQueueFull {
+		<-c.writerDone // queued answers first, then the close frame
+	}
+	// A client closed for not reading may have a write stuck on a full TCP buffer: Close then
+	// gives up on the handshake after its own timeout and cuts the connection, which ends the
+	// writer too.
 	c.ws.Close(c.closeCode, c.closeText)
+}
+
+// flushTimeout bounds writing what is still queued when a client is closed.
+var flushTimeout = 500 * time.Millisecond
+
+// flush writes the messages still queued (answers already given, such as a settled openDiff)
+// before the closing handshake. A client closed for not reading gets nothing more.
+func (c *Client) flush() {
+	if c.closeCode == StatusQueueFull {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), flushTimeout)
+	defer cancel()
+	for {
+		select {
+		case msg := <-c.queue:
+			if c.ws.Write(ctx, websocket.MessageText, msg) != nil {
+				return
+			}
+			c.trace("out", msg)
+		default:
+			return
+		}
+	}
 }
 
 func (c *Client) setReason(r string) {
