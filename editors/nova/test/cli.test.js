@@ -25,14 +25,38 @@ async function fakeModel(t, file) {
   const bin = path.join(dir, "fakemodel");
   execFileSync("go", ["build", "-o", bin, "./test/e2e/fakeapi/cmd/fakemodel"], { cwd: repoRoot, stdio: "inherit", timeout: 300000 });
   const proc = spawn(bin, ["-file", file, "-old", "hello", "-new", "goodbye"], { stdio: ["ignore", "pipe", "inherit"] });
+  const exited = new Promise((r) => proc.once("exit", r));
   t.after(async () => {
     proc.kill("SIGINT");
-    await new Promise((r) => (proc.exitCode !== null ? r() : proc.once("exit", r)));
+    if ((await within(exited, 5000)) === "late") proc.kill("SIGKILL");
+    await within(exited, 5000);
     fs.rmSync(dir, { recursive: true, force: true });
   });
   let out = "";
   proc.stdout.on("data", (d) => (out += d));
   return waitFor(() => (out.includes("\n") ? out.split("\n")[0].trim() : null), "the fake API's URL", 10000);
+}
+
+/** childrenOf lists pid's child processes (Linux /proc). */
+function childrenOf(pid) {
+  try {
+    return fs.readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+
+function signal(pid, sig) {
+  try {
+    process.kill(pid, sig);
+  } catch {}
+}
+
+/** within resolves with promise's value, or "late" after ms. */
+function within(promise, ms) {
+  let timer;
+  const late = new Promise((r) => (timer = setTimeout(() => r("late"), ms)));
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
 
 /** startCLI runs claude in a pty (util-linux script) with env; output is kept for failures. */
@@ -49,7 +73,6 @@ function startCLI(t, project, configDir, env) {
   const cmd = `stty cols 160 rows 50; exec '${CLI}' --permission-mode default`;
   const proc = spawn("script", ["-qfec", cmd, "/dev/null"], {
     cwd: project,
-    detached: true,
     stdio: ["pipe", "pipe", "pipe"],
     env: Object.assign(
       {
@@ -72,16 +95,14 @@ function startCLI(t, project, configDir, env) {
   proc.stdout.on("data", (d) => (screen += d));
   proc.stderr.on("data", (d) => (screen += d));
   const exited = new Promise((r) => proc.once("exit", r));
-  t.after(async (ctx) => {
-    try {
-      process.kill(-proc.pid, "SIGTERM");
-    } catch {}
-    const late = new Promise((r) => setTimeout(() => r("late"), 5000));
-    if ((await Promise.race([exited, late])) === "late") {
-      try {
-        process.kill(-proc.pid, "SIGKILL");
-      } catch {}
-      await exited;
+  t.after(async () => {
+    // script gives claude a session of its own: end claude first, and script,
+    // which waits for it, follows and is reaped here.
+    const kids = childrenOf(proc.pid);
+    for (const sig of ["SIGTERM", "SIGKILL"]) {
+      for (const pid of kids) signal(pid, sig);
+      if (sig === "SIGKILL") signal(proc.pid, sig);
+      if ((await within(exited, 5000)) !== "late") break;
     }
     fs.rmSync(home, { recursive: true, force: true });
   });

@@ -91,11 +91,9 @@ class Session {
     // For bug reports: every WebSocket frame, one JSON line each.
     const trace = nova.config.get("claude-ide-bridge.traceFile", "string");
     if (trace) args.push("--trace", nova.path.expanduser(trace));
-    const proc = new Process(binary, {
-      args,
-      stdio: "jsonrpc",
-      cwd: nova.workspace.path || undefined,
-    });
+    const options = { args, stdio: "jsonrpc" };
+    if (nova.workspace.path) options.cwd = nova.workspace.path;
+    const proc = new Process(binary, options);
     this.proc = proc;
     for (const method of Object.keys(this.handlers)) {
       const handler = this.handlers[method];
