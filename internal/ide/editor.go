@@ -1,6 +1,9 @@
 package ide
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // Editor is what an editor provides to the bridge: primitive facts and UI actions, no protocol
 // rules. The Model calls its methods concurrently from tool calls; each call should return
@@ -51,6 +54,8 @@ type EditorInfo struct {
 	Caps           Capabilities
 	Encoding       Encoding
 	TrackSelection bool // the editor reports selections; getCurrentSelection answers from them
+	// Timeout bounds each editor call (default 10s); showing a diff may take three times as long.
+	Timeout time.Duration
 }
 
 // Position is 0-based; Character counts in the editor's Encoding.

@@ -84,9 +84,12 @@ func New(editor Editor, info EditorInfo, folders []string, events Events, log *s
 	if info.Encoding == "" {
 		info.Encoding = UTF8
 	}
+	if info.Timeout <= 0 {
+		info.Timeout = 10 * time.Second
+	}
 	return &Model{
 		editor: editor, info: info, events: events, log: log,
-		MentionHold: 30 * time.Second, EditorTimeout: 10 * time.Second, ShowDiffTimeout: 30 * time.Second,
+		MentionHold: 30 * time.Second, EditorTimeout: info.Timeout, ShowDiffTimeout: 3 * info.Timeout,
 		clients: map[ClientID]*client{}, diffs: map[string]*diff{}, folders: folders,
 	}
 }

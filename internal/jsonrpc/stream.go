@@ -44,24 +44,25 @@ type ioStream struct {
 	detect  bool
 	max     int // frame limit; 0 means MaxFrame (tests lower it)
 
-	mu sync.Mutex // serialises writes
+	mu   sync.Mutex    // guards framing
+	turn chan struct{} // 1-buffered: one write at a time
 }
 
 // NewLineStream frames newline-delimited JSON.
 func NewLineStream(r io.Reader, w io.WriteCloser) Stream {
-	return &ioStream{r: bufio.NewReaderSize(r, 64<<10), w: w, closer: w, framing: FramingLine}
+	return &ioStream{r: bufio.NewReaderSize(r, 64<<10), w: w, closer: w, framing: FramingLine, turn: make(chan struct{}, 1)}
 }
 
 // NewHeaderStream frames with Content-Length headers.
 func NewHeaderStream(r io.Reader, w io.WriteCloser) Stream {
-	return &ioStream{r: bufio.NewReaderSize(r, 64<<10), w: w, closer: w, framing: FramingHeader}
+	return &ioStream{r: bufio.NewReaderSize(r, 64<<10), w: w, closer: w, framing: FramingHeader, turn: make(chan struct{}, 1)}
 }
 
 // NewDetectStream detects the peer's framing from its first byte ('C' for headers, '{' or '['
 // for lines; leading white space is skipped) and writes in the same framing. Writes before the
 // first message was read use line framing: a server must not speak first.
 func NewDetectStream(r io.Reader, w io.WriteCloser) Stream {
-	return &ioStream{r: bufio.NewReaderSize(r, 64<<10), w: w, closer: w, detect: true}
+	return &ioStream{r: bufio.NewReaderSize(r, 64<<10), w: w, closer: w, detect: true, turn: make(chan struct{}, 1)}
 }
 
 // ErrUnknownFraming is returned when the first byte fits no framing.
@@ -200,19 +201,41 @@ func (s *ioStream) limit() int {
 	return MaxFrame
 }
 
+// Write writes one message. A peer that stops reading a pipe must not hang its callers: the
+// write runs on its own goroutine, and Write gives up when ctx ends (the message then still goes
+// out, whole, if the peer ever reads again, before any later message).
 func (s *ioStream) Write(ctx context.Context, msg []byte) error {
+	select {
+	case s.turn <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	var err error
-	if s.framing == FramingHeader {
-		_, err = fmt.Fprintf(s.w, "Content-Length: %d\r\n\r\n%s", len(msg), msg)
+	framing := s.framing
+	s.mu.Unlock()
+	var buf []byte
+	if framing == FramingHeader {
+		buf = fmt.Appendf(make([]byte, 0, len(msg)+32), "Content-Length: %d\r\n\r\n", len(msg))
 	} else {
 		// encoding/json never emits a raw newline, so a line is a message.
-		buf := make([]byte, 0, len(msg)+1)
-		buf = append(append(buf, msg...), '\n')
-		_, err = s.w.Write(buf)
+		buf = make([]byte, 0, len(msg)+1)
 	}
-	return err
+	buf = append(buf, msg...)
+	if framing != FramingHeader {
+		buf = append(buf, '\n')
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := s.w.Write(buf)
+		<-s.turn
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return fmt.Errorf("jsonrpc: peer is not reading: %w", ctx.Err())
+	}
 }
 
 func (s *ioStream) Close() error { return s.closer.Close() }

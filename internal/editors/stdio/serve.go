@@ -225,7 +225,7 @@ func (s *server) initialize(req *jsonrpc.Request) (any, error) {
 	conn := s.conn
 	b, err := bridge.Start(bridge.Config{
 		Editor:  remote{conn},
-		Info:    ide.EditorInfo{Name: p.Name, Caps: p.Capabilities, Encoding: p.PositionEncoding, TrackSelection: track},
+		Info:    ide.EditorInfo{Name: p.Name, Caps: p.Capabilities, Encoding: p.PositionEncoding, TrackSelection: track, Timeout: s.opt.EditorTimeout},
 		Folders: p.WorkspaceFolders,
 		PID:     p.PID,
 		Port:    s.opt.Port,
@@ -243,11 +243,6 @@ func (s *server) initialize(req *jsonrpc.Request) (any, error) {
 	})
 	if err != nil {
 		return nil, jsonrpc.Errorf(jsonrpc.CodeServerError, "starting the bridge: %v", err)
-	}
-	if d := s.opt.EditorTimeout; d > 0 {
-		// Set before the answer: Claude learns the port from the lock file, but nothing of
-		// ours connects before initialize returns. (bridge.Config could carry this instead.)
-		b.Model.EditorTimeout, b.Model.ShowDiffTimeout = d, 3*d
 	}
 	s.b, s.pid = b, p.PID
 	close(s.ready)
