@@ -51,7 +51,7 @@ type overrides struct {
 func run(bridgeBin, nodeBin, nodeJS, echoBin string, reps int, smoke bool, o overrides, jsonOut, mdOut, logPath string) error {
 	cfg := config{
 		startupSamples: 10, idle: 30 * time.Second, diffBytes: 10 << 20, diffIters: 7,
-		fanClients: 16, fanUpdates: 300, floodRate: 1000, floodFor: 10 * time.Second,
+		fanClients: 16, fanUpdates: 200, floodRate: 1000, floodFor: 10 * time.Second,
 		manyClients: 256, debounce: 50 * time.Millisecond, logs: io.Discard,
 	}
 	if smoke {

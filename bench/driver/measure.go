@@ -239,17 +239,21 @@ func selectionLine(seq int, path string) []byte {
 
 var nextSeq = 0
 
-// fanout sends updates one at a time and times each client's receipt (no debounce involved: the
-// editor sends, the sidecar fans out at once).
+// fanout sends updates one at a time, one debounce interval apart (the most a debouncing editor
+// sends), and times each client's receipt from the moment the editor wrote the update: the
+// editor's debounce is not in the number, whatever the sidecar does is.
 func fanout(ctx context.Context, s *sidecar, clients []*claude, cfg config) (p50, p99 float64, err error) {
 	path := filepath.Join(cfg.workspace, "bench.txt")
 	for _, c := range clients {
 		c.drain()
 	}
 	var lat []float64
+	next := time.Now()
 	for range cfg.fanUpdates {
 		nextSeq++
 		seq := nextSeq
+		time.Sleep(time.Until(next))
+		next = time.Now().Add(cfg.debounce)
 		t0 := time.Now()
 		if err := s.send(selectionLine(seq, path)); err != nil {
 			return 0, 0, err
