@@ -123,6 +123,16 @@ func TestDiffStateMachineSteps(t *testing.T) {
 		{"the editor closed T5 and T7", sCount, closes("T5", "T7")},
 		{"T6 stays for B", sCount, diffs("T6 accepted B")},
 
+		// Another client's pending diff is replaced like one's own (the exception is only for
+		// accepted diffs), and then belongs to the new caller.
+		{"B openDiff T10", sBlocks, openDiff("b10", "B", "T10", proposal)},
+		{"A2 openDiff T10 replaces B's pending diff", sReplace, openDiff("a10", "A2", "T10", "v2\n")},
+		{"b10 is settled as rejected", sSettle, answered("b10", "DIFF_REJECTED", "T10")},
+		{"T10 belongs to A2 now", sConn, diffs("T6 accepted B", "T10 pending A2")},
+		{"A2 close_tab T10", sExact, closeTab("A2", "T10")},
+		{"a10 is settled as rejected", sSettle, answered("a10", "DIFF_REJECTED", "T10")},
+		{"the editor closed exactly T10", sExact, closes("T10")},
+
 		// Disconnect settles pending diffs and keeps accepted ones.
 		{"B openDiff T8", sBlocks, openDiff("b8", "B", "T8", proposal)},
 		{"B disconnects", sSettle, disconnect("B")},
@@ -140,6 +150,11 @@ func TestDiffStateMachineSteps(t *testing.T) {
 		{"the editor closed T6 and T9", sUserClose, closes("T6", "T9")},
 		{"nothing new went into the buffer", sUserClose, buffer(edited)},
 		{"no diff is left", sUserClose, diffs()},
+
+		// Shutting the bridge down settles what is pending, never as an accept.
+		{"A2 openDiff T11", sBlocks, openDiff("a11", "A2", "T11", proposal)},
+		{"the bridge shuts down", sSettle, shutdown()},
+		{"a11 is settled as rejected", sSettle, answered("a11", "DIFF_REJECTED", "T11")},
 	}
 
 	w := newWorld(t)
@@ -398,6 +413,14 @@ func buffer(text string) func(*world) {
 		got := w.ed.bufferText()
 		if len(got) != 1 || got[w.path] != text {
 			w.fatalf("editor buffers %q, want %s = %q", got, w.path, text)
+		}
+	}
+}
+
+func shutdown() func(*world) {
+	return func(w *world) {
+		if err := w.b.Close(); err != nil {
+			w.fatalf("close: %v", err)
 		}
 	}
 }
