@@ -50,8 +50,10 @@ func cmdProbe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	var names []string
-	if *checks != "" {
-		names = strings.Split(*checks, ",")
+	for _, n := range strings.Split(*checks, ",") {
+		if n = strings.TrimSpace(n); n != "" {
+			names = append(names, n)
+		}
 	}
 	results, err := probe.Run(ctx, target, probe.Options{Checks: names, Diff: *diff, Timeout: *timeout})
 	if err != nil {
