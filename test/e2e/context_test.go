@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -205,4 +206,29 @@ func firstLines(s string, n int) string {
 		parts = parts[:n]
 	}
 	return strings.Join(parts, "\n")
+}
+
+// An editor that mentions a range as soon as it hears clientConnected (a
+// user who sends a selection right after starting claude) must still see it
+// land at the prompt. Protocol: atMentioned "delivered counts connected
+// clients"; with none connected the mention is held "and delivered to the
+// first client that completes its handshake". CLI 2.1.328 drops
+// at_mentioned that arrives before it is ready, so a delivery it ignores
+// is a lost mention.
+func TestAtMentionedRightAfterConnect(t *testing.T) {
+	t.Parallel()
+	claudeBin(t)
+	ctx, cancel := context.WithTimeout(context.Background(), testBound)
+	t.Cleanup(cancel)
+	s := &session{t: t, ctx: ctx, Project: realDir(t), Config: realDir(t)}
+	writeFile(t, s.path("poem.txt"), "line one\nline two\nline three\n")
+	s.Ed = startEditor(t, s.Config, s.Project)
+	s.API = fakeapi.New()
+	t.Cleanup(s.API.Close)
+	s.CLI = startCLI(t, s.API, cliOptions{Project: s.Project, Config: s.Config, Port: s.Ed.Init.Port})
+	s.waitConnected(1)
+	if err := s.Ed.Call(s.bound(stepBound), "atMentioned", map[string]any{"filePath": s.path("poem.txt"), "lineStart": 1, "lineEnd": 2}, nil); err != nil {
+		t.Fatalf("atMentioned: %v", err)
+	}
+	s.CLI.WaitText(s.bound(stepBound), "@poem.txt#L2-3")
 }

@@ -1,0 +1,109 @@
+package e2e
+
+import (
+	"context"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/e2e/fakeapi"
+)
+
+// newStandalone runs `claude-ide-bridge serve --workspace DIR --auto mode`
+// (no editor) and a CLI connected to it.
+func newStandalone(t *testing.T, mode string, files map[string]string) (*session, *proc) {
+	t.Helper()
+	claudeBin(t)
+	ctx, cancel := context.WithTimeout(context.Background(), testBound)
+	t.Cleanup(cancel)
+	s := &session{t: t, ctx: ctx, Project: realDir(t), Config: realDir(t)}
+	for name, content := range files {
+		writeFile(t, s.path(name), content)
+	}
+	p, cmd := startBridge(t, s.Config, "--workspace", s.Project, "--auto", mode)
+	out := &syncBuffer{}
+	cmd.Stdout = out
+	p.run(t)
+	port := waitLockPort(s.bound(stepBound), t, s.Config)
+	s.API = fakeapi.New()
+	t.Cleanup(s.API.Close)
+	s.CLI = startCLI(t, s.API, cliOptions{Project: s.Project, Config: s.Config, Port: port})
+	waitTrace(s.bound(connectBound), t, p.Trace, "ide_connected", func(fs []frame) bool { return hasMethod(fs, "in", "ide_connected") })
+	s.CLI.WaitText(s.bound(stepBound), "? for shortcuts")
+	return s, p
+}
+
+// waitLockPort waits for the bridge's lock file in config/ide and returns
+// the port its name carries.
+func waitLockPort(ctx context.Context, t *testing.T, config string) int {
+	t.Helper()
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		locks, _ := filepath.Glob(filepath.Join(config, "ide", "*.lock"))
+		if len(locks) == 1 {
+			port, err := strconv.Atoi(strings.TrimSuffix(filepath.Base(locks[0]), ".lock"))
+			if err != nil {
+				t.Fatalf("lock name %s: %v", locks[0], err)
+			}
+			return port
+		}
+		select {
+		case <-tick.C:
+		case <-ctx.Done():
+			t.Fatalf("no single lock file in %s/ide (found %v): %v", config, locks, ctx.Err())
+		}
+	}
+}
+
+// diffAnswers returns the first text of every openDiff answer in the trace.
+func diffAnswers(fs []frame) []string {
+	var out []string
+	for _, c := range toolCalls(fs, "openDiff") {
+		if r, ok := response(fs, c); ok {
+			if texts := resultTexts(r); len(texts) > 0 {
+				out = append(out, texts[0])
+			}
+		}
+	}
+	return out
+}
+
+// Standalone --auto accept: the proposal is accepted as is and the CLI
+// writes it.
+func TestStandaloneAutoAccept(t *testing.T) {
+	t.Parallel()
+	s, p := newStandalone(t, "accept", map[string]string{"hello.txt": "hello world\n"})
+	f := s.path("hello.txt")
+	s.API.Push(edit(f, "world", "there", "AUTO ACCEPTED")...)
+	s.prompt("edit hello")
+	tr := lastToolResult(t, s.waitMain(3))
+	if !strings.Contains(tr.Content, editedOK) || strings.Contains(tr.Content, staleFile) || strings.Contains(tr.Content, userModified) {
+		t.Errorf("Edit tool result %+v", tr)
+	}
+	if got := readFile(t, f); got != "hello there\n" {
+		t.Errorf("file %q, want the proposal", got)
+	}
+	// Facts: accepted is FILE_SAVED + contents, or TAB_CLOSED (as proposed).
+	if got := diffAnswers(readTrace(t, p.Trace)); len(got) != 1 || (got[0] != "FILE_SAVED" && got[0] != "TAB_CLOSED") {
+		t.Errorf("openDiff answers %q, want one accept", got)
+	}
+}
+
+// Standalone --auto reject: the file stays as it was.
+func TestStandaloneAutoReject(t *testing.T) {
+	t.Parallel()
+	s, p := newStandalone(t, "reject", map[string]string{"hello.txt": "hello world\n"})
+	f := s.path("hello.txt")
+	s.API.Push(edit(f, "world", "there", "AUTO REJECTED")...)
+	s.prompt("edit hello")
+	s.CLI.WaitText(s.bound(stepBound), "Rejected update to hello.txt")
+	if got := diffAnswers(readTrace(t, p.Trace)); len(got) != 1 || got[0] != "DIFF_REJECTED" {
+		t.Errorf("openDiff answers %q, want DIFF_REJECTED", got)
+	}
+	if got := readFile(t, f); got != "hello world\n" {
+		t.Errorf("file %q, want it unchanged", got)
+	}
+}
