@@ -4,7 +4,7 @@
 //	claude-ide-bridge serve --stdio            (run by an editor plugin)
 //	claude-ide-bridge env [--workspace DIR]    (exports for the terminal running claude)
 //	claude-ide-bridge locks [--clean]
-//	claude-ide-bridge probe [--port N | --lock FILE] [--checks LIST]
+//	claude-ide-bridge probe [--port N | --lock FILE] [--checks LIST] [--diff] [--timeout D]
 package main
 
 import (

@@ -39,6 +39,10 @@ type diff struct {
 	answer chan []Content // buffered 1: the openDiff result, sent once
 }
 
+// MaxDiffText bounds a proposal shown in the editor, under the CLI's 16 MiB message limit with
+// room for the JSON around an accepted text.
+const MaxDiffText = 15 << 20
+
 // ErrAcceptedElsewhere refuses an openDiff whose tab_name names a diff the user accepted for
 // another client (spec: "the call fails at once with error -32000").
 var ErrAcceptedElsewhere = errors.New("diff already accepted for another Claude session")
@@ -85,6 +89,11 @@ type OpenDiffArgs struct {
 // OpenDiff shows a proposal and blocks until the user decides, the diff is closed, or ctx ends
 // (the client went away). It never writes the file.
 func (m *Model) OpenDiff(ctx context.Context, id ClientID, a OpenDiffArgs) ([]Content, error) {
+	if len(a.NewFileContents) > MaxDiffText {
+		// The CLI closes its connection on a message over 16 MiB, and FILE_SAVED carries the
+		// whole text back: such a diff is refused, and the CLI falls back to its terminal prompt.
+		return nil, fmt.Errorf("the proposal is %d MiB; diffs over %d MiB are reviewed in the terminal", len(a.NewFileContents)>>20, MaxDiffText>>20)
+	}
 	d := &diff{tab: a.TabName, owner: id, path: a.OldFilePath, answer: make(chan []Content, 1)}
 	m.mu.Lock()
 	if m.closed {
@@ -143,6 +152,9 @@ func (m *Model) DiffAccepted(tab, text string) error {
 	d := m.diffs[tab]
 	if d == nil || d.state != pending {
 		return jsonrpc.Errorf(jsonrpc.CodeUnknownDiff, "no pending diff named %q", tab)
+	}
+	if len(text) > MaxDiffText {
+		return jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "the accepted text is over %d MiB, more than Claude accepts in one message; the diff stays open", MaxDiffText>>20)
 	}
 	d.state, d.text = accepted, text
 	d.answer <- []Content{{Type: "text", Text: "FILE_SAVED"}, {Type: "text", Text: text}}
