@@ -232,3 +232,25 @@ func TestAtMentionedRightAfterConnect(t *testing.T) {
 	}
 	s.CLI.WaitText(s.bound(stepBound), "@poem.txt#L2-3")
 }
+
+// Likewise for the selection: one selectionChanged sent as soon as the
+// editor hears clientConnected must reach the CLI (the prompt shows the
+// "[⧉ In <file>]" chip). The editor sends on change only, so a selection
+// the CLI dropped stays lost until the user moves the cursor.
+func TestSelectionRightAfterConnect(t *testing.T) {
+	t.Parallel()
+	claudeBin(t)
+	ctx, cancel := context.WithTimeout(context.Background(), testBound)
+	t.Cleanup(cancel)
+	s := &session{t: t, ctx: ctx, Project: realDir(t), Config: realDir(t)}
+	writeFile(t, s.path("poem.txt"), "line one\n")
+	s.Ed = startEditor(t, s.Config, s.Project)
+	s.API = fakeapi.New()
+	t.Cleanup(s.API.Close)
+	s.CLI = startCLI(t, s.API, cliOptions{Project: s.Project, Config: s.Config, Port: s.Ed.Init.Port})
+	s.waitConnected(1)
+	cur := map[string]any{"line": 0, "character": 0}
+	s.Ed.Notify(s.bound(stepBound), "selectionChanged", map[string]any{"text": "", "filePath": s.path("poem.txt"),
+		"selection": map[string]any{"start": cur, "end": cur, "isEmpty": true}})
+	s.CLI.WaitText(s.bound(stepBound), "⧉ In poem.txt")
+}
