@@ -12,13 +12,13 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/probe"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
 )
 
 const bound = 15 * time.Second
@@ -27,23 +27,6 @@ func ctxT(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), bound)
 	t.Cleanup(cancel)
 	return ctx
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }
 
 // home is a private HOME and CLAUDE_CONFIG_DIR, so lock files land in a temp dir.
@@ -84,8 +67,8 @@ func (h home) command(t *testing.T, dir string, args ...string) (string, string,
 type server struct {
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
-	out    syncBuffer
-	errOut syncBuffer
+	out    testbin.Buffer
+	errOut testbin.Buffer
 	exited chan struct{}
 	port   int
 	lock   string

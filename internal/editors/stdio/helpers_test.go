@@ -19,6 +19,7 @@ import (
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/jsonrpc"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/probe"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
 )
 
 // bound caps every wait in these tests.
@@ -55,8 +56,8 @@ type sidecar struct {
 	cfgDir  string // CLAUDE_CONFIG_DIR of the child
 	ws      string // the workspace folder
 
-	out     syncBuffer // every byte the child wrote to stdout
-	stderr  syncBuffer
+	out     testbin.Buffer // every byte the child wrote to stdout
+	stderr  testbin.Buffer
 	calls   chan call
 	written chan []byte // every message the editor wrote, once written
 	runDone chan struct{}
@@ -65,29 +66,6 @@ type sidecar struct {
 
 	mu      sync.Mutex
 	answers map[string]func(ctx context.Context, params json.RawMessage) (any, error)
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
-
-func (b *syncBuffer) Bytes() []byte {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return append([]byte(nil), b.b.Bytes()...)
 }
 
 // startSidecar starts the bridge as a child with a private CLAUDE_CONFIG_DIR and speaks to it in

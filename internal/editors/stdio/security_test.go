@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
 )
 
 // rawChild is `claude-ide-bridge serve --stdio` driven with raw lines, so malformed input reaches
@@ -20,7 +22,7 @@ type rawChild struct {
 	stdin  io.WriteCloser
 	lines  chan []byte
 	exited chan struct{}
-	stderr syncBuffer
+	stderr testbin.Buffer
 }
 
 // startRaw starts the binary with CLAUDE_CONFIG_DIR=cfgDir. Cleanup closes stdin and waits.

@@ -1,5 +1,5 @@
 //go:build !race
 
-package stdio_test
+package testbin
 
 const raceEnabled = false

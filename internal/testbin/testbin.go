@@ -1,0 +1,72 @@
+// Package testbin is for tests that run claude-ide-bridge as a child process, the way an editor
+// plugin or a user does: it builds the binary once per test binary (with -race when the tests
+// run with it, so a race in the child fails the test too) and runs the goroutine-leak check.
+package testbin
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"testing"
+
+	"go.uber.org/goleak"
+)
+
+const pkg = "github.com/claude-ide-bridge/claude-ide-bridge/cmd/claude-ide-bridge"
+
+// Main builds the binary into a temporary directory, stores its path in *bin, runs the tests
+// with goleak.VerifyTestMain and exits. Call it from TestMain.
+func Main(m *testing.M, bin *string, opts ...goleak.Option) {
+	dir, err := os.MkdirTemp("", "claude-ide-bridge-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	*bin = filepath.Join(dir, "claude-ide-bridge")
+	args := []string{"build", "-o", *bin}
+	if raceEnabled {
+		args = append(args, "-race") // a race in the child ends it with status 66 and a report
+	}
+	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
+	if _, err := os.Stat(goTool); err != nil {
+		goTool = "go"
+	}
+	cmd := exec.Command(goTool, append(args, pkg)...)
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building claude-ide-bridge:", err)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	opts = append(opts, goleak.Cleanup(func(int) { os.RemoveAll(dir) }))
+	goleak.VerifyTestMain(m, opts...)
+}
+
+// Buffer is a bytes.Buffer safe for a child's output and a test reading it at once.
+type Buffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *Buffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *Buffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+// Bytes returns a copy of what was written.
+func (b *Buffer) Bytes() []byte {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return append([]byte(nil), b.b.Bytes()...)
+}
