@@ -43,6 +43,9 @@ type cliOptions struct {
 // claudeBin returns $CLAUDE_BIN or skips the test loudly.
 func claudeBin(t testing.TB) string {
 	bin := os.Getenv("CLAUDE_BIN")
+	if bin == "" && os.Getenv("CI") != "" {
+		t.Fatal("CLAUDE_BIN not set in CI: the end-to-end suite must run there (scripts/ensure-claude-cli)")
+	}
 	if bin == "" {
 		t.Skip("CLAUDE_BIN not set: run scripts/ensure-claude-cli and export CLAUDE_BIN=$(scripts/ensure-claude-cli) " +
 			"-- the end-to-end suite against the real Claude Code CLI is NOT running")
