@@ -181,15 +181,6 @@ func (c *cli) WaitText(ctx context.Context, want string) {
 	}
 }
 
-// WaitGone waits (bounded by ctx) until want is no longer on the screen.
-func (c *cli) WaitGone(ctx context.Context, want string) {
-	c.t.Helper()
-	err := c.scr.waitFor(ctx, fmt.Sprintf("%q to go away", want), func(s *screen) bool { return !s.containsLocked(want) })
-	if err != nil {
-		c.t.Fatalf("claude: %v", err)
-	}
-}
-
 // Type types s into the TUI and then presses Enter. The TUI treats a fast
 // burst that ends in "\r" as a paste, so Enter is sent separately.
 func (c *cli) Type(s string) {
@@ -226,14 +217,3 @@ func (c *cli) send(s string) {
 		c.t.Fatalf("write to claude pty: %v", err)
 	}
 }
-
-// Exited reports whether the process is gone.
-func (c *cli) Exited() bool {
-	select {
-	case <-c.exited:
-		return true
-	default:
-		return false
-	}
-}
-

@@ -31,7 +31,7 @@ func TestSelectionReachesModel(t *testing.T) {
 		if fr.Dir == "out" && fr.m.Method == "selection_changed" && strings.Contains(string(fr.m.Params), "poem.txt") {
 			var p struct {
 				FilePath, FileURL, Text string
-				Selection           json.RawMessage
+				Selection               json.RawMessage
 			}
 			_ = json.Unmarshal(fr.m.Params, &p)
 			// Protocol: "The bridge passes selection and diagnostic positions to Claude unchanged".

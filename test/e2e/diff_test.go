@@ -5,7 +5,7 @@ import (
 	"errors"
 	"os"
 	"strings"
-		"testing"
+	"testing"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/jsonrpc"
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/e2e/fakeapi"

@@ -21,11 +21,11 @@ type editor struct {
 	conn   *jsonrpc.Conn
 	Init   initResult
 
-	mu       sync.Mutex
-	got      []editorMsg // every request and notification from the bridge
-	changed  chan struct{}
-	answers  map[string]func(params json.RawMessage) (any, error)
-	runDone  chan struct{}
+	mu      sync.Mutex
+	got     []editorMsg // every request and notification from the bridge
+	changed chan struct{}
+	answers map[string]func(params json.RawMessage) (any, error)
+	runDone chan struct{}
 }
 
 // editorMsg is one message the bridge sent the editor.
@@ -133,19 +133,6 @@ func (e *editor) Wait(ctx context.Context, method string, match func(map[string]
 			e.t.Fatalf("editor never got %s: %v\neditor got: %s", method, ctx.Err(), e.dump())
 		}
 	}
-}
-
-// Received returns the messages the bridge sent with method.
-func (e *editor) Received(method string) []editorMsg {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	var out []editorMsg
-	for _, m := range e.got {
-		if m.Method == method {
-			out = append(out, m)
-		}
-	}
-	return out
 }
 
 func (e *editor) dump() string {

@@ -79,4 +79,3 @@ func TestEditorExitSettlesPendingDiff(t *testing.T) {
 		t.Errorf("file %q after the editor left, want it unchanged", got)
 	}
 }
-

@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -99,7 +98,7 @@ func (s *session) ready(file string, clis ...*cli) {
 		all := true
 		for _, c := range clis {
 			probe, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
-			err := c.scr.waitFor(probe, "the IDE chip", func(sc *screen) bool { return sc.containsLocked("⧉ In "+filepath.Base(file)) })
+			err := c.scr.waitFor(probe, "the IDE chip", func(sc *screen) bool { return sc.containsLocked("⧉ In " + filepath.Base(file)) })
 			cancel()
 			all = all && err == nil
 		}
@@ -165,8 +164,6 @@ func edit(file, old, new, after string) []fakeapi.Turn {
 		fakeapi.Text(after),
 	}
 }
-
-func contains(haystack, needle string) bool { return strings.Contains(haystack, needle) }
 
 func exists(path string) bool {
 	_, err := os.Stat(path)
