@@ -115,6 +115,7 @@ func Start(cfg Config) (*Bridge, error) {
 	b.srv = &http.Server{
 		Handler:           b.handler,
 		ReadHeaderTimeout: 5 * time.Second, // a client that never finishes its handshake is dropped
+		IdleTimeout:       5 * time.Second, // and so is an idle keep-alive connection
 		MaxHeaderBytes:    16 << 10,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),
 	}

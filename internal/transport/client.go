@@ -175,13 +175,22 @@ func (c *Client) CloseWith(code websocket.StatusCode, reason string) error {
 func (c *Client) closer() {
 	defer close(c.closerDone)
 	<-c.ctx.Done()
-	if c.closeCode != StatusQueueFull {
-		<-c.writerDone // queued answers first, then the close frame
+	if c.closeCode == StatusQueueFull {
+		// Its writer may be stuck on a full TCP buffer: Close gives up on the handshake after
+		// the library's own timeout and cuts the connection, which ends the writer too.
+		c.ws.Close(c.closeCode, c.closeText)
+		return
 	}
-	// A client closed for not reading may have a write stuck on a full TCP buffer: Close then
-	// gives up on the handshake after its own timeout and cuts the connection, which ends the
-	// writer too.
-	c.ws.Close(c.closeCode, c.closeText)
+	// Queued answers first, then the close frame; but a peer that stopped reading must not
+	// hold up a shutdown: past the flush bound the connection is cut without a handshake.
+	t := time.NewTimer(2 * flushTimeout)
+	defer t.Stop()
+	select {
+	case <-c.writerDone:
+		c.ws.Close(c.closeCode, c.closeText)
+	case <-t.C:
+		c.ws.CloseNow()
+	}
 }
 
 // flushTimeout bounds writing what is still queued when a client is closed.
