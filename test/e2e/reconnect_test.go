@@ -1,0 +1,69 @@
+package e2e
+
+import (
+	"encoding/json"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The bridge drops a CLI that stops answering its keepalive pings (close
+// code 1001, not 4001); once the CLI runs again it reconnects on its own
+// with a full new handshake and works as before. Facts: "After a dropped
+// connection it reconnects about 0.2 s later ... Each reconnect is a new
+// connection with the same URL and token and a full new handshake. Close
+// code 4001 ... stops its retries."
+//
+// The drop takes up to two keepalive periods of the bridge (30 s ping, 30 s
+// for the pong), so this test is slow; it runs in parallel with the rest.
+func TestReconnectAfterDrop(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("waits for the bridge's keepalive timeout")
+	}
+	s := newSession(t, map[string]string{"hello.txt": "hello world\n"})
+	pid := s.CLI.cmd.Process.Pid
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	stopped := true
+	t.Cleanup(func() {
+		if stopped {
+			_ = syscall.Kill(pid, syscall.SIGCONT)
+		}
+	})
+	s.Ed.Wait(s.bound(150*time.Second), "clientDisconnected", nil)
+	_ = syscall.Kill(pid, syscall.SIGCONT)
+	stopped = false
+	s.Ed.Wait(s.bound(connectBound), "clientConnected", func(p map[string]any) bool { return p["clientId"] != float64(1) })
+
+	fs := readTrace(t, s.Ed.bridge.Trace)
+	second := 0
+	for _, f := range fs {
+		if f.Client != 1 && f.Dir == "in" && f.m.Method == "ide_connected" {
+			var p struct{ PID int }
+			_ = json.Unmarshal(f.m.Params, &p)
+			if p.PID != pid {
+				t.Errorf("reconnect from pid %d, want %d", p.PID, pid)
+			}
+			second = f.Client
+		}
+	}
+	if second == 0 {
+		t.Fatalf("no second handshake from the same CLI in the trace")
+	}
+
+	// The new connection carries diffs as before.
+	f := s.path("hello.txt")
+	s.ready(f)
+	s.API.Push(edit(f, "world", "again", "RECONNECTED")...)
+	s.prompt("edit after reconnect")
+	d := s.showDiff(f)
+	if err := s.Ed.Call(s.bound(stepBound), "diffAccepted", map[string]any{"tabName": d.Params["tabName"], "contents": "hello again\n"}, nil); err != nil {
+		t.Fatalf("diffAccepted: %v", err)
+	}
+	s.waitMain(3)
+	if got := readFile(t, f); got != "hello again\n" {
+		t.Errorf("file %q", got)
+	}
+}
