@@ -10,44 +10,17 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
 )
-
-// bridgeBin is the claude-ide-bridge binary TestMain built, or the reason
-// it could not.
-var bridgeBin, bridgeBuildErr = "", error(nil)
-
-// buildBridge builds ./cmd/claude-ide-bridge from the repo root into dir.
-func buildBridge(dir string) (string, error) {
-	root, err := filepath.Abs("../..")
-	if err != nil {
-		return "", err
-	}
-	out := filepath.Join(dir, "claude-ide-bridge")
-	cmd := exec.Command("go", "build", "-o", out, "./cmd/claude-ide-bridge")
-	cmd.Dir = root
-	if b, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build ./cmd/claude-ide-bridge: %v\n%s", err, b)
-	}
-	return out, nil
-}
-
-func needBridge(t testing.TB) string {
-	t.Helper()
-	claudeBin(t)
-	if bridgeBuildErr != nil {
-		t.Fatalf("no bridge binary: %v", bridgeBuildErr)
-	}
-	return bridgeBin
-}
 
 // proc is a bridge process. Its stderr is kept for failure messages.
 type proc struct {
 	cmd    *exec.Cmd
-	stderr *syncBuffer
+	stderr *testbin.Buffer
 	exited chan struct{}
 	Trace  string // --trace file
 }
@@ -57,8 +30,9 @@ type proc struct {
 // at cleanup.
 func startBridge(t testing.TB, config string, args ...string) (*proc, *exec.Cmd) {
 	t.Helper()
-	bin := needBridge(t)
-	p := &proc{stderr: &syncBuffer{}, exited: make(chan struct{}),
+	claudeBin(t)
+	bin := bridgeBin
+	p := &proc{stderr: &testbin.Buffer{}, exited: make(chan struct{}),
 		Trace: filepath.Join(t.TempDir(), "trace.jsonl")}
 	cmd := exec.Command(bin, append(append([]string{"serve"}, args...), "--trace", p.Trace)...)
 	cmd.Env = append(os.Environ(), "CLAUDE_CONFIG_DIR="+config, "HOME="+config)
@@ -88,6 +62,16 @@ func (p *proc) run(t testing.TB) {
 
 // stop ends the bridge, bounded.
 func (p *proc) stop(t testing.TB) {
+	defer func() {
+		// A bridge built with -race exits 66 when it saw a race.
+		select {
+		case <-p.exited: // ProcessState is set
+			if p.cmd.ProcessState.ExitCode() == 66 {
+				t.Errorf("data race in the bridge:\n%s", p.stderr.String())
+			}
+		default:
+		}
+	}()
 	select {
 	case <-p.exited:
 		return
@@ -106,23 +90,6 @@ func (p *proc) stop(t testing.TB) {
 	case <-time.After(10 * time.Second):
 		t.Errorf("bridge pid %d did not exit after SIGKILL", p.cmd.Process.Pid)
 	}
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 func readFileOr(path string) string {

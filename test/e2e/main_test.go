@@ -14,19 +14,16 @@ import (
 	"os"
 	"testing"
 
-	"go.uber.org/goleak"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
 )
 
+// bridgeBin is the claude-ide-bridge binary TestMain built (with -race
+// when the tests run with it).
+var bridgeBin string
+
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "e2e-bridge-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	if os.Getenv("CLAUDE_BIN") != "" {
-		bridgeBin, bridgeBuildErr = buildBridge(dir)
-	} else {
+	if os.Getenv("CLAUDE_BIN") == "" {
 		fmt.Fprintln(os.Stderr, "e2e: CLAUDE_BIN not set, SKIPPING the end-to-end suite: export CLAUDE_BIN=$(scripts/ensure-claude-cli)")
 	}
-	goleak.VerifyTestMain(m, goleak.Cleanup(func(int) { os.RemoveAll(dir) }))
+	testbin.Main(m, &bridgeBin)
 }

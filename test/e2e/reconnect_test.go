@@ -37,7 +37,14 @@ func TestReconnectAfterDrop(t *testing.T) {
 	stopped = false
 	s.Ed.Wait(s.bound(connectBound), "clientConnected", func(p map[string]any) bool { return p["clientId"] != float64(1) })
 
-	fs := readTrace(t, s.Ed.bridge.Trace)
+	fs := waitTrace(s.bound(stepBound), t, s.Ed.bridge.Trace, "a second ide_connected", func(fs []frame) bool {
+		for _, f := range fs {
+			if f.Client != 1 && f.Dir == "in" && f.m.Method == "ide_connected" {
+				return true
+			}
+		}
+		return false
+	})
 	second := 0
 	for _, f := range fs {
 		if f.Client != 1 && f.Dir == "in" && f.m.Method == "ide_connected" {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/e2e/fakeapi"
 )
 
@@ -23,7 +24,7 @@ func newStandalone(t *testing.T, mode string, files map[string]string) (*session
 		writeFile(t, s.path(name), content)
 	}
 	p, cmd := startBridge(t, s.Config, "--workspace", s.Project, "--auto", mode)
-	out := &syncBuffer{}
+	out := &testbin.Buffer{}
 	cmd.Stdout = out
 	p.run(t)
 	port := waitLockPort(s.bound(stepBound), t, s.Config)
