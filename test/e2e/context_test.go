@@ -94,6 +94,12 @@ func TestAtMentioned(t *testing.T) {
 	// Facts: at_mentioned (0-based, lineEnd inclusive) inserts
 	// "@<path relative to the CLI cwd>#L<a>-<b> " at the prompt.
 	s.CLI.WaitText(s.bound(stepBound), "@poem.txt#L2-3")
+	// Sent, the mention gives the model those lines of the file.
+	s.API.Push(fakeapi.Text("MENTION SEEN"))
+	r := s.prompt("explain")
+	if u := r.LastUserText(); !strings.Contains(u, "@poem.txt#L2-3 explain") || !strings.Contains(u, "2\tline two\n3\tline three") {
+		t.Errorf("model request lacks the mentioned lines:\n%s", u)
+	}
 	fs := readTrace(t, s.Ed.bridge.Trace)
 	for _, fr := range fs {
 		if fr.Dir == "out" && fr.m.Method == "at_mentioned" {
