@@ -28,6 +28,7 @@ const (
 	sTabClosed = `spec 000 close_tab: "The answer is TAB_CLOSED in all three cases: the diff closed, the diff stays for another client, or no diff has that name."`
 	sCount     = `spec 000 closeAllDiffTabs: "CLOSED_${count}_DIFF_TABS ... A diff that the user accepted for another client stays open and is not counted"`
 	sSettle    = `facts: "That pending openDiff is then never awaited again: the server must close it and settle it itself (never as an accept)."`
+	sOwnPrompt = `spec 000: "A diff belongs to the client whose openDiff call opened it." + facts: "closeAllDiffTabs {} at the start of every user prompt ... must touch only the diffs this integration opened."`
 	sSurvives  = `spec 000: "A diff that the user accepted before the reconnect stays open, the same as a diff whose Claude exited."`
 )
 
@@ -110,7 +111,7 @@ func TestDiffStateMachineSteps(t *testing.T) {
 		{"the editor closed T4", sExact, closes("T4")},
 		{"no diff is left", sExact, diffs()},
 
-		// closeAllDiffTabs counts the caller's and pending diffs, not others' accepted ones.
+		// closeAllDiffTabs closes and counts the caller's diffs only.
 		{"B openDiff T6", sBlocks, openDiff("b6", "B", "T6", "t6\n")},
 		{"user accepts T6", sSaved, accept("T6", "t6\n")},
 		{"b6 answers FILE_SAVED", sSaved, answered("b6", "FILE_SAVED", "t6\n")},
@@ -121,6 +122,17 @@ func TestDiffStateMachineSteps(t *testing.T) {
 		{"A2 closeAllDiffTabs closes T5 and T7, not B's T6", sCount, closeAll("A2", 2)},
 		{"a5 is settled as rejected", sSettle, answered("a5", "DIFF_REJECTED", "T5")},
 		{"the editor closed T5 and T7", sCount, closes("T5", "T7")},
+		{"T6 stays for B", sCount, diffs("T6 accepted B")},
+
+		// The CLI sends closeAllDiffTabs at the start of every prompt: one session's prompt must
+		// not reject the diff another session is waiting on.
+		{"B openDiff T8", sBlocks, openDiff("b8", "B", "T8", "t8\n")},
+		{"A2 closeAllDiffTabs (A2's next prompt) counts nothing", sOwnPrompt, closeAll("A2", 0)},
+		{"b8 still waits for the user", sOwnPrompt, waiting("b8")},
+		{"the editor closed nothing", sOwnPrompt, closes()},
+		{"B close_tab T8 (B answered in its terminal)", sSettle, closeTab("B", "T8")},
+		{"b8 is settled as rejected", sSettle, answered("b8", "DIFF_REJECTED", "T8")},
+		{"the editor closed T8", sExact, closes("T8")},
 		{"T6 stays for B", sCount, diffs("T6 accepted B")},
 
 		// Another client's pending diff is replaced like one's own (the exception is only for

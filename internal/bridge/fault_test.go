@@ -237,15 +237,16 @@ func stuckClient(t *testing.T, b *bridge.Bridge) (*websocket.Conn, ide.ClientID)
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ws.CloseNow() })
-	before := b.Model.Clients()
+	before := b.Model.Listeners()
 	ws.Write(ctx, websocket.MessageText, []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}`))
 	if _, _, err := ws.Read(ctx); err != nil {
 		t.Fatal(err)
 	}
 	ws.Write(ctx, websocket.MessageText, []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
-	// Wait (bounded) until the bridge counts it ready, so mentions go to it.
+	ws.Write(ctx, websocket.MessageText, []byte(`{"jsonrpc":"2.0","method":"ide_connected","params":{"pid":1}}`))
+	// Wait (bounded) until the bridge sends it notifications (after the handshake's quiet time).
 	deadline := time.Now().Add(faultBound)
-	for b.Model.Clients() == before {
+	for b.Model.Listeners() == before {
 		if time.Now().After(deadline) {
 			t.Fatal("raw client never became ready")
 		}

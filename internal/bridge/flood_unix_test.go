@@ -86,6 +86,8 @@ func rawClient(t *testing.T, b *bridge.Bridge, ready <-chan ide.ClientID) *webso
 	for _, msg := range []string{
 		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}`,
 		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","method":"ide_connected","params":{"pid":1}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`,
 	} {
 		if err := ws.Write(ctx, websocket.MessageText, []byte(msg)); err != nil {
 			t.Fatal(err)

@@ -124,7 +124,7 @@ func ctxT(t *testing.T) context.Context {
 func connect(t *testing.T, b *bridge.Bridge) *probe.Client {
 	t.Helper()
 	ctx := ctxT(t)
-	before := b.Model.Clients()
+	before := b.Model.Listeners()
 	c, _, err := probe.Dial(ctx, b.Port(), b.Token(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -133,8 +133,8 @@ func connect(t *testing.T, b *bridge.Bridge) *probe.Client {
 	if _, err := c.Handshake(ctx); err != nil {
 		t.Fatal(err)
 	}
-	// notifications/initialized has no answer to wait for.
-	for b.Model.Clients() <= before {
+	// Notifications start a moment after the handshake (mcp.Serve); wait for that.
+	for b.Model.Listeners() <= before {
 		select {
 		case <-ctx.Done():
 			t.Fatal("the bridge never counted the client")

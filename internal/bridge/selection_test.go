@@ -69,7 +69,9 @@ func (r *recorder) SendLatest(msg []byte) {
 func TestSelectionSentOnlyOnChange(t *testing.T) {
 	b, _ := start(t)
 	rec := &recorder{}
-	b.Model.Ready(b.Model.Connect(rec))
+	id := b.Model.Connect(rec)
+	b.Model.Ready(id)
+	b.Model.Listening(id)
 	for _, s := range []ide.Selection{sel("/w/a.go", 1), sel("/w/a.go", 1), sel("/w/a.go", 2), sel("/w/a.go", 2), sel("/w/a.go", 1)} {
 		b.Model.SelectionChanged(s)
 	}

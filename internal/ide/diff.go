@@ -193,10 +193,14 @@ func (m *Model) CloseTab(id ClientID, tab string) []Content {
 	return []Content{{Type: "text", Text: "TAB_CLOSED"}}
 }
 
-// CloseAllDiffTabs is closeAllDiffTabs: every diff but those accepted for other clients.
+// CloseAllDiffTabs is closeAllDiffTabs: the calling client's diffs, pending or accepted. Other
+// clients' diffs stay and are not counted. The spec keeps another client's accepted diff; a
+// pending one stays too, because the CLI sends this at the start of every prompt, and one
+// session's prompt must not reject the diff another session is waiting on (a diff belongs to the
+// client whose openDiff opened it).
 func (m *Model) CloseAllDiffTabs(id ClientID) []Content {
 	m.mu.Lock()
-	closed := m.settleLocked(func(d *diff) bool { return !(d.state == accepted && d.owner != id) })
+	closed := m.settleLocked(func(d *diff) bool { return d.owner == id })
 	m.mu.Unlock()
 	m.closeViews(closed)
 	return []Content{{Type: "text", Text: fmt.Sprintf("CLOSED_%d_DIFF_TABS", len(closed))}}

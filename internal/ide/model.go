@@ -65,10 +65,11 @@ func (m *Model) SetDrain(id ClientID, f func(context.Context) error) {
 }
 
 type client struct {
-	id       ClientID
-	conn     Client
-	ready    bool // sent notifications/initialized: notifications go out
-	replayed bool // told the latest selection and held mentions
+	id        ClientID
+	conn      Client
+	ready     bool     // sent notifications/initialized: it counts as connected
+	listening bool     // acts on notifications: they go out to it
+	queued    [][]byte // mentions made after ready, before listening
 }
 
 type heldMention struct {
@@ -123,17 +124,19 @@ func (m *Model) Ready(id ClientID) {
 	}
 }
 
-// Replay tells a ready client, once, what happened before it was listening: the latest selection
-// and the @-mentions held while no client was connected. The session calls it when the client has
-// finished its whole handshake (ide_connected), the first point at which the CLI acts on them.
-func (m *Model) Replay(id ClientID) {
+// Listening marks the point from which a ready client acts on notifications, and sends it,
+// once, what it has not been told: the latest selection, the @-mentions held while no client was
+// connected and those made since it connected. The CLI (2.1.328) drops notifications that arrive
+// before it has finished listing the server's tools, prompts and resources, so the session calls
+// this a little after that (see mcp.Serve).
+func (m *Model) Listening(id ClientID) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	c := m.clients[id]
-	if c == nil || !c.ready || c.replayed {
+	if c == nil || !c.ready || c.listening {
 		return // not initialized: a client that skipped notifications/initialized is never told
 	}
-	c.replayed = true
+	c.listening = true
 	if m.lastSent != nil {
 		c.conn.SendLatest(m.lastSent)
 	}
@@ -144,6 +147,10 @@ func (m *Model) Replay(id ClientID) {
 		}
 	}
 	m.held = nil
+	for _, msg := range c.queued {
+		c.conn.Send(msg)
+	}
+	c.queued = nil
 }
 
 // Disconnect forgets a client. Its pending diffs are settled as rejected (never as an accept);
@@ -169,6 +176,19 @@ func (m *Model) Clients() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.readyCountLocked()
+}
+
+// Listeners returns how many clients are being sent notifications (see Listening).
+func (m *Model) Listeners() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n := 0
+	for _, c := range m.clients {
+		if c.listening {
+			n++
+		}
+	}
+	return n
 }
 
 func (m *Model) readyCountLocked() int {

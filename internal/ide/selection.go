@@ -30,7 +30,7 @@ func (m *Model) SelectionChanged(sel Selection) {
 	}
 	m.lastSent = msg
 	for _, c := range m.clients {
-		if c.ready {
+		if c.listening { // the others get the latest when they start listening
 			c.conn.SendLatest(msg)
 		}
 	}
@@ -72,10 +72,15 @@ func (m *Model) AtMentioned(mention Mention) (delivered int, held bool, err erro
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for _, c := range m.clients {
-		if c.ready {
+		switch {
+		case c.listening:
 			c.conn.Send(msg)
-			delivered++
+		case c.ready:
+			c.queued = append(c.queued, msg)
+		default:
+			continue
 		}
+		delivered++
 	}
 	if delivered == 0 {
 		now := time.Now()

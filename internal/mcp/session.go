@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"log/slog"
 	"slices"
+	"sync"
+	"time"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/jsonrpc"
@@ -52,13 +54,49 @@ func Serve(ctx context.Context, c Conn, model *ide.Model, log *slog.Logger) erro
 	conn := jsonrpc.NewConn(c, s.handle)
 	model.SetDrain(id, conn.Drain)
 	conn.OnError = func(err error) { s.log.Warn("bad message", "err", err) }
+	defer s.stopListenTimer()
 	return conn.Run(ctx)
+}
+
+// When a client starts getting notifications. CLI 2.1.328 drops selection_changed and
+// at_mentioned that arrive before it has finished its handshake, which ends with tools/list,
+// prompts/list and resources/list (in any order) and some work of its own after them: seen on the
+// wire, a selection sent right after those answers is ignored and one sent ~50 ms later is not.
+// So notifications start listenAfterList after the last list call, or listenFallback after
+// ide_connected for a client that lists nothing. Until then the model keeps them for it.
+var (
+	listenAfterList = 250 * time.Millisecond
+	listenFallback  = 2 * time.Second
+)
+
+// listenAfter (re)starts the timer after which the model treats the client as listening.
+func (s *session) listenAfter(d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.timer != nil {
+		if d == listenFallback {
+			return // a list call already set the shorter wait
+		}
+		s.timer.Stop()
+	}
+	s.timer = time.AfterFunc(d, func() { s.model.Listening(s.id) })
+}
+
+func (s *session) stopListenTimer() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.timer != nil {
+		s.timer.Stop()
+	}
 }
 
 type session struct {
 	model *ide.Model
 	id    ide.ClientID
 	log   *slog.Logger
+
+	mu    sync.Mutex
+	timer *time.Timer // starts notifications; see listenAfter
 }
 
 func (s *session) handle(ctx context.Context, req *jsonrpc.Request) (any, error) {
@@ -96,15 +134,12 @@ func (s *session) handle(ctx context.Context, req *jsonrpc.Request) (any, error)
 		_ = jsonrpc.UnmarshalParams(req.Params, &p)
 		// Logged only: a pid is not unique across containers and is reused (spec 000).
 		s.log.Info("ide_connected", "pid", p.PID.String())
-		// The CLI's last handshake message: CLI 2.1.328 ignores a selection_changed that arrives
-		// right after notifications/initialized, so what happened before it connected is replayed
-		// here (or at tools/list for a client that sends no ide_connected).
-		s.model.Replay(s.id)
+		s.listenAfter(listenFallback)
 		return nil, nil
 	case "ping":
 		return map[string]any{}, nil
 	case "tools/list":
-		s.model.Replay(s.id)
+		s.listenAfter(listenAfterList)
 		return map[string]any{"tools": s.model.Tools()}, nil
 	case "tools/call":
 		var p struct {
@@ -120,8 +155,10 @@ func (s *session) handle(ctx context.Context, req *jsonrpc.Request) (any, error)
 		s.log.Debug("tools/call", "tool", p.Name)
 		return s.model.CallTool(ctx, s.id, p.Name, p.Arguments)
 	case "prompts/list":
+		s.listenAfter(listenAfterList)
 		return map[string]any{"prompts": []any{}}, nil
 	case "resources/list":
+		s.listenAfter(listenAfterList)
 		return map[string]any{"resources": []any{}}, nil
 	case "resources/templates/list":
 		return map[string]any{"resourceTemplates": []any{}}, nil

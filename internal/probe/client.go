@@ -100,8 +100,8 @@ func (c *Client) Send(ctx context.Context, raw []byte) error {
 	return c.WS.Write(ctx, websocket.MessageText, raw)
 }
 
-// Handshake runs initialize, notifications/initialized and ide_connected as the CLI does, and
-// returns the initialize result.
+// Handshake runs initialize, notifications/initialized, ide_connected and tools/list as the CLI
+// does, and returns the initialize result.
 func (c *Client) Handshake(ctx context.Context) (map[string]any, error) {
 	var res map[string]any
 	err := c.Call(ctx, "initialize", map[string]any{
@@ -115,7 +115,17 @@ func (c *Client) Handshake(ctx context.Context) (map[string]any, error) {
 	if err := c.Notify(ctx, "notifications/initialized", nil); err != nil {
 		return nil, err
 	}
-	return res, c.Notify(ctx, "ide_connected", map[string]any{"pid": 1})
+	if err := c.Notify(ctx, "ide_connected", map[string]any{"pid": 1}); err != nil {
+		return nil, err
+	}
+	// The CLI lists tools last when the server declares them; servers may wait for it before
+	// sending notifications.
+	if caps, _ := res["capabilities"].(map[string]any); caps != nil && caps["tools"] != nil {
+		if err := c.Call(ctx, "tools/list", nil, nil); err != nil {
+			return nil, fmt.Errorf("tools/list: %w", err)
+		}
+	}
+	return res, nil
 }
 
 // ToolResult is a tools/call result.
