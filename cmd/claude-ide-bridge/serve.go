@@ -29,6 +29,7 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		trace     = fs.String("trace", "", "append every WebSocket frame to this file, one JSON line each")
 		logFile   = fs.String("log-file", "", "write logs to this file (default: stderr)")
 		verbose   = fs.Bool("verbose", false, "debug logging")
+		keepalive = fs.Duration("keepalive", 30*time.Second, "WebSocket ping interval; a client that does not answer within it is closed")
 		edTimeout = fs.Duration("editor-timeout", 10*time.Second, "with --stdio: how long to wait for the editor's answer (showDiff 3x, executeCode 10x)")
 	)
 	if err := fs.Parse(args); err != nil {
@@ -62,7 +63,7 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		if !ok {
 			w = nopCloser{stdout}
 		}
-		return stdio.Serve(ctx, stdin, w, stdio.Options{Port: *port, Trace: traceW, Log: log, EditorTimeout: *edTimeout})
+		return stdio.Serve(ctx, stdin, w, stdio.Options{Port: *port, Trace: traceW, Log: log, EditorTimeout: *edTimeout, Keepalive: *keepalive})
 	}
 	switch terminal.Auto(*auto) {
 	case terminal.Ask, terminal.Accept, terminal.Reject:
@@ -77,7 +78,7 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	ed := terminal.New(stdin, stdout, terminal.Auto(*auto), isTerminal(stdout))
 	defer ed.Close()
 	b, err := bridge.Start(bridge.Config{
-		Editor: ed, Info: terminal.Info(*ideName), Folders: folders, Port: *port, Trace: traceW, Log: log,
+		Editor: ed, Info: terminal.Info(*ideName), Folders: folders, Port: *port, Trace: traceW, Log: log, Keepalive: *keepalive,
 	})
 	if err != nil {
 		return err

@@ -31,7 +31,9 @@ type Config struct {
 	LockDir string         // "": discovery.Dir()
 	Events  ide.Events     // told about clients; FoldersChanged is wrapped to rewrite the lock
 	Trace   io.Writer      // optional frame trace
-	Log     *slog.Logger
+	// Keepalive is the WebSocket ping interval (default 30s).
+	Keepalive time.Duration
+	Log       *slog.Logger
 }
 
 // Bridge is a running IDE server. Close it to remove its lock and disconnect its clients.
@@ -107,7 +109,7 @@ func Start(cfg Config) (*Bridge, error) {
 	}
 	b.Model = ide.New(cfg.Editor, cfg.Info, folders, events, log)
 	b.handler = transport.NewHandler(transport.Config{
-		Token: token, Port: b.port, Trace: cfg.Trace, Log: log,
+		Token: token, Port: b.port, Trace: cfg.Trace, Log: log, Keepalive: cfg.Keepalive,
 		Serve: func(ctx context.Context, c *transport.Client) {
 			mcp.Serve(ctx, c, b.Model, log)
 		},

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/coder/websocket"
 )
@@ -33,8 +34,10 @@ type Config struct {
 	ReadLimit int64
 	// QueueLen bounds each client's send queue in messages (default 256).
 	QueueLen int
-	Trace    io.Writer // optional: every frame, one JSON line each
-	Log      *slog.Logger
+	// Keepalive is the ping interval, and how long a pong may take (default 30s).
+	Keepalive time.Duration
+	Trace     io.Writer // optional: every frame, one JSON line each
+	Log       *slog.Logger
 }
 
 // Handler is the http.Handler of the IDE server.
@@ -59,6 +62,9 @@ func NewHandler(cfg Config) *Handler {
 	}
 	if cfg.QueueLen == 0 {
 		cfg.QueueLen = 256
+	}
+	if cfg.Keepalive <= 0 {
+		cfg.Keepalive = 30 * time.Second
 	}
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)

@@ -14,7 +14,6 @@ import (
 // Timings of a client's writer; variables so tests can shorten them.
 var (
 	writeTimeout = 30 * time.Second
-	pingInterval = 30 * time.Second // keepalive: the CLI sends no pings but answers ours
 )
 
 // StatusQueueFull closes a client that does not read its messages.
@@ -115,7 +114,9 @@ func (c *Client) SendLatest(msg []byte) {
 
 func (c *Client) writeLoop() {
 	defer close(c.writerDone)
-	ping := time.NewTicker(pingInterval)
+	// Keepalive: the CLI sends no pings but answers ours; one that does not answer within an
+	// interval is gone (or stopped) and is closed, which makes a live CLI reconnect.
+	ping := time.NewTicker(c.h.cfg.Keepalive)
 	defer ping.Stop()
 	for {
 		var msg []byte
@@ -132,7 +133,7 @@ func (c *Client) writeLoop() {
 				continue
 			}
 		case <-ping.C:
-			ctx, cancel := context.WithTimeout(c.ctx, writeTimeout)
+			ctx, cancel := context.WithTimeout(c.ctx, c.h.cfg.Keepalive)
 			err := c.ws.Ping(ctx)
 			cancel()
 			if err != nil && c.ctx.Err() == nil {

@@ -45,7 +45,8 @@ type initResult struct {
 // initializes it for folder, with the lock in config.
 func startEditor(t testing.TB, config, folder string) *editor {
 	t.Helper()
-	p, cmd := startBridge(t, config, "--stdio")
+	// A short keepalive: the real CLI answers pings at once, and a stopped one is dropped fast.
+	p, cmd := startBridge(t, config, "--stdio", "--keepalive", "3s")
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)

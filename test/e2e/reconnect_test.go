@@ -14,8 +14,8 @@ import (
 // connection with the same URL and token and a full new handshake. Close
 // code 4001 ... stops its retries."
 //
-// The drop takes up to two keepalive periods of the bridge (30 s ping, 30 s
-// for the pong), so this test is slow; it runs in parallel with the rest.
+// The drop takes up to two keepalive periods of the bridge (the sessions run it
+// with --keepalive 3s); it runs in parallel with the rest.
 func TestReconnectAfterDrop(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
@@ -32,7 +32,7 @@ func TestReconnectAfterDrop(t *testing.T) {
 			_ = syscall.Kill(pid, syscall.SIGCONT)
 		}
 	})
-	s.Ed.Wait(s.bound(150*time.Second), "clientDisconnected", nil)
+	s.Ed.Wait(s.bound(30*time.Second), "clientDisconnected", nil)
 	_ = syscall.Kill(pid, syscall.SIGCONT)
 	stopped = false
 	s.Ed.Wait(s.bound(connectBound), "clientConnected", func(p map[string]any) bool { return p["clientId"] != float64(1) })

@@ -32,6 +32,8 @@ type Options struct {
 	// EditorTimeout bounds each request to the editor (default 10s); showDiff gets three times
 	// as long and executeCode ten times. A late editor becomes a tool error, never a hang.
 	EditorTimeout time.Duration
+	// Keepalive is the WebSocket ping interval (default 30s).
+	Keepalive time.Duration
 }
 
 // Serve speaks the editor protocol on r/w until r ends, the editor's pid dies or ctx ends. Then
@@ -224,14 +226,15 @@ func (s *server) initialize(req *jsonrpc.Request) (any, error) {
 	track := p.TrackSelection == nil || *p.TrackSelection
 	conn := s.conn
 	b, err := bridge.Start(bridge.Config{
-		Editor:  remote{conn},
-		Info:    ide.EditorInfo{Name: p.Name, Caps: p.Capabilities, Encoding: p.PositionEncoding, TrackSelection: track, Timeout: s.opt.EditorTimeout},
-		Folders: p.WorkspaceFolders,
-		PID:     p.PID,
-		Port:    s.opt.Port,
-		LockDir: s.opt.LockDir,
-		Trace:   s.opt.Trace,
-		Log:     s.opt.Log,
+		Editor:    remote{conn},
+		Info:      ide.EditorInfo{Name: p.Name, Caps: p.Capabilities, Encoding: p.PositionEncoding, TrackSelection: track, Timeout: s.opt.EditorTimeout},
+		Folders:   p.WorkspaceFolders,
+		PID:       p.PID,
+		Port:      s.opt.Port,
+		LockDir:   s.opt.LockDir,
+		Trace:     s.opt.Trace,
+		Keepalive: s.opt.Keepalive,
+		Log:       s.opt.Log,
 		Events: ide.Events{
 			ClientConnected: func(id ide.ClientID, n int) {
 				conn.Notify(context.Background(), "clientConnected", map[string]any{"clientId": id, "clients": n})
