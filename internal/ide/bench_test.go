@@ -21,7 +21,10 @@ func BenchmarkSelectionFanout16(b *testing.B) {
 	clients := make([]*latestClient, 16)
 	for i := range clients {
 		clients[i] = &latestClient{}
-		m.Ready(m.Connect(clients[i]))
+		id := m.Connect(clients[i])
+		m.Ready(id)
+		m.Listening(id)
+		m.Listening(id)
 	}
 	sel := ide.Selection{Text: "func (m *Model) SelectionChanged(sel Selection) {", FilePath: "/w/internal/ide/selection.go",
 		Selection: ide.SelectionPos{End: ide.Position{Character: 52}}}
