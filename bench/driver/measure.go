@@ -118,7 +118,10 @@ func measureSession(t target, cfg config, content string) (metrics, error) {
 		}
 		wctx, wcancel := bounded(10 * time.Second)
 		defer wcancel()
-		return s.waitClients(wctx, n)
+		if err := s.waitClients(wctx, n); err != nil {
+			return err
+		}
+		return listening(s, clients, cfg)
 	}
 
 	// Idle: one client connected, nothing happening but keepalive.
@@ -267,6 +270,33 @@ func fanout(ctx context.Context, s *sidecar, clients []*claude, cfg config) (p50
 		}
 	}
 	return percentile(lat, 50), percentile(lat, 99), nil
+}
+
+// listening waits until every client gets selections: a sidecar may hold notifications back for
+// a while after the handshake (the bridge does, because the CLI drops earlier ones). It sends
+// fresh selections until each client has seen one, for at most 10 s.
+func listening(s *sidecar, clients []*claude, cfg config) error {
+	path := filepath.Join(cfg.workspace, "bench.txt")
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		nextSeq++
+		seq := nextSeq
+		if err := s.send(selectionLine(seq, path)); err != nil {
+			return err
+		}
+		all := true
+		for _, c := range clients {
+			if _, err := awaitSeq(c, seq, 100*time.Millisecond); err != nil {
+				all = false
+			}
+		}
+		if all {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return errors.New("clients did not get selections within 10s of their handshake")
+		}
+	}
 }
 
 // awaitSeq waits (bounded) until c has seen selection seq or a later one.
