@@ -87,7 +87,7 @@ func run(bridgeBin, nodeBin, nodeJS, echoBin string, reps int, smoke bool, o ove
 	}
 	content := sourceText(cfg.diffBytes)
 	targets := []target{
-		{"bridge", []string{bridgeBin, "serve", "--stdio"}},
+		{"bridge", []string{bridgeBin, "serve", "--stdio", "--max-clients", "300"}},
 		{"node", []string{nodeBin, nodeJS}},
 	}
 	res := results{Reps: reps, Smoke: smoke, DiffBytes: cfg.diffBytes, Debounce: ms(cfg.debounce), Runs: map[string][]metrics{}}

@@ -21,16 +21,17 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var (
-		useStdio  = fs.Bool("stdio", false, "speak the editor protocol on stdin/stdout (for editor plugins)")
-		workspace = fs.String("workspace", "", "workspace folder (default: the current directory)")
-		ideName   = fs.String("ide-name", "Terminal", "the IDE name Claude shows")
-		port      = fs.Int("port", 0, "port to listen on (default: a random free port in 10000-65535)")
-		auto      = fs.String("auto", "", "answer diffs without asking: accept or reject")
-		trace     = fs.String("trace", "", "append every WebSocket frame to this file, one JSON line each")
-		logFile   = fs.String("log-file", "", "write logs to this file (default: stderr)")
-		verbose   = fs.Bool("verbose", false, "debug logging")
-		keepalive = fs.Duration("keepalive", 30*time.Second, "WebSocket ping interval; a client that does not answer within it is closed")
-		edTimeout = fs.Duration("editor-timeout", 10*time.Second, "with --stdio: how long to wait for the editor's answer (showDiff 3x, executeCode 10x)")
+		useStdio   = fs.Bool("stdio", false, "speak the editor protocol on stdin/stdout (for editor plugins)")
+		workspace  = fs.String("workspace", "", "workspace folder (default: the current directory)")
+		ideName    = fs.String("ide-name", "Terminal", "the IDE name Claude shows")
+		port       = fs.Int("port", 0, "port to listen on (default: a random free port in 10000-65535)")
+		auto       = fs.String("auto", "", "answer diffs without asking: accept or reject")
+		trace      = fs.String("trace", "", "append every WebSocket frame to this file, one JSON line each")
+		logFile    = fs.String("log-file", "", "write logs to this file (default: stderr)")
+		verbose    = fs.Bool("verbose", false, "debug logging")
+		keepalive  = fs.Duration("keepalive", 30*time.Second, "WebSocket ping interval; a client that does not answer within it is closed")
+		maxClients = fs.Int("max-clients", 64, "most Claude connections at once; more are refused with 503")
+		edTimeout  = fs.Duration("editor-timeout", 10*time.Second, "with --stdio: how long to wait for the editor's answer (showDiff 3x, executeCode 10x)")
 	)
 	if err := fs.Parse(args); err != nil {
 		return errUsage
@@ -63,7 +64,7 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		if !ok {
 			w = nopCloser{stdout}
 		}
-		return stdio.Serve(ctx, stdin, w, stdio.Options{Port: *port, Trace: traceW, Log: log, EditorTimeout: *edTimeout, Keepalive: *keepalive})
+		return stdio.Serve(ctx, stdin, w, stdio.Options{Port: *port, Trace: traceW, Log: log, EditorTimeout: *edTimeout, Keepalive: *keepalive, MaxClients: *maxClients})
 	}
 	switch terminal.Auto(*auto) {
 	case terminal.Ask, terminal.Accept, terminal.Reject:
@@ -78,7 +79,7 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	ed := terminal.New(stdin, stdout, terminal.Auto(*auto), isTerminal(stdout))
 	defer ed.Close()
 	b, err := bridge.Start(bridge.Config{
-		Editor: ed, Info: terminal.Info(*ideName), Folders: folders, Port: *port, Trace: traceW, Log: log, Keepalive: *keepalive,
+		Editor: ed, Info: terminal.Info(*ideName), Folders: folders, Port: *port, Trace: traceW, Log: log, Keepalive: *keepalive, MaxClients: *maxClients,
 	})
 	if err != nil {
 		return err

@@ -33,7 +33,9 @@ type Config struct {
 	Trace   io.Writer      // optional frame trace
 	// Keepalive is the WebSocket ping interval (default 30s).
 	Keepalive time.Duration
-	Log       *slog.Logger
+	// MaxClients bounds concurrent Claude connections (default 64); over it, 503.
+	MaxClients int
+	Log        *slog.Logger
 }
 
 // Bridge is a running IDE server. Close it to remove its lock and disconnect its clients.
@@ -109,7 +111,7 @@ func Start(cfg Config) (*Bridge, error) {
 	}
 	b.Model = ide.New(cfg.Editor, cfg.Info, folders, events, log)
 	b.handler = transport.NewHandler(transport.Config{
-		Token: token, Port: b.port, Trace: cfg.Trace, Log: log, Keepalive: cfg.Keepalive,
+		Token: token, Port: b.port, Trace: cfg.Trace, Log: log, Keepalive: cfg.Keepalive, MaxClients: cfg.MaxClients,
 		Serve: func(ctx context.Context, c *transport.Client) {
 			mcp.Serve(ctx, c, b.Model, log)
 		},

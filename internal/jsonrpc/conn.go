@@ -196,10 +196,7 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 	if err != nil {
 		return fmt.Errorf("jsonrpc: encoding %s params: %w", method, err)
 	}
-	data, err := json.Marshal(Message{JSONRPC: "2.0", ID: json.RawMessage(id), Method: method, Params: raw})
-	if err != nil {
-		return err
-	}
+	data := envelope(json.RawMessage(id), method, "params", raw)
 	ch := make(chan *Message, 1)
 	c.mu.Lock()
 	if c.closed {

@@ -85,17 +85,26 @@ func Decode(data []byte) (*Message, error) {
 	if depth(data) > maxDepth {
 		return nil, Errorf(CodeParseError, "parse error: nesting deeper than %d", maxDepth)
 	}
-	if !json.Valid(data) {
-		return nil, Errorf(CodeParseError, "parse error: not valid JSON")
-	}
 	switch {
 	case len(data) > 0 && data[0] == '[':
+		if !json.Valid(data) {
+			return nil, Errorf(CodeParseError, "parse error: not valid JSON")
+		}
 		return nil, Errorf(CodeInvalidRequest, "invalid request: batch arrays are not supported")
 	case len(data) == 0 || data[0] != '{':
+		if !json.Valid(data) {
+			return nil, Errorf(CodeParseError, "parse error: not valid JSON")
+		}
 		return nil, Errorf(CodeInvalidRequest, "invalid request: message must be a JSON object")
 	}
+	// Unmarshal checks the syntax of the whole message before it decodes anything, so a
+	// separate json.Valid pass would only scan a 10 MiB openDiff once more.
 	var m Message
 	if err := json.Unmarshal(data, &m); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return nil, Errorf(CodeParseError, "parse error: not valid JSON")
+		}
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
 			return nil, Errorf(CodeInvalidRequest, "invalid request: field %q has the wrong type", te.Field)
@@ -134,22 +143,31 @@ func validID(id json.RawMessage) bool {
 // depth returns the deepest nesting of objects and arrays, ignoring brackets inside strings.
 func depth(data []byte) int {
 	d, max := 0, 0
-	inStr, esc := false, false
-	for _, c := range data {
-		switch {
-		case esc:
-			esc = false
-		case inStr && c == '\\':
-			esc = true
-		case c == '"':
-			inStr = !inStr
-		case inStr:
-		case c == '{' || c == '[':
+	for i := 0; i < len(data); i++ {
+		switch data[i] {
+		case '"':
+			// Jump to the closing quote (one not escaped by an odd run of backslashes): strings
+			// are most of a big message, and IndexByte is vectorised.
+			for {
+				j := bytes.IndexByte(data[i+1:], '"')
+				if j < 0 {
+					return max
+				}
+				i += 1 + j
+				bs := 0
+				for k := i - 1; k >= 0 && data[k] == '\\'; k-- {
+					bs++
+				}
+				if bs%2 == 0 {
+					break
+				}
+			}
+		case '{', '[':
 			d++
 			if d > max {
 				max = d
 			}
-		case c == '}' || c == ']':
+		case '}', ']':
 			d--
 		}
 	}
@@ -158,21 +176,37 @@ func depth(data []byte) int {
 
 // encodeResponse builds a response to id. A nil result is sent as {}.
 func encodeResponse(id json.RawMessage, result any, rpcErr *Error) ([]byte, error) {
-	m := Message{JSONRPC: "2.0", ID: id}
 	if id == nil {
-		m.ID = json.RawMessage("null")
+		id = json.RawMessage("null")
 	}
 	if rpcErr != nil {
-		m.Error = rpcErr
-		return json.Marshal(m)
+		return json.Marshal(Message{JSONRPC: "2.0", ID: id, Error: rpcErr})
 	}
 	raw, err := marshalResult(result)
 	if err != nil {
-		m.Error = Errorf(CodeInternalError, "internal error: encoding result: %v", err)
-		return json.Marshal(m)
+		return json.Marshal(Message{JSONRPC: "2.0", ID: id, Error: Errorf(CodeInternalError, "internal error: encoding result: %v", err)})
 	}
-	m.Result = raw
-	return json.Marshal(m)
+	return envelope(id, "", "result", raw), nil
+}
+
+// envelope writes {"jsonrpc":"2.0",["id":id,]["method":method,]key:raw} by hand: raw comes from
+// json.Marshal (valid and compact), and json.Marshal of a RawMessage field would scan and copy it
+// again, which for a 10 MiB file costs more than encoding it.
+func envelope(id json.RawMessage, method, key string, raw json.RawMessage) []byte {
+	b := make([]byte, 0, len(raw)+len(id)+len(method)+48)
+	b = append(b, `{"jsonrpc":"2.0"`...)
+	if id != nil {
+		b = append(append(b, `,"id":`...), id...)
+	}
+	if method != "" {
+		m, _ := json.Marshal(method)
+		b = append(append(b, `,"method":`...), m...)
+	}
+	if len(raw) == 0 {
+		raw = json.RawMessage("{}") // a nil result is sent as {}
+	}
+	b = append(append(append(append(b, ',', '"'), key...), '"', ':'), raw...)
+	return append(b, '}')
 }
 
 func marshalResult(v any) (json.RawMessage, error) {
@@ -180,9 +214,6 @@ func marshalResult(v any) (json.RawMessage, error) {
 	case nil:
 		return json.RawMessage("{}"), nil
 	case json.RawMessage:
-		if len(v) == 0 { // absent params passed through: a response needs a result
-			return json.RawMessage("{}"), nil
-		}
 		return v, nil
 	}
 	return json.Marshal(v)
@@ -195,5 +226,5 @@ func EncodeNotification(method string, params any) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return json.Marshal(Message{JSONRPC: "2.0", Method: method, Params: raw})
+	return envelope(nil, method, "params", raw), nil
 }

@@ -104,12 +104,29 @@ func (c *Client) Send(msg []byte) {
 // SendLatest sends msg unless a newer SendLatest replaces it before the writer gets to it.
 func (c *Client) SendLatest(msg []byte) {
 	c.latestMu.Lock()
+	pending := c.latest != nil
 	c.latest = msg
 	c.latestMu.Unlock()
+	if pending {
+		return // the writer was already told, or holds it for latestEvery: no wake-up per update
+	}
 	select {
 	case c.latestSig <- struct{}{}:
 	default:
 	}
+}
+
+// latestEvery bounds how often one client is sent a latest-wins message (a selection): a flood
+// from the editor costs each client at most one write per interval, and the newest selection
+// still goes out within it, well inside the editors' 50 ms debounce.
+var latestEvery = 20 * time.Millisecond
+
+func (c *Client) takeLatest() []byte {
+	c.latestMu.Lock()
+	defer c.latestMu.Unlock()
+	msg := c.latest
+	c.latest = nil
+	return msg
 }
 
 func (c *Client) writeLoop() {
@@ -118,6 +135,10 @@ func (c *Client) writeLoop() {
 	// interval is gone (or stopped) and is closed, which makes a live CLI reconnect.
 	ping := time.NewTicker(c.h.cfg.Keepalive)
 	defer ping.Stop()
+	var (
+		lastLatest time.Time
+		hold       <-chan time.Time // set while a latest message waits for latestEvery to pass
+	)
 	for {
 		var msg []byte
 		select {
@@ -126,12 +147,22 @@ func (c *Client) writeLoop() {
 			return
 		case msg = <-c.queue:
 		case <-c.latestSig:
-			c.latestMu.Lock()
-			msg, c.latest = c.latest, nil
-			c.latestMu.Unlock()
-			if msg == nil {
+			if wait := latestEvery - time.Since(lastLatest); wait > 0 {
+				if hold == nil {
+					hold = time.After(wait) // the newest one goes out when the interval ends
+				}
 				continue
 			}
+			if msg = c.takeLatest(); msg == nil {
+				continue
+			}
+			lastLatest = time.Now()
+		case <-hold:
+			hold = nil
+			if msg = c.takeLatest(); msg == nil {
+				continue
+			}
+			lastLatest = time.Now()
 		case <-ping.C:
 			ctx, cancel := context.WithTimeout(c.ctx, c.h.cfg.Keepalive)
 			err := c.ws.Ping(ctx)

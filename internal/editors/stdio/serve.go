@@ -34,6 +34,8 @@ type Options struct {
 	EditorTimeout time.Duration
 	// Keepalive is the WebSocket ping interval (default 30s).
 	Keepalive time.Duration
+	// MaxClients bounds concurrent Claude connections (default 64).
+	MaxClients int
 }
 
 // Serve speaks the editor protocol on r/w until r ends, the editor's pid dies or ctx ends. Then
@@ -233,8 +235,8 @@ func (s *server) initialize(req *jsonrpc.Request) (any, error) {
 		Port:      s.opt.Port,
 		LockDir:   s.opt.LockDir,
 		Trace:     s.opt.Trace,
-		Keepalive: s.opt.Keepalive,
-		Log:       s.opt.Log,
+		Keepalive: s.opt.Keepalive, MaxClients: s.opt.MaxClients,
+		Log: s.opt.Log,
 		Events: ide.Events{
 			ClientConnected: func(id ide.ClientID, n int) {
 				conn.Notify(context.Background(), "clientConnected", map[string]any{"clientId": id, "clients": n})
