@@ -264,7 +264,7 @@ func openDiff(call, client, tab, text string) func(*world) {
 		}()
 		select {
 		case p := <-w.ed.shown:
-			if p.TabName != tab || p.NewContents != text || p.FilePath != w.path {
+			if p.TabName != tab || p.NewContents.String() != text || p.FilePath != w.path {
 				w.fatalf("editor shown %+v", p)
 			}
 		case a := <-ch:

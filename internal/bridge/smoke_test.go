@@ -24,7 +24,7 @@ func TestOpenDiffAcceptRoundTrip(t *testing.T) {
 		done <- res{texts: r.Texts()}
 	}()
 	p := <-ed.shown
-	if p.TabName != "T1" || p.NewContents != "new\n" || p.FileExists {
+	if p.TabName != "T1" || p.NewContents.String() != "new\n" || p.FileExists {
 		t.Fatalf("shown %+v", p)
 	}
 	if err := b.Model.DiffAccepted("T1", "edited\n"); err != nil {

@@ -35,7 +35,7 @@ type diff struct {
 	owner  ClientID
 	path   string
 	state  diffState
-	text   string         // the accepted text
+	text   Text           // the accepted text
 	answer chan []Content // buffered 1: the openDiff result, sent once
 }
 
@@ -82,17 +82,17 @@ func (m *Model) closeViews(tabs []string) {
 type OpenDiffArgs struct {
 	OldFilePath     string `json:"old_file_path"`
 	NewFilePath     string `json:"new_file_path"`
-	NewFileContents string `json:"new_file_contents"`
+	NewFileContents Text   `json:"new_file_contents"`
 	TabName         string `json:"tab_name"`
 }
 
 // OpenDiff shows a proposal and blocks until the user decides, the diff is closed, or ctx ends
 // (the client went away). It never writes the file.
 func (m *Model) OpenDiff(ctx context.Context, id ClientID, a OpenDiffArgs) ([]Content, error) {
-	if len(a.NewFileContents) > MaxDiffText {
+	if a.NewFileContents.EncodedLen() > MaxDiffText {
 		// The CLI closes its connection on a message over 16 MiB, and FILE_SAVED carries the
 		// whole text back: such a diff is refused, and the CLI falls back to its terminal prompt.
-		return nil, fmt.Errorf("the proposal is %d MiB; diffs over %d MiB are reviewed in the terminal", len(a.NewFileContents)>>20, MaxDiffText>>20)
+		return nil, fmt.Errorf("the proposal is %d MiB; diffs over %d MiB are reviewed in the terminal", a.NewFileContents.EncodedLen()>>20, MaxDiffText>>20)
 	}
 	d := &diff{tab: a.TabName, owner: id, path: a.OldFilePath, answer: make(chan []Content, 1)}
 	m.mu.Lock()
@@ -146,18 +146,21 @@ func (m *Model) OpenDiff(ctx context.Context, id ClientID, a OpenDiffArgs) ([]Co
 
 // DiffAccepted records the user's accept with the final text (their edits included). The diff
 // stays open, owned by its client, until closed.
-func (m *Model) DiffAccepted(tab, text string) error {
+func (m *Model) DiffAccepted(tab, text string) error { return m.DiffAcceptedText(tab, TextOf(text)) }
+
+// DiffAcceptedText is DiffAccepted with the text as it came in JSON (see Text).
+func (m *Model) DiffAcceptedText(tab string, text Text) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	d := m.diffs[tab]
 	if d == nil || d.state != pending {
 		return jsonrpc.Errorf(jsonrpc.CodeUnknownDiff, "no pending diff named %q", tab)
 	}
-	if len(text) > MaxDiffText {
+	if text.EncodedLen() > MaxDiffText {
 		return jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "the accepted text is over %d MiB, more than Claude accepts in one message; the diff stays open", MaxDiffText>>20)
 	}
 	d.state, d.text = accepted, text
-	d.answer <- []Content{{Type: "text", Text: "FILE_SAVED"}, {Type: "text", Text: text}}
+	d.answer <- []Content{{Type: "text", Text: "FILE_SAVED"}, {Type: "text", raw: text}}
 	return nil
 }
 
@@ -226,13 +229,14 @@ func (m *Model) CloseAllDiffs() (closed int, restored []string, err error) {
 
 func (m *Model) closeAccepted(acc []*diff) (closed int, restored []string, err error) {
 	for _, d := range acc {
-		if !fileHolds(d.path, d.text) {
+		text := d.text.String()
+		if !fileHolds(d.path, text) {
 			if !m.info.Caps.SetBufferText {
 				err = errors.Join(err, fmt.Errorf("%s cannot hold unsaved text; %q stays open", m.info.Name, d.tab))
 				continue
 			}
 			ctx, cancel := m.editorCtx(context.Background())
-			serr := m.editor.SetBufferText(ctx, d.path, d.text)
+			serr := m.editor.SetBufferText(ctx, d.path, text)
 			cancel()
 			if serr != nil {
 				err = errors.Join(err, fmt.Errorf("keeping %q open: putting its text into %s: %w", d.tab, d.path, serr))

@@ -12,7 +12,7 @@ import (
 func TestOpenDiffRefusesTextOverCLILimit(t *testing.T) {
 	m := New(nil, EditorInfo{Name: "T", Caps: Capabilities{ShowDiff: true}}, []string{"/w"}, Events{}, nil)
 	_, err := m.OpenDiff(context.Background(), 1, OpenDiffArgs{OldFilePath: "/w/a", NewFilePath: "/w/a", TabName: "t",
-		NewFileContents: strings.Repeat("x", MaxDiffText+1)})
+		NewFileContents: TextOf(strings.Repeat("x", MaxDiffText+1))})
 	if err == nil || !strings.Contains(err.Error(), "reviewed in the terminal") {
 		t.Fatalf("err = %v, want a refusal", err)
 	}

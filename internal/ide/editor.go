@@ -2,6 +2,7 @@ package ide
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 )
 
@@ -89,7 +90,7 @@ type ShowDiffParams struct {
 	TabName     string `json:"tabName"`
 	FilePath    string `json:"filePath"`
 	NewFilePath string `json:"newFilePath"`
-	NewContents string `json:"newContents"`
+	NewContents Text   `json:"newContents"`
 	FileExists  bool   `json:"fileExists"`
 }
 
@@ -131,6 +132,19 @@ type Content struct {
 	Text     string `json:"text,omitempty"`
 	Data     string `json:"data,omitempty"`
 	MimeType string `json:"mimeType,omitempty"`
+	raw      Text   // a text block passed through as it came (an accepted file)
+}
+
+// MarshalJSON writes a passed-through text block without decoding it.
+func (c Content) MarshalJSON() ([]byte, error) {
+	if c.raw.IsZero() {
+		type plain Content
+		return json.Marshal(plain(c))
+	}
+	b := make([]byte, 0, c.raw.EncodedLen()+32)
+	b = append(b, `{"type":"text","text":`...)
+	b = append(b, c.raw.raw...)
+	return append(b, '}'), nil
 }
 
 // Selection is a selection as the spec's selection_changed carries it.

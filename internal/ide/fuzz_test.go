@@ -18,8 +18,8 @@ func (e *fuzzEditor) OpenFile(context.Context, ide.OpenFileParams) (ide.OpenFile
 	return ide.OpenFileResult{}, nil
 }
 func (e *fuzzEditor) ShowDiff(_ context.Context, p ide.ShowDiffParams) error {
-	if len(p.NewContents)%2 == 0 {
-		return e.m.DiffAccepted(p.TabName, p.NewContents)
+	if p.NewContents.EncodedLen()%2 == 0 {
+		return e.m.DiffAcceptedText(p.TabName, p.NewContents)
 	}
 	go e.m.DiffRejected(p.TabName)
 	return nil

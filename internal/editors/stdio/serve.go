@@ -169,16 +169,16 @@ func (s *server) handle(ctx context.Context, req *jsonrpc.Request) (any, error) 
 		return map[string]any{"delivered": n, "held": held}, nil
 	case "diffAccepted":
 		var p struct {
-			TabName  string  `json:"tabName"`
-			Contents *string `json:"contents"`
+			TabName  string   `json:"tabName"`
+			Contents ide.Text `json:"contents"` // passed to Claude as it came
 		}
 		if err := jsonrpc.UnmarshalParams(req.Params, &p); err != nil {
 			return nil, err
 		}
-		if p.Contents == nil {
+		if p.Contents.IsZero() {
 			return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, `invalid params: "contents" is required`)
 		}
-		return nil, m.DiffAccepted(p.TabName, *p.Contents)
+		return nil, m.DiffAcceptedText(p.TabName, p.Contents)
 	case "diffRejected":
 		var p struct {
 			TabName string `json:"tabName"`

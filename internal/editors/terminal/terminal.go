@@ -128,7 +128,7 @@ func (e *Editor) paint(code, s string) string {
 func (e *Editor) printDiff(p ide.ShowDiffParams) {
 	old, _ := os.ReadFile(p.FilePath)
 	fmt.Fprintf(e.out, "\n%s\n", e.paint("1", "Claude proposes a change to "+p.FilePath))
-	d := udiff.Unified("a"+p.FilePath, "b"+p.FilePath, string(old), p.NewContents)
+	d := udiff.Unified("a"+p.FilePath, "b"+p.FilePath, string(old), p.NewContents.String())
 	for _, l := range strings.SplitAfter(d, "\n") {
 		switch {
 		case strings.HasPrefix(l, "+++"), strings.HasPrefix(l, "---"):
@@ -153,7 +153,7 @@ func (e *Editor) review(ctx context.Context, p ide.ShowDiffParams, pendingRead b
 	switch e.auto {
 	case Accept:
 		fmt.Fprintln(e.out, "auto: accepted")
-		d.DiffAccepted(p.TabName, p.NewContents)
+		d.DiffAccepted(p.TabName, p.NewContents.String())
 		return pendingRead
 	case Reject:
 		fmt.Fprintln(e.out, "auto: rejected")
@@ -187,7 +187,7 @@ func (e *Editor) review(ctx context.Context, p ide.ShowDiffParams, pendingRead b
 		}
 		switch strings.ToLower(line) {
 		case "y", "yes":
-			if err := d.DiffAccepted(p.TabName, p.NewContents); err != nil {
+			if err := d.DiffAccepted(p.TabName, p.NewContents.String()); err != nil {
 				fmt.Fprintf(e.out, "could not accept: %v\n", err)
 			}
 			return false
@@ -216,7 +216,7 @@ func (e *Editor) edit(p ide.ShowDiffParams) (string, error) {
 		return "", err
 	}
 	defer os.Remove(f.Name())
-	if _, err := f.WriteString(p.NewContents); err != nil {
+	if _, err := f.WriteString(p.NewContents.String()); err != nil {
 		f.Close()
 		return "", err
 	}

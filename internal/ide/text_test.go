@@ -1,0 +1,59 @@
+package ide
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/jsonrpc"
+)
+
+// A file's text crosses the bridge byte for byte: what the editor sent is what Claude gets, and
+// decoding it gives the same string encoding/json would.
+func TestTextPassesThrough(t *testing.T) {
+	for _, s := range []string{"", "plain\n", "tab\tquote\" backslash\\ nl\n", "日本語 \u2028 \U0001F600", "<html>&amp;</html>", "\x00\x1f"} {
+		raw, _ := json.Marshal(s)
+		var p struct {
+			Contents Text `json:"contents"`
+		}
+		if err := jsonrpc.UnmarshalParams(json.RawMessage(`{"contents":`+string(raw)+`}`), &p); err != nil {
+			t.Fatalf("%q: %v", s, err)
+		}
+		if got := p.Contents.String(); got != s {
+			t.Errorf("String() = %q, want %q", got, s)
+		}
+		out, err := json.Marshal(Content{Type: "text", raw: p.Contents})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := `{"type":"text","text":` + string(raw) + `}`; string(out) != want {
+			t.Errorf("encoded %s, want %s", out, want)
+		}
+		if TextOf(s).String() != s {
+			t.Errorf("TextOf(%q) does not round-trip", s)
+		}
+	}
+}
+
+// A non-string is refused like a plain string field: -32602 naming the field.
+func TestTextRejectsNonStrings(t *testing.T) {
+	for _, v := range []string{`1`, `true`, `{}`, `[]`} {
+		var p struct {
+			Contents Text `json:"contents"`
+		}
+		err := jsonrpc.UnmarshalParams(json.RawMessage(`{"contents":`+v+`}`), &p)
+		var rpcErr *jsonrpc.Error
+		if e, ok := err.(*jsonrpc.Error); ok {
+			rpcErr = e
+		}
+		if rpcErr == nil || rpcErr.Code != jsonrpc.CodeInvalidParams || !strings.Contains(rpcErr.Message, `"contents"`) {
+			t.Errorf("%s: err = %v, want -32602 naming contents", v, err)
+		}
+	}
+	var p struct {
+		Contents Text `json:"contents"`
+	}
+	if err := jsonrpc.UnmarshalParams(json.RawMessage(`{"contents":null}`), &p); err != nil || !p.Contents.IsZero() {
+		t.Errorf("null: %v, zero=%v; want absent", err, p.Contents.IsZero())
+	}
+}
