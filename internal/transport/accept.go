@@ -5,7 +5,6 @@ package transport
 
 import (
 	"context"
-	"crypto/subtle"
 	"io"
 	"log/slog"
 	"net"
@@ -17,6 +16,8 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
 )
 
 // AuthHeader carries the lock file's token.
@@ -83,7 +84,7 @@ func (h *Handler) Check(r *http.Request) (int, string) {
 		return http.StatusForbidden, "Host must be a loopback address of this port"
 	}
 	vals := r.Header.Values(AuthHeader)
-	if len(vals) != 1 || !tokenEqual(vals[0], h.cfg.Token) {
+	if len(vals) != 1 || !discovery.TokenEqual(vals[0], h.cfg.Token) {
 		return http.StatusUnauthorized, "missing or wrong " + AuthHeader
 	}
 	if r.Method != http.MethodGet {
@@ -93,13 +94,6 @@ func (h *Handler) Check(r *http.Request) (int, string) {
 		return http.StatusUpgradeRequired, "this is a WebSocket endpoint"
 	}
 	return 0, ""
-}
-
-func tokenEqual(got, want string) bool {
-	if want == "" {
-		return false
-	}
-	return subtle.ConstantTimeCompare([]byte(got), []byte(want)) == 1
 }
 
 func headerHas(h http.Header, name, token string) bool {
