@@ -11,26 +11,35 @@ import (
 // pid dies or a signal arrives even while the editor keeps the pipe open. One goroutine stays
 // blocked on the underlying reader until it returns; the process is about to exit by then.
 type input struct {
-	chunks chan []byte
-	errc   chan error
-	done   chan struct{}
-	once   sync.Once
-	rest   []byte
+	chunks  chan []byte
+	free    chan struct{} // 1-buffered: the reader is done with the last chunk
+	errc    chan error
+	done    chan struct{}
+	once    sync.Once
+	rest    []byte
+	holding bool // rest is (part of) a chunk the pump waits to reuse
 }
 
 func newInput(r io.Reader) *input {
-	in := &input{chunks: make(chan []byte), errc: make(chan error, 1), done: make(chan struct{})}
+	in := &input{chunks: make(chan []byte), free: make(chan struct{}, 1), errc: make(chan error, 1), done: make(chan struct{})}
 	go in.pump(r)
 	return in
 }
 
+// pump reads into one buffer, reused once the reader has consumed each chunk: an editor
+// sending a selection per keystroke must not cost 64 KiB of garbage per message.
 func (in *input) pump(r io.Reader) {
+	buf := make([]byte, 64<<10)
 	for {
-		buf := make([]byte, 64<<10)
 		n, err := r.Read(buf)
 		if n > 0 {
 			select {
 			case in.chunks <- buf[:n]:
+			case <-in.done:
+				return
+			}
+			select {
+			case <-in.free:
 			case <-in.done:
 				return
 			}
@@ -44,8 +53,13 @@ func (in *input) pump(r io.Reader) {
 
 func (in *input) Read(p []byte) (int, error) {
 	if len(in.rest) == 0 {
+		if in.holding {
+			in.holding = false
+			in.free <- struct{}{}
+		}
 		select {
 		case in.rest = <-in.chunks:
+			in.holding = true
 		case err := <-in.errc:
 			in.errc <- err // sticky
 			return 0, err
