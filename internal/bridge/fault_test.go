@@ -229,21 +229,9 @@ func TestClientThatNeverReads(t *testing.T) {
 // returns the connection and the id the bridge gave it (from the clientConnected event order).
 func stuckClient(t *testing.T, b *bridge.Bridge) (*websocket.Conn, ide.ClientID) {
 	t.Helper()
-	ctx := ctxT(t)
-	h := http.Header{}
-	h.Set("X-Claude-Code-Ide-Authorization", b.Token())
-	ws, _, err := websocket.Dial(ctx, "ws://127.0.0.1:"+strconv.Itoa(b.Port())+"/", &websocket.DialOptions{HTTPHeader: h, Subprotocols: []string{"mcp"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ws.CloseNow() })
 	before := b.Model.Listeners()
-	ws.Write(ctx, websocket.MessageText, []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}`))
-	if _, _, err := ws.Read(ctx); err != nil {
-		t.Fatal(err)
-	}
-	ws.Write(ctx, websocket.MessageText, []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
-	ws.Write(ctx, websocket.MessageText, []byte(`{"jsonrpc":"2.0","method":"ide_connected","params":{"pid":1}}`))
+	ws := wsClient(t, b)
+	ws.Write(ctxT(t), websocket.MessageText, []byte(`{"jsonrpc":"2.0","method":"ide_connected","params":{"pid":1}}`))
 	// Wait (bounded) until the bridge sends it notifications (after the handshake's quiet time).
 	deadline := time.Now().Add(faultBound)
 	for b.Model.Listeners() == before {
