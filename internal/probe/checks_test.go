@@ -155,7 +155,7 @@ func (f *fakeIDE) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer ws.CloseNow()
-	conn := jsonrpc.NewConn(wsStream{ws}, f.handle)
+	conn := jsonrpc.NewConn(probe.NewStream(ws), f.handle)
 	conn.Run(r.Context())
 }
 
@@ -216,17 +216,6 @@ func (f *fakeIDE) handle(ctx context.Context, req *jsonrpc.Request) (any, error)
 	}
 	return nil, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "no %s", req.Method)
 }
-
-type wsStream struct{ ws *websocket.Conn }
-
-func (s wsStream) Read(ctx context.Context) ([]byte, error) {
-	_, b, err := s.ws.Read(ctx)
-	return b, err
-}
-func (s wsStream) Write(ctx context.Context, b []byte) error {
-	return s.ws.Write(ctx, websocket.MessageText, b)
-}
-func (s wsStream) Close() error { return s.ws.CloseNow() }
 
 // A server that breaks one rule fails exactly the check for that rule.
 func TestProbeBlamesExactlyTheBrokenRule(t *testing.T) {

@@ -5,7 +5,6 @@ package probe
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -192,6 +191,10 @@ func (c *Client) Close() error {
 	return err
 }
 
+// NewStream carries JSON-RPC messages as WebSocket text messages (the IDE protocol's framing),
+// for either side of a connection.
+func NewStream(ws *websocket.Conn) jsonrpc.Stream { return wsStream{ws} }
+
 type wsStream struct{ ws *websocket.Conn }
 
 func (s wsStream) Read(ctx context.Context) ([]byte, error) {
@@ -204,11 +207,3 @@ func (s wsStream) Write(ctx context.Context, b []byte) error {
 }
 
 func (s wsStream) Close() error { return s.ws.CloseNow() }
-
-// unmarshalText decodes the JSON text of a tool result's first block.
-func unmarshalText(r *ToolResult, v any) error {
-	if len(r.Content) == 0 {
-		return errors.New("empty content")
-	}
-	return json.Unmarshal([]byte(r.Content[0].Text), v)
-}
