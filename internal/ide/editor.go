@@ -3,6 +3,7 @@ package ide
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"time"
 )
 
@@ -94,6 +95,25 @@ type ShowDiffParams struct {
 	FileExists  bool   `json:"fileExists"`
 }
 
+// AppendJSON writes the params with the text as it came (jsonrpc.Appender): json.Marshal would
+// check the 10 MiB literal once more.
+func (p ShowDiffParams) AppendJSON(b []byte) ([]byte, error) {
+	head, err := json.Marshal(struct {
+		TabName     string `json:"tabName"`
+		FilePath    string `json:"filePath"`
+		NewFilePath string `json:"newFilePath"`
+		FileExists  bool   `json:"fileExists"`
+	}{p.TabName, p.FilePath, p.NewFilePath, p.FileExists})
+	if err != nil {
+		return nil, err
+	}
+	b = slices.Grow(b, len(head)+p.NewContents.EncodedLen()+16)
+	b = append(b, head[:len(head)-1]...)
+	b = append(b, `,"newContents":`...)
+	b, _ = p.NewContents.AppendJSON(b)
+	return append(b, '}'), nil
+}
+
 // OpenEditor is one open tab.
 type OpenEditor struct {
 	FilePath   string `json:"filePath"`
@@ -136,12 +156,16 @@ type Content struct {
 }
 
 // MarshalJSON writes a passed-through text block without decoding it.
-func (c Content) MarshalJSON() ([]byte, error) {
+func (c Content) MarshalJSON() ([]byte, error) { return c.AppendJSON(nil) }
+
+// AppendJSON is MarshalJSON appending to b (jsonrpc.Appender).
+func (c Content) AppendJSON(b []byte) ([]byte, error) {
 	if c.raw.IsZero() {
 		type plain Content
-		return json.Marshal(plain(c))
+		enc, err := json.Marshal(plain(c))
+		return append(b, enc...), err
 	}
-	b := make([]byte, 0, c.raw.EncodedLen()+32)
+	b = slices.Grow(b, c.raw.EncodedLen()+32)
 	b = append(b, `{"type":"text","text":`...)
 	b = append(b, c.raw.raw...)
 	return append(b, '}'), nil

@@ -33,11 +33,14 @@ func (t Text) IsZero() bool { return t.raw == nil }
 func (t Text) EncodedLen() int { return len(t.raw) }
 
 // MarshalJSON writes the literal as it came.
-func (t Text) MarshalJSON() ([]byte, error) {
+func (t Text) MarshalJSON() ([]byte, error) { return t.AppendJSON(nil) }
+
+// AppendJSON appends the literal as it came (jsonrpc.Appender).
+func (t Text) AppendJSON(b []byte) ([]byte, error) {
 	if t.raw == nil {
-		return []byte(`""`), nil
+		return append(b, `""`...), nil
 	}
-	return t.raw, nil
+	return append(b, t.raw...), nil
 }
 
 // UnmarshalJSON keeps the literal; anything but a string (or null) is a type error naming the

@@ -18,6 +18,28 @@ type ToolResult struct {
 	IsError bool      `json:"isError,omitempty"`
 }
 
+// AppendJSON writes the result with passed-through texts as they came (jsonrpc.Appender).
+func (r *ToolResult) AppendJSON(b []byte) ([]byte, error) {
+	if r == nil {
+		return append(b, "null"...), nil
+	}
+	b = append(b, `{"content":[`...)
+	for i, c := range r.Content {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		var err error
+		if b, err = c.AppendJSON(b); err != nil {
+			return nil, err
+		}
+	}
+	b = append(b, ']')
+	if r.IsError {
+		b = append(b, `,"isError":true`...)
+	}
+	return append(b, '}'), nil
+}
+
 // ErrUnsupported marks a tool the editor cannot serve.
 var ErrUnsupported = errors.New("not supported")
 

@@ -2,3 +2,6 @@ package jsonrpc
 
 // SetMaxFrame lowers a stdio stream's frame limit so tests need not send 256 MiB.
 func SetMaxFrame(s Stream, n int) { s.(*ioStream).max = n }
+
+// Valid is the scanner's check of one JSON value (scan.go), compared with encoding/json's.
+func Valid(d []byte) error { return valid(d) }

@@ -3,9 +3,12 @@ package jsonrpc_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/jsonrpc"
 )
@@ -36,10 +39,18 @@ func FuzzDecode(f *testing.F) {
 			if e.Code != jsonrpc.CodeParseError && e.Code != jsonrpc.CodeInvalidRequest {
 				t.Fatalf("Decode(%q) error code %d, want -32700 or -32600", data, e.Code)
 			}
+			// -32700 exactly for what is not JSON (encoding/json decides; deep nesting and
+			// invalid UTF-8 are refused by design).
+			if utf8.Valid(data) && !strings.Contains(e.Message, "nesting") && (e.Code == jsonrpc.CodeParseError) == json.Valid(data) {
+				t.Fatalf("Decode(%q) = %v, but encoding/json valid = %v", data, e, json.Valid(data))
+			}
 			return
 		}
 		if m == nil {
 			t.Fatalf("Decode(%q): nil message and nil error", data)
+		}
+		if !json.Valid(data) {
+			t.Fatalf("Decode(%q) accepted what encoding/json calls invalid", data)
 		}
 		if m.JSONRPC != "2.0" {
 			t.Fatalf("Decode(%q) accepted jsonrpc %q", data, m.JSONRPC)

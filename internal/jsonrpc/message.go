@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -77,39 +78,42 @@ const maxDepth = 256
 // Decode parses one message. Its errors are *Error with CodeParseError (not JSON, invalid UTF-8,
 // too deep) or CodeInvalidRequest (a batch, not an object, wrong "jsonrpc", bad id); the partly
 // decoded message is returned with them where it carries an id, so the answer can name it.
+//
+// The message's ID, Params and Result alias data: the caller must not change data afterwards.
+// The whole message is scanned once (see scan.go); Params and Result are handed on as slices.
 func Decode(data []byte) (*Message, error) {
-	data = bytes.TrimSpace(data)
+	data = trimSpace(data) // JSON's white space only: bytes.TrimSpace would also take U+2006
 	if !utf8.Valid(data) {
 		return nil, Errorf(CodeParseError, "parse error: message is not valid UTF-8")
 	}
-	if depth(data) > maxDepth {
-		return nil, Errorf(CodeParseError, "parse error: nesting deeper than %d", maxDepth)
-	}
-	switch {
-	case len(data) > 0 && data[0] == '[':
-		if !json.Valid(data) {
-			return nil, Errorf(CodeParseError, "parse error: not valid JSON")
+	if len(data) == 0 || data[0] != '{' {
+		if err := valid(data); err != nil {
+			return nil, parseError(err)
 		}
-		return nil, Errorf(CodeInvalidRequest, "invalid request: batch arrays are not supported")
-	case len(data) == 0 || data[0] != '{':
-		if !json.Valid(data) {
-			return nil, Errorf(CodeParseError, "parse error: not valid JSON")
+		if data[0] == '[' {
+			return nil, Errorf(CodeInvalidRequest, "invalid request: batch arrays are not supported")
 		}
 		return nil, Errorf(CodeInvalidRequest, "invalid request: message must be a JSON object")
 	}
-	// Unmarshal checks the syntax of the whole message before it decodes anything, so a
-	// separate json.Valid pass would only scan a 10 MiB openDiff once more.
-	var m Message
-	if err := json.Unmarshal(data, &m); err != nil {
-		var se *json.SyntaxError
-		if errors.As(err, &se) {
-			return nil, Errorf(CodeParseError, "parse error: not valid JSON")
+	var (
+		m       Message
+		typeErr error // the first member of the wrong type; a syntax error anywhere comes first
+	)
+	err := eachMember(data, func(key, value []byte) error {
+		name, ok := unquote(key)
+		if !ok {
+			return nil
 		}
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) {
-			return nil, Errorf(CodeInvalidRequest, "invalid request: field %q has the wrong type", te.Field)
+		if err := m.set(name, value); err != nil && typeErr == nil {
+			typeErr = err
 		}
-		return nil, Errorf(CodeInvalidRequest, "invalid request: %v", err)
+		return nil
+	})
+	if err != nil {
+		return nil, parseError(err)
+	}
+	if typeErr != nil {
+		return nil, typeErr
 	}
 	// JSON-RPC 2.0 §5: an error answer to a request whose id could not be read has id null.
 	nullErr := string(m.ID) == "null" && m.Method == "" && m.Error != nil
@@ -129,6 +133,83 @@ func Decode(data []byte) (*Message, error) {
 	return &m, nil
 }
 
+func parseError(err error) *Error {
+	if errors.Is(err, errDepth) {
+		return Errorf(CodeParseError, "parse error: nesting deeper than %d", maxDepth)
+	}
+	return Errorf(CodeParseError, "parse error: %v", err)
+}
+
+// set stores one member of the envelope. Names match as encoding/json matches them (exactly,
+// else ignoring case); a later duplicate wins; unknown members are ignored.
+func (m *Message) set(name string, value []byte) error {
+	null := string(value) == "null"
+	wrong := func(field string) error {
+		return Errorf(CodeInvalidRequest, "invalid request: field %q has the wrong type", field)
+	}
+	str := func(field string, dst *string) error {
+		if null {
+			return nil
+		}
+		s, ok := unquote(value)
+		if !ok {
+			return wrong(field)
+		}
+		*dst = s
+		return nil
+	}
+	switch field := canonical(name); field {
+	case "jsonrpc":
+		return str(field, &m.JSONRPC)
+	case "method":
+		return str(field, &m.Method)
+	case "id":
+		m.ID = value
+	case "params":
+		m.Params = value
+	case "result":
+		m.Result = value
+	case "error":
+		m.Error = nil
+		if null {
+			return nil
+		}
+		if value[0] != '{' || json.Unmarshal(value, &m.Error) != nil {
+			return wrong(field)
+		}
+	}
+	return nil
+}
+
+var envelopeFields = [...]string{"jsonrpc", "id", "method", "params", "result", "error"}
+
+func canonical(name string) string {
+	for _, f := range envelopeFields {
+		if name == f {
+			return f
+		}
+	}
+	for _, f := range envelopeFields {
+		if strings.EqualFold(name, f) {
+			return f
+		}
+	}
+	return ""
+}
+
+// unquote decodes a checked JSON value that should be a string; ok is false for any other
+// value. Strings without escapes (nearly all) are copied as they are.
+func unquote(lit []byte) (s string, ok bool) {
+	if len(lit) < 2 || lit[0] != '"' {
+		return "", false
+	}
+	body := lit[1 : len(lit)-1]
+	if bytes.IndexByte(body, '\\') < 0 && utf8.Valid(body) {
+		return string(body), true
+	}
+	return s, json.Unmarshal(lit, &s) == nil
+}
+
 func validID(id json.RawMessage) bool {
 	if len(id) == 0 {
 		return false
@@ -138,40 +219,6 @@ func validID(id json.RawMessage) bool {
 		return true
 	}
 	return false // null, objects, arrays, booleans
-}
-
-// depth returns the deepest nesting of objects and arrays, ignoring brackets inside strings.
-func depth(data []byte) int {
-	d, max := 0, 0
-	for i := 0; i < len(data); i++ {
-		switch data[i] {
-		case '"':
-			// Jump to the closing quote (one not escaped by an odd run of backslashes): strings
-			// are most of a big message, and IndexByte is vectorised.
-			for {
-				j := bytes.IndexByte(data[i+1:], '"')
-				if j < 0 {
-					return max
-				}
-				i += 1 + j
-				bs := 0
-				for k := i - 1; k >= 0 && data[k] == '\\'; k-- {
-					bs++
-				}
-				if bs%2 == 0 {
-					break
-				}
-			}
-		case '{', '[':
-			d++
-			if d > max {
-				max = d
-			}
-		case '}', ']':
-			d--
-		}
-	}
-	return max
 }
 
 // encodeResponse builds a response to id. A nil result is sent as {}.
@@ -209,12 +256,21 @@ func envelope(id json.RawMessage, method, key string, raw json.RawMessage) []byt
 	return append(b, '}')
 }
 
+// Appender is a value that writes its own JSON: AppendJSON appends one valid, compact JSON value
+// to b. Results and params that implement it are sent as written. encoding/json would check and
+// compact a json.Marshaler's output once more, a full pass over a 10 MiB file text.
+type Appender interface {
+	AppendJSON(b []byte) ([]byte, error)
+}
+
 func marshalResult(v any) (json.RawMessage, error) {
 	switch v := v.(type) {
 	case nil:
 		return json.RawMessage("{}"), nil
 	case json.RawMessage:
 		return v, nil
+	case Appender:
+		return v.AppendJSON(nil)
 	}
 	return json.Marshal(v)
 }
