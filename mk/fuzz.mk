@@ -2,7 +2,8 @@
 # `make fuzz FUZZTIME=5s`. The seed corpora live in each package's testdata/fuzz/<Target>/ and
 # also run as ordinary tests in `go test`. Included from the Makefile.
 FUZZTIME ?= 60s
-FUZZ_TARGETS := FuzzDecode:./internal/jsonrpc FuzzStdioFraming:./internal/jsonrpc FuzzToolArgs:./internal/ide
+FUZZ_TARGETS := FuzzDecode:./internal/jsonrpc FuzzScan:./internal/jsonrpc FuzzUnmarshalParams:./internal/jsonrpc \
+	FuzzStdioFraming:./internal/jsonrpc FuzzToolArgs:./internal/ide
 
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
