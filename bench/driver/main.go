@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 )
 
@@ -30,13 +31,14 @@ func main() {
 		idle      = flag.Duration("idle", 0, "override the idle CPU window (default 30s, smoke 1s)")
 		diffBytes = flag.Int("diff-bytes", 0, "override the openDiff file size (default 10 MiB, smoke 64 KiB)")
 		diffIters = flag.Int("diff-iters", 0, "override the openDiff round trips per repetition")
+		only      = flag.String("only", "", "comma-separated subset to measure, for quick experiments: startup,idle,opendiff,fanout,flood,clients,echo,node (default: all)")
 	)
 	flag.Parse()
 	if *bridgeBin == "" || *nodeJS == "" || *echoBin == "" {
 		flag.Usage()
 		os.Exit(2)
 	}
-	if err := run(*bridgeBin, *nodeBin, *nodeJS, *echoBin, *reps, *smoke, overrides{*idle, *diffBytes, *diffIters}, *jsonOut, *mdOut, *logPath); err != nil {
+	if err := run(*bridgeBin, *nodeBin, *nodeJS, *echoBin, *reps, *smoke, overrides{*idle, *diffBytes, *diffIters, parseOnly(*only)}, *jsonOut, *mdOut, *logPath); err != nil {
 		fmt.Fprintln(os.Stderr, "driver:", err)
 		os.Exit(1)
 	}
@@ -46,7 +48,22 @@ func main() {
 type overrides struct {
 	idle                 time.Duration
 	diffBytes, diffIters int
+	only                 map[string]bool // nil: everything
 }
+
+func parseOnly(s string) map[string]bool {
+	if s == "" {
+		return nil
+	}
+	m := map[string]bool{}
+	for _, part := range strings.Split(s, ",") {
+		m[strings.TrimSpace(part)] = true
+	}
+	return m
+}
+
+// wants reports whether measurement name runs in this invocation.
+func (c config) wants(name string) bool { return c.only == nil || c.only[name] }
 
 func run(bridgeBin, nodeBin, nodeJS, echoBin string, reps int, smoke bool, o overrides, jsonOut, mdOut, logPath string) error {
 	cfg := config{
@@ -68,6 +85,7 @@ func run(bridgeBin, nodeBin, nodeJS, echoBin string, reps int, smoke bool, o ove
 	if o.diffIters > 0 {
 		cfg.diffIters = o.diffIters
 	}
+	cfg.only = o.only
 	if logPath != "" {
 		f, err := os.Create(logPath)
 		if err != nil {
@@ -86,29 +104,33 @@ func run(bridgeBin, nodeBin, nodeJS, echoBin string, reps int, smoke bool, o ove
 		return err
 	}
 	content := sourceText(cfg.diffBytes)
-	targets := []target{
-		{"bridge", []string{bridgeBin, "serve", "--stdio", "--max-clients", "300"}},
-		{"node", []string{nodeBin, nodeJS}},
+	targets := []target{{"bridge", []string{bridgeBin, "serve", "--stdio", "--max-clients", "300"}}}
+	if cfg.wants("node") {
+		targets = append(targets, target{"node", []string{nodeBin, nodeJS}})
 	}
 	res := results{Reps: reps, Smoke: smoke, DiffBytes: cfg.diffBytes, Debounce: ms(cfg.debounce), Runs: map[string][]metrics{}}
 	for rep := 1; rep <= reps; rep++ {
 		for _, t := range targets {
 			fmt.Fprintf(os.Stderr, "rep %d/%d %s: start-up", rep, reps, t.name)
 			m := metrics{}
-			st, err := measureStartup(t, cfg)
-			if err != nil {
-				return fmt.Errorf("%s start-up: %w", t.name, err)
+			if cfg.wants("startup") {
+				st, err := measureStartup(t, cfg)
+				if err != nil {
+					return fmt.Errorf("%s start-up: %w", t.name, err)
+				}
+				m["startup_ms"] = st
 			}
-			m["startup_ms"] = st
 			fmt.Fprintf(os.Stderr, ", session")
 			sm, err := measureSession(t, cfg, content)
 			if err != nil {
 				return fmt.Errorf("%s: %w", t.name, err)
 			}
-			fmt.Fprintf(os.Stderr, ", %d clients", cfg.manyClients)
-			cm, err := measureClients(t, cfg)
-			if err != nil {
-				return fmt.Errorf("%s clients: %w", t.name, err)
+			cm := metrics{}
+			if cfg.wants("clients") {
+				fmt.Fprintf(os.Stderr, ", %d clients", cfg.manyClients)
+				if cm, err = measureClients(t, cfg); err != nil {
+					return fmt.Errorf("%s clients: %w", t.name, err)
+				}
 			}
 			for _, part := range []metrics{sm, cm} {
 				for k, v := range part {
@@ -118,12 +140,14 @@ func run(bridgeBin, nodeBin, nodeJS, echoBin string, reps int, smoke bool, o ove
 			res.Runs[t.name] = append(res.Runs[t.name], m)
 			fmt.Fprintln(os.Stderr)
 		}
-		fmt.Fprintf(os.Stderr, "rep %d/%d echo\n", rep, reps)
-		em, err := measureEcho(echoBin, cfg, content)
-		if err != nil {
-			return fmt.Errorf("echo: %w", err)
+		if cfg.wants("echo") {
+			fmt.Fprintf(os.Stderr, "rep %d/%d echo\n", rep, reps)
+			em, err := measureEcho(echoBin, cfg, content)
+			if err != nil {
+				return fmt.Errorf("echo: %w", err)
+			}
+			res.Runs["echo"] = append(res.Runs["echo"], em)
 		}
-		res.Runs["echo"] = append(res.Runs["echo"], em)
 	}
 	if jsonOut != "" {
 		data, _ := json.MarshalIndent(res, "", "  ")

@@ -32,6 +32,7 @@ type config struct {
 	debounce       time.Duration // the editors' selection debounce (Neovim plugin: 50 ms)
 	workspace      string
 	logs           io.Writer
+	only           map[string]bool // -only: the measurements to run (nil: all)
 }
 
 // target is a sidecar to measure.
@@ -128,33 +129,45 @@ func measureSession(t target, cfg config, content string) (metrics, error) {
 	if err := connect(1); err != nil {
 		return nil, err
 	}
-	time.Sleep(time.Second)
-	rss, err := rssKiB(s.Pid)
-	if err != nil {
-		return nil, err
+	if cfg.wants("idle") {
+		time.Sleep(time.Second)
+		rss, err := rssKiB(s.Pid)
+		if err != nil {
+			return nil, err
+		}
+		m["idle_rss_mib"] = float64(rss) / 1024
+		cpu0, _ := cpuSeconds(s.Pid)
+		time.Sleep(cfg.idle)
+		cpu1, _ := cpuSeconds(s.Pid)
+		m["idle_cpu_s"] = cpu1 - cpu0
 	}
-	m["idle_rss_mib"] = float64(rss) / 1024
-	cpu0, _ := cpuSeconds(s.Pid)
-	time.Sleep(cfg.idle)
-	cpu1, _ := cpuSeconds(s.Pid)
-	m["idle_cpu_s"] = cpu1 - cpu0
 
 	// openDiff round trip: client → sidecar → editor (showDiff) → sidecar (diffAccepted) → client.
-	d, err := openDiffRoundTrips(ctx, s, clients[0], cfg, content)
-	if err != nil {
-		return nil, fmt.Errorf("openDiff: %w", err)
+	if cfg.wants("opendiff") {
+		d, err := openDiffRoundTrips(ctx, s, clients[0], cfg, content)
+		if err != nil {
+			return nil, fmt.Errorf("openDiff: %w", err)
+		}
+		m["opendiff_ms"] = d
 	}
-	m["opendiff_ms"] = d
+	if !cfg.wants("fanout") && !cfg.wants("flood") {
+		return m, nil
+	}
 
 	// Selection fan-out, one update at a time.
 	if err := connect(cfg.fanClients); err != nil {
 		return nil, err
 	}
-	p50, p99, err := fanout(ctx, s, clients, cfg)
-	if err != nil {
-		return nil, fmt.Errorf("fan-out: %w", err)
+	if cfg.wants("fanout") {
+		p50, p99, err := fanout(ctx, s, clients, cfg)
+		if err != nil {
+			return nil, fmt.Errorf("fan-out: %w", err)
+		}
+		m["fan_p50_ms"], m["fan_p99_ms"] = p50, p99
 	}
-	m["fan_p50_ms"], m["fan_p99_ms"] = p50, p99
+	if !cfg.wants("flood") {
+		return m, nil
+	}
 
 	// Flood.
 	f, err := flood(s, clients, cfg)
