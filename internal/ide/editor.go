@@ -107,7 +107,7 @@ func (p ShowDiffParams) AppendJSON(b []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	b = slices.Grow(b, len(head)+p.NewContents.EncodedLen()+16)
+	b = slices.Grow(b, len(head)+p.NewContents.EncodedLen()+64)
 	b = append(b, head[:len(head)-1]...)
 	b = append(b, `,"newContents":`...)
 	b, _ = p.NewContents.AppendJSON(b)
@@ -165,7 +165,7 @@ func (c Content) AppendJSON(b []byte) ([]byte, error) {
 		enc, err := json.Marshal(plain(c))
 		return append(b, enc...), err
 	}
-	b = slices.Grow(b, c.raw.EncodedLen()+32)
+	b = slices.Grow(b, c.raw.EncodedLen()+64)
 	b = append(b, `{"type":"text","text":`...)
 	b = append(b, c.raw.raw...)
 	return append(b, '}'), nil

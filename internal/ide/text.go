@@ -1,6 +1,7 @@
 package ide
 
 import (
+	"bytes"
 	"encoding/json"
 	"reflect"
 )
@@ -43,16 +44,26 @@ func (t Text) AppendJSON(b []byte) ([]byte, error) {
 	return append(b, t.raw...), nil
 }
 
-// UnmarshalJSON keeps the literal; anything but a string (or null) is a type error naming the
-// field, like a plain string field's.
+// UnmarshalJSON keeps a copy of the literal; anything but a string (or null) is a type error
+// naming the field, like a plain string field's.
 func (t *Text) UnmarshalJSON(b []byte) error {
+	if err := t.KeepRawJSON(b); err != nil {
+		return err
+	}
+	t.raw = bytes.Clone(t.raw)
+	return nil
+}
+
+// KeepRawJSON keeps the checked literal b itself (jsonrpc.RawKeeper): a file text arriving in
+// params is not copied.
+func (t *Text) KeepRawJSON(b []byte) error {
 	switch {
 	case string(b) == "null":
 		return nil
 	case len(b) == 0 || b[0] != '"':
 		return &json.UnmarshalTypeError{Value: valueKind(b), Type: reflect.TypeOf("")}
 	}
-	t.raw = append([]byte(nil), b...)
+	t.raw = b
 	return nil
 }
 

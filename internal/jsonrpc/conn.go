@@ -192,11 +192,10 @@ func (c *Conn) report(err error) {
 // A peer's error answer is returned as *Error.
 func (c *Conn) Call(ctx context.Context, method string, params, result any) error {
 	id := strconv.FormatInt(c.nextID.Add(1), 10)
-	raw, err := marshalResult(params)
+	data, err := envelope(json.RawMessage(id), method, "params", params)
 	if err != nil {
 		return fmt.Errorf("jsonrpc: encoding %s params: %w", method, err)
 	}
-	data := envelope(json.RawMessage(id), method, "params", raw)
 	ch := make(chan *Message, 1)
 	c.mu.Lock()
 	if c.closed {

@@ -229,18 +229,29 @@ func encodeResponse(id json.RawMessage, result any, rpcErr *Error) ([]byte, erro
 	if rpcErr != nil {
 		return json.Marshal(Message{JSONRPC: "2.0", ID: id, Error: rpcErr})
 	}
-	raw, err := marshalResult(result)
+	b, err := envelope(id, "", "result", result)
 	if err != nil {
 		return json.Marshal(Message{JSONRPC: "2.0", ID: id, Error: Errorf(CodeInternalError, "internal error: encoding result: %v", err)})
 	}
-	return envelope(id, "", "result", raw), nil
+	return b, nil
 }
 
-// envelope writes {"jsonrpc":"2.0",["id":id,]["method":method,]key:raw} by hand: raw comes from
-// json.Marshal (valid and compact), and json.Marshal of a RawMessage field would scan and copy it
-// again, which for a 10 MiB file costs more than encoding it.
-func envelope(id json.RawMessage, method, key string, raw json.RawMessage) []byte {
-	b := make([]byte, 0, len(raw)+len(id)+len(method)+48)
+// envelope writes {"jsonrpc":"2.0",["id":id,]["method":method,]key:v} by hand, v encoded in
+// place: json.Marshal of a RawMessage field would scan and copy it again, which for a 10 MiB
+// file costs more than encoding it. A nil v is sent as {}.
+func envelope(id json.RawMessage, method, key string, v any) ([]byte, error) {
+	var raw json.RawMessage
+	app, isApp := v.(Appender)
+	if !isApp {
+		var err error
+		if raw, err = marshalResult(v); err != nil {
+			return nil, err
+		}
+		if len(raw) == 0 {
+			raw = json.RawMessage("{}")
+		}
+	}
+	b := make([]byte, 0, len(raw)+len(id)+len(method)+64)
 	b = append(b, `{"jsonrpc":"2.0"`...)
 	if id != nil {
 		b = append(append(b, `,"id":`...), id...)
@@ -249,15 +260,21 @@ func envelope(id json.RawMessage, method, key string, raw json.RawMessage) []byt
 		m, _ := json.Marshal(method)
 		b = append(append(b, `,"method":`...), m...)
 	}
-	if len(raw) == 0 {
-		raw = json.RawMessage("{}") // a nil result is sent as {}
+	b = append(append(append(b, ',', '"'), key...), '"', ':')
+	if isApp {
+		var err error
+		if b, err = app.AppendJSON(b); err != nil {
+			return nil, err
+		}
+	} else {
+		b = append(b, raw...)
 	}
-	b = append(append(append(append(b, ',', '"'), key...), '"', ':'), raw...)
-	return append(b, '}')
+	return append(b, '}'), nil
 }
 
 // Appender is a value that writes its own JSON: AppendJSON appends one valid, compact JSON value
-// to b. Results and params that implement it are sent as written. encoding/json would check and
+// to b, leaving some spare capacity when it grows b (the envelope closes after it). Results and
+// params that implement it are written straight into the message. encoding/json would check and
 // compact a json.Marshaler's output once more, a full pass over a 10 MiB file text.
 type Appender interface {
 	AppendJSON(b []byte) ([]byte, error)
@@ -278,9 +295,5 @@ func marshalResult(v any) (json.RawMessage, error) {
 // EncodeNotification returns the bytes of a notification; used where one message is sent to
 // many peers, so it is encoded once.
 func EncodeNotification(method string, params any) ([]byte, error) {
-	raw, err := marshalResult(params)
-	if err != nil {
-		return nil, err
-	}
-	return envelope(nil, method, "params", raw), nil
+	return envelope(nil, method, "params", params)
 }

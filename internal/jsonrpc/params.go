@@ -15,7 +15,7 @@ import (
 // The object is scanned once (scan.go) and each member decoded on its own slice: a 10 MiB file
 // text is handed to its field's json.Unmarshaler, or kept as a json.RawMessage, without
 // encoding/json checking it again. Members match fields as encoding/json matches them.
-// json.RawMessage fields alias params.
+// json.RawMessage and RawKeeper fields alias params.
 func UnmarshalParams(params json.RawMessage, v any) error {
 	p := trimSpace(params)
 	if len(p) == 0 || bytes.Equal(p, []byte("null")) {
@@ -53,8 +53,16 @@ func UnmarshalParams(params json.RawMessage, v any) error {
 	return typeErr
 }
 
+// RawKeeper is a field type that keeps its member's JSON as it came, such as a file text passed
+// through. UnmarshalParams calls KeepRawJSON with the checked value, which aliases params: a
+// 10 MiB text is not copied. (json.Unmarshaler must copy: encoding/json may reuse its input.)
+type RawKeeper interface {
+	KeepRawJSON(value []byte) error
+}
+
 var (
 	rawMessageType  = reflect.TypeFor[json.RawMessage]()
+	rawKeeperType   = reflect.TypeFor[RawKeeper]()
 	unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
 )
 
@@ -64,6 +72,8 @@ func decodeField(dst reflect.Value, value []byte) error {
 	case dst.Type() == rawMessageType:
 		dst.SetBytes(value) // aliases params, as Decode's Params alias the message
 		return nil
+	case reflect.PointerTo(dst.Type()).Implements(rawKeeperType):
+		return dst.Addr().Interface().(RawKeeper).KeepRawJSON(value)
 	case reflect.PointerTo(dst.Type()).Implements(unmarshalerType):
 		// The value was checked by the scan; json.Unmarshal would check it once more.
 		return dst.Addr().Interface().(json.Unmarshaler).UnmarshalJSON(value)

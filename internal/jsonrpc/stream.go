@@ -2,10 +2,12 @@ package jsonrpc
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"strconv"
 	"strings"
 	"sync"
@@ -130,12 +132,12 @@ func (s *ioStream) readLine() ([]byte, error) {
 			if errors.Is(err, bufio.ErrBufferFull) {
 				continue
 			}
-			if err == io.EOF && len(strings.TrimSpace(string(line))) > 0 {
+			if err == io.EOF && len(bytes.TrimSpace(line)) > 0 {
 				return line, nil
 			}
 			return nil, err
 		}
-		if len(strings.TrimSpace(string(line))) == 0 {
+		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
 		return line, nil
@@ -213,20 +215,20 @@ func (s *ioStream) Write(ctx context.Context, msg []byte) error {
 	s.mu.Lock()
 	framing := s.framing
 	s.mu.Unlock()
-	var buf []byte
+	// A JSON message never holds a raw newline, so a line is a message. Small messages go out
+	// in one write; a big one is not copied just to add its framing.
+	var parts net.Buffers
 	if framing == FramingHeader {
-		buf = fmt.Appendf(make([]byte, 0, len(msg)+32), "Content-Length: %d\r\n\r\n", len(msg))
+		parts = append(parts, fmt.Appendf(nil, "Content-Length: %d\r\n\r\n", len(msg)), msg)
 	} else {
-		// encoding/json never emits a raw newline, so a line is a message.
-		buf = make([]byte, 0, len(msg)+1)
+		parts = append(parts, msg, []byte{'\n'})
 	}
-	buf = append(buf, msg...)
-	if framing != FramingHeader {
-		buf = append(buf, '\n')
+	if len(msg) < 64<<10 {
+		parts = net.Buffers{bytes.Join(parts, nil)}
 	}
 	done := make(chan error, 1)
 	go func() {
-		_, err := s.w.Write(buf)
+		_, err := parts.WriteTo(s.w)
 		<-s.turn
 		done <- err
 	}()

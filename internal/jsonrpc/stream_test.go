@@ -138,25 +138,38 @@ func TestOversizeFrameSkipped(t *testing.T) {
 }
 
 func TestConcurrentWritesAreAtomic(t *testing.T) {
-	// "Write may be called concurrently and must write each message atomically."
-	var w buffer
-	s := jsonrpc.NewHeaderStream(strings.NewReader(""), &w)
-	var wg sync.WaitGroup
-	for i := range 50 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			s.Write(context.Background(), []byte(fmt.Sprintf(`{"n":%d,"pad":"%s"}`, i, strings.Repeat("p", 1000+i))))
-		}()
-	}
-	wg.Wait()
-	got, err := readAll(t, jsonrpc.NewHeaderStream(strings.NewReader(w.String()), &buffer{}))
-	if err != io.EOF || len(got) != 50 {
-		t.Fatalf("read back %d frames, %v", len(got), err)
-	}
-	for _, f := range got {
-		if !json.Valid([]byte(f)) {
-			t.Errorf("interleaved frame: %.80q", f)
-		}
+	// "Write may be called concurrently and must write each message atomically." Every fifth
+	// message is over 64 KiB: those go out in several writes (message, then framing), which
+	// must not interleave with another message either.
+	for _, framing := range []struct {
+		name string
+		open func(io.Reader, io.WriteCloser) jsonrpc.Stream
+	}{{"line", jsonrpc.NewLineStream}, {"header", jsonrpc.NewHeaderStream}} {
+		t.Run(framing.name, func(t *testing.T) {
+			var w buffer
+			s := framing.open(strings.NewReader(""), &w)
+			var wg sync.WaitGroup
+			for i := range 50 {
+				pad := 1000 + i
+				if i%5 == 0 {
+					pad = 70 << 10
+				}
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					s.Write(context.Background(), []byte(fmt.Sprintf(`{"n":%d,"pad":"%s"}`, i, strings.Repeat("p", pad))))
+				}()
+			}
+			wg.Wait()
+			got, err := readAll(t, framing.open(strings.NewReader(w.String()), &buffer{}))
+			if err != io.EOF || len(got) != 50 {
+				t.Fatalf("read back %d frames, %v", len(got), err)
+			}
+			for _, f := range got {
+				if !json.Valid([]byte(f)) {
+					t.Errorf("interleaved frame: %.80q", f)
+				}
+			}
+		})
 	}
 }
