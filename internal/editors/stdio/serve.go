@@ -48,6 +48,8 @@ func Serve(ctx context.Context, r io.Reader, w io.WriteCloser, opt Options) erro
 		opt.PIDPoll = 500 * time.Millisecond
 	}
 	s := &server{opt: opt, ready: make(chan struct{})}
+	growPipe(r)
+	growPipe(w)
 	in := newInput(r)
 	s.conn = jsonrpc.NewConn(jsonrpc.NewDetectStream(in, closers{w, w, in}), s.handle)
 	s.conn.OnError = func(err error) { opt.Log.Warn("editor message", "err", err) }
