@@ -51,6 +51,7 @@ type Handler struct {
 	mu      sync.Mutex
 	clients map[*Client]struct{}
 	wg      sync.WaitGroup
+	pacer   pacer
 }
 
 // NewHandler returns a Handler.
@@ -122,7 +123,7 @@ func loopbackHost(host string, port int) bool {
 }
 
 func (h *Handler) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
-	w := closingWriter{rw}
+	w := &closingWriter{ResponseWriter: rw}
 	if status, reason := h.Check(r); status != 0 {
 		h.cfg.Log.Info("refused connection", "status", status, "reason", reason, "remote", r.RemoteAddr)
 		http.Error(w, reason, status)
@@ -144,7 +145,7 @@ func (h *Handler) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ws.SetReadLimit(h.cfg.ReadLimit)
-	c := newClient(h, ws, h.nextID.Add(1))
+	c := newClient(h, ws, h.nextID.Add(1), w.conn)
 	if !h.track(c) {
 		ws.Close(websocket.StatusGoingAway, "server shutting down")
 		return
