@@ -83,9 +83,6 @@ const maxDepth = 256
 // The whole message is scanned once (see scan.go); Params and Result are handed on as slices.
 func Decode(data []byte) (*Message, error) {
 	data = trimSpace(data) // JSON's white space only: bytes.TrimSpace would also take U+2006
-	if !utf8.Valid(data) {
-		return nil, Errorf(CodeParseError, "parse error: message is not valid UTF-8")
-	}
 	if len(data) == 0 || data[0] != '{' {
 		if err := valid(data); err != nil {
 			return nil, parseError(err)

@@ -1,10 +1,14 @@
 package jsonrpc
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"math/bits"
+	"sync"
+	"unicode/utf8"
 )
 
 // A scanner that validates JSON and finds where each value ends, in one pass.
@@ -13,7 +17,8 @@ import (
 // once more in every Marshaler's output): a 10 MiB openDiff met that scanner about ten times on
 // its way through the bridge, at ~100 MB/s each. Here a message is scanned once per layer that
 // looks at it, and strings (nearly all of a big message) are skipped eight bytes at a time.
-// Invalid UTF-8 is not its concern: Decode checks the whole message with utf8.Valid first.
+// Unlike encoding/json it refuses invalid UTF-8 (checked per string: everywhere else a byte
+// over 0x7f is a syntax error anyway).
 
 // errSyntax is wrapped by every error of the scanner.
 var errSyntax = errors.New("not valid JSON")
@@ -147,6 +152,84 @@ func specials(w uint64) uint64 {
 // scanString checks the string starting at the quote d[i] and returns the index after its
 // closing quote.
 func scanString(d []byte, i int) (int, error) {
+	if len(d)-i < bigString {
+		return checkString(d, i)
+	}
+	var h uint64
+	if end, ok := quickEnd(d, i); ok && end-i >= bigString {
+		h = maphash.Bytes(bigSeed, d[i:end])
+		if seenBig(h, end-i) {
+			return end, nil
+		}
+	}
+	end, err := checkString(d, i)
+	if err == nil && end-i >= bigString {
+		if h == 0 {
+			h = maphash.Bytes(bigSeed, d[i:end])
+		}
+		rememberBig(h, end-i)
+	}
+	return end, err
+}
+
+// A file text crosses several layers that each scan their message: JSON-RPC, MCP's tools/call,
+// the tool's arguments, and the editor's accept brings the same text back. Strings of at least
+// bigString bytes found valid are remembered by length and a seeded 64-bit hash of their bytes
+// (maphash, ~10 GB/s), so the next scan of the same text only finds its end and hashes it
+// instead of checking it again (~1 GB/s). A string that differs in any byte hashes differently
+// and is checked in full.
+const bigString = 64 << 10
+
+var (
+	bigSeed = maphash.MakeSeed()
+	bigMu   sync.Mutex
+	bigSeen [8]struct {
+		h uint64
+		n int
+	}
+	bigNext int
+)
+
+func seenBig(h uint64, n int) bool {
+	bigMu.Lock()
+	defer bigMu.Unlock()
+	for _, e := range bigSeen {
+		if e.h == h && e.n == n {
+			return true
+		}
+	}
+	return false
+}
+
+func rememberBig(h uint64, n int) {
+	bigMu.Lock()
+	defer bigMu.Unlock()
+	bigSeen[bigNext].h, bigSeen[bigNext].n = h, n
+	bigNext = (bigNext + 1) % len(bigSeen)
+}
+
+// quickEnd finds where the string at d[i] would end if it is valid: the first quote not escaped
+// by an odd run of backslashes. It checks nothing else.
+func quickEnd(d []byte, i int) (int, bool) {
+	for j := i + 1; ; {
+		k := bytes.IndexByte(d[j:], '"')
+		if k < 0 {
+			return 0, false
+		}
+		q := j + k
+		bs := 0
+		for p := q - 1; p > i && d[p] == '\\'; p-- {
+			bs++
+		}
+		if bs%2 == 0 {
+			return q + 1, true
+		}
+		j = q + 1
+	}
+}
+
+// checkString checks the string starting at the quote d[i], every byte of it.
+func checkString(d []byte, i int) (int, error) {
 	j := i + 1
 	for {
 		for j+8 <= len(d) {
@@ -161,6 +244,11 @@ func scanString(d []byte, i int) (int, error) {
 		}
 		switch c := d[j]; {
 		case c == '"':
+			// RFC 8259 §8.1: JSON text is UTF-8. Strings are the only place other bytes than
+			// ASCII can pass the syntax; encoding/json would let invalid UTF-8 through.
+			if !utf8.Valid(d[i+1 : j]) {
+				return i, fmt.Errorf("%w: string at offset %d is not valid UTF-8", errSyntax, i)
+			}
 			return j + 1, nil
 		case c == '\\':
 			if j+1 >= len(d) {

@@ -1,7 +1,9 @@
 package jsonrpc_test
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -30,7 +32,8 @@ var scanCases = []string{
 func TestScanAgreesWithEncodingJSON(t *testing.T) {
 	for _, in := range scanCases {
 		got := jsonrpc.Valid([]byte(in)) == nil
-		if want := json.Valid([]byte(in)); got != want {
+		want := json.Valid([]byte(in)) && utf8.ValidString(in) // RFC 8259 §8.1: UTF-8 only
+		if got != want {
 			t.Errorf("scan(%q) valid = %v, encoding/json says %v (%v)", in, got, want, jsonrpc.Valid([]byte(in)))
 		}
 	}
@@ -42,6 +45,12 @@ func FuzzScan(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		err := jsonrpc.Valid(data)
+		if !utf8.Valid(data) {
+			if err == nil {
+				t.Fatalf("scan(%q) accepted invalid UTF-8", data)
+			}
+			return // encoding/json lets invalid UTF-8 in strings through
+		}
 		if strings.Contains(string(data), strings.Repeat("[", 250)) || strings.Contains(string(data), strings.Repeat("{", 250)) {
 			return // deep nesting: refused by design, accepted by encoding/json
 		}
@@ -90,4 +99,40 @@ func FuzzUnmarshalParams(f *testing.F) {
 			t.Fatalf("UnmarshalParams(%q):\n got %+v\nwant %+v", data, fast, slow)
 		}
 	})
+}
+
+// TestBigStringCheckedAgainAfterAnyChange: a big text found valid is remembered (scan.go), so
+// the next layer does not check it again; a text that differs in one byte, even with the same
+// length and in the same buffer, must still be checked in full and refused.
+func TestBigStringCheckedAgainAfterAnyChange(t *testing.T) {
+	text := strings.Repeat(`ab\"c\\\n\u00e9 `, 8<<10) // > 64 KiB, escapes throughout
+	msg := []byte(`{"jsonrpc":"2.0","method":"diffAccepted","params":{"contents":"` + text + `"}}`)
+	for range 2 { // the second time from the cache
+		if _, err := jsonrpc.Decode(msg); err != nil {
+			t.Fatalf("valid message refused: %v", err)
+		}
+	}
+	at := len(msg) / 2
+	for len(msg) > at && msg[at] != 'a' {
+		at++
+	}
+	for _, bad := range []struct {
+		name string
+		b    []byte
+	}{{"control character", []byte{0x01}}, {"raw newline", []byte{'\n'}}, {"bad escape", []byte(`\x`)}, {"bad unicode escape", []byte(`\u00g9`)}} {
+		for _, inPlace := range []bool{false, true} {
+			m := msg
+			if !inPlace {
+				m = bytes.Clone(msg)
+			}
+			saved := bytes.Clone(m[at : at+len(bad.b)])
+			copy(m[at:], bad.b)
+			_, err := jsonrpc.Decode(m)
+			copy(m[at:], saved)
+			var e *jsonrpc.Error
+			if !errors.As(err, &e) || e.Code != jsonrpc.CodeParseError {
+				t.Errorf("%s (in place %v): Decode = %v, want a parse error", bad.name, inPlace, err)
+			}
+		}
+	}
 }
