@@ -146,6 +146,12 @@ func run(bridgeBin, nodeBin, nodeJS, echoBin string, reps int, smoke bool, o ove
 			if err != nil {
 				return fmt.Errorf("echo: %w", err)
 			}
+			fmt.Fprintf(os.Stderr, "rep %d/%d relay\n", rep, reps)
+			rm, err := measureEcho(echoBin, cfg, content, "-relay")
+			if err != nil {
+				return fmt.Errorf("relay: %w", err)
+			}
+			em["relay_ms"] = rm["opendiff_ms"]
 			res.Runs["echo"] = append(res.Runs["echo"], em)
 		}
 	}

@@ -200,6 +200,11 @@ func openDiffRoundTrips(ctx context.Context, s *sidecar, c *claude, cfg config, 
 	var xs []float64
 	for i := range cfg.diffIters {
 		id, ch := c.reserve()
+		// Each proposal differs (as Claude's do): one letter of the first line changes, so no
+		// sidecar can answer a repeated text from memory. The first is checked in full.
+		if i > 0 {
+			contentsJSON[3] = 'a' + byte(i%26)
+		}
 		req := diffRequest(id, path, tabName(i), contentsJSON)
 		t0 := time.Now()
 		if err := c.ws.Write(ctx, websocket.MessageText, req); err != nil {
@@ -469,9 +474,10 @@ func measureClients(t target, cfg config) (metrics, error) {
 	}, nil
 }
 
-// measureEcho times the same openDiff request bytes through the plain WebSocket echo.
-func measureEcho(bin string, cfg config, content string) (metrics, error) {
-	cmd := exec.Command(bin)
+// measureEcho times the same openDiff request bytes through the plain WebSocket echo (with
+// args "-relay": through the echo and a cat child on stdio pipes).
+func measureEcho(bin string, cfg config, content string, args ...string) (metrics, error) {
+	cmd := exec.Command(bin, args...)
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
