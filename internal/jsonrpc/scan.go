@@ -156,8 +156,8 @@ func scanString(d []byte, i int) (int, error) {
 		return checkString(d, i)
 	}
 	var h uint64
-	if end, ok := quickEnd(d, i); ok && end-i >= bigString {
-		h = maphash.Bytes(bigSeed, d[i:end])
+	if end, ok := quickEnd(d, i); ok && end-i >= bigString && seenLen(end-i) {
+		h = maphash.Bytes(bigSeed, d[i:end]) // hashed only when a string of that length was seen
 		if seenBig(h, end-i) {
 			return end, nil
 		}
@@ -190,11 +190,24 @@ var (
 	bigNext int
 )
 
+// seenLen reports whether a valid string of n bytes was seen.
+func seenLen(n int) bool {
+	bigMu.Lock()
+	defer bigMu.Unlock()
+	for _, e := range bigSeen {
+		if e.n == n {
+			return true
+		}
+	}
+	return false
+}
+
+// seenBig reports whether a valid string of n bytes with hash h was seen.
 func seenBig(h uint64, n int) bool {
 	bigMu.Lock()
 	defer bigMu.Unlock()
 	for _, e := range bigSeen {
-		if e.h == h && e.n == n {
+		if e.n == n && e.h == h {
 			return true
 		}
 	}
