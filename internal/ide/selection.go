@@ -2,7 +2,9 @@ package ide
 
 import (
 	"bytes"
+	"strconv"
 	"time"
+	"unicode/utf8"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/jsonrpc"
 )
@@ -17,11 +19,7 @@ func (m *Model) SelectionChanged(sel Selection) {
 	if sel.FileURL == "" && sel.FilePath != "" {
 		sel.FileURL = FileURL(sel.FilePath)
 	}
-	msg, err := jsonrpc.EncodeNotification("selection_changed", sel)
-	if err != nil {
-		m.log.Warn("encoding selection", "err", err)
-		return
-	}
+	msg := encodeSelection(&sel)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.latest = &sel
@@ -34,6 +32,84 @@ func (m *Model) SelectionChanged(sel Selection) {
 			c.conn.SendLatest(msg)
 		}
 	}
+}
+
+// encodeSelection writes the selection_changed notification by hand: an editor reports a
+// selection per cursor move, and encoding it was a tenth of the bridge's CPU in a flood.
+func encodeSelection(s *Selection) []byte {
+	b := make([]byte, 0, 200+len(s.Text)+len(s.FilePath)+len(s.FileURL))
+	b = append(b, `{"jsonrpc":"2.0","method":"selection_changed","params":{"text":`...)
+	b = appendString(b, s.Text)
+	b = append(b, `,"filePath":`...)
+	b = appendString(b, s.FilePath)
+	if s.FileURL != "" {
+		b = append(b, `,"fileUrl":`...)
+		b = appendString(b, s.FileURL)
+	}
+	b = append(b, `,"selection":{"start":`...)
+	b = appendPosition(b, s.Selection.Start)
+	b = append(b, `,"end":`...)
+	b = appendPosition(b, s.Selection.End)
+	b = append(b, `,"isEmpty":`...)
+	b = strconv.AppendBool(b, s.Selection.IsEmpty)
+	return append(b, '}', '}', '}')
+}
+
+func appendPosition(b []byte, p Position) []byte {
+	b = append(b, `{"line":`...)
+	b = strconv.AppendInt(b, int64(p.Line), 10)
+	b = append(b, `,"character":`...)
+	b = strconv.AppendInt(b, int64(p.Character), 10)
+	return append(b, '}')
+}
+
+// appendString appends s as a JSON string, as encoding/json would, less its HTML escaping:
+// invalid UTF-8 becomes U+FFFD, and U+2028 and U+2029 are escaped for JavaScript readers.
+func appendString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(append(b, s[start:i]...), `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(append(b, s[start:i]...), '\\', 'u', '2', '0', '2', hex[r&0xf])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
 }
 
 // LatestSelection returns the last selection the editor reported, or nil.
