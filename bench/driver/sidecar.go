@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/bench/internal/lines"
 )
 
 // sidecar is one spawned IDE sidecar (the bridge's `serve --stdio` or the Node baseline). The
@@ -119,29 +121,11 @@ func startSidecar(argv []string, workspace string, stderr io.Writer) (*sidecar, 
 func (s *sidecar) read(r *bufio.Reader) {
 	defer close(s.done)
 	for {
-		line, err := readLine(r)
+		line, err := lines.Read(r)
 		if err != nil {
 			return
 		}
 		s.dispatch(line)
-	}
-}
-
-// readLine returns one newline-terminated message (without the newline), however long.
-func readLine(r *bufio.Reader) ([]byte, error) {
-	var line []byte
-	for {
-		chunk, err := r.ReadSlice('\n')
-		if err == nil && line == nil {
-			return append([]byte(nil), chunk[:len(chunk)-1]...), nil
-		}
-		line = append(line, chunk...)
-		if err == nil {
-			return line[:len(line)-1], nil
-		}
-		if !errors.Is(err, bufio.ErrBufferFull) {
-			return nil, err
-		}
 	}
 }
 

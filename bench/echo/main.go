@@ -11,7 +11,6 @@ package main
 
 import (
 	"bufio"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -22,6 +21,7 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/claude-ide-bridge/claude-ide-bridge/bench/internal/lines"
 	"github.com/coder/websocket"
 )
 
@@ -121,19 +121,12 @@ func (r *relay) trip(msg []byte) ([]byte, error) {
 		_, err := (&net.Buffers{msg, []byte{'\n'}}).WriteTo(r.in)
 		werr <- err
 	}()
-	var line []byte
-	for {
-		chunk, err := r.out.ReadSlice('\n')
-		line = append(line, chunk...)
-		if err == nil {
-			break
-		}
-		if !errors.Is(err, bufio.ErrBufferFull) {
-			return nil, err
-		}
+	line, err := lines.Read(r.out)
+	if err != nil {
+		return nil, err
 	}
 	if err := <-werr; err != nil {
 		return nil, err
 	}
-	return line[:len(line)-1], nil
+	return line, nil
 }
