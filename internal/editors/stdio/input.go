@@ -4,22 +4,15 @@ import (
 	"io"
 	"os"
 	"sync"
-	"time"
 )
 
 // input makes a blocking reader (a pipe on stdin) interruptible: Close ends a pending Read at
 // once. A read on stdin cannot be cancelled otherwise, and the bridge must stop when the editor
-// pid dies or a signal arrives even while the editor keeps the pipe open. A pipe or socket is
-// read through the runtime's poller (see f); any other reader by a pump goroutine, which stays
-// blocked on it until it returns (the process is about to exit by then).
+// pid dies or a signal arrives even while the editor keeps the pipe open. On Linux a pipe or
+// socket is read directly (fdReader); any other reader by a pump goroutine, which stays blocked
+// on it until it returns (the process is about to exit by then).
 type input struct {
-	// f is set when the reader is a pipe or socket the runtime's poller can wait on: then Read
-	// reads it directly and Close interrupts it with a deadline. That saves the pump's two
-	// goroutine hand-offs and a thread blocked in read(2) per message, which made an editor's
-	// selection flood cost several thread wake-ups per update.
-	f       *os.File
-	read    func([]byte) (int, error) // reads f
-	restore func()                    // undoes what pollable changed; called once reading ends
+	fdr *fdReader // reads a pipe or socket on stdin directly (Linux); nil: the pump does
 
 	chunks  chan []byte
 	free    chan struct{} // 1-buffered: the reader is done with the last chunk
@@ -33,12 +26,9 @@ type input struct {
 func newInput(r io.Reader) *input {
 	in := &input{chunks: make(chan []byte), free: make(chan struct{}, 1), errc: make(chan error, 1), done: make(chan struct{})}
 	if f, ok := r.(*os.File); ok {
-		in.f, in.restore = pollable(f)
+		in.fdr = newFDReader(f, in.done)
 	}
-	if in.f != nil {
-		in.read = fileReader(in.f)
-	}
-	if in.f == nil {
+	if in.fdr == nil {
 		go in.pump(r)
 	}
 	return in
@@ -70,22 +60,8 @@ func (in *input) pump(r io.Reader) {
 }
 
 func (in *input) Read(p []byte) (int, error) {
-	if in.f != nil {
-		n, err := in.read(p)
-		if err != nil {
-			// The stream ends here (the reader stops at the first error), and only now is no
-			// read in progress that a change of the file's mode could make block.
-			if in.restore != nil {
-				in.restore()
-				in.restore = nil
-			}
-			select {
-			case <-in.done:
-				return n, os.ErrClosed
-			default:
-			}
-		}
-		return n, err
+	if in.fdr != nil {
+		return in.fdr.Read(p)
 	}
 	if len(in.rest) == 0 {
 		if in.holding {
@@ -111,8 +87,8 @@ func (in *input) Read(p []byte) (int, error) {
 func (in *input) Close() error {
 	in.once.Do(func() {
 		close(in.done)
-		if in.f != nil {
-			in.f.SetReadDeadline(time.Unix(1, 0)) // ends a pending Read now
+		if in.fdr != nil {
+			in.fdr.Close()
 		}
 	})
 	return nil

@@ -1,4 +1,4 @@
-//go:build unix
+//go:build linux
 
 package stdio
 
@@ -23,69 +23,77 @@ func blockingPipe(t *testing.T) (r *os.File, w *os.File) {
 	return r, w
 }
 
-func nonblocking(t *testing.T, f *os.File) bool {
+func flags(t *testing.T, f *os.File) int {
 	t.Helper()
 	rc, err := f.SyscallConn()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var flags int
-	rc.Control(func(fd uintptr) {
-		v, _, _ := syscall.Syscall(syscall.SYS_FCNTL, fd, syscall.F_GETFL, 0)
-		flags = int(v)
-	})
-	return flags&syscall.O_NONBLOCK != 0
+	var v uintptr
+	rc.Control(func(fd uintptr) { v, _, _ = syscall.Syscall(syscall.SYS_FCNTL, fd, syscall.F_GETFL, 0) })
+	return int(v)
 }
 
-// Stdin is read through the poller (no goroutine blocked in read(2)); Close still ends a
-// pending Read at once, and stdin is left in blocking mode again for whoever shares it.
-func TestInputPolledStdin(t *testing.T) {
-	r, w := blockingPipe(t)
-	in := newInput(r)
-	if in.f == nil {
-		t.Fatal("a blocking pipe was not made pollable")
-	}
-	w.Write([]byte("hello\n"))
-	buf := make([]byte, 64)
-	n, err := in.Read(buf)
-	if err != nil || string(buf[:n]) != "hello\n" {
-		t.Fatalf("Read = %q, %v", buf[:n], err)
-	}
-	if !nonblocking(t, r) {
-		t.Fatal("stdin is not in non-blocking mode while being read")
-	}
-	got := make(chan error, 1)
-	go func() {
-		_, err := in.Read(buf)
-		got <- err
-	}()
-	time.Sleep(10 * time.Millisecond) // let it block (the test passes either way)
-	in.Close()
-	select {
-	case err := <-got:
-		if !errors.Is(err, os.ErrClosed) {
-			t.Fatalf("Read after Close = %v, want os.ErrClosed", err)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("Close did not end a pending Read")
-	}
-	if nonblocking(t, r) {
-		t.Fatal("stdin left in non-blocking mode after reading ended")
+// A pipe on stdin is read directly (no pump goroutine blocked in read(2)), its mode untouched;
+// Close ends a Read that waits for data at once, also one paused between batches.
+func TestInputReadsPipeDirectly(t *testing.T) {
+	for _, name := range []string{"waiting", "paused"} {
+		t.Run(name, func(t *testing.T) {
+			r, w := blockingPipe(t)
+			before := flags(t, r)
+			in := newInput(r)
+			if in.fdr == nil {
+				t.Fatal("a pipe on stdin was not read directly")
+			}
+			buf := make([]byte, 64)
+			if name == "waiting" {
+				defer func(d time.Duration) { readBatch = d }(readBatch)
+				readBatch = 0
+			} else {
+				defer func(d time.Duration) { readBatch = d }(readBatch)
+				readBatch = time.Hour // the next Read pauses; only Close can end it
+			}
+			w.Write([]byte("hello\n"))
+			n, err := in.Read(buf)
+			if err != nil || string(buf[:n]) != "hello\n" {
+				t.Fatalf("Read = %q, %v", buf[:n], err)
+			}
+			if got := flags(t, r); got != before {
+				t.Fatalf("stdin's flags changed: %#x, were %#x", got, before)
+			}
+			got := make(chan error, 1)
+			go func() {
+				_, err := in.Read(buf)
+				got <- err
+			}()
+			time.Sleep(10 * time.Millisecond) // let it wait (the test passes either way)
+			in.Close()
+			select {
+			case err := <-got:
+				if !errors.Is(err, os.ErrClosed) {
+					t.Fatalf("Read after Close = %v, want os.ErrClosed", err)
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatal("Close did not end a pending Read")
+			}
+		})
 	}
 }
 
-func TestInputPolledEOF(t *testing.T) {
+// Messages written while the reader pauses are all read, then the end of the stream.
+func TestInputDirectEOF(t *testing.T) {
 	r, w := blockingPipe(t)
 	in := newInput(r)
 	defer in.Close()
-	w.Write([]byte("x"))
-	w.Close()
+	go func() {
+		for range 100 {
+			w.Write([]byte("x"))
+		}
+		w.Close()
+	}()
 	data, err := io.ReadAll(readerFunc(in.Read))
-	if err != nil || string(data) != "x" {
-		t.Fatalf("ReadAll = %q, %v", data, err)
-	}
-	if nonblocking(t, r) {
-		t.Fatal("stdin left in non-blocking mode after EOF")
+	if err != nil || len(data) != 100 {
+		t.Fatalf("ReadAll = %d bytes, %v", len(data), err)
 	}
 }
 

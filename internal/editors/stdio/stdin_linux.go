@@ -1,0 +1,173 @@
+package stdio
+
+import (
+	"io"
+	"os"
+	"sync"
+	"syscall"
+	"time"
+	"unsafe"
+)
+
+// readBatch is the least time between two waits for stdin while the editor streams small
+// messages (a selection per keystroke, or a flood of them): they are then read a few at a time,
+// one wake-up per batch instead of one per message, each of which costs tens of µs on a VM. A
+// message is delayed only when another arrived less than readBatch before it, so a selection
+// after a pause goes out at once.
+var readBatch = 4 * time.Millisecond
+
+// smallRead is the most a read may return and still count as part of a stream of small
+// messages; a big text crossing the pipe is never held back.
+const smallRead = 16 << 10
+
+// fdReader reads a pipe or socket on stdin with ppoll and read(2), without the runtime's poller:
+// a descriptor in the poller wakes it for every write of the editor, even while the reader
+// pauses between batches. Reads that cannot block are raw syscalls, which spares the runtime's
+// syscall bookkeeping (entersyscall wakes its monitor thread whenever the process was idle: two
+// more thread switches per message in a flood). The file's mode is left as it is. Close ends a
+// pending Read at once through a pipe of our own.
+type fdReader struct {
+	f    *os.File // keeps fd open
+	fd   int
+	done <-chan struct{}
+
+	last  time.Time // when the last small read returned
+	pause *time.Timer
+
+	mu      sync.Mutex
+	wake    [2]int // Close writes to wake[1]; the blocking ppoll watches wake[0]
+	closed  bool
+	polling bool // a blocking ppoll watches wake[0]: its close waits until it returns
+	shut    bool // wake is closed
+}
+
+// newFDReader returns a reader for f, or nil when f is not a pipe or socket.
+func newFDReader(f *os.File, done <-chan struct{}) *fdReader {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return nil
+	}
+	fd := -1
+	rc.Control(func(u uintptr) {
+		var st syscall.Stat_t
+		if syscall.Fstat(int(u), &st) == nil {
+			if m := st.Mode & syscall.S_IFMT; m == syscall.S_IFIFO || m == syscall.S_IFSOCK {
+				fd = int(u)
+			}
+		}
+	})
+	if fd < 0 {
+		return nil
+	}
+	r := &fdReader{f: f, fd: fd, done: done}
+	if syscall.Pipe2(r.wake[:], syscall.O_CLOEXEC|syscall.O_NONBLOCK) != nil {
+		return nil
+	}
+	return r
+}
+
+type pollFd struct {
+	fd      int32
+	events  int16
+	revents int16
+}
+
+const pollIn = 0x1
+
+func (r *fdReader) Read(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	for {
+		if r.isClosed() {
+			return 0, os.ErrClosed
+		}
+		// Anything to read (data, end of file or an error) is read at once.
+		fds := [1]pollFd{{fd: int32(r.fd), events: pollIn}}
+		var zero syscall.Timespec
+		n, _, errno := syscall.RawSyscall6(syscall.SYS_PPOLL, uintptr(unsafe.Pointer(&fds[0])), 1, uintptr(unsafe.Pointer(&zero)), 0, 0, 0)
+		if errno == 0 && n > 0 {
+			m, _, errno := syscall.RawSyscall(syscall.SYS_READ, uintptr(r.fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
+			switch {
+			case errno == syscall.EINTR || errno == syscall.EAGAIN:
+				continue
+			case errno != 0:
+				return 0, &os.PathError{Op: "read", Path: r.f.Name(), Err: errno}
+			case m == 0:
+				return 0, io.EOF
+			}
+			if m <= smallRead {
+				r.last = time.Now()
+			} else {
+				r.last = time.Time{}
+			}
+			return int(m), nil
+		}
+		if wait := readBatch - time.Since(r.last); wait > 0 {
+			if r.pause == nil {
+				r.pause = time.NewTimer(wait)
+			} else {
+				r.pause.Reset(wait)
+			}
+			select {
+			case <-r.pause.C:
+			case <-r.done:
+				r.pause.Stop()
+			}
+			r.last = time.Time{}
+			continue
+		}
+		if !r.begin() {
+			return 0, os.ErrClosed
+		}
+		// Blocking: through the runtime's syscall path, so that others run meanwhile.
+		both := [2]pollFd{{fd: int32(r.fd), events: pollIn}, {fd: int32(r.wake[0]), events: pollIn}}
+		syscall.Syscall6(syscall.SYS_PPOLL, uintptr(unsafe.Pointer(&both[0])), 2, 0, 0, 0, 0)
+		r.end()
+	}
+}
+
+func (r *fdReader) isClosed() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.closed
+}
+
+func (r *fdReader) begin() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.polling = !r.closed
+	return r.polling
+}
+
+func (r *fdReader) end() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.polling = false
+	if r.closed {
+		r.shutLocked()
+	}
+}
+
+// Close ends a pending Read and makes later ones return os.ErrClosed.
+func (r *fdReader) Close() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return
+	}
+	r.closed = true
+	if r.polling {
+		syscall.Write(r.wake[1], []byte{0}) // end() closes the pipe once ppoll has returned
+		return
+	}
+	r.shutLocked()
+}
+
+func (r *fdReader) shutLocked() {
+	if !r.shut {
+		r.shut = true
+		syscall.Close(r.wake[0])
+		syscall.Close(r.wake[1])
+	}
+}

@@ -1,0 +1,13 @@
+//go:build !linux
+
+package stdio
+
+import "os"
+
+// fdReader: elsewhere stdin is read by the pump goroutine.
+type fdReader struct{}
+
+func newFDReader(*os.File, <-chan struct{}) *fdReader { return nil }
+
+func (*fdReader) Read([]byte) (int, error) { return 0, os.ErrClosed }
+func (*fdReader) Close()                   {}
