@@ -10,11 +10,13 @@ import (
 )
 
 // readBatch is the least time between two waits for stdin while the editor streams small
-// messages (a selection per keystroke, or a flood of them): they are then read a few at a time,
-// one wake-up per batch instead of one per message, each of which costs tens of µs on a VM. A
-// message is delayed only when another arrived less than readBatch before it, so a selection
-// after a pause goes out at once.
-var readBatch = 4 * time.Millisecond
+// messages (a flood of selections): they are then read several at a time, one wake-up per batch
+// instead of one per message, each of which costs tens of µs on a VM. A message is delayed only
+// when another arrived less than readBatch before it, so an editor that debounces (50 ms) never
+// waits, and a flood's last selection still reaches clients within readBatch plus the
+// transport's 20 ms pacing, inside one debounce. 8 ms: flood CPU 5.4-6.7 % -> 4.6-5.1 % of a
+// core against 4 ms (2 runs each).
+var readBatch = 8 * time.Millisecond
 
 // smallRead is the most a read may return and still count as part of a stream of small
 // messages; a big text crossing the pipe is never held back.
