@@ -96,3 +96,30 @@ func BenchmarkLineStreamRead(b *testing.B) {
 type benchSink struct{ io.Writer }
 
 func (benchSink) Close() error { return nil }
+
+// BenchmarkUnmarshalParams decodes a selectionChanged's params (an editor sends one per
+// keystroke) into the shape the bridge uses.
+func BenchmarkUnmarshalParams(b *testing.B) {
+	type pos struct {
+		Line      int `json:"line"`
+		Character int `json:"character"`
+	}
+	var sel struct {
+		Text      string `json:"text"`
+		FilePath  string `json:"filePath"`
+		FileURL   string `json:"fileUrl"`
+		Selection struct {
+			Start   pos  `json:"start"`
+			End     pos  `json:"end"`
+			IsEmpty bool `json:"isEmpty"`
+		} `json:"selection"`
+	}
+	params, _ := json.Marshal(selectionParams())
+	b.SetBytes(int64(len(params)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := jsonrpc.UnmarshalParams(params, &sel); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

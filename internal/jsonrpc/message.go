@@ -14,7 +14,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"unicode/utf8"
 )
 
@@ -97,11 +96,7 @@ func Decode(data []byte) (*Message, error) {
 		typeErr error // the first member of the wrong type; a syntax error anywhere comes first
 	)
 	err := eachMember(data, func(key, value []byte) error {
-		name, ok := unquote(key)
-		if !ok {
-			return nil
-		}
-		if err := m.set(name, value); err != nil && typeErr == nil {
+		if err := m.set(memberName(key), value); err != nil && typeErr == nil {
 			typeErr = err
 		}
 		return nil
@@ -139,7 +134,7 @@ func parseError(err error) *Error {
 
 // set stores one member of the envelope. Names match as encoding/json matches them (exactly,
 // else ignoring case); a later duplicate wins; unknown members are ignored.
-func (m *Message) set(name string, value []byte) error {
+func (m *Message) set(name []byte, value []byte) error {
 	null := string(value) == "null"
 	wrong := func(field string) error {
 		return Errorf(CodeInvalidRequest, "invalid request: field %q has the wrong type", field)
@@ -180,18 +175,29 @@ func (m *Message) set(name string, value []byte) error {
 
 var envelopeFields = [...]string{"jsonrpc", "id", "method", "params", "result", "error"}
 
-func canonical(name string) string {
+func canonical(name []byte) string {
 	for _, f := range envelopeFields {
-		if name == f {
+		if string(name) == f {
 			return f
 		}
 	}
 	for _, f := range envelopeFields {
-		if strings.EqualFold(name, f) {
+		if bytes.EqualFold(name, []byte(f)) {
 			return f
 		}
 	}
 	return ""
+}
+
+// memberName returns a checked member name without its quotes, decoded if it has escapes
+// (rare): the bytes themselves otherwise, so looking a member up allocates nothing.
+func memberName(key []byte) []byte {
+	body := key[1 : len(key)-1]
+	if bytes.IndexByte(body, '\\') < 0 {
+		return body
+	}
+	s, _ := unquote(key)
+	return []byte(s)
 }
 
 // unquote decodes a checked JSON value that should be a string; ok is false for any other

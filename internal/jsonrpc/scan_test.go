@@ -71,7 +71,24 @@ type paramsProbe struct {
 	Nested  struct{ A, B int }
 	Skipped string `json:"-"`
 	Plain   string
+	Small   uint8   `json:"small"`
+	Ratio   float64 `json:"ratio"`
+	F32     float32 `json:"f32"`
+	Neg     int8    `json:"neg"`
+	Kind    named   `json:"kind"`
+	Range   *struct {
+		Start struct {
+			Line      int  `json:"line"`
+			Character int  `json:"character"`
+			Empty     bool `json:"isEmpty"`
+		} `json:"start"`
+	} `json:"range"`
+	Any  any               `json:"any"`
+	Map  map[string]string `json:"map"`
+	When *json.Number      `json:"when"`
 }
+
+type named string
 
 // FuzzUnmarshalParams: the one-pass UnmarshalParams decodes every object exactly as
 // encoding/json does, and refuses what it refuses.
@@ -82,6 +99,9 @@ func FuzzUnmarshalParams(f *testing.F) {
 		`{"filePath":3}`, `{"lineStart":"9"}`, `{"preview":"yes"}`, `{"folders":"a"}`, `{"Nested":[]}`,
 		`{"arguments":null,"lineStart":null,"filePath":null}`, `{"filePath":"a"`, `{"pid":"7"}`,
 		"{\"filePath\":\"\xff\"}", `{"a":1,"a":2}`, `{}`,
+		`{"small":255,"ratio":-1.5e3,"f32":3.4e38,"neg":-128,"kind":"k","range":{"start":{"line":3,"character":-1,"isEmpty":true}}}`,
+		`{"small":256}`, `{"small":-1}`, `{"neg":1.0}`, `{"f32":1e39}`, `{"ratio":"1"}`, `{"range":null}`, `{"range":{"start":null}}`,
+		`{"range":{"start":{"line":"x"}}}`, `{"range":[]}`, `{"any":[1,{"a":null}],"map":{"a":"b"},"when":12}`, `{"kind":7}`, `{"preview":null,"lineStart":7}`,
 	} {
 		f.Add([]byte(s))
 	}
