@@ -167,8 +167,9 @@ func (c *Client) SendLatest(msg []byte) {
 
 // latestEvery bounds how often one client is sent a latest-wins message (a selection): a flood
 // from the editor costs each client at most one write per interval, and the newest selection
-// still goes out within it, well inside the editors' 50 ms debounce.
-var latestEvery = 20 * time.Millisecond
+// still goes out within it, inside the editors' 50 ms debounce (with the editor channel's read
+// batching, at most 37 ms late: internal/editors/stdio/stdin_linux.go has the measurements).
+var latestEvery = 25 * time.Millisecond
 
 // directMax bounds a message written directly by SendLatest's caller: into an empty send queue
 // a write this small never waits (the kernel's send buffer is larger).

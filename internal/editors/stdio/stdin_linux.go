@@ -14,9 +14,9 @@ import (
 // instead of one per message, each of which costs tens of µs on a VM. A message is delayed only
 // when another arrived less than readBatch before it, so an editor that debounces (50 ms) never
 // waits, and a flood's last selection still reaches clients within readBatch plus the
-// transport's 20 ms pacing, inside one debounce. 8 ms: flood CPU 5.4-6.7 % -> 4.6-5.1 % of a
-// core against 4 ms (2 runs each).
-var readBatch = 8 * time.Millisecond
+// transport's 25 ms pacing (37 ms), inside one debounce. Flood CPU (% of a core, 3 runs each,
+// batch/pacing): 4 ms/20 ms 5.4-6.7, 8/20 4.2-5.2, 12/20 4.3-4.6, 12/25 3.6-3.7.
+var readBatch = 12 * time.Millisecond
 
 // smallRead is the most a read may return and still count as part of a stream of small
 // messages; a big text crossing the pipe is never held back.
