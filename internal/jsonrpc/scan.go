@@ -244,9 +244,12 @@ func quickEnd(d []byte, i int) (int, bool) {
 // checkString checks the string starting at the quote d[i], every byte of it.
 func checkString(d []byte, i int) (int, error) {
 	j := i + 1
+	var high uint64 // the high bits of every word looked at: none set, no UTF-8 check needed
 	for {
 		for j+8 <= len(d) {
-			if m := specials(binary.LittleEndian.Uint64(d[j:])); m != 0 {
+			w := binary.LittleEndian.Uint64(d[j:])
+			high |= w
+			if m := specials(w); m != 0 {
 				j += bits.TrailingZeros64(m) >> 3
 				break
 			}
@@ -256,37 +259,45 @@ func checkString(d []byte, i int) (int, error) {
 			return j, syntaxErr(d, j, "unterminated string")
 		}
 		switch c := d[j]; {
-		case c == '"':
-			// RFC 8259 §8.1: JSON text is UTF-8. Strings are the only place other bytes than
-			// ASCII can pass the syntax; encoding/json would let invalid UTF-8 through.
-			if !utf8.Valid(d[i+1 : j]) {
-				return i, fmt.Errorf("%w: string at offset %d is not valid UTF-8", errSyntax, i)
-			}
-			return j + 1, nil
-		case c == '\\':
+		case c == '\\': // the most common special in a file text: \n, \t, \", \u003c
 			if j+1 >= len(d) {
 				return j + 1, syntaxErr(d, j+1, "unterminated escape")
 			}
-			switch d[j+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			switch escapeLen[d[j+1]] {
+			case 2:
 				j += 2
-			case 'u':
-				for k := j + 2; k < j+6; k++ {
-					if k >= len(d) || !isHex(d[k]) {
-						return k, syntaxErr(d, k, `want four hex digits after \u`)
-					}
+			case 6:
+				if j+6 > len(d) || !isHex(d[j+2]) || !isHex(d[j+3]) || !isHex(d[j+4]) || !isHex(d[j+5]) {
+					return j + 2, syntaxErr(d, j+2, `want four hex digits after \u`)
 				}
 				j += 6
 			default:
 				return j + 1, syntaxErr(d, j+1, "invalid escape")
 			}
+		case c == '"':
+			// RFC 8259 §8.1: JSON text is UTF-8. Strings are the only place other bytes than
+			// ASCII can pass the syntax; encoding/json would let invalid UTF-8 through.
+			if high&highs != 0 && !utf8.Valid(d[i+1:j]) {
+				return i, fmt.Errorf("%w: string at offset %d is not valid UTF-8", errSyntax, i)
+			}
+			return j + 1, nil
 		case c < 0x20:
 			return j, syntaxErr(d, j, "control character in string")
 		default:
-			j++ // the tail shorter than a word
+			high |= uint64(c) // the tail shorter than a word
+			j++
 		}
 	}
 }
+
+// escapeLen is the length of each escape by the byte after its backslash (0: invalid).
+var escapeLen = func() (t [256]uint8) {
+	for _, c := range `"\\/bfnrt` {
+		t[c] = 2
+	}
+	t['u'] = 6
+	return t
+}()
 
 func isHex(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'

@@ -25,6 +25,10 @@ var scanCases = []string{
 	`{"a":1}}`, `{"a":[1,{"b":[null,true,"x"]}],"c":{}}`, ` {"a" : 1 } `, "\t\r\n[]\n",
 	``, ` `, `{`, `[`, `]`, `}`, `{"a":1} {}`, `1 2`, `"a" "b"`, `{"\u0000":0}`,
 	`[` + strings.Repeat(`[`, 255) + strings.Repeat(`]`, 256),
+	// Invalid UTF-8 where the ASCII-only shortcut could miss it: in a word, in the tail, after
+	// an escape, after a long ASCII run.
+	"\"" + strings.Repeat("a", 20) + "\xff" + strings.Repeat("b", 20) + "\"", "\"abc\\n\xff\"", "\"\xc3\"",
+	"\"" + strings.Repeat("a", 31) + "\xe6\x97\"", "\"\\u0041\xf0\x9f\x98\"",
 }
 
 // TestScanAgreesWithEncodingJSON: the bridge's scanner accepts exactly what encoding/json
