@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"reflect"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/jsonrpc"
 )
 
 // Text is a file's content as it travels in JSON: the encoded string literal, kept as it came.
@@ -61,23 +63,8 @@ func (t *Text) KeepRawJSON(b []byte) error {
 	case string(b) == "null":
 		return nil
 	case len(b) == 0 || b[0] != '"':
-		return &json.UnmarshalTypeError{Value: valueKind(b), Type: reflect.TypeOf("")}
+		return &json.UnmarshalTypeError{Value: jsonrpc.Kind(b), Type: reflect.TypeOf("")}
 	}
 	t.raw = b
 	return nil
-}
-
-func valueKind(b []byte) string {
-	if len(b) == 0 {
-		return "nothing"
-	}
-	switch b[0] {
-	case '{':
-		return "object"
-	case '[':
-		return "array"
-	case 't', 'f':
-		return "bool"
-	}
-	return "number"
 }

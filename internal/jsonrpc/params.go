@@ -242,7 +242,14 @@ func withField(name string, err error) error {
 	return &c
 }
 
+// Kind names the JSON type of a value as encoding/json's type errors do ("string", "number",
+// "object", "array", "bool"), for a json.Unmarshaler that reports one.
+func Kind(b []byte) string { return valueKind(b) }
+
 func valueKind(b []byte) string {
+	if len(b) == 0 {
+		return "nothing"
+	}
 	switch b[0] {
 	case '"':
 		return "string"

@@ -312,23 +312,32 @@ func scanArray(d []byte, i, depth int) (int, error) {
 		return i + 1, nil
 	}
 	for {
-		var err error
+		var (
+			err  error
+			done bool
+		)
 		if i, err = scanValue(d, i, depth); err != nil {
 			return i, err
 		}
-		i = skipSpace(d, i)
-		if i >= len(d) {
-			return i, syntaxErr(d, i, "want ',' or ']'")
-		}
-		switch d[i] {
-		case ',':
-			i = skipSpace(d, i+1)
-		case ']':
-			return i + 1, nil
-		default:
-			return i, syntaxErr(d, i, "want ',' or ']'")
+		if i, done, err = afterItem(d, i, ']'); done || err != nil {
+			return i, err
 		}
 	}
+}
+
+// afterItem steps over what follows an element of a container: at ',' it returns where the
+// next element starts, at the closing byte the index after the container (done).
+func afterItem(d []byte, i int, closing byte) (int, bool, error) {
+	i = skipSpace(d, i)
+	if i < len(d) {
+		switch d[i] {
+		case ',':
+			return skipSpace(d, i+1), false, nil
+		case closing:
+			return i + 1, true, nil
+		}
+	}
+	return i, false, syntaxErr(d, i, "want ',' or '"+string(closing)+"'")
 }
 
 // scanObject checks the object starting at d[i]. If member is non-nil it is called with each
@@ -366,17 +375,9 @@ func scanObject(d []byte, i, depth int, member func(key, value []byte) error) (i
 				return i, err
 			}
 		}
-		i = skipSpace(d, i)
-		if i >= len(d) {
-			return i, syntaxErr(d, i, "want ',' or '}'")
-		}
-		switch d[i] {
-		case ',':
-			i = skipSpace(d, i+1)
-		case '}':
-			return i + 1, nil
-		default:
-			return i, syntaxErr(d, i, "want ',' or '}'")
+		var done bool
+		if i, done, err = afterItem(d, i, '}'); done || err != nil {
+			return i, err
 		}
 	}
 }
