@@ -19,7 +19,6 @@ import (
 	"os"
 	"os/exec"
 	"sync"
-	"syscall"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/bench/internal/lines"
 	"github.com/coder/websocket"
@@ -96,11 +95,8 @@ func startRelay() (*relay, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, f := range []*os.File{inW, outR} {
-		if rc, err := f.SyscallConn(); err == nil {
-			rc.Control(func(fd uintptr) { syscall.Syscall(syscall.SYS_FCNTL, fd, 1031 /* F_SETPIPE_SZ */, 1<<20) })
-		}
-	}
+	growPipe(inW)
+	growPipe(outR)
 	cmd := exec.Command("cat")
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, os.Stderr
 	if err := cmd.Start(); err != nil {
