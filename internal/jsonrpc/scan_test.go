@@ -160,3 +160,28 @@ func TestBigStringCheckedAgainAfterAnyChange(t *testing.T) {
 		}
 	}
 }
+
+// TestRememberedStringEndsWhereItEnded: a remembered text is recognised by its length and hash
+// alone (scan.go, seenAt), so what follows it must still be checked as the rest of the message.
+func TestRememberedStringEndsWhereItEnded(t *testing.T) {
+	lit := `"` + strings.Repeat(`x\"y\\`, 16<<10) + `"` // > 64 KiB, ends after an escaped backslash
+	if _, err := jsonrpc.Decode([]byte(`{"jsonrpc":"2.0","method":"m","params":{"a":` + lit + `}}`)); err != nil {
+		t.Fatalf("valid message refused: %v", err)
+	}
+	for _, c := range []struct {
+		msg string
+		ok  bool
+	}{
+		{`{"jsonrpc":"2.0","method":"m","params":[` + lit + `,` + lit + `]}`, true},
+		{`{"jsonrpc":"2.0","method":"m","params":{"b":` + lit + `x"}}`, false},             // the text runs on
+		{`{"jsonrpc":"2.0","method":"m","params":{"b":` + lit + `"}}`, false},              // one quote too many
+		{`{"jsonrpc":"2.0","method":"m","params":{"b":` + lit[:len(lit)-1], false},         // cut before its quote
+		{`{"jsonrpc":"2.0","method":"m","params":{"b":` + lit, false},                      // cut after it
+		{`{"jsonrpc":"2.0","method":"m","params":{"b":` + lit[:len(lit)-2] + `"}}`, false}, // ends on an escaped quote
+	} {
+		_, err := jsonrpc.Decode([]byte(c.msg))
+		if (err == nil) != c.ok {
+			t.Errorf("Decode(…%.30q) = %v, want ok %v", c.msg[len(c.msg)-min(len(c.msg), 30):], err, c.ok)
+		}
+	}
+}
