@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -95,25 +93,6 @@ func (c *Client) Read(ctx context.Context) ([]byte, error) {
 	}
 	c.trace("in", data)
 	return data, nil
-}
-
-// readMessage reads one whole message, doubling its buffer as it fills: io.ReadAll (the
-// library's Read) grows by 1.25x, which copied a 10 MiB openDiff about five times over.
-func readMessage(r io.Reader) ([]byte, error) {
-	buf := make([]byte, 0, 4<<10)
-	for {
-		if len(buf) == cap(buf) {
-			buf = slices.Grow(buf, cap(buf))
-		}
-		n, err := r.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		if err == io.EOF {
-			return buf, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-	}
 }
 
 // Write queues msg; it fails (and closes the client) when the queue is full.
