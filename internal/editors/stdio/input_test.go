@@ -6,6 +6,8 @@ import (
 	"errors"
 	"io"
 	"os"
+	"runtime"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -100,3 +102,52 @@ func TestInputDirectEOF(t *testing.T) {
 type readerFunc func([]byte) (int, error)
 
 func (f readerFunc) Read(p []byte) (int, error) { return f(p) }
+
+// TestWaitingReadLeavesThePFree: a Read waiting for the editor parks in the runtime's poller
+// ("IO wait"). Blocked in a system call instead, it holds the process's only P (GOMAXPROCS=1)
+// until the runtime's monitor takes it back, up to 10 ms later, and every WebSocket message and
+// answer waits meanwhile (stdin_linux.go). Decided from the goroutine's state, not by timing.
+func TestWaitingReadLeavesThePFree(t *testing.T) {
+	r, _ := blockingPipe(t)
+	defer func(d time.Duration) { readBatch = d }(readBatch)
+	readBatch = 0
+	in := newInput(r)
+	if in.fdr == nil {
+		t.Fatal("a pipe on stdin was not read directly")
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		in.Read(make([]byte, 64))
+	}()
+	state := ""
+	for deadline := time.Now().Add(5 * time.Second); state == "" && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+		state = readerState()
+	}
+	in.Close()
+	<-done
+	if state != "IO wait" {
+		t.Fatalf("a Read waiting for stdin is in state %q, want \"IO wait\" (parked in the poller)", state)
+	}
+}
+
+// readerState returns the state of the goroutine inside fdReader.Read once it waits, or "".
+func readerState() string {
+	buf := make([]byte, 1<<20)
+	buf = buf[:runtime.Stack(buf, true)]
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		head, _, _ := strings.Cut(g, "\n")
+		if !strings.Contains(g, "(*fdReader).Read") {
+			continue
+		}
+		_, state, _ := strings.Cut(head, "[")
+		state, _, _ = strings.Cut(state, "]")
+		state, _, _ = strings.Cut(state, ",") // "IO wait, 2 minutes"
+		if state == "running" || state == "runnable" {
+			return "" // not waiting yet
+		}
+		return state
+	}
+	return ""
+}
