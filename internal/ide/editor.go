@@ -3,8 +3,9 @@ package ide
 import (
 	"context"
 	"encoding/json"
-	"slices"
 	"time"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/jsonrpc"
 )
 
 // Editor is what an editor provides to the bridge: primitive facts and UI actions, no protocol
@@ -97,7 +98,7 @@ type ShowDiffParams struct {
 
 // AppendJSON writes the params with the text as it came (jsonrpc.Appender): json.Marshal would
 // check the 10 MiB literal once more.
-func (p ShowDiffParams) AppendJSON(b []byte) ([]byte, error) {
+func (p ShowDiffParams) AppendJSON(b *jsonrpc.Builder) error {
 	head, err := json.Marshal(struct {
 		TabName     string `json:"tabName"`
 		FilePath    string `json:"filePath"`
@@ -105,13 +106,13 @@ func (p ShowDiffParams) AppendJSON(b []byte) ([]byte, error) {
 		FileExists  bool   `json:"fileExists"`
 	}{p.TabName, p.FilePath, p.NewFilePath, p.FileExists})
 	if err != nil {
-		return nil, err
+		return err
 	}
-	b = slices.Grow(b, len(head)+p.NewContents.EncodedLen()+64)
-	b = append(b, head[:len(head)-1]...)
-	b = append(b, `,"newContents":`...)
-	b, _ = p.NewContents.AppendJSON(b)
-	return append(b, '}'), nil
+	b.Append(head[:len(head)-1])
+	b.AppendString(`,"newContents":`)
+	p.NewContents.AppendJSON(b)
+	b.AppendByte('}')
+	return nil
 }
 
 // OpenEditor is one open tab.
@@ -156,19 +157,24 @@ type Content struct {
 }
 
 // MarshalJSON writes a passed-through text block without decoding it.
-func (c Content) MarshalJSON() ([]byte, error) { return c.AppendJSON(nil) }
+func (c Content) MarshalJSON() ([]byte, error) {
+	var b jsonrpc.Builder
+	err := c.AppendJSON(&b)
+	return b.Bytes(), err
+}
 
-// AppendJSON is MarshalJSON appending to b (jsonrpc.Appender).
-func (c Content) AppendJSON(b []byte) ([]byte, error) {
+// AppendJSON is MarshalJSON into a message, a passed-through text by reference (jsonrpc.Appender).
+func (c Content) AppendJSON(b *jsonrpc.Builder) error {
 	if c.raw.IsZero() {
 		type plain Content
 		enc, err := json.Marshal(plain(c))
-		return append(b, enc...), err
+		b.Append(enc)
+		return err
 	}
-	b = slices.Grow(b, c.raw.EncodedLen()+64)
-	b = append(b, `{"type":"text","text":`...)
-	b = append(b, c.raw.raw...)
-	return append(b, '}'), nil
+	b.AppendString(`{"type":"text","text":`)
+	c.raw.AppendJSON(b)
+	b.AppendByte('}')
+	return nil
 }
 
 // Selection is a selection as the spec's selection_changed carries it.

@@ -36,14 +36,21 @@ func (t Text) IsZero() bool { return t.raw == nil }
 func (t Text) EncodedLen() int { return len(t.raw) }
 
 // MarshalJSON writes the literal as it came.
-func (t Text) MarshalJSON() ([]byte, error) { return t.AppendJSON(nil) }
-
-// AppendJSON appends the literal as it came (jsonrpc.Appender).
-func (t Text) AppendJSON(b []byte) ([]byte, error) {
+func (t Text) MarshalJSON() ([]byte, error) {
 	if t.raw == nil {
-		return append(b, `""`...), nil
+		return []byte(`""`), nil
 	}
-	return append(b, t.raw...), nil
+	return t.raw, nil
+}
+
+// AppendJSON writes the literal as it came, a big one by reference (jsonrpc.Appender).
+func (t Text) AppendJSON(b *jsonrpc.Builder) error {
+	if t.raw == nil {
+		b.AppendString(`""`)
+		return nil
+	}
+	b.Ref(t.raw)
+	return nil
 }
 
 // UnmarshalJSON keeps a copy of the literal; anything but a string (or null) is a type error

@@ -19,25 +19,26 @@ type ToolResult struct {
 }
 
 // AppendJSON writes the result with passed-through texts as they came (jsonrpc.Appender).
-func (r *ToolResult) AppendJSON(b []byte) ([]byte, error) {
+func (r *ToolResult) AppendJSON(b *jsonrpc.Builder) error {
 	if r == nil {
-		return append(b, "null"...), nil
+		b.AppendString("null")
+		return nil
 	}
-	b = append(b, `{"content":[`...)
+	b.AppendString(`{"content":[`)
 	for i, c := range r.Content {
 		if i > 0 {
-			b = append(b, ',')
+			b.AppendByte(',')
 		}
-		var err error
-		if b, err = c.AppendJSON(b); err != nil {
-			return nil, err
+		if err := c.AppendJSON(b); err != nil {
+			return err
 		}
 	}
-	b = append(b, ']')
+	b.AppendByte(']')
 	if r.IsError {
-		b = append(b, `,"isError":true`...)
+		b.AppendString(`,"isError":true`)
 	}
-	return append(b, '}'), nil
+	b.AppendByte('}')
+	return nil
 }
 
 // ErrUnsupported marks a tool the editor cannot serve.

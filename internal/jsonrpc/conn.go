@@ -172,12 +172,12 @@ func (c *Conn) reply(req *Request, id json.RawMessage, rpcErr *Error, result ...
 	if len(result) > 0 {
 		res = result[0]
 	}
-	data, err := encodeResponse(id, res, rpcErr)
+	msg, err := encodeResponse(id, res, rpcErr)
 	if err != nil {
 		c.report(err)
 		return
 	}
-	if err := c.stream.Write(c.ctx, data); err != nil && c.ctx.Err() == nil {
+	if err := writeMsg(c.ctx, c.stream, msg); err != nil && c.ctx.Err() == nil {
 		c.report(fmt.Errorf("jsonrpc: writing answer: %w", err))
 	}
 }
@@ -192,7 +192,7 @@ func (c *Conn) report(err error) {
 // A peer's error answer is returned as *Error.
 func (c *Conn) Call(ctx context.Context, method string, params, result any) error {
 	id := strconv.FormatInt(c.nextID.Add(1), 10)
-	data, err := envelope(json.RawMessage(id), method, "params", params)
+	msg, err := envelope(json.RawMessage(id), method, "params", params)
 	if err != nil {
 		return fmt.Errorf("jsonrpc: encoding %s params: %w", method, err)
 	}
@@ -209,7 +209,7 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 		delete(c.pending, id)
 		c.mu.Unlock()
 	}
-	if err := c.stream.Write(ctx, data); err != nil {
+	if err := writeMsg(ctx, c.stream, msg); err != nil {
 		forget()
 		return fmt.Errorf("jsonrpc: sending %s: %w", method, err)
 	}

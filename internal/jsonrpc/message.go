@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"unicode/utf8"
 )
 
@@ -225,24 +226,27 @@ func validID(id json.RawMessage) bool {
 }
 
 // encodeResponse builds a response to id. A nil result is sent as {}.
-func encodeResponse(id json.RawMessage, result any, rpcErr *Error) ([]byte, error) {
+func encodeResponse(id json.RawMessage, result any, rpcErr *Error) (net.Buffers, error) {
 	if id == nil {
 		id = json.RawMessage("null")
 	}
 	if rpcErr != nil {
-		return json.Marshal(Message{JSONRPC: "2.0", ID: id, Error: rpcErr})
+		b, err := json.Marshal(Message{JSONRPC: "2.0", ID: id, Error: rpcErr})
+		return net.Buffers{b}, err
 	}
-	b, err := envelope(id, "", "result", result)
+	msg, err := envelope(id, "", "result", result)
 	if err != nil {
-		return json.Marshal(Message{JSONRPC: "2.0", ID: id, Error: Errorf(CodeInternalError, "internal error: encoding result: %v", err)})
+		b, err := json.Marshal(Message{JSONRPC: "2.0", ID: id, Error: Errorf(CodeInternalError, "internal error: encoding result: %v", err)})
+		return net.Buffers{b}, err
 	}
-	return b, nil
+	return msg, nil
 }
 
 // envelope writes {"jsonrpc":"2.0",["id":id,]["method":method,]key:v} by hand, v encoded in
 // place: json.Marshal of a RawMessage field would scan and copy it again, which for a 10 MiB
-// file costs more than encoding it. A nil v is sent as {}.
-func envelope(id json.RawMessage, method, key string, v any) ([]byte, error) {
+// file costs more than encoding it. An Appender's big texts stay pieces of their own (Builder).
+// A nil v is sent as {}.
+func envelope(id json.RawMessage, method, key string, v any) (net.Buffers, error) {
 	var raw json.RawMessage
 	app, isApp := v.(Appender)
 	if !isApp {
@@ -254,33 +258,36 @@ func envelope(id json.RawMessage, method, key string, v any) ([]byte, error) {
 			raw = json.RawMessage("{}")
 		}
 	}
-	b := make([]byte, 0, len(raw)+len(id)+len(method)+64)
-	b = append(b, `{"jsonrpc":"2.0"`...)
+	var b Builder
+	b.cur = make([]byte, 0, len(raw)+len(id)+len(method)+64)
+	b.AppendString(`{"jsonrpc":"2.0"`)
 	if id != nil {
-		b = append(append(b, `,"id":`...), id...)
+		b.AppendString(`,"id":`)
+		b.Append(id)
 	}
 	if method != "" {
 		m, _ := json.Marshal(method)
-		b = append(append(b, `,"method":`...), m...)
+		b.AppendString(`,"method":`)
+		b.Append(m)
 	}
-	b = append(append(append(b, ',', '"'), key...), '"', ':')
+	b.AppendString(`,"` + key + `":`)
 	if isApp {
-		var err error
-		if b, err = app.AppendJSON(b); err != nil {
+		if err := app.AppendJSON(&b); err != nil {
 			return nil, err
 		}
 	} else {
-		b = append(b, raw...)
+		b.Append(raw)
 	}
-	return append(b, '}'), nil
+	b.AppendByte('}')
+	return b.Pieces(), nil
 }
 
-// Appender is a value that writes its own JSON: AppendJSON appends one valid, compact JSON value
-// to b, leaving some spare capacity when it grows b (the envelope closes after it). Results and
-// params that implement it are written straight into the message. encoding/json would check and
-// compact a json.Marshaler's output once more, a full pass over a 10 MiB file text.
+// Appender is a value that writes its own JSON: AppendJSON writes one valid, compact JSON value
+// to b, big texts by reference (Builder.Ref). Results and params that implement it are written
+// straight into the message. encoding/json would check and compact a json.Marshaler's output
+// once more, a full pass over a 10 MiB file text, and then copy it into the message.
 type Appender interface {
-	AppendJSON(b []byte) ([]byte, error)
+	AppendJSON(b *Builder) error
 }
 
 func marshalResult(v any) (json.RawMessage, error) {
@@ -290,7 +297,9 @@ func marshalResult(v any) (json.RawMessage, error) {
 	case json.RawMessage:
 		return v, nil
 	case Appender:
-		return v.AppendJSON(nil)
+		var b Builder
+		err := v.AppendJSON(&b)
+		return b.Bytes(), err
 	}
 	return json.Marshal(v)
 }
@@ -298,5 +307,9 @@ func marshalResult(v any) (json.RawMessage, error) {
 // EncodeNotification returns the bytes of a notification; used where one message is sent to
 // many peers, so it is encoded once.
 func EncodeNotification(method string, params any) ([]byte, error) {
-	return envelope(nil, method, "params", params)
+	msg, err := envelope(nil, method, "params", params)
+	if err != nil {
+		return nil, err
+	}
+	return join(msg), nil
 }

@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -36,8 +37,8 @@ type Client struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 
-	queue      chan []byte
-	latestSig  chan struct{} // buffered 1: write the latest-wins message now
+	queue      chan net.Buffers // a message, in one piece or several (WritePieces)
+	latestSig  chan struct{}    // buffered 1: write the latest-wins message now
 	writerDone chan struct{}
 	sendqEmpty func() bool   // whether the socket's kernel send queue is empty; nil if unknown
 	direct     atomic.Uint64 // messages written by deliverLatest's caller (for tests)
@@ -59,7 +60,7 @@ func newClient(h *Handler, ws *websocket.Conn, id uint64, conn net.Conn) *Client
 	ctx, cancel := context.WithCancel(context.Background())
 	c := &Client{
 		h: h, ws: ws, id: id, ctx: ctx, cancel: cancel,
-		queue: make(chan []byte, h.cfg.QueueLen), latestSig: make(chan struct{}, 1),
+		queue: make(chan net.Buffers, h.cfg.QueueLen), latestSig: make(chan struct{}, 1),
 		writerDone: make(chan struct{}), closerDone: make(chan struct{}),
 	}
 	if conn != nil && h.cfg.Trace == nil { // trace lines are written by the writer only
@@ -104,8 +105,20 @@ func (c *Client) Write(ctx context.Context, msg []byte) error {
 	return nil
 }
 
+// WritePieces is Write for a message in pieces (jsonrpc.PiecesWriter): it goes out as one
+// message in several frames, each piece from where it is, so a big text is not copied.
+func (c *Client) WritePieces(ctx context.Context, msg net.Buffers) error {
+	c.enqueue(msg)
+	if c.ctx.Err() != nil {
+		return ErrQueueFull
+	}
+	return nil
+}
+
 // Send queues msg, closing the client with StatusQueueFull when it is not reading.
-func (c *Client) Send(msg []byte) {
+func (c *Client) Send(msg []byte) { c.enqueue(net.Buffers{msg}) }
+
+func (c *Client) enqueue(msg net.Buffers) {
 	if c.ctx.Err() != nil {
 		return
 	}
@@ -215,7 +228,7 @@ func (c *Client) writeLoop() {
 	ping := time.NewTicker(c.h.cfg.Keepalive)
 	defer ping.Stop()
 	for {
-		var msg []byte
+		var msg net.Buffers
 		select {
 		case <-c.ctx.Done():
 			c.flush()
@@ -223,9 +236,11 @@ func (c *Client) writeLoop() {
 		case msg = <-c.queue:
 			c.setWriting(1)
 		case <-c.latestSig:
-			if msg = c.takeLatest(); msg == nil {
+			latest := c.takeLatest()
+			if latest == nil {
 				continue
 			}
+			msg = net.Buffers{latest}
 		case <-ping.C:
 			c.setWriting(1) // a latest message is left to us meanwhile (deliverLatest wakes us)
 			ctx, cancel := context.WithTimeout(c.ctx, c.h.cfg.Keepalive)
@@ -248,7 +263,7 @@ func (c *Client) writeLoop() {
 		// Not c.ctx: a close must not abort a write half-way (that cuts the TCP connection before
 		// the close frame); the closer waits for this loop instead.
 		ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
-		err := c.ws.Write(ctx, websocket.MessageText, msg)
+		err := c.write(ctx, msg)
 		cancel()
 		c.setWriting(-1)
 		if err != nil {
@@ -256,8 +271,29 @@ func (c *Client) writeLoop() {
 			c.CloseWith(websocket.StatusGoingAway, "write failed")
 			return
 		}
-		c.trace("out", msg)
+		c.traceOut(msg)
 	}
+}
+
+// write writes one message: a message in pieces as frames of one message (RFC 6455 §5.4), one
+// per piece, which every client must reassemble.
+func (c *Client) write(ctx context.Context, msg net.Buffers) error {
+	if len(msg) == 1 {
+		return c.ws.Write(ctx, websocket.MessageText, msg[0])
+	}
+	w, err := c.ws.Writer(ctx, websocket.MessageText)
+	if err != nil {
+		return err
+	}
+	for _, p := range msg {
+		if _, err = w.Write(p); err != nil {
+			break
+		}
+	}
+	if cerr := w.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // CloseWith closes the connection with code and reason; later calls do nothing. It returns at once;
@@ -306,10 +342,10 @@ func (c *Client) flush() {
 	for {
 		select {
 		case msg := <-c.queue:
-			if c.ws.Write(ctx, websocket.MessageText, msg) != nil {
+			if c.write(ctx, msg) != nil {
 				return
 			}
-			c.trace("out", msg)
+			c.traceOut(msg)
 		default:
 			return
 		}
@@ -332,6 +368,12 @@ func (c *Client) closeReason() string {
 
 // Done is closed when the client is closing.
 func (c *Client) Done() <-chan struct{} { return c.ctx.Done() }
+
+func (c *Client) traceOut(msg net.Buffers) {
+	if c.h.cfg.Trace != nil {
+		c.trace("out", bytes.Join(msg, nil))
+	}
+}
 
 func (c *Client) trace(dir string, msg []byte) {
 	w := c.h.cfg.Trace

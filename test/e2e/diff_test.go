@@ -3,6 +3,7 @@ package e2e
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -202,6 +203,42 @@ func TestWriteNewFile(t *testing.T) {
 	}
 	if got := readFile(t, f); got != "brand new" {
 		t.Errorf("new file holds %q", got)
+	}
+	s.waitCloseDiff(tab)
+}
+
+// (e2) A big file: its text passes the bridge by reference, not copied (jsonrpc.Builder), so the
+// editor's showDiff is written in pieces and the FILE_SAVED answer reaches the CLI as one
+// WebSocket message in several frames, which the CLI must reassemble into the same text.
+func TestWriteBigNewFile(t *testing.T) {
+	t.Parallel()
+	s := newSession(t, nil)
+	f := s.path("big.go")
+	var b strings.Builder
+	for i := 0; b.Len() < 300<<10; i++ { // over 64 KiB, with escapes and non-ASCII throughout
+		fmt.Fprintf(&b, "\tif x%d := f(\"héllo\\n\", %d); x%d < limit { // → 日本\n", i, i, i)
+	}
+	content := b.String() + "// end" // no trailing newline (see TestWriteNewFile)
+	s.API.Push(fakeapi.Tool("Write", map[string]any{"file_path": f, "content": content}), fakeapi.Text("BIG WRITE DONE"))
+	s.prompt("create big.go")
+
+	d := s.showDiff(f)
+	tab := str(d.Params["tabName"])
+	if got := str(d.Params["newContents"]); got != content {
+		t.Fatalf("showDiff newContents: %d bytes, want the %d proposed", len(got), len(content))
+	}
+	if err := s.Ed.Call(s.bound(stepBound), "diffAccepted", map[string]any{"tabName": tab, "contents": content}, nil); err != nil {
+		t.Fatalf("diffAccepted: %v", err)
+	}
+	if got := s.openDiffAnswer(tab); len(got) != 2 || got[0] != "FILE_SAVED" || got[1] != content {
+		t.Errorf("openDiff answered %d blocks, want [FILE_SAVED, the %d-byte text]", len(got), len(content))
+	}
+	tr := lastToolResult(t, s.waitMain(2))
+	if !strings.Contains(tr.Content, createdOK) || tr.IsError {
+		t.Errorf("Write tool result %+v", tr)
+	}
+	if got := readFile(t, f); got != content {
+		t.Errorf("the CLI wrote %d bytes, want the %d accepted", len(got), len(content))
 	}
 	s.waitCloseDiff(tab)
 }
