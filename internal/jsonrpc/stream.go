@@ -44,7 +44,8 @@ type ioStream struct {
 	closer  io.Closer
 	framing Framing // set once before the first Write; guarded by mu for writers
 	detect  bool
-	max     int // frame limit; 0 means MaxFrame (tests lower it)
+	max     int    // frame limit; 0 means MaxFrame (tests lower it)
+	scratch []byte // gathers a line longer than r's buffer (readline.go); for the reader only
 
 	mu   sync.Mutex    // guards framing
 	turn chan struct{} // 1-buffered: one write at a time
@@ -145,9 +146,21 @@ func (s *ioStream) readHeader() ([]byte, error) {
 		}
 		return nil, ErrFrameTooLarge
 	}
+	// io.ReadFull, but a big frame has its strings checked as its pieces arrive (Prescan).
 	buf := make([]byte, length)
-	if _, err := io.ReadFull(s.r, buf); err != nil {
-		return nil, err
+	var p Prescan
+	for n := 0; n < length; {
+		m, err := s.r.Read(buf[n:])
+		n += m
+		if m > 0 && length >= PrescanFrom {
+			p.Feed(buf[:n])
+		}
+		if err != nil && n < length {
+			if err == io.EOF && n > 0 {
+				err = io.ErrUnexpectedEOF
+			}
+			return nil, err
+		}
 	}
 	return buf, nil
 }
@@ -163,12 +176,6 @@ func (s *ioStream) limit() int {
 // write runs on its own goroutine, and Write gives up when ctx ends (the message then still goes
 // out, whole, if the peer ever reads again, before any later message).
 func (s *ioStream) Write(ctx context.Context, msg []byte) error {
-	return s.WritePieces(ctx, net.Buffers{msg})
-}
-
-// WritePieces is Write for a message in pieces (PiecesWriter): big pieces are written where they
-// are, not copied into one buffer.
-func (s *ioStream) WritePieces(ctx context.Context, msg net.Buffers) error {
 	select {
 	case s.turn <- struct{}{}:
 	case <-ctx.Done():
@@ -177,19 +184,15 @@ func (s *ioStream) WritePieces(ctx context.Context, msg net.Buffers) error {
 	s.mu.Lock()
 	framing := s.framing
 	s.mu.Unlock()
-	// A JSON message never holds a raw newline, so a line is a message. A small message goes out
+	// A JSON message never holds a raw newline, so a line is a message. Small messages go out
 	// in one write; a big one is not copied just to add its framing.
-	n := 0
-	for _, p := range msg {
-		n += len(p)
-	}
-	parts := make(net.Buffers, 0, len(msg)+1)
+	var parts net.Buffers
 	if framing == FramingHeader {
-		parts = append(append(parts, fmt.Appendf(nil, "Content-Length: %d\r\n\r\n", n)), msg...)
+		parts = append(parts, fmt.Appendf(nil, "Content-Length: %d\r\n\r\n", len(msg)), msg)
 	} else {
-		parts = append(append(parts, msg...), []byte{'\n'})
+		parts = append(parts, msg, []byte{'\n'})
 	}
-	if n < 64<<10 {
+	if len(msg) < 64<<10 {
 		parts = net.Buffers{bytes.Join(parts, nil)}
 	}
 	done := make(chan error, 1)
