@@ -176,6 +176,12 @@ func (s *ioStream) limit() int {
 // write runs on its own goroutine, and Write gives up when ctx ends (the message then still goes
 // out, whole, if the peer ever reads again, before any later message).
 func (s *ioStream) Write(ctx context.Context, msg []byte) error {
+	return s.WritePieces(ctx, net.Buffers{msg})
+}
+
+// WritePieces is Write for a message in pieces (PiecesWriter): big pieces are written where they
+// are, not copied into one buffer.
+func (s *ioStream) WritePieces(ctx context.Context, msg net.Buffers) error {
 	select {
 	case s.turn <- struct{}{}:
 	case <-ctx.Done():
@@ -184,15 +190,19 @@ func (s *ioStream) Write(ctx context.Context, msg []byte) error {
 	s.mu.Lock()
 	framing := s.framing
 	s.mu.Unlock()
-	// A JSON message never holds a raw newline, so a line is a message. Small messages go out
+	// A JSON message never holds a raw newline, so a line is a message. A small message goes out
 	// in one write; a big one is not copied just to add its framing.
-	var parts net.Buffers
-	if framing == FramingHeader {
-		parts = append(parts, fmt.Appendf(nil, "Content-Length: %d\r\n\r\n", len(msg)), msg)
-	} else {
-		parts = append(parts, msg, []byte{'\n'})
+	n := 0
+	for _, p := range msg {
+		n += len(p)
 	}
-	if len(msg) < 64<<10 {
+	parts := make(net.Buffers, 0, len(msg)+1)
+	if framing == FramingHeader {
+		parts = append(append(parts, fmt.Appendf(nil, "Content-Length: %d\r\n\r\n", n)), msg...)
+	} else {
+		parts = append(append(parts, msg...), []byte{'\n'})
+	}
+	if n < 64<<10 {
 		parts = net.Buffers{bytes.Join(parts, nil)}
 	}
 	done := make(chan error, 1)
