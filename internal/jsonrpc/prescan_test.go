@@ -3,7 +3,6 @@ package jsonrpc
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -169,25 +168,4 @@ func FuzzPrescan(f *testing.F) {
 			t.Fatalf("valid(%q) = %v, encoding/json valid = %v", data, err, want)
 		}
 	})
-}
-
-// TestStreamsPrescan: a long line and a big Content-Length frame have their big string
-// remembered by the time Read returns them.
-func TestStreamsPrescan(t *testing.T) {
-	msg, at := diffAccepted(bigText)
-	end, _ := checkString(msg, at)
-	for name, s := range map[string]Stream{
-		"line":   NewLineStream(bytes.NewReader(append(bytes.Clone(msg), '\n')), nil),
-		"header": NewHeaderStream(strings.NewReader(fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(msg), msg)), nil),
-	} {
-		forgetBig()
-		got, err := s.Read(t.Context())
-		if err != nil || !bytes.Equal(bytes.TrimSpace(got), msg) {
-			t.Fatalf("%s: read %d bytes, %v", name, len(got), err)
-		}
-		if e, ok := seenAt(got, at); !ok || e != end {
-			t.Errorf("%s: the big string is not remembered", name)
-		}
-	}
-	forgetBig()
 }

@@ -146,21 +146,9 @@ func (s *ioStream) readHeader() ([]byte, error) {
 		}
 		return nil, ErrFrameTooLarge
 	}
-	// io.ReadFull, but a big frame has its strings checked as its pieces arrive (Prescan).
 	buf := make([]byte, length)
-	var p Prescan
-	for n := 0; n < length; {
-		m, err := s.r.Read(buf[n:])
-		n += m
-		if m > 0 && length >= PrescanFrom {
-			p.Feed(buf[:n])
-		}
-		if err != nil && n < length {
-			if err == io.EOF && n > 0 {
-				err = io.ErrUnexpectedEOF
-			}
-			return nil, err
-		}
+	if _, err := io.ReadFull(s.r, buf); err != nil {
+		return nil, err
 	}
 	return buf, nil
 }
