@@ -30,10 +30,8 @@ const maxScratch = 32 << 20
 // readLineOnce reads up to and including the next newline. A line longer than the read buffer
 // is gathered in the stream's scratch buffer, which the next long line reuses: writing 13 MB
 // into fresh memory costs 4-10 ms of page faults here, into used memory ~1 ms. It is copied out
-// at its exact size, because the line is kept by the caller. No Prescan here: an editor's big
-// text is nearly always one the bridge sent it (its accept of a proposal), which Decode finds
-// by hash (~2 ms for 13 MB) while a Prescan checks it in full (~20 ms); feeding one made the
-// openDiff round trip ~20 ms slower.
+// at its exact size, because the line is kept by the caller, and sealed (Seal): nothing writes
+// to it again.
 func (s *ioStream) readLineOnce() ([]byte, error) {
 	var (
 		buf  []byte
@@ -67,6 +65,7 @@ func (s *ioStream) readLineOnce() ([]byte, error) {
 			line := make([]byte, len(buf))
 			copy(line, buf)
 			s.keepScratch(buf)
+			Seal(line)
 			return line, err
 		}
 	}

@@ -133,7 +133,7 @@ func BenchmarkLineStreamReadAgain(b *testing.B) {
 }
 
 // BenchmarkLineStreamReadDecode is reading and decoding a new 10 MiB message: all the CPU time
-// the bridge spends on it, wherever the checking happens (in the read's Prescan, or in Decode).
+// the bridge spends on it.
 func BenchmarkLineStreamReadDecode(b *testing.B) {
 	msg := append(openDiffMessage(10<<20), '\n')
 	r := &repeatReader{msg: msg, at: bytes.Index(msg, []byte("limit"))}
@@ -151,26 +151,8 @@ func BenchmarkLineStreamReadDecode(b *testing.B) {
 	}
 }
 
-// BenchmarkPrescan checks a new 10 MiB openDiff as it arrives in 64 KiB pieces.
-func BenchmarkPrescan(b *testing.B) {
-	msg := openDiffMessage(10 << 20)
-	at := bytes.Index(msg, []byte("limit"))
-	b.SetBytes(int64(len(msg)))
-	b.ReportAllocs()
-	n := 0
-	for b.Loop() {
-		n++
-		msg[at] = 'a' + byte(n%26)
-		var p jsonrpc.Prescan
-		for end := 64 << 10; end < len(msg); end += 64 << 10 {
-			p.Feed(msg[:end])
-		}
-		p.Feed(msg)
-	}
-}
-
-// TestBigHeaderFrames: Content-Length frames, big and small, read as the pipe hands them over
-// (a big one is checked as it arrives); a frame cut short ends with io.ErrUnexpectedEOF.
+// TestBigHeaderFrames: Content-Length frames, big and small, read as the pipe hands them over;
+// a frame cut short ends with io.ErrUnexpectedEOF.
 func TestBigHeaderFrames(t *testing.T) {
 	lines := []string{lineOf(30, 0), lineOf(1<<20+5, 1), lineOf(64<<10, 2)}
 	var all strings.Builder

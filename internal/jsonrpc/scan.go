@@ -155,12 +155,22 @@ func scanString(d []byte, i int) (int, error) {
 	if len(d)-i < bigString {
 		return checkString(d, i)
 	}
+	// Even in a big message most strings are short: one that ends within bigString bytes is
+	// checked as it is (looking it up would hash a remembered length of bytes for nothing).
+	if j, st := stringBody(d[:i+bigString], i+1); st != strShort {
+		return stringResult(d, i, j, st)
+	}
+	if end, ok := placedAt(d, i); ok {
+		return end, nil
+	}
 	if end, ok := seenAt(d, i); ok {
+		place(d, i, end)
 		return end, nil
 	}
 	end, err := checkString(d, i)
-	if err == nil && end-i >= bigString {
+	if err == nil {
 		rememberBig(maphash.Bytes(bigSeed, d[i:end]), end-i)
+		place(d, i, end)
 	}
 	return end, err
 }
@@ -170,9 +180,9 @@ func scanString(d []byte, i int) (int, error) {
 // bigString bytes found valid are remembered by length and a seeded 64-bit hash of their bytes
 // (maphash), so the next scan of the same text only hashes it (~8 GB/s here) instead of checking
 // it again (~0.6 GB/s on escape-heavy source). A string that differs in any byte hashes
-// differently and is checked in full. Prescan (prescan.go) remembers them too, while a message
-// is still arriving. A variable only so that tests can lower it.
-var bigString = 64 << 10
+// differently and is checked in full. Inside a sealed message (seal.go) a string once found is
+// known by its place, without hashing.
+const bigString = 64 << 10
 
 var (
 	bigSeed = maphash.MakeSeed()
@@ -218,51 +228,134 @@ func rememberBig(h uint64, n int) {
 
 // checkString checks the string starting at the quote d[i], every byte of it.
 func checkString(d []byte, i int) (int, error) {
-	j := i + 1
-	var high uint64 // the high bits of every word looked at: none set, no UTF-8 check needed
+	j, st := stringBody(d, i+1)
+	return stringResult(d, i, j, st)
+}
+
+// stringResult is checkString's answer for the string at d[i] on which stringBody stopped at j.
+func stringResult(d []byte, i, j int, st strStatus) (int, error) {
+	switch st {
+	case strEnd:
+		return j + 1, nil
+	case strShort:
+		return len(d), syntaxErr(d, len(d), "unterminated string")
+	case strCtl:
+		return j, syntaxErr(d, j, "control character in string")
+	case strEscape:
+		return j + 1, syntaxErr(d, j+1, "invalid escape")
+	case strHex:
+		return j + 2, syntaxErr(d, j+2, `want four hex digits after \u`)
+	}
+	// RFC 8259 §8.1: JSON text is UTF-8. Strings are the only place other bytes than ASCII can
+	// pass the syntax; encoding/json would let invalid UTF-8 through.
+	return i, fmt.Errorf("%w: string at offset %d is not valid UTF-8", errSyntax, i)
+}
+
+// strStatus says where stringBody stopped.
+type strStatus uint8
+
+const (
+	strEnd    strStatus = iota // at the closing quote
+	strShort                   // the input ends there, or cuts the escape or character there
+	strCtl                     // a control character
+	strEscape                  // a backslash before a byte no escape begins with
+	strHex                     // \u without four hex digits
+	strUTF8                    // a byte sequence that is not UTF-8
+)
+
+// stringBody checks a string's content from d[i] up to its closing quote, in one pass: ASCII
+// without specials eight bytes at a time, escapes by table, and each multi-byte UTF-8 character
+// where it is met (a file text is mostly ASCII with a few per line; a second pass with
+// utf8.Valid over the whole text cost as much as this one). It returns where it stopped and why.
+func stringBody(d []byte, i int) (int, strStatus) {
+	n := len(d)
 	for {
-		for j+8 <= len(d) {
-			w := binary.LittleEndian.Uint64(d[j:])
-			high |= w
-			if m := specials(w); m != 0 {
-				j += bits.TrailingZeros64(m) >> 3
+		for i+8 <= n {
+			w := binary.LittleEndian.Uint64(d[i:])
+			// The lowest flag is exact (specials' false flags lie above a true one).
+			if m := specials(w) | w&highs; m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
 				break
 			}
-			j += 8
+			i += 8
 		}
-		if j >= len(d) {
-			return j, syntaxErr(d, j, "unterminated string")
+		if i >= n {
+			return i, strShort
 		}
-		switch c := d[j]; {
+		c := d[i]
+		switch {
 		case c == '\\': // the most common special in a file text: \n, \t, \", \u003c
-			if j+1 >= len(d) {
-				return j + 1, syntaxErr(d, j+1, "unterminated escape")
+			if i+1 >= n {
+				return i, strShort
 			}
-			switch escapeLen[d[j+1]] {
+			switch escapeLen[d[i+1]] {
 			case 2:
-				j += 2
+				i += 2
 			case 6:
-				if j+6 > len(d) || !isHex(d[j+2]) || !isHex(d[j+3]) || !isHex(d[j+4]) || !isHex(d[j+5]) {
-					return j + 2, syntaxErr(d, j+2, `want four hex digits after \u`)
+				if i+6 > n {
+					return i, strShort
 				}
-				j += 6
+				if !isHex(d[i+2]) || !isHex(d[i+3]) || !isHex(d[i+4]) || !isHex(d[i+5]) {
+					return i, strHex
+				}
+				i += 6
 			default:
-				return j + 1, syntaxErr(d, j+1, "invalid escape")
+				return i, strEscape
 			}
 		case c == '"':
-			// RFC 8259 §8.1: JSON text is UTF-8. Strings are the only place other bytes than
-			// ASCII can pass the syntax; encoding/json would let invalid UTF-8 through.
-			if high&highs != 0 && !utf8.Valid(d[i+1:j]) {
-				return i, fmt.Errorf("%w: string at offset %d is not valid UTF-8", errSyntax, i)
-			}
-			return j + 1, nil
+			return i, strEnd
 		case c < 0x20:
-			return j, syntaxErr(d, j, "control character in string")
+			return i, strCtl
+		case c < utf8.RuneSelf:
+			i++ // the tail shorter than a word
 		default:
-			high |= uint64(c) // the tail shorter than a word
-			j++
+			size, ok := utf8Char(d[i:])
+			switch {
+			case !ok:
+				return i, strUTF8
+			case size == 0:
+				return i, strShort
+			}
+			i += size
 		}
 	}
+}
+
+// utf8Char checks the multi-byte character d begins with (RFC 3629, as utf8.Valid: no overlong
+// forms, no surrogates, nothing above U+10FFFF) and returns its size; 0 with ok when d ends
+// before the character does and what is there could still be one.
+func utf8Char(d []byte) (size int, ok bool) {
+	c := d[0]
+	lo, hi := byte(0x80), byte(0xbf) // the second byte's range
+	switch {
+	case c >= 0xc2 && c <= 0xdf:
+		size = 2
+	case c >= 0xe0 && c <= 0xef:
+		size = 3
+		if c == 0xe0 {
+			lo = 0xa0
+		} else if c == 0xed {
+			hi = 0x9f
+		}
+	case c >= 0xf0 && c <= 0xf4:
+		size = 4
+		if c == 0xf0 {
+			lo = 0x90
+		} else if c == 0xf4 {
+			hi = 0x8f
+		}
+	default:
+		return 0, false
+	}
+	for k := 1; k < size; k++ {
+		if k >= len(d) {
+			return 0, true
+		}
+		if b := d[k]; k == 1 && (b < lo || b > hi) || b&0xc0 != 0x80 {
+			return 0, false
+		}
+	}
+	return size, true
 }
 
 // escapeLen is the length of each escape by the byte after its backslash (0: invalid).

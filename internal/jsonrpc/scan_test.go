@@ -29,6 +29,10 @@ var scanCases = []string{
 	// an escape, after a long ASCII run.
 	"\"" + strings.Repeat("a", 20) + "\xff" + strings.Repeat("b", 20) + "\"", "\"abc\\n\xff\"", "\"\xc3\"",
 	"\"" + strings.Repeat("a", 31) + "\xe6\x97\"", "\"\\u0041\xf0\x9f\x98\"",
+	// Multi-byte characters are checked where the 8-byte scan meets them: across a word's end,
+	// before and after a special in the same word, surrogates and overlong forms refused.
+	"\"aaaaaa\xc3\xa9bbbbbbbb\"", "\"aaaaaaa\xe2\x9c\xbb\"", "\"\xc3\xa9\x01\"", "\"\x01\xc3\xa9\"", "\"\xc3\xa9\\n\xc3\xa9\"",
+	"\"\xed\xa0\x80\"", "\"\xc0\x80\"", "\"\xf4\x90\x80\x80\"", "\"\xef\xbf\xbd\"", "\"aaaaaaa\xc3\"", "\"\xc3\xa9",
 }
 
 // TestScanAgreesWithEncodingJSON: the bridge's scanner accepts exactly what encoding/json
