@@ -53,12 +53,14 @@ func TestInputReadsPipeDirectly(t *testing.T) {
 				readBatch = 0
 			} else {
 				defer func(d time.Duration) { readBatch = d }(readBatch)
-				readBatch = time.Hour // the next Read pauses; only Close can end it
+				readBatch = time.Hour // after two small messages the next Read pauses; only Close can end it
 			}
-			w.Write([]byte("hello\n"))
-			n, err := in.Read(buf)
-			if err != nil || string(buf[:n]) != "hello\n" {
-				t.Fatalf("Read = %q, %v", buf[:n], err)
+			for _, msg := range []string{"hello\n", "again\n"} {
+				w.Write([]byte(msg))
+				n, err := in.Read(buf)
+				if err != nil || string(buf[:n]) != msg {
+					t.Fatalf("Read = %q, %v", buf[:n], err)
+				}
 			}
 			if got := flags(t, r); got != before {
 				t.Fatalf("stdin's flags changed: %#x, were %#x", got, before)
@@ -68,8 +70,16 @@ func TestInputReadsPipeDirectly(t *testing.T) {
 				_, err := in.Read(buf)
 				got <- err
 			}()
-			time.Sleep(10 * time.Millisecond) // let it wait (the test passes either way)
+			want := map[string]string{"waiting": "IO wait", "paused": "select"}[name]
+			state := ""
+			for deadline := time.Now().Add(5 * time.Second); state == "" && time.Now().Before(deadline); {
+				time.Sleep(time.Millisecond)
+				state = readerState()
+			}
 			in.Close()
+			if state != want {
+				t.Errorf("the Read waits in state %q, want %q", state, want)
+			}
 			select {
 			case err := <-got:
 				if !errors.Is(err, os.ErrClosed) {
@@ -150,4 +160,39 @@ func readerState() string {
 		return state
 	}
 	return ""
+}
+
+// TestOneSmallMessageDoesNotPause: an answer that follows one small message at once (an editor's
+// accept right after its showDiff answer) is read without waiting for a batch: only a stream of
+// small messages is batched.
+func TestOneSmallMessageDoesNotPause(t *testing.T) {
+	r, w := blockingPipe(t)
+	defer func(d time.Duration) { readBatch = d }(readBatch)
+	readBatch = time.Hour
+	in := newInput(r)
+	defer in.Close()
+	buf := make([]byte, 64)
+	w.Write([]byte("{}\n"))
+	if n, err := in.Read(buf); err != nil || string(buf[:n]) != "{}\n" {
+		t.Fatalf("Read = %q, %v", buf[:n], err)
+	}
+	got := make(chan string, 1)
+	go func() {
+		n, _ := in.Read(buf)
+		got <- string(buf[:n])
+	}()
+	for deadline := time.Now().Add(5 * time.Second); readerState() == "" && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond) // until it waits: paused (the bug) or for data
+	}
+	w.Write([]byte("accept\n"))
+	select {
+	case s := <-got:
+		if s != "accept\n" {
+			t.Fatalf("Read = %q", s)
+		}
+	case <-time.After(5 * time.Second):
+		in.Close()
+		<-got
+		t.Fatal("the message after a single small one waited for a batch")
+	}
 }

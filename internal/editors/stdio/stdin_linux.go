@@ -12,8 +12,9 @@ import (
 // readBatch is the least time between two waits for stdin while the editor streams small
 // messages (a flood of selections): they are then read several at a time, one wake-up per batch
 // instead of one per message, each of which costs tens of µs on a VM. A message is delayed only
-// when another arrived less than readBatch before it, so an editor that debounces (50 ms) never
-// waits, and a flood's last selection still reaches clients within readBatch plus the
+// when the two before it came less than readBatch apart (a stream), so an editor that debounces
+// (50 ms) never waits, nor does an answer that quickly follows another (an editor's accept right
+// after its showDiff answer waited up to 12 ms when one small message was enough to pause), and a flood's last selection still reaches clients within readBatch plus the
 // transport's 25 ms pacing (37 ms), inside one debounce. Flood CPU (% of a core, 3 runs each,
 // batch/pacing): 4 ms/20 ms 5.4-6.7, 8/20 4.2-5.2, 12/20 4.3-4.6, 12/25 3.6-3.7.
 var readBatch = 12 * time.Millisecond
@@ -37,8 +38,10 @@ type fdReader struct {
 	fd   int
 	done <-chan struct{}
 
-	last  time.Time // when the last small read returned
-	pause *time.Timer
+	last   time.Time // when the last small read returned
+	stream bool      // it came within readBatch of the small read before, or after a pause
+	paused bool      // the last wait was a pause
+	pause  *time.Timer
 
 	ep   *os.File        // the epoll instance, non-blocking, in the runtime's poller
 	epfd int             // ep's descriptor (ep.Fd would make it blocking)
@@ -114,14 +117,16 @@ func (r *fdReader) Read(p []byte) (int, error) {
 			case m == 0:
 				return 0, io.EOF
 			}
-			if m <= smallRead {
-				r.last = time.Now()
+			if now := time.Now(); m <= smallRead {
+				r.stream = r.paused || now.Sub(r.last) < readBatch
+				r.last = now
 			} else {
-				r.last = time.Time{}
+				r.last, r.stream = time.Time{}, false
 			}
+			r.paused = false
 			return int(m), nil
 		}
-		if wait := readBatch - time.Since(r.last); wait > 0 {
+		if wait := readBatch - time.Since(r.last); wait > 0 && r.stream {
 			if r.pause == nil {
 				r.pause = time.NewTimer(wait)
 			} else {
@@ -132,7 +137,7 @@ func (r *fdReader) Read(p []byte) (int, error) {
 			case <-r.done:
 				r.pause.Stop()
 			}
-			r.last = time.Time{}
+			r.last, r.paused = time.Time{}, true
 			continue
 		}
 		if err := r.wait(); err != nil {
