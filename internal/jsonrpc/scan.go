@@ -167,7 +167,11 @@ func scanString(d []byte, i int) (int, error) {
 		place(d, i, end)
 		return end, nil
 	}
-	end, err := checkString(d, i)
+	check := checkString
+	if len(d)-i >= parallelMin {
+		check = checkStringParallel
+	}
+	end, err := check(d, i)
 	if err == nil {
 		rememberBig(maphash.Bytes(bigSeed, d[i:end]), end-i)
 		place(d, i, end)
