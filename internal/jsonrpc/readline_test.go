@@ -71,8 +71,8 @@ func TestLongLineLimitAndEOF(t *testing.T) {
 	}
 }
 
-// TestLongLineAgainAllocatesOnce: the second 10 MiB line reuses the stream's buffer and only
-// allocates the line it returns (before: 26 MB of pieces and their join for a 13 MB line).
+// TestLongLineAgainAllocatesOnce: the second 10 MiB line is gathered into one buffer of about
+// its size, the one returned (before: 26 MB of pieces and their join for a 13 MB line).
 func TestLongLineAgainAllocatesOnce(t *testing.T) {
 	msg := append(openDiffMessage(10<<20), '\n')
 	s := jsonrpc.NewLineStream(bytes.NewReader(bytes.Repeat(msg, 2)), nopCloser{io.Discard})
@@ -118,7 +118,7 @@ func (r *repeatReader) Read(p []byte) (int, error) {
 }
 
 // BenchmarkLineStreamReadAgain reads 10 MiB lines one after the other from one stream, as the
-// stdio channel reads an editor's accepts: the scratch buffer is reused.
+// stdio channel reads an editor's accepts: each is gathered into one buffer of its size.
 func BenchmarkLineStreamReadAgain(b *testing.B) {
 	msg := append(openDiffMessage(10<<20), '\n')
 	r := &repeatReader{msg: msg, at: bytes.Index(msg, []byte("limit"))}

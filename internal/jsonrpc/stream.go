@@ -39,13 +39,13 @@ const (
 
 // ioStream frames messages over a byte pipe.
 type ioStream struct {
-	r       *bufio.Reader
-	w       io.Writer
-	closer  io.Closer
-	framing Framing // set once before the first Write; guarded by mu for writers
-	detect  bool
-	max     int    // frame limit; 0 means MaxFrame (tests lower it)
-	scratch []byte // gathers a line longer than r's buffer (readline.go); for the reader only
+	r        *bufio.Reader
+	w        io.Writer
+	closer   io.Closer
+	framing  Framing // set once before the first Write; guarded by mu for writers
+	detect   bool
+	max      int // frame limit; 0 means MaxFrame (tests lower it)
+	lastLong int // the length of the last line longer than r's buffer (readline.go); for the reader only
 
 	mu   sync.Mutex    // guards framing
 	turn chan struct{} // 1-buffered: one write at a time

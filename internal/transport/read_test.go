@@ -68,7 +68,7 @@ func TestReadMessageError(t *testing.T) {
 }
 
 // TestReadMessageConcurrent: clients read at the same time; each gets its own bytes (run with
-// -race: only one of them may use the shared scratch buffer).
+// -race).
 func TestReadMessageConcurrent(t *testing.T) {
 	var wg sync.WaitGroup
 	for g := range 4 {
@@ -86,8 +86,8 @@ func TestReadMessageConcurrent(t *testing.T) {
 	wg.Wait()
 }
 
-// TestReadMessageAgainAllocatesOnce: a second big message reuses the scratch buffer and only
-// allocates the message it returns (before: a doubling buffer, ~24 MB for a 13 MB message).
+// TestReadMessageAgainAllocatesOnce: a big message like the last one is read into one buffer of
+// about its size, the one returned (doubling from 4 KiB allocated ~24 MB for a 13 MB message).
 func TestReadMessageAgainAllocatesOnce(t *testing.T) {
 	msg := message(10<<20, 1)
 	if _, err := readMessage(chunkReader{bytes.NewReader(msg), 64 << 10}); err != nil {
