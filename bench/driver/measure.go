@@ -201,9 +201,10 @@ func openDiffRoundTrips(ctx context.Context, s *sidecar, c *claude, cfg config, 
 	for i := range cfg.diffIters {
 		id, ch := c.reserve()
 		// Each proposal differs (as Claude's do): one letter of the first line changes, so no
-		// sidecar can answer a repeated text from memory. The first is checked in full.
+		// sidecar can answer a repeated text from memory. The first is checked in full. Capitals:
+		// the text's own letter there is the "i" of "if" ('a'+8 made the ninth proposal the first).
 		if i > 0 {
-			contentsJSON[3] = 'a' + byte(i%26)
+			contentsJSON[3] = 'A' + byte(i%26)
 		}
 		req := diffRequest(id, path, tabName(i), contentsJSON)
 		t0 := time.Now()
