@@ -270,7 +270,9 @@ func fanout(ctx context.Context, s *sidecar, clients []*claude, cfg config) (p50
 		c.drain()
 	}
 	var lat []float64
-	next := time.Now()
+	// The first update too comes one interval after the selection before it (listening's last):
+	// sooner, a sidecar that paces selections per client (the bridge: one per 25 ms) holds it.
+	next := time.Now().Add(cfg.debounce)
 	for range cfg.fanUpdates {
 		nextSeq++
 		seq := nextSeq
