@@ -163,7 +163,8 @@ func scanString(d []byte, i int) (int, error) {
 	if end, ok := placedAt(d, i); ok {
 		return end, nil
 	}
-	if end, ok := seenAt(d, i); ok {
+	end, ok, h, hn := seenAt(d, i)
+	if ok {
 		place(d, i, end)
 		return end, nil
 	}
@@ -173,7 +174,10 @@ func scanString(d []byte, i int) (int, error) {
 	}
 	end, err := check(d, i)
 	if err == nil {
-		rememberBig(maphash.Bytes(bigSeed, d[i:end]), end-i)
+		if end-i != hn { // a new text of a remembered length was hashed already
+			h = maphash.Bytes(bigSeed, d[i:end])
+		}
+		rememberBig(h, end-i)
 		place(d, i, end)
 	}
 	return end, err
@@ -204,7 +208,10 @@ type bigEntry struct {
 // search for the end is needed: the n bytes at d[i] that hash like a remembered string of n
 // bytes are that string, quotes included, so it ends there. Only lengths that would end on a
 // quote are hashed, each once.
-func seenAt(d []byte, i int) (int, bool) {
+//
+// h is the hash of d[i:i+hn], the last length it hashed (hn 0: none): a new text of a remembered
+// length need not be hashed again to be remembered.
+func seenAt(d []byte, i int) (end int, ok bool, h uint64, hn int) {
 	bigMu.Lock()
 	seen := bigSeen
 	bigMu.Unlock()
@@ -215,12 +222,12 @@ func seenAt(d []byte, i int) (int, bool) {
 		if slices.ContainsFunc(seen[:k], func(f bigEntry) bool { return f.n == e.n }) {
 			continue // that length was hashed already
 		}
-		h := maphash.Bytes(bigSeed, d[i:i+e.n])
+		h, hn = maphash.Bytes(bigSeed, d[i:i+e.n]), e.n
 		if slices.Contains(seen[k:], bigEntry{h, e.n}) {
-			return i + e.n, true
+			return i + e.n, true, h, hn
 		}
 	}
-	return 0, false
+	return 0, false, h, hn
 }
 
 func rememberBig(h uint64, n int) {
