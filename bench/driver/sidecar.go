@@ -120,8 +120,9 @@ func startSidecar(argv []string, workspace string, stderr io.Writer) (*sidecar, 
 
 func (s *sidecar) read(r *bufio.Reader) {
 	defer close(s.done)
+	lr := lines.NewReader(r)
 	for {
-		line, err := lines.Read(r)
+		line, err := lr.Read()
 		if err != nil {
 			return
 		}

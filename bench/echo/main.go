@@ -83,7 +83,7 @@ func echo(through func([]byte) ([]byte, error)) func(http.ResponseWriter, *http.
 type relay struct {
 	mu  sync.Mutex
 	in  *os.File
-	out *bufio.Reader
+	out *lines.Reader
 }
 
 func startRelay() (*relay, error) {
@@ -104,7 +104,7 @@ func startRelay() (*relay, error) {
 	}
 	inR.Close()
 	outW.Close()
-	return &relay{in: inW, out: bufio.NewReaderSize(outR, 1<<20)}, nil
+	return &relay{in: inW, out: lines.NewReader(bufio.NewReaderSize(outR, 1<<20))}, nil
 }
 
 // trip sends msg to cat as one line and reads it back; writing and reading overlap, as a
@@ -117,7 +117,7 @@ func (r *relay) trip(msg []byte) ([]byte, error) {
 		_, err := (&net.Buffers{msg, []byte{'\n'}}).WriteTo(r.in)
 		werr <- err
 	}()
-	line, err := lines.Read(r.out)
+	line, err := r.out.Read()
 	if err != nil {
 		return nil, err
 	}
