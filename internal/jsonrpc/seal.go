@@ -27,8 +27,8 @@ func Seal(msg []byte) {
 	*s = sealed{base: weak.Make(&msg[0]), n: len(msg)}
 }
 
-// sealed is a sealed message, known by a weak pointer: one that compares equal refers to the
-// same object, never to another allocated at the same address after it was collected.
+// sealed is a sealed message, held by a weak pointer: while the message lives, Value returns it;
+// once it is collected, nil, so memory allocated again at its address is never taken for it.
 type sealed struct {
 	base weak.Pointer[byte]
 	n    int
