@@ -24,8 +24,8 @@ func (s *ioStream) readLine() ([]byte, error) {
 }
 
 // readLineOnce reads up to and including the next newline. A line longer than the read buffer
-// is gathered into a buffer of its own of about the last long line's size (doubling its way
-// there from the first piece otherwise), which is returned sealed (Seal: nothing writes to it
+// is gathered into a buffer of its own of about the last long line's size once it reaches an
+// eighth of it (doubling until then), which is returned sealed (Seal: nothing writes to it
 // again). Fresh memory's pages are faulted in while the line arrives; gathering into a reused
 // buffer and copying out put those faults after it, on the critical path (~4 ms for 13 MB).
 func (s *ioStream) readLineOnce() ([]byte, error) {
@@ -47,7 +47,11 @@ func (s *ioStream) readLineOnce() ([]byte, error) {
 			return bytes.Clone(chunk), err // the common case: the line fits the buffer
 		}
 		if len(buf)+len(chunk) > cap(buf) { // not append: it grows big slices by 1.25x
-			nb := make([]byte, len(buf), max(2*cap(buf), 4*len(chunk), s.lastLong*9/8))
+			c := max(2*cap(buf), 4*len(chunk))
+			if len(buf)+len(chunk) >= s.lastLong/8 { // a small line after a 13 MB one is not given 14 MB
+				c = max(c, s.lastLong*9/8)
+			}
+			nb := make([]byte, len(buf), c)
 			copy(nb, buf)
 			buf = nb
 		}

@@ -7,8 +7,9 @@ import (
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/jsonrpc"
 )
 
-// bigRead is the size from which a message counts as big: one that reaches it is read into a
-// buffer of about the last big message's size (lastBig) instead of doubling its way there.
+// bigRead is the size from which a message counts as big: one that reaches it and an eighth of
+// the last big message's size (lastBig) is read into a buffer of about that size instead of
+// doubling its way there. (A small proposal after a 13 MB one is not given 14 MB.)
 const bigRead = 64 << 10
 
 // lastBig is the size of the last big message read by any client.
@@ -25,8 +26,8 @@ func readMessage(r io.Reader) ([]byte, error) {
 	for {
 		if len(buf) == cap(buf) {
 			more := cap(buf) // double: appending grows big slices by 1.25x
-			if len(buf) >= bigRead {
-				more = max(more, int(lastBig.Load())*9/8-len(buf))
+			if lb := int(lastBig.Load()); len(buf) >= bigRead && len(buf) >= lb/8 {
+				more = max(more, lb*9/8-len(buf))
 			}
 			nb := make([]byte, len(buf), len(buf)+more) // not slices.Grow: under -race it also allocates a temporary of that size
 			copy(nb, buf)
