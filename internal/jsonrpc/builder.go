@@ -43,15 +43,6 @@ func (b *Builder) Ref(p []byte) {
 	b.done = append(b.done, p)
 }
 
-// Len is the size of the message so far.
-func (b *Builder) Len() int {
-	n := len(b.cur)
-	for _, p := range b.done {
-		n += len(p)
-	}
-	return n
-}
-
 // Pieces returns the message: one piece unless Ref kept a big text apart. The Builder must not
 // be used afterwards.
 func (b *Builder) Pieces() net.Buffers {

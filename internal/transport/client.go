@@ -98,11 +98,7 @@ func (c *Client) Read(ctx context.Context) ([]byte, error) {
 
 // Write queues msg; it fails (and closes the client) when the queue is full.
 func (c *Client) Write(ctx context.Context, msg []byte) error {
-	c.Send(msg)
-	if c.ctx.Err() != nil {
-		return ErrQueueFull
-	}
-	return nil
+	return c.WritePieces(ctx, net.Buffers{msg})
 }
 
 // WritePieces is Write for a message in pieces (jsonrpc.PiecesWriter): it goes out as one
