@@ -13,11 +13,11 @@ import (
 // bridgeBin is the bridge binary built for this run.
 var bridgeBin string
 
-// pluginDir is editors/nvim, put on 'runtimepath'.
+// pluginDir is the repository root, where plugin/, lua/ and doc/ sit; put on 'runtimepath'.
 var pluginDir string
 
 func TestMain(m *testing.M) {
 	_, file, _, _ := runtime.Caller(0)
-	pluginDir = filepath.Dir(filepath.Dir(file))
+	pluginDir = filepath.Dir(filepath.Dir(filepath.Dir(file)))
 	testbin.Main(m, &bridgeBin)
 }
