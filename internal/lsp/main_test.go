@@ -3,12 +3,19 @@ package lsp_test
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
 	"testing"
 
 	"go.uber.org/goleak"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m, goleak.Cleanup(func(int) {
+		if fakeBin != "" {
+			os.RemoveAll(filepath.Dir(fakeBin))
+		}
+	}))
+}
 
 // serverBin finds a language server for a test: $ENV, else name on $PATH. Without one the test
 // is skipped, except under CI (CI=true), where scripts/test installs them and a skip would hide
