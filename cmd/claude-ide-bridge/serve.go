@@ -17,6 +17,7 @@ import (
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/editors/terminal"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/lsp"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/pathmap"
 )
 
 var errUsage = errors.New("usage")
@@ -36,9 +37,11 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		keepalive  = fs.Duration("keepalive", 30*time.Second, "WebSocket ping interval; a client that does not answer within it is closed")
 		maxClients = fs.Int("max-clients", 64, "most Claude connections at once; more are refused with 503")
 		edTimeout  = fs.Duration("editor-timeout", 10*time.Second, "with --stdio: how long to wait for the editor's answer (showDiff 3x, executeCode 10x)")
-		lspFlags   listFlag
+		lspFlags   stringList
+		pathMaps   stringList
 	)
 	fs.Var(&lspFlags, "lsp", "language server for getDiagnostics: EXT=COMMAND (repeatable, e.g. .go=gopls), auto (the common ones on $PATH) or none; default without --stdio: auto")
+	fs.Var(&pathMaps, "path-map", "with --stdio: LOCAL=REMOTE, the editor's path prefix and the same folder here (repeatable; longest prefix wins; docs/remote.md)")
 	if err := fs.Parse(args); err != nil {
 		return errUsage
 	}
@@ -69,13 +72,22 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		fmt.Fprintln(stderr, err)
 		return errUsage
 	}
+	pm, err := pathmap.Parse(pathMaps)
+	if err != nil {
+		fmt.Fprintln(stderr, "--path-map:", err)
+		return errUsage
+	}
+	if !pm.Empty() && !*useStdio {
+		fmt.Fprintln(stderr, "--path-map needs --stdio: the terminal mode runs where Claude runs")
+		return errUsage
+	}
 	if *useStdio {
 		// stdout belongs to the protocol: nothing else may write there.
 		w, ok := stdout.(io.WriteCloser)
 		if !ok {
 			w = nopCloser{stdout}
 		}
-		return stdio.Serve(ctx, stdin, w, stdio.Options{Port: *port, Trace: traceW, Log: log, EditorTimeout: *edTimeout, Keepalive: *keepalive, MaxClients: *maxClients, LSP: servers})
+		return stdio.Serve(ctx, stdin, w, stdio.Options{Port: *port, Trace: traceW, Log: log, EditorTimeout: *edTimeout, Keepalive: *keepalive, MaxClients: *maxClients, LSP: servers, PathMap: pm})
 	}
 	switch terminal.Auto(*auto) {
 	case terminal.Ask, terminal.Accept, terminal.Reject:
@@ -119,12 +131,6 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	fmt.Fprintln(stdout, "\nclaude-ide-bridge: stopping")
 	return nil
 }
-
-// listFlag is a repeatable string flag.
-type listFlag []string
-
-func (l *listFlag) String() string     { return strings.Join(*l, " ") }
-func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 
 // lspServers turns the --lsp values into servers: EXT=COMMAND as given, "auto" adds the common
 // servers found on $PATH for the extensions not given, "none" none at all. Without a value,
@@ -177,6 +183,16 @@ func exportLines(env map[string]string) string {
 		s += fmt.Sprintf("  export %s=%q\n", k, env[k])
 	}
 	return s
+}
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (l *stringList) String() string { return strings.Join(*l, " ") }
+
+func (l *stringList) Set(v string) error {
+	*l = append(*l, v)
+	return nil
 }
 
 type nopCloser struct{ io.Writer }

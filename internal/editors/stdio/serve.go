@@ -20,6 +20,7 @@ import (
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/jsonrpc"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/lsp"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/mcp"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/pathmap"
 )
 
 // Options configure Serve.
@@ -41,6 +42,9 @@ type Options struct {
 	// LSP are language servers that answer getDiagnostics when the editor declares no
 	// diagnostics capability of its own (Nova). They run in the first workspace folder.
 	LSP []lsp.ServerConfig
+	// PathMap translates every path between the editor (LOCAL) and the bridge (REMOTE) when
+	// the editor runs on another machine (pathmap.go). Empty: paths pass as they are.
+	PathMap *pathmap.Map
 }
 
 // Serve speaks the editor protocol on r/w until r ends, the editor's pid dies or ctx ends. Then
@@ -56,7 +60,7 @@ func Serve(ctx context.Context, r io.Reader, w io.WriteCloser, opt Options) erro
 	growPipe(r)
 	growPipe(w)
 	in := newInput(r)
-	s.conn = jsonrpc.NewConn(jsonrpc.NewDetectStream(in, closers{w, w, in}), s.handle)
+	s.conn = jsonrpc.NewConn(jsonrpc.NewDetectStream(in, closers{w, w, in}), s.handler())
 	s.conn.OnError = func(err error) { opt.Log.Warn("editor message", "err", err) }
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -238,7 +242,7 @@ func (s *server) initialize(req *jsonrpc.Request) (any, error) {
 	}
 	track := p.TrackSelection == nil || *p.TrackSelection
 	conn := s.conn
-	var editor ide.Editor = remote{conn}
+	editor := s.editor(conn)
 	info := ide.EditorInfo{Name: p.Name, Caps: p.Capabilities, Encoding: p.PositionEncoding, TrackSelection: track, Timeout: s.opt.EditorTimeout}
 	var m *lsp.Manager
 	if len(s.opt.LSP) > 0 && !info.Caps.Diagnostics {
