@@ -49,6 +49,10 @@ type Editor struct {
 	cancel  context.CancelFunc // cancels the current prompt
 	wake    chan struct{}
 	once    sync.Once
+
+	opener   *Opener       // --open-cmd (open.go); nil: openFile only prints
+	openTerm bool          // the editor gets the terminal
+	opens    chan []string // editor commands waiting for the Run loop
 }
 
 // Close stops asking for input. A read already waiting on the input ends when the input does.
@@ -89,7 +93,12 @@ func (e *Editor) Bind(d Decider) { e.mu.Lock(); e.d = d; e.mu.Unlock() }
 // Run reviews diffs one at a time until ctx ends.
 func (e *Editor) Run(ctx context.Context) {
 	pendingRead := false
+	opens := e.openReady()
 	for {
+		if argv := e.nextOpen(); argv != nil {
+			e.runOpen(ctx, argv)
+			continue
+		}
 		e.mu.Lock()
 		var p *ide.ShowDiffParams
 		if len(e.queue) > 0 {
@@ -107,6 +116,9 @@ func (e *Editor) Run(ctx context.Context) {
 			case <-ctx.Done():
 				return
 			case <-e.wake:
+				continue
+			case argv := <-opens:
+				e.runOpen(ctx, argv)
 				continue
 			}
 		}
@@ -275,6 +287,7 @@ func (e *Editor) OpenFile(ctx context.Context, p ide.OpenFileParams) (ide.OpenFi
 		where = fmt.Sprintf(" (lines %d-%d)", p.Selection.Start.Line+1, p.Selection.End.Line+1)
 	}
 	fmt.Fprintf(e.out, "\nClaude opened %s%s\n", p.FilePath, where)
+	e.queueOpen(p)
 	return ide.OpenFileResult{}, nil
 }
 
