@@ -62,7 +62,7 @@ func TestServeOpenCmd(t *testing.T) {
 	s.waitFor(t, reText("Claude opened "))
 }
 
-// Without --open-cmd, $VISUAL chooses (vim-like: +LINE FILE); --open-cmd '' only prints.
+// Without --open-cmd, $VISUAL chooses (vim-like: +LINE FILE); --open-cmd ” only prints.
 func TestServeOpenCmdFromVisual(t *testing.T) {
 	h := newHome(t)
 	script, out := recorder(t)
