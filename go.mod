@@ -7,4 +7,7 @@ require (
 	github.com/coder/websocket v1.8.15
 	github.com/creack/pty v1.1.24
 	go.uber.org/goleak v1.3.0
+	golang.org/x/term v0.48.0
 )
+
+require golang.org/x/sys v0.50.0 // indirect

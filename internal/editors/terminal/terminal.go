@@ -13,8 +13,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/aymanbagabas/go-udiff"
-
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
 )
 
@@ -53,6 +51,9 @@ type Editor struct {
 	opener   *Opener       // --open-cmd (open.go); nil: openFile only prints
 	openTerm bool          // the editor gets the terminal
 	opens    chan []string // editor commands waiting for the Run loop
+
+	autoQ       []autoShown // answered by --auto, to print (auto.go)
+	autoDropped int
 }
 
 // Close stops asking for input. A read already waiting on the input ends when the input does.
@@ -99,6 +100,10 @@ func (e *Editor) Run(ctx context.Context) {
 			e.runOpen(ctx, argv)
 			continue
 		}
+		if a, ok := e.nextAuto(); ok {
+			e.printAuto(a.p, a.old)
+			continue
+		}
 		e.mu.Lock()
 		var p *ide.ShowDiffParams
 		if len(e.queue) > 0 {
@@ -137,41 +142,15 @@ func (e *Editor) paint(code, s string) string {
 	return "\x1b[" + code + "m" + s + "\x1b[0m"
 }
 
-func (e *Editor) printDiff(p ide.ShowDiffParams) {
-	old, _ := os.ReadFile(p.FilePath)
-	fmt.Fprintf(e.out, "\n%s\n", e.paint("1", "Claude proposes a change to "+p.FilePath))
-	d := udiff.Unified("a"+p.FilePath, "b"+p.FilePath, string(old), p.NewContents.String())
-	for _, l := range strings.SplitAfter(d, "\n") {
-		switch {
-		case strings.HasPrefix(l, "+++"), strings.HasPrefix(l, "---"):
-			l = e.paint("1", l)
-		case strings.HasPrefix(l, "+"):
-			l = e.paint("32", l)
-		case strings.HasPrefix(l, "-"):
-			l = e.paint("31", l)
-		case strings.HasPrefix(l, "@@"):
-			l = e.paint("36", l)
-		}
-		fmt.Fprint(e.out, l)
-	}
-}
-
 // review shows one diff and settles it. It returns whether a line read is still outstanding.
 func (e *Editor) review(ctx context.Context, p ide.ShowDiffParams, pendingRead bool) bool {
-	e.printDiff(p)
+	pr := diffProposal(p.FilePath, readOld(p.FilePath), p.NewContents.String())
+	fmt.Fprintf(e.out, "\n%s\n", e.paint("1", "Claude proposes a change to "+clean(p.FilePath)))
+	e.showDiff(pr) // through the pager when long (pager.go)
+	fmt.Fprintln(e.out, e.paint("1", pr.Summary()))
 	e.mu.Lock()
 	d := e.d
 	e.mu.Unlock()
-	switch e.auto {
-	case Accept:
-		fmt.Fprintln(e.out, "auto: accepted")
-		d.DiffAccepted(p.TabName, p.NewContents.String())
-		return pendingRead
-	case Reject:
-		fmt.Fprintln(e.out, "auto: rejected")
-		d.DiffRejected(p.TabName)
-		return pendingRead
-	}
 	for {
 		fmt.Fprint(e.out, e.paint("1", "Accept this change? [y]es / [n]o / [e]dit, then accept: "))
 		if !pendingRead {
@@ -252,8 +231,13 @@ func sanitize(path string) string {
 	}, base)
 }
 
-// ShowDiff queues the diff for review and returns at once.
+// ShowDiff queues the diff for review and returns at once. With --auto it answers first and
+// queues the diff only to be printed (auto.go).
 func (e *Editor) ShowDiff(ctx context.Context, p ide.ShowDiffParams) error {
+	if e.auto != Ask {
+		e.queueAuto(p, e.autoDecide(p))
+		return nil
+	}
 	e.mu.Lock()
 	e.queue = append(e.queue, p)
 	e.mu.Unlock()
