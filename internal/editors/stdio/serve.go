@@ -18,6 +18,7 @@ import (
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/jsonrpc"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/mcp"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/pathmap"
 )
 
 // Options configure Serve.
@@ -36,6 +37,9 @@ type Options struct {
 	Keepalive time.Duration
 	// MaxClients bounds concurrent Claude connections (default 64).
 	MaxClients int
+	// PathMap translates every path between the editor (LOCAL) and the bridge (REMOTE) when
+	// the editor runs on another machine (pathmap.go). Empty: paths pass as they are.
+	PathMap *pathmap.Map
 }
 
 // Serve speaks the editor protocol on r/w until r ends, the editor's pid dies or ctx ends. Then
@@ -51,7 +55,7 @@ func Serve(ctx context.Context, r io.Reader, w io.WriteCloser, opt Options) erro
 	growPipe(r)
 	growPipe(w)
 	in := newInput(r)
-	s.conn = jsonrpc.NewConn(jsonrpc.NewDetectStream(in, closers{w, w, in}), s.handle)
+	s.conn = jsonrpc.NewConn(jsonrpc.NewDetectStream(in, closers{w, w, in}), s.handler())
 	s.conn.OnError = func(err error) { opt.Log.Warn("editor message", "err", err) }
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -230,7 +234,7 @@ func (s *server) initialize(req *jsonrpc.Request) (any, error) {
 	track := p.TrackSelection == nil || *p.TrackSelection
 	conn := s.conn
 	b, err := bridge.Start(bridge.Config{
-		Editor:    remote{conn},
+		Editor:    s.editor(conn),
 		Info:      ide.EditorInfo{Name: p.Name, Caps: p.Capabilities, Encoding: p.PositionEncoding, TrackSelection: track, Timeout: s.opt.EditorTimeout},
 		Folders:   p.WorkspaceFolders,
 		PID:       p.PID,
