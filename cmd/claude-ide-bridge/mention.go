@@ -10,6 +10,7 @@ import (
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/remote"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/termtext"
 )
 
 // cmdMention is `mention PATH[:START[-END]]` and `select PATH[:START[-END]]`: it finds the bridge
@@ -39,7 +40,7 @@ func cmdMention(ctx context.Context, verb string, args []string, stdout, stderr 
 	}
 	b, err := remote.Find(discovery.Dirs(), path)
 	if errors.Is(err, remote.ErrNoBridge) {
-		return fmt.Errorf("no running claude-ide-bridge serves %s: start `claude-ide-bridge serve` in its workspace, or open it in an editor with the plugin", path)
+		return fmt.Errorf("no running claude-ide-bridge serves %s: start `claude-ide-bridge serve` in its workspace, or open it in an editor with the plugin", termtext.Line(path))
 	}
 	if err != nil {
 		return err
@@ -48,21 +49,22 @@ func cmdMention(ctx context.Context, verb string, args []string, stdout, stderr 
 	if t.Start > 0 {
 		req.Lines = []int{t.Start, t.End}
 	}
-	where := remote.Target{Path: shortPath(path, b.Folder), Start: t.Start, End: t.End}.String()
+	// Paths and the lock's ideName are shown escaped (termtext): a file name can hold anything.
+	where := termtext.Line(remote.Target{Path: shortPath(path, b.Folder), Start: t.Start, End: t.End}.String())
 	endpoint := remote.PathMention
 	if verb == "select" {
 		endpoint = remote.PathSelect
 	}
 	reply, err := remote.Send(ctx, b, endpoint, req)
 	if err != nil {
-		return err
+		return errors.New(termtext.Line(err.Error())) // the bridge's reason names the path
 	}
 	if *quiet {
 		return nil
 	}
 	switch {
 	case reply.Held:
-		fmt.Fprintf(stdout, "mentioned %s: no Claude session is connected to %s yet; it is held for 30 s\n", where, b.IDE)
+		fmt.Fprintf(stdout, "mentioned %s: no Claude session is connected to %s yet; it is held for 30 s\n", where, termtext.Line(b.IDE))
 	case verb == "mention":
 		fmt.Fprintf(stdout, "mentioned %s to %d Claude session(s)\n", where, reply.Sessions)
 	default:

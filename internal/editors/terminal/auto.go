@@ -6,6 +6,8 @@ import (
 	"os"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/termtext"
 )
 
 // maxOldFile bounds how much of the file on disk is read to diff a proposal against; the
@@ -57,7 +59,7 @@ func (e *Editor) autoDecide(p ide.ShowDiffParams) (old string) {
 func (e *Editor) printAuto(p ide.ShowDiffParams, old string) {
 	pr := diffProposal(p.FilePath, old, p.NewContents.String())
 	_, rows := screen(e.out)
-	fmt.Fprintf(e.out, "\n%s\n", e.paint("1", "Claude proposes a change to "+clean(p.FilePath)+": "+pr.Summary()))
+	fmt.Fprintf(e.out, "\n%s\n", e.paint("1", "Claude proposes a change to "+termtext.Line(p.FilePath)+": "+pr.Summary()))
 	if left := pr.render(e.out, max(rows-4, 5), e.paint); left > 0 {
 		fmt.Fprintf(e.out, "... %d more %s not shown\n", left, plural(left, "line", "lines"))
 	}

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/aymanbagabas/go-udiff"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/termtext"
 )
 
 // maxLineDiff bounds the changed region (old and new together, after the common first and last
@@ -156,7 +158,7 @@ func (p proposal) render(w io.Writer, max int, paint func(code, s string) string
 		bw.WriteByte('\n')
 		return true
 	}
-	if !put("1", "--- a"+clean(p.path)) || !put("1", "+++ b"+clean(p.path)) {
+	if !put("1", "--- a"+termtext.Line(p.path)) || !put("1", "+++ b"+termtext.Line(p.path)) {
 		return total - n
 	}
 	for _, h := range p.hunks {
@@ -191,7 +193,7 @@ func (p proposal) render(w io.Writer, max int, paint func(code, s string) string
 			if nl {
 				text = strings.TrimSuffix(text, "\r") // CRLF: the line break, not text to show
 			}
-			ok := put(code, mark+clean(text))
+			ok := put(code, mark+termtext.Text(text))
 			if ok && !nl {
 				ok = put("", `\ No newline at end of file`)
 			}

@@ -14,6 +14,8 @@ import (
 	"sync"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/termtext"
 )
 
 // Auto answers for the user.
@@ -145,7 +147,7 @@ func (e *Editor) paint(code, s string) string {
 // review shows one diff and settles it. It returns whether a line read is still outstanding.
 func (e *Editor) review(ctx context.Context, p ide.ShowDiffParams, pendingRead bool) bool {
 	pr := diffProposal(p.FilePath, readOld(p.FilePath), p.NewContents.String())
-	fmt.Fprintf(e.out, "\n%s\n", e.paint("1", "Claude proposes a change to "+clean(p.FilePath)))
+	fmt.Fprintf(e.out, "\n%s\n", e.paint("1", "Claude proposes a change to "+termtext.Line(p.FilePath)))
 	e.showDiff(pr) // through the pager when long (pager.go)
 	fmt.Fprintln(e.out, e.paint("1", pr.Summary()))
 	e.mu.Lock()
@@ -270,7 +272,7 @@ func (e *Editor) OpenFile(ctx context.Context, p ide.OpenFileParams) (ide.OpenFi
 	if p.Selection != nil {
 		where = fmt.Sprintf(" (lines %d-%d)", p.Selection.Start.Line+1, p.Selection.End.Line+1)
 	}
-	fmt.Fprintf(e.out, "\nClaude opened %s%s\n", p.FilePath, where)
+	fmt.Fprintf(e.out, "\nClaude opened %s%s\n", termtext.Line(p.FilePath), where)
 	e.queueOpen(p)
 	return ide.OpenFileResult{}, nil
 }
