@@ -7,6 +7,7 @@
 //	claude-ide-bridge mention PATH[:START[-END]]  (an @-mention from the shell)
 //	claude-ide-bridge select PATH[:START[-END]]   (the current selection, from the shell)
 //	claude-ide-bridge probe [--port N | --lock FILE] [--checks LIST] [--diff] [--timeout D]
+//	claude-ide-bridge doctor [--cwd DIR]   (why claude started here does not see the editor)
 package main
 
 import (
@@ -35,6 +36,7 @@ Usage:
   claude-ide-bridge select PATH[:START[-END]]
                                       make those lines the selection Claude sees
   claude-ide-bridge probe [flags]     check any IDE server against the protocol
+  claude-ide-bridge doctor [--cwd D]  explain why claude started here would not see the editor
   claude-ide-bridge version
 
 Run "claude-ide-bridge <command> -h" for a command's flags.
@@ -96,6 +98,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		err = cmdMention(ctx, args[0], args[1:], stdout, stderr)
 	case "probe":
 		err = cmdProbe(ctx, args[1:], stdout, stderr)
+	case "doctor":
+		err = cmdDoctor(args[1:], stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, "claude-ide-bridge", version)
 	case "help", "-h", "--help":
@@ -107,6 +111,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		if err == errUsage {
 			return 2
+		}
+		if err == errFindings {
+			return 1
 		}
 		fmt.Fprintln(stderr, "claude-ide-bridge:", err)
 		return 1
