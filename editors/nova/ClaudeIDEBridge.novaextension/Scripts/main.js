@@ -181,6 +181,7 @@ class ClaudeBridgeExtension {
     const params = mentionOf(target, wholeFile);
     if (!params) throw new Error("save the file first: Claude can only be sent files with a path");
     await this.start(false);
+    if (!this.session) throw new Error("the bridge is not running");
     const result = await this.session.request("atMentioned", params);
     if (result && result.held) {
       this.tell("Sent to Claude when it connects", "No Claude is connected; the mention waits 30 seconds for one.");
