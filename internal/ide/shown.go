@@ -24,3 +24,8 @@ func (m *Model) DiffRejectedShown(tab string, seq uint64) error { return m.rejec
 func errReplaced(tab string) error {
 	return jsonrpc.Errorf(jsonrpc.CodeUnknownDiff, "the proposal shown for %q was replaced or closed", tab)
 }
+
+// DiffAcceptedShownText is DiffAcceptedShown with the text as it came in JSON (see Text).
+func (m *Model) DiffAcceptedShownText(tab string, seq uint64, text Text) error {
+	return m.accept(tab, seq, text)
+}

@@ -26,15 +26,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/aymanbagabas/go-udiff"
-
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/termtext"
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/userfile"
-)
 
-// maxOld bounds how much of the current file is read to show the diff.
-const maxOld = 64 << 20
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/termtext"
+)
 
 // typeAheadGuard: after a replaced proposal's prompt is withdrawn, a line that arrives this soon
 // after the new proposal is displayed was typed for the old one and is not taken as an answer.
@@ -65,15 +60,24 @@ type Editor struct {
 	color  bool
 	editor string // $EDITOR
 
-	mu       sync.Mutex
-	d        Decider
-	queue    []ide.ShowDiffParams
-	current  string             // tab under review
-	cancel   context.CancelFunc // cancels the current prompt
-	replaced bool               // the current prompt was cancelled by a same-name proposal
-	guard    time.Duration      // typeAheadGuard (tests shorten it)
-	wake     chan struct{}
+	mu      sync.Mutex
+	d       Decider
+	queue   []ide.ShowDiffParams
+	current string             // tab under review
+	cancel  context.CancelFunc // cancels the current prompt
+	wake    chan struct{}
+	// replaced: the current prompt was cancelled by a same-name proposal; guard is
+	// typeAheadGuard (tests change it).
+	replaced bool
+	guard    time.Duration
 	once     sync.Once
+
+	opener   *Opener       // --open-cmd (open.go); nil: openFile only prints
+	openTerm bool          // the editor gets the terminal
+	opens    chan []string // editor commands waiting for the Run loop
+
+	autoQ       []autoShown // answered by --auto, to print (auto.go)
+	autoDropped int
 }
 
 // Close stops asking for input. A read already waiting on the input ends when the input does.
@@ -114,7 +118,16 @@ func (e *Editor) Bind(d Decider) { e.mu.Lock(); e.d = d; e.mu.Unlock() }
 // Run reviews diffs one at a time until ctx ends.
 func (e *Editor) Run(ctx context.Context) {
 	pendingRead, afterReplace := false, false
+	opens := e.openReady()
 	for {
+		if argv := e.nextOpen(); argv != nil {
+			e.runOpen(ctx, argv)
+			continue
+		}
+		if a, ok := e.nextAuto(); ok {
+			e.printAuto(a.p, a.old)
+			continue
+		}
 		e.mu.Lock()
 		var p *ide.ShowDiffParams
 		if len(e.queue) > 0 {
@@ -132,6 +145,9 @@ func (e *Editor) Run(ctx context.Context) {
 			case <-ctx.Done():
 				return
 			case <-e.wake:
+				continue
+			case argv := <-opens:
+				e.runOpen(ctx, argv)
 				continue
 			}
 		}
@@ -151,50 +167,16 @@ func (e *Editor) paint(code, s string) string {
 	return "\x1b[" + code + "m" + s + "\x1b[0m"
 }
 
-func (e *Editor) printDiff(p ide.ShowDiffParams) {
-	path := termtext.Line(p.FilePath)
-	fmt.Fprintf(e.out, "\n%s\n", e.paint("1", "Claude proposes a change to "+path))
-	var old []byte
-	if p.FileExists {
-		var err error
-		if old, err = userfile.Read(p.FilePath, maxOld); err != nil {
-			fmt.Fprintf(e.out, "(the current file cannot be shown: %s; the proposal is shown as a new file)\n", termtext.Line(err.Error()))
-		}
-	}
-	d := udiff.Unified("a"+p.FilePath, "b"+p.FilePath, string(old), p.NewContents.String())
-	for _, l := range strings.SplitAfter(d, "\n") {
-		l = termtext.Text(l)
-		switch {
-		case strings.HasPrefix(l, "+++"), strings.HasPrefix(l, "---"):
-			l = e.paint("1", l)
-		case strings.HasPrefix(l, "+"):
-			l = e.paint("32", l)
-		case strings.HasPrefix(l, "-"):
-			l = e.paint("31", l)
-		case strings.HasPrefix(l, "@@"):
-			l = e.paint("36", l)
-		}
-		fmt.Fprint(e.out, l)
-	}
-}
-
 // review shows one diff and settles it. It returns whether a line read is still outstanding.
 func (e *Editor) review(ctx context.Context, p ide.ShowDiffParams, pendingRead, afterReplace bool) bool {
-	e.printDiff(p)
+	pr := diffProposal(p.FilePath, readOld(p.FilePath), p.NewContents.String())
+	fmt.Fprintf(e.out, "\n%s\n", e.paint("1", "Claude proposes a change to "+termtext.Line(p.FilePath)))
+	e.showDiff(pr) // through the pager when long (pager.go)
+	fmt.Fprintln(e.out, e.paint("1", pr.Summary()))
 	shownAt := time.Now()
 	e.mu.Lock()
 	d := e.d
 	e.mu.Unlock()
-	switch e.auto {
-	case Accept:
-		fmt.Fprintln(e.out, "auto: accepted")
-		e.report(d.DiffAcceptedShown(p.TabName, p.Seq, p.NewContents.String()))
-		return pendingRead
-	case Reject:
-		fmt.Fprintln(e.out, "auto: rejected")
-		e.report(d.DiffRejectedShown(p.TabName, p.Seq))
-		return pendingRead
-	}
 	for {
 		fmt.Fprint(e.out, e.paint("1", "Accept this change? [y]es / [n]o / [e]dit, then accept: "))
 		if !pendingRead {
@@ -287,17 +269,22 @@ func (e *Editor) edit(p ide.ShowDiffParams) (string, error) {
 func sanitize(path string) string {
 	base := path[strings.LastIndex(path, "/")+1:]
 	return strings.Map(func(r rune) rune {
-		if r == '/' || r == '*' || r < 0x20 || r == 0x7f || termtext.Line(string(r)) != string(r) {
+		if r == '/' || r == '*' || termtext.Line(string(r)) != string(r) {
 			return '_'
 		}
 		return r
 	}, base)
 }
 
-// ShowDiff queues the diff for review and returns at once. A diff with the name of one queued
-// takes its place; one with the name of the diff under review withdraws that prompt and is
-// reviewed next.
+// ShowDiff queues the diff for review and returns at once. With --auto it answers first and
+// queues the diff only to be printed (auto.go).
 func (e *Editor) ShowDiff(ctx context.Context, p ide.ShowDiffParams) error {
+	if e.auto != Ask {
+		e.queueAuto(p, e.autoDecide(p))
+		return nil
+	}
+	// A diff with the name of one queued takes its place; one with the name of the diff under
+	// review withdraws that prompt and is reviewed next.
 	e.mu.Lock()
 	switch i := e.queued(p.TabName); {
 	case e.current == p.TabName && e.cancel != nil:
@@ -349,6 +336,7 @@ func (e *Editor) OpenFile(ctx context.Context, p ide.OpenFileParams) (ide.OpenFi
 		where = fmt.Sprintf(" (lines %d-%d)", p.Selection.Start.Line+1, p.Selection.End.Line+1)
 	}
 	fmt.Fprintf(e.out, "\nClaude opened %s%s\n", termtext.Line(p.FilePath), where)
+	e.queueOpen(p)
 	return ide.OpenFileResult{}, nil
 }
 

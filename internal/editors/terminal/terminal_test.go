@@ -12,29 +12,25 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
-
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
-
-// screen is the terminal's output, safe to read while the reviewer writes.
-type screen struct {
+// tscreen is the terminal's output, safe to read while the reviewer writes.
+type tscreen struct {
 	mu sync.Mutex
 	b  bytes.Buffer
 }
 
-func (s *screen) Write(p []byte) (int, error) { s.mu.Lock(); defer s.mu.Unlock(); return s.b.Write(p) }
-func (s *screen) String() string              { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
+func (s *tscreen) Write(p []byte) (int, error) { s.mu.Lock(); defer s.mu.Unlock(); return s.b.Write(p) }
+func (s *tscreen) String() string              { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
 
-// waitFor waits (a bounded few seconds) until the screen shows want n times.
-func (s *screen) waitFor(t *testing.T, want string, n int) {
+// waitFor waits (a bounded few seconds) until the tscreen shows want n times.
+func (s *tscreen) waitFor(t *testing.T, want string, n int) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for strings.Count(s.String(), want) < n {
 		if time.Now().After(deadline) {
-			t.Fatalf("screen never showed %q %d times; it shows:\n%s", want, n, s.String())
+			t.Fatalf("tscreen never showed %q %d times; it shows:\n%s", want, n, s.String())
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
@@ -43,7 +39,7 @@ func (s *screen) waitFor(t *testing.T, want string, n int) {
 type rig struct {
 	m      *ide.Model
 	ed     *Editor
-	scr    *screen
+	scr    *tscreen
 	typing *io.PipeWriter
 	dir    string
 }
@@ -52,7 +48,7 @@ type rig struct {
 func newRig(t *testing.T) *rig {
 	t.Helper()
 	in, typing := io.Pipe()
-	scr := &screen{}
+	scr := &tscreen{}
 	ed := New(in, scr, Ask, false)
 	ed.guard = 0
 	dir := t.TempDir()
@@ -115,12 +111,12 @@ func TestReviewerEscapesProposal(t *testing.T) {
 	out := r.scr.String()
 	for _, bad := range []string{"\r", "\x1b", "\x07", "\u202e"} {
 		if strings.Contains(out, bad) {
-			t.Errorf("screen holds raw %q:\n%q", bad, out)
+			t.Errorf("tscreen holds raw %q:\n%q", bad, out)
 		}
 	}
 	for _, want := range []string{`+evil();\r\x1b[2K+# formatting only`, `\x1b[8mhidden`, `\x1b]52;c;ZXZpbA==\x07`, `abc\u202egnp`, `a\x1b]0;pwned\x07.go`} {
 		if !strings.Contains(out, want) {
-			t.Errorf("screen does not show %q:\n%s", want, out)
+			t.Errorf("tscreen does not show %q:\n%s", want, out)
 		}
 	}
 	io.WriteString(r.typing, "n\n")
@@ -134,8 +130,8 @@ func TestReviewerEscapesProposal(t *testing.T) {
 	}
 }
 
-// Issue 15 item 4: client B reusing A's tab name while A's proposal is on screen replaced A's
-// diff (the spec's rule, kept), but the screen still showed A and `y` answered B with A's text.
+// Issue 15 item 4: client B reusing A's tab name while A's proposal is on tscreen replaced A's
+// diff (the spec's rule, kept), but the tscreen still showed A and `y` answered B with A's text.
 // Now A's prompt is withdrawn with a message, B's proposal is shown, and `y` answers B with B's.
 func TestReviewerAnswersTheProposalShown(t *testing.T) {
 	r := newRig(t)
