@@ -204,10 +204,11 @@ function M.open(cmd, env, opts, args)
   p.open(M.command(cmd, args), env, opts or {})
 end
 
---- :ClaudeCode: hides claude when its window is the current one, else as open().
+--- :ClaudeCode: hides claude when its window is the current one and it runs,
+--- else as open() (which also starts a new claude in place of one that exited).
 function M.toggle(cmd, env, opts, args)
   local p = M.provider(opts)
-  if p.is_current() and not (args and #args > 0) then
+  if p.is_current() and p.running() and not (args and #args > 0) then
     p.hide()
     return
   end
