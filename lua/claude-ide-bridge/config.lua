@@ -18,6 +18,7 @@ local M = {}
 ---@field selection_debounce_ms? integer quiet time before a selection is sent (default 50)
 ---@field ide_name? string the name in the CLI's /ide list (default "Neovim (<cwd basename>)")
 ---@field install? { base_url?: string } where :ClaudeCodeInstall downloads releases from
+---@field remote? false|{ cmd: string[], path_map?: table<string, string>, bin?: string, terminal_cmd?: string[], shell?: boolean } bridge and claude on another machine (remote.lua)
 
 M.defaults = {
   bin = nil,
@@ -38,12 +39,15 @@ M.defaults = {
   install = {
     base_url = "https://github.com/claude-ide-bridge/claude-ide-bridge/releases/download",
   },
+  -- Run the bridge and claude on another machine: { cmd = { "ssh", "host" },
+  -- path_map = { [LOCAL] = REMOTE }, bin = "claude-ide-bridge" } (remote.lua).
+  remote = false,
 }
 
 -- Keys allowed in the user's table (the defaults' keys include those whose default is nil).
 local known = {
   bin = true, auto_start = true, terminal_cmd = true, terminal = true, track_selection = true,
-  selection_debounce_ms = true, ide_name = true, install = true,
+  selection_debounce_ms = true, ide_name = true, install = true, remote = true,
 }
 local known_terminal = { provider = true, split = true, size = true, float = true, external_cmd = true, snacks_win = true }
 local known_install = { base_url = true }
@@ -92,6 +96,13 @@ local function validate(o)
     },
     ide_name = { o.ide_name, "string", true },
     install = { o.install, "table" },
+    remote = {
+      o.remote,
+      function(v)
+        return v == false or v == nil or (type(v) == "table" and type(v.cmd) == "table" and #v.cmd > 0)
+      end,
+      "false, or a table whose cmd is a non-empty list (e.g. { \"ssh\", \"host\" })",
+    },
   })
   local t = o.terminal
   check_keys(t, known_terminal, "terminal.")

@@ -194,14 +194,15 @@ function M.command(cmd, args)
   return table.concat(parts, " ")
 end
 
---- Shows and focuses claude (starting it with args when it is not running).
---- A running claude is focused as it is; args then are not applied (warned).
+--- Shows and focuses claude, starting cmd (the full command line, args
+--- included: M.command) when it is not running. A running claude is focused
+--- as it is; args (given for this message only) are then not applied.
 function M.open(cmd, env, opts, args)
   local p = M.provider(opts)
   if args and #args > 0 and p.running() then
     vim.notify("claude-ide-bridge: claude is already running; :ClaudeCodeClose it to start one with " .. table.concat(args, " "), vim.log.levels.WARN)
   end
-  p.open(M.command(cmd, args), env, opts or {})
+  p.open(cmd, env, opts or {})
 end
 
 --- :ClaudeCode: hides claude when its window is the current one and it runs,
