@@ -217,6 +217,13 @@ func TestTreeAddNetrw(t *testing.T) {
 	e.waitMention(t, mention{FilePath: b})
 	lo, hi := min(la, lb), max(la, lb)
 	e.n.ex(t, itoa(lo)+","+itoa(hi)+"ClaudeCodeTreeAdd")
-	e.waitMention(t, mention{FilePath: a})
-	e.waitMention(t, mention{FilePath: b})
+	// The bridge handles each request in its own goroutine: the two may arrive in either order.
+	seen := map[string]bool{}
+	e.c.waitNote(t, "at_mentioned", func(p json.RawMessage) bool {
+		var m mention
+		if json.Unmarshal(p, &m) == nil && m.LineStart == nil {
+			seen[m.FilePath] = true
+		}
+		return seen[a] && seen[b]
+	})
 }
