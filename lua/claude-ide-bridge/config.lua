@@ -16,6 +16,9 @@ M.defaults = {
   selection_debounce_ms = 50,
   -- The editor name Claude shows.
   ide_name = "Neovim",
+  -- Run the bridge and claude on another machine: { cmd = { "ssh", "host" },
+  -- path_map = { [LOCAL] = REMOTE }, bin = "claude-ide-bridge" } (remote.lua).
+  remote = false,
 }
 
 M.options = vim.deepcopy(M.defaults)

@@ -46,8 +46,8 @@ func (e *env) bufLines(t *testing.T, path string) string {
 		return table.concat(vim.api.nvim_buf_get_lines(b, 0, -1, false), "\n")`, path)
 }
 
-// notes are the warnings shown so far that mention s.
-func (e *env) notes(t *testing.T, s string) []string {
+// warnings are the warnings shown so far that mention s.
+func (e *env) warnings(t *testing.T, s string) []string {
 	t.Helper()
 	all := e.n.str(t, `return table.concat(_G.NVT_notes, "\0")`)
 	var out []string
@@ -102,7 +102,7 @@ func TestWatchReloadsUnmodifiedBuffer(t *testing.T) {
 	if e.n.str(t, `return tostring(vim.bo.modified)`) != "false" {
 		t.Error("reloaded buffer is modified")
 	}
-	if n := e.notes(t, "a.txt"); len(n) != 0 {
+	if n := e.warnings(t, "a.txt"); len(n) != 0 {
 		t.Errorf("warnings for an unmodified buffer: %q", n)
 	}
 }
@@ -154,10 +154,10 @@ func TestWatchKeepsModifiedBuffer(t *testing.T) {
 	e.edit(t, path)
 	e.n.lua(t, `vim.api.nvim_buf_set_lines(0, 0, -1, false, {"mine"})`)
 	writeFile(t, path, "claude\n")
-	waitFor(t, "the warning", func() bool { return len(e.notes(t, "m.txt")) > 0 })
+	waitFor(t, "the warning", func() bool { return len(e.warnings(t, "m.txt")) > 0 })
 	// More events for the same change (touching nothing) bring no second warning.
 	time.Sleep(800 * time.Millisecond) // not an assertion: lets late events arrive
-	n := e.notes(t, "m.txt")
+	n := e.warnings(t, "m.txt")
 	if len(n) != 1 {
 		t.Fatalf("warnings naming m.txt: %q, want exactly one", n)
 	}
@@ -180,7 +180,7 @@ func TestWatchKeepsModifiedBuffer(t *testing.T) {
 		t.Fatalf("after :w the file has %q", got)
 	}
 	time.Sleep(300 * time.Millisecond) // not an assertion: lets the write's events arrive
-	if n := e.notes(t, "m.txt"); len(n) != 1 {
+	if n := e.warnings(t, "m.txt"); len(n) != 1 {
 		t.Errorf("warnings after the user's own write: %q", n)
 	}
 	// Once saved, the buffer follows again.
@@ -198,8 +198,8 @@ func TestWatchDeletedFile(t *testing.T) {
 	if err := os.Remove(path); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the warning", func() bool { return len(e.notes(t, "d.txt")) > 0 })
-	if n := e.notes(t, "d.txt"); len(n) != 1 || !strings.Contains(n[0], "deleted") {
+	waitFor(t, "the warning", func() bool { return len(e.warnings(t, "d.txt")) > 0 })
+	if n := e.warnings(t, "d.txt"); len(n) != 1 || !strings.Contains(n[0], "deleted") {
 		t.Errorf("warnings: %q", n)
 	}
 	if got := e.bufLines(t, path); got != "keep" {
