@@ -178,6 +178,10 @@ func TestPathMapEveryMessage(t *testing.T) {
 			if l := readLock(t, r.LockPath); len(l.WorkspaceFolders) != 2 {
 				t.Errorf("lock folders = %q after an unmapped change", l.WorkspaceFolders)
 			}
+			// stderr is copied by its own goroutine here: the line may land after status's answer.
+			for deadline := time.Now().Add(5 * time.Second); !strings.Contains(s.stderr.String(), "nowhere") && time.Now().Before(deadline); {
+				time.Sleep(10 * time.Millisecond)
+			}
 			if !strings.Contains(s.stderr.String(), "nowhere") {
 				t.Errorf("the dropped notification was not logged:\n%s", s.stderr.String())
 			}
