@@ -3,7 +3,6 @@ package transport
 import (
 	"io"
 	"sync/atomic"
-
 )
 
 // bigRead is the size from which a message counts as big: one that reaches it and an eighth of
