@@ -4,7 +4,10 @@
 //	claude-ide-bridge serve --stdio            (run by an editor plugin)
 //	claude-ide-bridge env [--workspace DIR]    (exports for the terminal running claude)
 //	claude-ide-bridge locks [--clean]
+//	claude-ide-bridge mention PATH[:START[-END]]  (an @-mention from the shell)
+//	claude-ide-bridge select PATH[:START[-END]]   (the current selection, from the shell)
 //	claude-ide-bridge probe [--port N | --lock FILE] [--checks LIST] [--diff] [--timeout D]
+//	claude-ide-bridge doctor [--cwd DIR]   (why claude started here does not see the editor)
 package main
 
 import (
@@ -25,7 +28,12 @@ Usage:
   claude-ide-bridge serve --stdio     run as an editor plugin's sidecar (docs/editor-protocol.md)
   claude-ide-bridge env [flags]       print the exports for the terminal running claude
   claude-ide-bridge locks [--clean]   list IDE lock files; --clean removes stale ones
+  claude-ide-bridge mention PATH[:START[-END]]
+                                      @-mention a file or lines (1-based) in Claude
+  claude-ide-bridge select PATH[:START[-END]]
+                                      make those lines the selection Claude sees
   claude-ide-bridge probe [flags]     check any IDE server against the protocol
+  claude-ide-bridge doctor [--cwd D]  explain why claude started here would not see the editor
   claude-ide-bridge version
 
 Run "claude-ide-bridge <command> -h" for a command's flags.
@@ -49,8 +57,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		err = cmdEnv(args[1:], stdout, stderr)
 	case "locks":
 		err = cmdLocks(args[1:], stdout, stderr)
+	case "mention", "select":
+		err = cmdMention(ctx, args[0], args[1:], stdout, stderr)
 	case "probe":
 		err = cmdProbe(ctx, args[1:], stdout, stderr)
+	case "doctor":
+		err = cmdDoctor(args[1:], stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, "claude-ide-bridge", version)
 	case "help", "-h", "--help":
@@ -62,6 +74,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		if err == errUsage {
 			return 2
+		}
+		if err == errFindings {
+			return 1
 		}
 		fmt.Fprintln(stderr, "claude-ide-bridge:", err)
 		return 1

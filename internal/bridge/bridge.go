@@ -18,6 +18,7 @@ import (
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/mcp"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/remote"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/transport"
 )
 
@@ -116,8 +117,21 @@ func Start(cfg Config) (*Bridge, error) {
 			mcp.Serve(ctx, c, b.Model, log)
 		},
 	})
+	control := remote.Handler(b.Model)
 	b.srv = &http.Server{
-		Handler:           b.handler,
+		// The shell's mention and select share the listener and its gate (docs/security.md).
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if !remote.Is(r) {
+				b.handler.ServeHTTP(w, r)
+				return
+			}
+			if status, reason := b.handler.Authorize(r); status != 0 {
+				log.Info("refused shell request", "status", status, "reason", reason, "path", r.URL.Path)
+				http.Error(w, reason, status)
+				return
+			}
+			control.ServeHTTP(w, r)
+		}),
 		ReadHeaderTimeout: 5 * time.Second, // a client that never finishes its handshake is dropped
 		IdleTimeout:       5 * time.Second, // and so is an idle keep-alive connection
 		MaxHeaderBytes:    16 << 10,

@@ -1,0 +1,93 @@
+package stdio_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// goplsForTest finds gopls ($GOPLS, else on PATH) and keeps the go command's caches warm
+// although the sidecar gets a private HOME. Skipped without gopls, except under CI.
+func goplsForTest(t *testing.T) string {
+	t.Helper()
+	gopls := os.Getenv("GOPLS")
+	if gopls == "" {
+		gopls, _ = exec.LookPath("gopls")
+	}
+	if gopls == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("gopls not found ($GOPLS unset, not on PATH): scripts/test installs it")
+		}
+		t.Skip("gopls not found ($GOPLS unset, not on PATH)")
+	}
+	out, err := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "env", "GOCACHE", "GOMODCACHE", "GOPATH").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := strings.Split(strings.TrimSpace(string(out)), "\n")
+	t.Setenv("GOCACHE", v[0])
+	t.Setenv("GOMODCACHE", v[1])
+	t.Setenv("GOPATH", v[2])
+	t.Setenv("GOTOOLCHAIN", "local")
+	t.Setenv("GOPROXY", "off")
+	return gopls
+}
+
+// An editor without a diagnostics capability (Nova: its API cannot read other extensions'
+// issues) gets getDiagnostics answered by the bridge's own language servers (serve --stdio
+// --lsp), in the editor's position encoding; the editor itself is never asked.
+func TestLSPDiagnosticsForEditorWithout(t *testing.T) {
+	gopls := goplsForTest(t)
+	s := startSidecar(t, "header", "--lsp", ".go="+gopls)
+	os.WriteFile(filepath.Join(s.ws, "go.mod"), []byte("module example.com/m\n\ngo 1.22\n"), 0o644)
+	path := filepath.Join(s.ws, "main.go")
+	src := "package main\n\nfunc main() {\n\t_ = \"😀\"; var s string = 1\n\t_ = s\n}\n"
+	os.WriteFile(path, []byte(src), 0o644)
+	p := s.initParams()
+	caps := allCaps()
+	delete(caps, "getDiagnostics")
+	p["capabilities"], p["positionEncoding"] = caps, "utf-16"
+	c := claude(t, s.initialize(t, p))
+	r, err := c.Tool(ctxT(t), "getDiagnostics", map[string]any{"uri": "file://" + path})
+	if err != nil || r.IsError {
+		t.Fatalf("getDiagnostics: %+v, %v", r, err)
+	}
+	var got []struct {
+		URI         string `json:"uri"`
+		Diagnostics []struct {
+			Severity string `json:"severity"`
+			Range    struct {
+				Start struct{ Line, Character int } `json:"start"`
+			} `json:"range"`
+		} `json:"diagnostics"`
+	}
+	json.Unmarshal([]byte(r.Texts()[0]), &got)
+	// 😀 is 4 bytes and 2 UTF-16 units: the column is in units, as the editor declared.
+	line := strings.Split(src, "\n")[3]
+	col := strings.Index(line, "= 1") + 2 - 2
+	if len(got) != 1 || len(got[0].Diagnostics) != 1 || got[0].Diagnostics[0].Severity != "Error" ||
+		got[0].Diagnostics[0].Range.Start.Line != 3 || got[0].Diagnostics[0].Range.Start.Character != col {
+		t.Fatalf("getDiagnostics = %s, want one Error at 3:%d (UTF-16)", r.Texts()[0], col)
+	}
+	s.noCall(t, "getDiagnostics")
+}
+
+// An editor that declares diagnostics keeps answering them itself: its own are what the user
+// sees, --lsp or not.
+func TestLSPNotUsedWhenEditorHasDiagnostics(t *testing.T) {
+	s := startSidecar(t, "line", "--lsp", ".go=/nonexistent/gopls")
+	s.answer("getDiagnostics", func(ctx context.Context, params json.RawMessage) (any, error) {
+		return map[string]any{"files": []any{map[string]any{"filePath": filepath.Join(s.ws, "a.go"), "diagnostics": []any{
+			map[string]any{"message": "from the editor", "severity": "Warning", "range": map[string]any{"start": map[string]any{"line": 0, "character": 0}, "end": map[string]any{"line": 0, "character": 1}}}}}}}, nil
+	})
+	c := claude(t, s.initialize(t, nil))
+	r, err := c.Tool(ctxT(t), "getDiagnostics", map[string]any{"uri": "file://" + filepath.Join(s.ws, "a.go")})
+	if err != nil || r.IsError || !strings.Contains(r.Texts()[0], "from the editor") {
+		t.Fatalf("getDiagnostics = %+v, %v; want the editor's", r, err)
+	}
+}
