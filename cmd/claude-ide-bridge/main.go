@@ -18,7 +18,6 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
-
 )
 
 const usage = `claude-ide-bridge connects the Claude Code CLI to any editor.
@@ -40,6 +39,7 @@ Run "claude-ide-bridge <command> -h" for a command's flags.
 `
 
 func main() {
+	ignoreSIGPIPE()
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 

@@ -118,25 +118,14 @@ func Start(cfg Config) (*Bridge, error) {
 		},
 	})
 	control := remote.Handler(b.Model)
-	b.srv = &http.Server{
-		// The shell's mention and select share the listener and its gate (docs/security.md).
-		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if !remote.Is(r) {
-				b.handler.ServeHTTP(w, r)
-				return
-			}
-			if status, reason := b.handler.Authorize(r); status != 0 {
-				log.Info("refused shell request", "status", status, "reason", reason, "path", r.URL.Path)
-				http.Error(w, reason, status)
-				return
-			}
-			control.ServeHTTP(w, r)
-		}),
-		ReadHeaderTimeout: 5 * time.Second, // a client that never finishes its handshake is dropped
-		IdleTimeout:       5 * time.Second, // and so is an idle keep-alive connection
-		MaxHeaderBytes:    16 << 10,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),
-	}
+	// The shell's mention and select share the listener, each route with its gate
+	// (transport.Mux, docs/security.md).
+	b.srv = transport.Server(transport.Mux(b.handler,
+		transport.Route{Name: "shell", Match: remote.Is, Check: b.handler.Authorize, Serve: control}))
+	b.srv.ReadHeaderTimeout = 5 * time.Second // a client that never finishes its handshake is dropped
+	b.srv.IdleTimeout = 5 * time.Second       // and so is an idle keep-alive connection
+	b.srv.MaxHeaderBytes = 16 << 10
+	b.srv.ErrorLog = slog.NewLogLogger(log.Handler(), slog.LevelDebug)
 	// A bridge killed by SIGKILL could not remove its lock: clear our own stale ones (never a
 	// live one, never another IDE's) so the CLI does not find a dead entry.
 	if removed, err := discovery.SweepOwn([]string{dir}); len(removed) > 0 || err != nil {
