@@ -1,0 +1,112 @@
+// Command nvimpeer measures our Neovim plugin (with the bridge, `serve --stdio`) side by side
+// with the reference plugin coder/claudecode.nvim (issue 14 item 2), both in headless Neovim,
+// driven by the same Claude-side WebSocket client: it reads the lock file from a private
+// CLAUDE_CONFIG_DIR/ide, dials with its token and speaks MCP as the CLI does. The Neovim side
+// is bench.lua (embedded). Repetitions interleave the two plugins. It writes every number as
+// JSON and a Markdown table of medians; bench/run puts that into docs/performance.md.
+//
+//	nvimpeer -nvim BIN -bridge BIN -plugin DIR -peer-tar TGZ [-reps 5] [-smoke] -json OUT -md OUT
+//
+// If the peer tarball or the Neovim binary is missing it prints a SKIP line and exits 0.
+package main
+
+import (
+	_ "embed"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"time"
+)
+
+//go:embed bench.lua
+var benchLua []byte
+
+func main() {
+	var (
+		nvimBin   = flag.String("nvim", "", "Neovim binary (the newest: scripts/newest-neovim)")
+		bridgeBin = flag.String("bridge", "", "claude-ide-bridge binary")
+		plugin    = flag.String("plugin", "", "our plugin's checkout (the repository root)")
+		peerTar   = flag.String("peer-tar", "", "claudecode.nvim tarball")
+		reps      = flag.Int("reps", 5, "repetitions")
+		smoke     = flag.Bool("smoke", false, "one repetition, 64 KiB and 1 MiB diffs, short CPU window")
+		jsonOut   = flag.String("json", "", "write all numbers here")
+		mdOut     = flag.String("md", "", "write the Markdown table here")
+	)
+	flag.Parse()
+	for what, p := range map[string]string{"Neovim": *nvimBin, "peer tarball": *peerTar} {
+		if _, err := os.Stat(p); p == "" || err != nil {
+			fmt.Printf("SKIP nvimpeer: %s not found (%q)\n", what, p)
+			return
+		}
+	}
+	if *bridgeBin == "" || *plugin == "" {
+		flag.Usage()
+		os.Exit(2)
+	}
+	cfg := config{nvim: *nvimBin, bridge: *bridgeBin, plugin: *plugin, sizes: []int{1 << 20, 10 << 20},
+		selections: 15, clients: 16, cpuFor: 10 * time.Second, wiggleMs: 20, settle: 2 * time.Second}
+	if *smoke {
+		*reps = 1
+		cfg.sizes, cfg.selections, cfg.cpuFor, cfg.settle = []int{64 << 10, 1 << 20}, 3, 2*time.Second, time.Second
+	}
+	if err := run(cfg, *peerTar, *reps, *jsonOut, *mdOut); err != nil {
+		fmt.Fprintln(os.Stderr, "nvimpeer:", err)
+		os.Exit(1)
+	}
+}
+
+type config struct {
+	nvim, bridge, plugin string
+	peerDir              string   // the unpacked reference plugin
+	sizes                []int    // openDiff sizes
+	selections           int      // cursor moves timed per repetition
+	clients              int      // Claude clients during the CPU row
+	cpuFor               time.Duration
+	wiggleMs             int
+	settle               time.Duration // before the idle RSS
+}
+
+func run(cfg config, peerTar string, reps int, jsonOut, mdOut string) error {
+	tmp, err := os.MkdirTemp("", "nvimpeer")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	if out, err := exec.Command("tar", "-xzf", peerTar, "-C", tmp).CombinedOutput(); err != nil {
+		return fmt.Errorf("unpack %s: %v: %s", peerTar, err, out)
+	}
+	cfg.peerDir = filepath.Join(tmp, "claudecode.nvim")
+	if _, err := os.Stat(filepath.Join(cfg.peerDir, "lua", "claudecode", "init.lua")); err != nil {
+		return errors.New("the tarball has no claudecode.nvim/lua/claudecode/init.lua")
+	}
+	res := results{Reps: reps, Sizes: cfg.sizes, Samples: map[string]map[string][]float64{}}
+	for _, t := range targets {
+		res.Samples[t] = map[string][]float64{}
+	}
+	for r := 0; r < reps; r++ {
+		for i := range targets {
+			t := targets[(i+r)%len(targets)] // alternate which goes first
+			fmt.Fprintf(os.Stderr, "== rep %d/%d: %s\n", r+1, reps, t)
+			m, err := session(cfg, t, tmp)
+			for k, v := range m {
+				res.Samples[t][k] = append(res.Samples[t][k], v)
+			}
+			if err != nil {
+				res.Errors = append(res.Errors, fmt.Sprintf("%s rep %d: %v", t, r+1, err))
+				fmt.Fprintf(os.Stderr, "   %s: %v\n", t, err)
+			}
+		}
+	}
+	if err := res.write(jsonOut, mdOut); err != nil {
+		return err
+	}
+	if len(res.Samples["ours"]) == 0 || len(res.Samples["peer"]) == 0 {
+		return fmt.Errorf("a plugin measured nothing: %v", res.Errors)
+	}
+	return nil
+}
+
+var targets = []string{"ours", "peer"}
