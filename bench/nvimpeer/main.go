@@ -36,11 +36,9 @@ func main() {
 		mdOut     = flag.String("md", "", "write the Markdown table here")
 	)
 	flag.Parse()
-	for what, p := range map[string]string{"Neovim": *nvimBin, "peer tarball": *peerTar} {
-		if _, err := os.Stat(p); p == "" || err != nil {
-			fmt.Printf("SKIP nvimpeer: %s not found (%q)\n", what, p)
-			return
-		}
+	if why := missing(*nvimBin, *peerTar); why != "" {
+		fmt.Println("SKIP nvimpeer:", why)
+		return
 	}
 	if *bridgeBin == "" || *plugin == "" {
 		flag.Usage()
@@ -58,12 +56,22 @@ func main() {
 	}
 }
 
+// missing says what of the Neovim binary and the peer tarball is absent ("" when both are there).
+func missing(nvimBin, peerTar string) string {
+	for _, f := range []struct{ what, path string }{{"Neovim", nvimBin}, {"peer tarball", peerTar}} {
+		if _, err := os.Stat(f.path); f.path == "" || err != nil {
+			return fmt.Sprintf("%s not found (%q)", f.what, f.path)
+		}
+	}
+	return ""
+}
+
 type config struct {
 	nvim, bridge, plugin string
-	peerDir              string   // the unpacked reference plugin
-	sizes                []int    // openDiff sizes
-	selections           int      // cursor moves timed per repetition
-	clients              int      // Claude clients during the CPU row
+	peerDir              string // the unpacked reference plugin
+	sizes                []int  // openDiff sizes
+	selections           int    // cursor moves timed per repetition
+	clients              int    // Claude clients during the CPU row
 	cpuFor               time.Duration
 	wiggleMs             int
 	settle               time.Duration // before the idle RSS

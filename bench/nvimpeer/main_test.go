@@ -1,0 +1,97 @@
+package main
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// The smoke run must skip, not fail, where the peer or the newest Neovim is absent (issue 14
+// item 2: "skips loudly when the peer tarball or the newest Neovim is absent").
+func TestMissingNamesWhatIsAbsent(t *testing.T) {
+	dir := t.TempDir()
+	here := filepath.Join(dir, "x")
+	if err := os.WriteFile(here, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct{ nvim, tar, want string }{
+		{here, here, ""},
+		{"", here, "Neovim"},
+		{filepath.Join(dir, "none"), here, "Neovim"},
+		{here, filepath.Join(dir, "none.tar.gz"), "peer tarball"},
+	}
+	for _, c := range cases {
+		got := missing(c.nvim, c.tar)
+		if (c.want == "") != (got == "") || !strings.Contains(got, c.want) {
+			t.Errorf("missing(%q, %q) = %q, want it to name %q", c.nvim, c.tar, got, c.want)
+		}
+	}
+}
+
+// Every row is in the table; a row with no samples says so instead of showing a number.
+func TestTableRowsAndUnmeasured(t *testing.T) {
+	r := results{Reps: 3, Sizes: []int{1 << 20, 10 << 20}, Samples: map[string]map[string][]float64{
+		"ours": {"visible_ms_1MiB": {30, 10, 20}, "selection_ms": {50}, "idle_rss_mib": {20}},
+		"peer": {"visible_ms_1MiB": {40, 40, 40}, "selection_ms": {100}},
+	}}
+	tab := r.table()
+	for _, want := range []string{
+		"| Diff visible, openDiff 1MiB | 20.0 ms | 40.0 ms | 0.50x |",
+		"| Selection latency (cursor moved -> selection_changed) | 50.0 ms | 100 ms | 0.50x |",
+		"| Idle memory: RSS of Neovim + bridge (ours) vs Neovim (peer) | 20.0 MiB | not measured (see errors below) | - |",
+		"Diff visible, openDiff 10MiB", "Longest main-loop stall while the 10MiB diff opens",
+		"Accept (`:w` in the diff -> FILE_SAVED), 1MiB", "Accept (`:w` in the diff -> FILE_SAVED), 10MiB",
+		"CPU of Neovim (+ our bridge), 16 clients",
+	} {
+		if !strings.Contains(tab, want) {
+			t.Errorf("table lacks %q:\n%s", want, tab)
+		}
+	}
+}
+
+func TestMedian(t *testing.T) {
+	if got := median([]float64{5, 1, 3, 2}); got != 2.5 {
+		t.Errorf("median = %v, want 2.5", got)
+	}
+	if !math.IsNaN(median(nil)) {
+		t.Error("median of nothing is not NaN")
+	}
+}
+
+// readLock takes the port from the file name and the token from authToken, as the CLI does.
+func TestReadLock(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "41234.lock"), []byte(`{"pid":1,"authToken":"tok","transport":"ws"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	port, token, err := readLock(dir)
+	if err != nil || port != 41234 || token != "tok" {
+		t.Fatalf("readLock = %d, %q, %v", port, token, err)
+	}
+}
+
+// children finds a real child process (the bridge under Neovim is found the same way).
+func TestChildren(t *testing.T) {
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("no /proc")
+	}
+	found := false
+	for _, p := range children(os.Getppid()) {
+		found = found || p == os.Getpid()
+	}
+	if !found {
+		t.Errorf("children(%d) does not list this test process %d", os.Getppid(), os.Getpid())
+	}
+	if s, err := cpuSeconds(os.Getpid()); err != nil || s < 0 {
+		t.Errorf("cpuSeconds = %v, %v", s, err)
+	}
+	if k, err := rssKiB(os.Getpid()); err != nil || k <= 0 {
+		t.Errorf("rssKiB = %v, %v", k, err)
+	}
+}
