@@ -18,6 +18,7 @@ import (
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/mcp"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/modeltools"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/transport"
 )
 
@@ -35,7 +36,10 @@ type Config struct {
 	Keepalive time.Duration
 	// MaxClients bounds concurrent Claude connections (default 64); over it, 503.
 	MaxClients int
-	Log        *slog.Logger
+	// Code answers the model's code tools (/mcp) when the editor has no language server for a
+	// file (or no lspRequest capability): the bridge's own language-server clients. Optional.
+	Code modeltools.Source
+	Log  *slog.Logger
 }
 
 // Bridge is a running IDE server. Close it to remove its lock and disconnect its clients.
@@ -50,6 +54,8 @@ type Bridge struct {
 	ln       net.Listener
 	srv      *http.Server
 	handler  *transport.Handler
+	mcpToken string
+	mcpPath  string // the MCP config file next to the lock
 	log      *slog.Logger
 
 	lockMu    sync.Mutex // serialises lock rewrites with removal
@@ -116,8 +122,17 @@ func Start(cfg Config) (*Bridge, error) {
 			mcp.Serve(ctx, c, b.Model, log)
 		},
 	})
+	if b.mcpToken, err = discovery.NewToken(); err != nil {
+		ln.Close()
+		return nil, fmt.Errorf("bridge: no MCP token, refusing to start: %w", err)
+	}
+	code := modeltools.NewHandler(modeltools.Options{
+		Source:  modeltools.First(editorSource(cfg.Editor, cfg.Info), cfg.Code),
+		Folders: b.Model.Folders,
+		Version: Version,
+	}, func(r *http.Request) (int, string) { return transport.CheckBearer(r, b.port, b.mcpToken) }, log)
 	b.srv = &http.Server{
-		Handler:           b.handler,
+		Handler:           route(b.handler, code),
 		ReadHeaderTimeout: 5 * time.Second, // a client that never finishes its handshake is dropped
 		IdleTimeout:       5 * time.Second, // and so is an idle keep-alive connection
 		MaxHeaderBytes:    16 << 10,
@@ -128,7 +143,12 @@ func Start(cfg Config) (*Bridge, error) {
 	if removed, err := discovery.SweepOwn([]string{dir}); len(removed) > 0 || err != nil {
 		log.Info("removed stale lock files", "paths", removed, "err", err)
 	}
+	if b.mcpPath, err = discovery.WriteMCPConfig(dir, b.port, discovery.NewMCPConfig(b.port, b.mcpToken)); err != nil {
+		ln.Close()
+		return nil, err
+	}
 	if b.lockPath, err = discovery.WriteLock(dir, b.port, b.lock); err != nil {
+		os.Remove(b.mcpPath)
 		ln.Close()
 		return nil, err
 	}
@@ -145,6 +165,12 @@ func (b *Bridge) Port() int { return b.port }
 
 // Token is the auth token (also in the lock file).
 func (b *Bridge) Token() string { return b.token }
+
+// MCPToken is the bearer token of the model's MCP server at /mcp (also in MCPConfigPath).
+func (b *Bridge) MCPToken() string { return b.mcpToken }
+
+// MCPConfigPath is the file holding the CLI's --mcp-config for /mcp (0600, next to the lock).
+func (b *Bridge) MCPConfigPath() string { return b.mcpPath }
 
 // LockPath is the lock file's path.
 func (b *Bridge) LockPath() string { return b.lockPath }
@@ -177,6 +203,9 @@ func (b *Bridge) Close() error {
 		b.lockMu.Lock()
 		err = discovery.RemoveLock(b.lockPath)
 		b.lockPath = ""
+		if rerr := discovery.RemoveLock(b.mcpPath); err == nil {
+			err = rerr
+		}
 		b.lockMu.Unlock()
 		b.Model.Close()
 		b.srv.SetKeepAlivesEnabled(false)
@@ -188,4 +217,28 @@ func (b *Bridge) Close() error {
 		<-b.served
 	})
 	return err
+}
+
+// Version is the bridge's version, as MCP servers report it.
+const Version = "0.1.0"
+
+// route sends /mcp to the model's MCP server and everything else to the IDE WebSocket. Each has
+// its own checks and token; neither token opens the other.
+func route(ide, code http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/mcp" {
+			code.ServeHTTP(w, r)
+			return
+		}
+		ide.ServeHTTP(w, r)
+	})
+}
+
+// editorSource is the editor's language servers as a modeltools.Source, when it has the
+// lspRequest capability and implements it; else nil.
+func editorSource(ed ide.Editor, info ide.EditorInfo) modeltools.Source {
+	if s, ok := ed.(modeltools.Source); ok && info.Caps.LSPRequest {
+		return s
+	}
+	return nil
 }

@@ -6,6 +6,7 @@ package stdio
 import (
 	"context"
 	"errors"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/modeltools"
 	"io"
 	"log/slog"
 	"os"
@@ -36,6 +37,9 @@ type Options struct {
 	Keepalive time.Duration
 	// MaxClients bounds concurrent Claude connections (default 64).
 	MaxClients int
+	// Code answers the model's code tools for files the editor has no language server for
+	// (the bridge's own clients); optional.
+	Code modeltools.Source
 }
 
 // Serve speaks the editor protocol on r/w until r ends, the editor's pid dies or ctx ends. Then
@@ -238,7 +242,8 @@ func (s *server) initialize(req *jsonrpc.Request) (any, error) {
 		LockDir:   s.opt.LockDir,
 		Trace:     s.opt.Trace,
 		Keepalive: s.opt.Keepalive, MaxClients: s.opt.MaxClients,
-		Log: s.opt.Log,
+		Code: s.opt.Code,
+		Log:  s.opt.Log,
 		Events: ide.Events{
 			ClientConnected: func(id ide.ClientID, n int) {
 				conn.Notify(context.Background(), "clientConnected", map[string]any{"clientId": id, "clients": n})
@@ -256,5 +261,6 @@ func (s *server) initialize(req *jsonrpc.Request) (any, error) {
 	return map[string]any{
 		"port": b.Port(), "lockPath": b.LockPath(), "ideName": p.Name, "version": mcp.Version,
 		"env": b.Env(), "envPrefix": discovery.EnvPrefix(b.Port()),
+		"mcpConfig": b.MCPConfigPath(),
 	}, nil
 }
