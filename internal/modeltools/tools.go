@@ -292,12 +292,13 @@ func (c *call) symbolEntries(ss []symbol, docPath, prefix string, out []entry) [
 		name := s.Name
 		if prefix != "" {
 			name = prefix + "." + s.Name
-		} else if s.ContainerName != "" {
-			name = s.ContainerName + "." + s.Name
 		}
 		text := kindName(s.Kind) + " " + name
 		if d := strings.TrimSpace(s.Detail); d != "" {
 			text += " " + clip(strings.Join(strings.Fields(d), " "), 120)
+		}
+		if s.ContainerName != "" {
+			text += " (in " + s.ContainerName + ")"
 		}
 		switch {
 		case s.SelectionRange != nil:
