@@ -16,6 +16,9 @@ M.defaults = {
   selection_debounce_ms = 50,
   -- The editor name Claude shows.
   ide_name = "Neovim",
+  -- :ClaudeCode registers the code tools (definition, references, ...: the
+  -- bridge's MCP server, answered by this Neovim's language servers).
+  model_tools = true,
 }
 
 M.options = vim.deepcopy(M.defaults)

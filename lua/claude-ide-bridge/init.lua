@@ -145,6 +145,7 @@ function M.start(cb)
       openFile = true, showDiff = true, canCloseTabs = true, getOpenEditors = true,
       getCurrentSelection = true, checkDocumentDirty = true, saveDocument = true,
       getDiagnostics = true, executeCode = false, setBufferText = true,
+      lspRequest = true,
     },
   }, function(e, result)
     vim.schedule(function()
@@ -197,7 +198,7 @@ end
 --- :ClaudeCode: opens or focuses the terminal running claude.
 function M.open_terminal()
   M.start(function(info)
-    local cmd = config.options.terminal_cmd
+    local cmd = require("claude-ide-bridge.mcp").with_config(config.options.terminal_cmd, info)
     terminal.open(cmd, M.env(info), config.options.terminal)
   end)
 end
