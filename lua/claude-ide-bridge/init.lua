@@ -248,6 +248,7 @@ function M.state()
     ready = S.info ~= nil,
     port = S.info and S.info.port,
     lockPath = S.info and S.info.lockPath,
+    mcpConfig = S.info and S.info.mcpConfig,
     clients = S.clients,
     diffs = diff.list(),
     terminal = terminal.running(),
