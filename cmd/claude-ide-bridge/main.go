@@ -4,6 +4,7 @@
 //	claude-ide-bridge serve --stdio            (run by an editor plugin)
 //	claude-ide-bridge env [--workspace DIR]    (exports for the terminal running claude)
 //	claude-ide-bridge locks [--clean]
+//	claude-ide-bridge mcp-config [--workspace DIR | --port N] [--json | --path]
 //	claude-ide-bridge probe [--port N | --lock FILE] [--checks LIST] [--diff] [--timeout D]
 package main
 
@@ -28,6 +29,7 @@ Usage:
   claude-ide-bridge serve --stdio     run as an editor plugin's sidecar (docs/editor-protocol.md)
   claude-ide-bridge env [flags]       print the exports for the terminal running claude
   claude-ide-bridge locks [--clean]   list IDE lock files; --clean removes stale ones
+  claude-ide-bridge mcp-config        print the --mcp-config of a running bridge's code tools
   claude-ide-bridge probe [flags]     check any IDE server against the protocol
   claude-ide-bridge version
 
@@ -86,6 +88,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		err = cmdEnv(args[1:], stdout, stderr)
 	case "locks":
 		err = cmdLocks(args[1:], stdout, stderr)
+	case "mcp-config":
+		err = cmdMCPConfig(args[1:], stdout, stderr)
 	case "probe":
 		err = cmdProbe(ctx, args[1:], stdout, stderr)
 	case "version", "--version":

@@ -86,8 +86,8 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	defer b.Close()
 	ed.Bind(b.Model)
-	fmt.Fprintf(stdout, "claude-ide-bridge: %s IDE on 127.0.0.1:%d for %v\nlock file: %s\n\nIn the terminal where you run claude:\n\n%s\n  claude\n\n",
-		*ideName, b.Port(), b.Model.Folders(), b.LockPath(), exportLines(b.Env()))
+	fmt.Fprintf(stdout, "claude-ide-bridge: %s IDE on 127.0.0.1:%d for %v\nlock file: %s\n\nIn the terminal where you run claude (--mcp-config adds the code tools):\n\n%s\n  claude --mcp-config %s\n\n",
+		*ideName, b.Port(), b.Model.Folders(), b.LockPath(), exportLines(b.Env()), shellQuote(b.MCPConfigPath()))
 	ed.Run(ctx)
 	fmt.Fprintln(stdout, "\nclaude-ide-bridge: stopping")
 	return nil
