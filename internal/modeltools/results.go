@@ -16,10 +16,23 @@ type location struct {
 	Range lspRange `json:"range"`
 }
 
-// locationLink is the other shape of a definition answer.
-type locationLink struct {
-	TargetURI            string   `json:"targetUri"`
-	TargetSelectionRange lspRange `json:"targetSelectionRange"`
+// anyLocation holds either shape; one pass decodes a list of either.
+type anyLocation struct {
+	URI                  string    `json:"uri"`
+	Range                lspRange  `json:"range"`
+	TargetURI            string    `json:"targetUri"`
+	TargetSelectionRange *lspRange `json:"targetSelectionRange"`
+}
+
+func (a anyLocation) location() location {
+	if a.TargetURI != "" {
+		l := location{URI: a.TargetURI}
+		if a.TargetSelectionRange != nil {
+			l.Range = *a.TargetSelectionRange
+		}
+		return l
+	}
+	return location{URI: a.URI, Range: a.Range}
 }
 
 // parseLocations reads Location | Location[] | LocationLink[] | null.
@@ -29,38 +42,19 @@ func parseLocations(raw json.RawMessage) ([]location, error) {
 		return nil, nil
 	}
 	if raw[0] == '{' {
-		var l location
+		var l anyLocation
 		if err := json.Unmarshal(raw, &l); err != nil {
 			return nil, fmt.Errorf("unreadable location from the language server: %w", err)
 		}
-		return []location{l}, nil
+		return []location{l.location()}, nil
 	}
-	var items []json.RawMessage
+	var items []anyLocation
 	if err := json.Unmarshal(raw, &items); err != nil {
 		return nil, fmt.Errorf("unreadable locations from the language server: %w", err)
 	}
-	out := make([]location, 0, len(items))
-	for _, it := range items {
-		var probe struct {
-			URI       string `json:"uri"`
-			TargetURI string `json:"targetUri"`
-		}
-		if err := json.Unmarshal(it, &probe); err != nil {
-			return nil, fmt.Errorf("unreadable location from the language server: %w", err)
-		}
-		if probe.TargetURI != "" {
-			var ll locationLink
-			if err := json.Unmarshal(it, &ll); err != nil {
-				return nil, err
-			}
-			out = append(out, location{URI: ll.TargetURI, Range: ll.TargetSelectionRange})
-			continue
-		}
-		var l location
-		if err := json.Unmarshal(it, &l); err != nil {
-			return nil, err
-		}
-		out = append(out, l)
+	out := make([]location, len(items))
+	for i, it := range items {
+		out[i] = it.location()
 	}
 	return out, nil
 }
