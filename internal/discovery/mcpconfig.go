@@ -113,3 +113,11 @@ func ReadMCPConfig(dir string, port int) (MCPConfig, error) {
 	}
 	return c, nil
 }
+
+// removeMCPConfig removes the MCP config beside a lock that was just removed as stale: it
+// belonged to the same dead bridge, and its token opens nothing any more.
+func removeMCPConfig(li LockInfo) {
+	if li.Port > 0 {
+		os.Remove(MCPConfigPath(filepath.Dir(li.Path), li.Port))
+	}
+}
