@@ -127,7 +127,7 @@ func Start(cfg Config) (*Bridge, error) {
 		return nil, fmt.Errorf("bridge: no MCP token, refusing to start: %w", err)
 	}
 	code := modeltools.NewHandler(modeltools.Options{
-		Source:  modeltools.First(editorSource(cfg.Editor, cfg.Info), cfg.Code),
+		Source:  modeltools.First(editorSource(cfg.Editor, cfg.Info), ownSource(cfg.Code)),
 		Folders: b.Model.Folders,
 		Version: Version,
 	}, func(r *http.Request) (int, string) { return transport.CheckBearer(r, b.port, b.mcpToken) }, log)
@@ -235,10 +235,24 @@ func route(ide, code http.Handler) http.Handler {
 }
 
 // editorSource is the editor's language servers as a modeltools.Source, when it has the
-// lspRequest capability and implements it; else nil.
+// lspRequest capability and implements it; else a source that says it has none.
 func editorSource(ed ide.Editor, info ide.EditorInfo) modeltools.Source {
 	if s, ok := ed.(modeltools.Source); ok && info.Caps.LSPRequest {
 		return s
 	}
-	return nil
+	return noServer(info.Name, "does not share its language servers with the bridge")
+}
+
+// ownSource is the bridge's own language servers, or a source that says there are none.
+func ownSource(s modeltools.Source) modeltools.Source {
+	if s != nil {
+		return s
+	}
+	return noServer("the bridge", "has no language servers of its own here")
+}
+
+func noServer(source, reason string) modeltools.Source {
+	return modeltools.SourceFunc(func(context.Context, string, string, any, any) (modeltools.Answer, error) {
+		return modeltools.Answer{}, &modeltools.NoServerError{Source: source, Reason: reason}
+	})
 }
