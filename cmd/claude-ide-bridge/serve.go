@@ -8,11 +8,13 @@ import (
 	"io"
 	"os"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/bridge"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/editors/stdio"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/editors/terminal"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/pathmap"
 )
 
 var errUsage = errors.New("usage")
@@ -32,7 +34,9 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		keepalive  = fs.Duration("keepalive", 30*time.Second, "WebSocket ping interval; a client that does not answer within it is closed")
 		maxClients = fs.Int("max-clients", 64, "most Claude connections at once; more are refused with 503")
 		edTimeout  = fs.Duration("editor-timeout", 10*time.Second, "with --stdio: how long to wait for the editor's answer (showDiff 3x, executeCode 10x)")
+		pathMaps   stringList
 	)
+	fs.Var(&pathMaps, "path-map", "with --stdio: LOCAL=REMOTE, the editor's path prefix and the same folder here (repeatable; longest prefix wins; docs/remote.md)")
 	if err := fs.Parse(args); err != nil {
 		return errUsage
 	}
@@ -58,13 +62,22 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		defer f.Close()
 		traceW = f
 	}
+	pm, err := pathmap.Parse(pathMaps)
+	if err != nil {
+		fmt.Fprintln(stderr, "--path-map:", err)
+		return errUsage
+	}
+	if !pm.Empty() && !*useStdio {
+		fmt.Fprintln(stderr, "--path-map needs --stdio: the terminal mode runs where Claude runs")
+		return errUsage
+	}
 	if *useStdio {
 		// stdout belongs to the protocol: nothing else may write there.
 		w, ok := stdout.(io.WriteCloser)
 		if !ok {
 			w = nopCloser{stdout}
 		}
-		return stdio.Serve(ctx, stdin, w, stdio.Options{Port: *port, Trace: traceW, Log: log, EditorTimeout: *edTimeout, Keepalive: *keepalive, MaxClients: *maxClients})
+		return stdio.Serve(ctx, stdin, w, stdio.Options{Port: *port, Trace: traceW, Log: log, EditorTimeout: *edTimeout, Keepalive: *keepalive, MaxClients: *maxClients, PathMap: pm})
 	}
 	switch terminal.Auto(*auto) {
 	case terminal.Ask, terminal.Accept, terminal.Reject:
@@ -104,6 +117,16 @@ func exportLines(env map[string]string) string {
 		s += fmt.Sprintf("  export %s=%q\n", k, env[k])
 	}
 	return s
+}
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (l *stringList) String() string { return strings.Join(*l, " ") }
+
+func (l *stringList) Set(v string) error {
+	*l = append(*l, v)
+	return nil
 }
 
 type nopCloser struct{ io.Writer }

@@ -36,8 +36,11 @@ type Config struct {
 	Keepalive time.Duration
 	// MaxClients bounds concurrent Claude connections (default 64); over it, 503.
 	MaxClients int
-	// Code answers the model's code tools (/mcp) when the editor has no language server for a
-	// file (or no lspRequest capability): the bridge's own language-server clients. Optional.
+	// EditorCode is the editor's language servers for the model's code tools (/mcp): the
+	// editor protocol's lspRequest. Nil: the editor offers none.
+	EditorCode modeltools.Source
+	// Code answers the code tools when the editor has no language server for a file: the
+	// bridge's own language-server clients (modeltools.LSPSource). Optional.
 	Code modeltools.Source
 	Log  *slog.Logger
 }
@@ -127,7 +130,7 @@ func Start(cfg Config) (*Bridge, error) {
 		return nil, fmt.Errorf("bridge: no MCP token, refusing to start: %w", err)
 	}
 	code := modeltools.NewHandler(modeltools.Options{
-		Source:  modeltools.First(editorSource(cfg.Editor, cfg.Info), ownSource(cfg.Code)),
+		Source:  modeltools.First(editorSource(cfg.EditorCode, cfg.Info), ownSource(cfg.Code)),
 		Folders: b.Model.Folders,
 		Version: Version,
 	}, func(r *http.Request) (int, string) { return transport.CheckBearer(r, b.port, b.mcpToken) }, log)
@@ -234,10 +237,9 @@ func route(ide, code http.Handler) http.Handler {
 	})
 }
 
-// editorSource is the editor's language servers as a modeltools.Source, when it has the
-// lspRequest capability and implements it; else a source that says it has none.
-func editorSource(ed ide.Editor, info ide.EditorInfo) modeltools.Source {
-	if s, ok := ed.(modeltools.Source); ok && info.Caps.LSPRequest {
+// editorSource is the editor's language servers, or a source that says it offers none.
+func editorSource(s modeltools.Source, info ide.EditorInfo) modeltools.Source {
+	if s != nil {
 		return s
 	}
 	return noServer(info.Name, "does not share its language servers with the bridge")

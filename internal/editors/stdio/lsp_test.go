@@ -91,3 +91,21 @@ func TestLSPRequestNotDeclared(t *testing.T) {
 	}
 	s.noCall(t, "lspRequest")
 }
+
+// With a path map the editor's language servers are not asked, even when declared: paths
+// inside LSP params and results are not translated (docs/model-tools.md).
+func TestLSPRequestNotWithPathMap(t *testing.T) {
+	s := startSidecar(t, "line", "--path-map", "/=/")
+	p := s.initParams()
+	caps := allCaps()
+	caps["lspRequest"] = true
+	p["capabilities"] = caps
+	r := s.initialize(t, p)
+	call := connectTools(t, r)
+	s.writeFile(t, "x.go", "package x\n")
+	text, isErr := call("definition", map[string]any{"path": "x.go", "line": 1, "symbol": "x"})
+	if !isErr || !strings.Contains(text, "Scripted: does not share its language servers with the bridge") {
+		t.Errorf("%v %q", isErr, text)
+	}
+	s.noCall(t, "lspRequest")
+}

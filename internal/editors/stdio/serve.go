@@ -19,6 +19,7 @@ import (
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/jsonrpc"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/mcp"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/pathmap"
 )
 
 // Options configure Serve.
@@ -40,6 +41,9 @@ type Options struct {
 	// Code answers the model's code tools for files the editor has no language server for
 	// (the bridge's own clients); optional.
 	Code modeltools.Source
+	// PathMap translates every path between the editor (LOCAL) and the bridge (REMOTE) when
+	// the editor runs on another machine (pathmap.go). Empty: paths pass as they are.
+	PathMap *pathmap.Map
 }
 
 // Serve speaks the editor protocol on r/w until r ends, the editor's pid dies or ctx ends. Then
@@ -55,7 +59,7 @@ func Serve(ctx context.Context, r io.Reader, w io.WriteCloser, opt Options) erro
 	growPipe(r)
 	growPipe(w)
 	in := newInput(r)
-	s.conn = jsonrpc.NewConn(jsonrpc.NewDetectStream(in, closers{w, w, in}), s.handle)
+	s.conn = jsonrpc.NewConn(jsonrpc.NewDetectStream(in, closers{w, w, in}), s.handler())
 	s.conn.OnError = func(err error) { opt.Log.Warn("editor message", "err", err) }
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -234,7 +238,7 @@ func (s *server) initialize(req *jsonrpc.Request) (any, error) {
 	track := p.TrackSelection == nil || *p.TrackSelection
 	conn := s.conn
 	b, err := bridge.Start(bridge.Config{
-		Editor:    remote{conn},
+		Editor:    s.editor(conn),
 		Info:      ide.EditorInfo{Name: p.Name, Caps: p.Capabilities, Encoding: p.PositionEncoding, TrackSelection: track, Timeout: s.opt.EditorTimeout},
 		Folders:   p.WorkspaceFolders,
 		PID:       p.PID,
@@ -242,8 +246,9 @@ func (s *server) initialize(req *jsonrpc.Request) (any, error) {
 		LockDir:   s.opt.LockDir,
 		Trace:     s.opt.Trace,
 		Keepalive: s.opt.Keepalive, MaxClients: s.opt.MaxClients,
-		Code: s.opt.Code,
-		Log:  s.opt.Log,
+		EditorCode: s.editorCode(conn, p.Capabilities),
+		Code:       s.opt.Code,
+		Log:        s.opt.Log,
 		Events: ide.Events{
 			ClientConnected: func(id ide.ClientID, n int) {
 				conn.Notify(context.Background(), "clientConnected", map[string]any{"clientId": id, "clients": n})
@@ -263,4 +268,14 @@ func (s *server) initialize(req *jsonrpc.Request) (any, error) {
 		"env": b.Env(), "envPrefix": discovery.EnvPrefix(b.Port()),
 		"mcpConfig": b.MCPConfigPath(),
 	}, nil
+}
+
+// editorCode is the editor's language servers for the model's code tools (lspRequest), when it
+// declares them. Not with a path map: paths inside LSP params and results (URIs in any member)
+// are not translated, so the bridge's own servers answer instead.
+func (s *server) editorCode(conn *jsonrpc.Conn, caps ide.Capabilities) modeltools.Source {
+	if !caps.LSPRequest || !s.opt.PathMap.Empty() {
+		return nil
+	}
+	return remote{conn}
 }

@@ -1,0 +1,166 @@
+package lsp
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"path/filepath"
+	"slices"
+
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+)
+
+// syncState is what a sync sent (or found already sent) for one file.
+type syncState struct {
+	path       string
+	uri        protocol.DocumentURI
+	languageID string
+	version    int32
+	text       string
+	sent       uint64
+}
+
+// sync sends path's current text on disk to the server: didOpen the first time, didChange
+// (the whole text) when it changed, nothing when the server has it. A file that is gone is
+// closed in the server (didClose) and its diagnostics forgotten.
+func (p *process) sync(ctx context.Context, path string) (syncState, error) {
+	select {
+	case p.syncing <- struct{}{}:
+	case <-ctx.Done():
+		return syncState{}, ctx.Err()
+	case <-p.gone:
+		return syncState{}, errorsExited(p)
+	}
+	defer func() { <-p.syncing }()
+	text, rerr := readBounded(path, p.s.m.cfg.MaxFileSize)
+	p.mu.Lock()
+	doc := p.docs[path]
+	p.mu.Unlock()
+	if rerr != nil {
+		if doc != nil && errors.Is(rerr, fs.ErrNotExist) {
+			p.mu.Lock()
+			delete(p.docs, path)
+			delete(p.diags, path)
+			p.mu.Unlock()
+			p.notify(ctx, protocol.MethodTextDocumentDidClose, protocol.DidCloseTextDocumentParams{
+				TextDocument: protocol.TextDocumentIdentifier{URI: doc.uri},
+			})
+		}
+		return syncState{}, rerr
+	}
+	lang := LanguageID(path)
+	if doc != nil && doc.text == text {
+		return syncState{path: path, uri: doc.uri, languageID: lang, version: doc.version, text: text, sent: doc.sent}, nil
+	}
+	p.mu.Lock()
+	var sent uint64
+	if pub := p.diags[path]; pub != nil {
+		sent = pub.count
+	}
+	p.mu.Unlock()
+	var err error
+	next := &document{uri: uri.File(path), version: 1, text: text, sent: sent}
+	if doc == nil {
+		err = p.notify(ctx, protocol.MethodTextDocumentDidOpen, protocol.DidOpenTextDocumentParams{
+			TextDocument: protocol.TextDocumentItem{URI: next.uri, LanguageID: protocol.LanguageIdentifier(lang), Version: next.version, Text: text},
+		})
+	} else {
+		next.version = doc.version + 1
+		// go.lsp.dev/protocol's change event always sends a range (a zero one would mean an
+		// insertion at the start): a whole-text change has none.
+		type wholeText struct {
+			Text string `json:"text"`
+		}
+		err = p.notify(ctx, protocol.MethodTextDocumentDidChange, struct {
+			TextDocument   protocol.VersionedTextDocumentIdentifier `json:"textDocument"`
+			ContentChanges []wholeText                              `json:"contentChanges"`
+		}{protocol.VersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: next.uri}, Version: next.version}, []wholeText{{text}}})
+	}
+	if err != nil {
+		return syncState{}, err
+	}
+	p.mu.Lock()
+	p.docs[path] = next
+	p.mu.Unlock()
+	return syncState{path: path, uri: next.uri, languageID: lang, version: next.version, text: text, sent: sent}, nil
+}
+
+func errorsExited(p *process) error {
+	return errors.Join(ErrServerExited, p.exitError())
+}
+
+// waitDiagnostics waits until the server has published diagnostics for each state's text, ctx
+// ends (its error is returned) or the server dies (ErrServerExited).
+func (p *process) waitDiagnostics(ctx context.Context, states []syncState) error {
+	for {
+		p.mu.Lock()
+		ready := true
+		for _, st := range states {
+			pub := p.diags[st.path]
+			// A publication after the text was sent is for it, unless it names an older
+			// version (servers that say which version they checked).
+			if pub == nil || pub.count <= st.sent || (pub.version != 0 && pub.version < st.version) {
+				ready = false
+				break
+			}
+		}
+		changed := p.changed
+		p.mu.Unlock()
+		if ready {
+			return nil
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-p.gone:
+			return errorsExited(p)
+		}
+	}
+}
+
+// published is a copy of the diagnostics last published for path.
+func (p *process) published(path string) []protocol.Diagnostic {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if pub := p.diags[path]; pub != nil {
+		return slices.Clone(pub.diags)
+	}
+	return nil
+}
+
+// allPublished is every file with at least one diagnostic.
+func (p *process) allPublished() []FileDiagnostics {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []FileDiagnostics
+	for path, pub := range p.diags {
+		if len(pub.diags) > 0 {
+			out = append(out, FileDiagnostics{Path: path, Diagnostics: slices.Clone(pub.diags)})
+		}
+	}
+	return out
+}
+
+// openPaths lists the open documents.
+func (p *process) openPaths() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := make([]string, 0, len(p.docs))
+	for path := range p.docs {
+		out = append(out, path)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// text is the text the server has for an open document.
+func (p *process) text(path string) (string, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if doc := p.docs[filepath.Clean(path)]; doc != nil {
+		return doc.text, true
+	}
+	return "", false
+}

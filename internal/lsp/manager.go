@@ -1,0 +1,383 @@
+package lsp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"go.lsp.dev/protocol"
+)
+
+// Config configures a Manager.
+type Config struct {
+	// Root is the workspace folder: servers run in it and get it as rootUri and only workspace
+	// folder. Required, absolute.
+	Root string
+	// Servers maps file extensions to server commands. An extension may appear once; several
+	// extensions may share a command (one process serves them all).
+	Servers []ServerConfig
+	// Log receives the servers' stderr (one record a line, quoted by slog), their log messages
+	// and their crashes. Nil discards.
+	Log *slog.Logger
+	// Wait bounds how long Diagnostics waits for one file's diagnostics after opening or
+	// changing it (default 5 s); then it answers what the server has published.
+	Wait time.Duration
+	// WaitAll bounds the wait of Diagnostics for all files (default 1.5 s: the CLI gives that
+	// call 2 s, claude-cli-facts.md).
+	WaitAll time.Duration
+	// StartTimeout bounds starting a server up to its answer to initialize (default 10 s).
+	StartTimeout time.Duration
+	// RequestTimeout bounds Request when ctx has no deadline (default 30 s).
+	RequestTimeout time.Duration
+	// Encoding is the unit of the characters of the ranges Diagnostics returns: "utf-16" (the
+	// protocol's, the default) or "utf-8" (byte offsets).
+	Encoding string
+	// MaxFileSize bounds a file read to send it to a server (default 16 MiB).
+	MaxFileSize int64
+}
+
+// ServerConfig is one language server command and the extensions (".go") it serves.
+type ServerConfig struct {
+	Extensions []string
+	Command    []string
+}
+
+// Name is the command's base name, as logs and messages show it.
+func (c ServerConfig) Name() string {
+	if len(c.Command) == 0 {
+		return ""
+	}
+	return filepath.Base(c.Command[0])
+}
+
+// FileDiagnostics are the diagnostics a server published for one file.
+type FileDiagnostics struct {
+	Path        string
+	Diagnostics []protocol.Diagnostic
+}
+
+// Errors of Manager methods; test with errors.Is.
+var (
+	// ErrNoServer: no server is configured for the file's extension.
+	ErrNoServer = errors.New("no language server configured")
+	// ErrClosed: the Manager was closed.
+	ErrClosed = errors.New("language servers are shut down")
+	// ErrServerExited: the server exited (or closed its output) during the request. The next
+	// request starts it again.
+	ErrServerExited = errors.New("language server exited")
+)
+
+// Manager owns the language servers of one workspace. All methods are safe for concurrent use.
+// A server starts on the first request for one of its files and is restarted on the next
+// request after it crashed; Close shuts every server down.
+type Manager struct {
+	cfg     Config
+	log     *slog.Logger
+	byExt   map[string]*server
+	servers []*server
+
+	mu     sync.Mutex
+	closed bool
+}
+
+// New returns a Manager; no server is started until a request needs it. It fails on a bad
+// Config (no root, an empty command, an extension given twice).
+func New(cfg Config) (*Manager, error) {
+	if cfg.Root == "" || !filepath.IsAbs(cfg.Root) {
+		return nil, fmt.Errorf("lsp: the workspace root must be an absolute path, not %q", cfg.Root)
+	}
+	cfg.Root = filepath.Clean(cfg.Root)
+	if cfg.Wait <= 0 {
+		cfg.Wait = 5 * time.Second
+	}
+	if cfg.WaitAll <= 0 {
+		cfg.WaitAll = 1500 * time.Millisecond
+	}
+	if cfg.StartTimeout <= 0 {
+		cfg.StartTimeout = 10 * time.Second
+	}
+	if cfg.RequestTimeout <= 0 {
+		cfg.RequestTimeout = 30 * time.Second
+	}
+	switch cfg.Encoding {
+	case "":
+		cfg.Encoding = UTF16
+	case UTF16, UTF8:
+	default:
+		return nil, fmt.Errorf("lsp: encoding must be %s or %s, not %q", UTF8, UTF16, cfg.Encoding)
+	}
+	if cfg.MaxFileSize <= 0 {
+		cfg.MaxFileSize = 16 << 20
+	}
+	log := cfg.Log
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	m := &Manager{cfg: cfg, log: log, byExt: map[string]*server{}}
+	byCmd := map[string]*server{}
+	for _, sc := range cfg.Servers {
+		if len(sc.Command) == 0 || sc.Command[0] == "" {
+			return nil, fmt.Errorf("lsp: empty command for %v", sc.Extensions)
+		}
+		key := strings.Join(sc.Command, "\x00")
+		s := byCmd[key]
+		if s == nil {
+			s = newServer(m, sc.Command)
+			byCmd[key] = s
+			m.servers = append(m.servers, s)
+		}
+		for _, ext := range sc.Extensions {
+			ext = NormalizeExt(ext)
+			if ext == "" {
+				return nil, fmt.Errorf("lsp: empty extension for %s", sc.Name())
+			}
+			if _, dup := m.byExt[ext]; dup {
+				return nil, fmt.Errorf("lsp: extension %s given twice", ext)
+			}
+			m.byExt[ext] = s
+			s.exts = append(s.exts, ext)
+		}
+	}
+	return m, nil
+}
+
+// NormalizeExt returns ".go" for "go", ".go" or ".GO".
+func NormalizeExt(ext string) string {
+	ext = strings.ToLower(strings.TrimSpace(ext))
+	if ext == "" || ext == "." {
+		return ""
+	}
+	if !strings.HasPrefix(ext, ".") {
+		ext = "." + ext
+	}
+	return ext
+}
+
+// Servers describes the configured servers, one per command, in configuration order.
+func (m *Manager) Servers() []ServerConfig {
+	out := make([]ServerConfig, 0, len(m.servers))
+	for _, s := range m.servers {
+		exts := append([]string(nil), s.exts...)
+		out = append(out, ServerConfig{Extensions: exts, Command: append([]string(nil), s.argv...)})
+	}
+	return out
+}
+
+// Handles reports whether a server is configured for path's extension.
+func (m *Manager) Handles(path string) bool { return m.serverFor(path) != nil }
+
+// Root is the workspace root.
+func (m *Manager) Root() string { return m.cfg.Root }
+
+func (m *Manager) serverFor(path string) *server {
+	return m.byExt[strings.ToLower(filepath.Ext(path))]
+}
+
+func (m *Manager) isClosed() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.closed
+}
+
+// Diagnostics answers the diagnostics of one file (path absolute) or, for path "", of every
+// file any running server has published diagnostics for.
+//
+// For one file it starts its server if needed, sends the file's current text on disk (didOpen
+// the first time, didChange when it changed since), and waits up to Config.Wait for the server
+// to publish diagnostics for that text; then it answers what the server has (possibly none).
+// For all files it first sends the current text of every file it has open (files changed on
+// disk since, such as a file the CLI just edited), waits up to Config.WaitAll for those, and
+// answers every file with at least one diagnostic; it starts no server.
+//
+// Errors: ErrNoServer (wrapped, naming the extension), a file that cannot be read, a server
+// that cannot start or exits meanwhile (ErrServerExited), ctx's error.
+func (m *Manager) Diagnostics(ctx context.Context, path string) ([]FileDiagnostics, error) {
+	if m.isClosed() {
+		return nil, ErrClosed
+	}
+	if path == "" {
+		return m.allDiagnostics(ctx)
+	}
+	path = filepath.Clean(path)
+	s := m.serverFor(path)
+	if s == nil {
+		return nil, m.noServer(path)
+	}
+	p, err := s.ensure(ctx)
+	if err != nil {
+		return nil, err
+	}
+	st, err := p.sync(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	wctx, cancel := context.WithTimeout(ctx, m.cfg.Wait)
+	defer cancel()
+	if err := p.waitDiagnostics(wctx, []syncState{st}); err != nil && ctx.Err() != nil {
+		return nil, ctx.Err()
+	} else if errors.Is(err, ErrServerExited) {
+		return nil, err
+	}
+	fd := FileDiagnostics{Path: path, Diagnostics: p.published(path)}
+	m.convert(p, &fd)
+	return []FileDiagnostics{fd}, nil
+}
+
+func (m *Manager) noServer(path string) error {
+	ext := filepath.Ext(path)
+	if ext == "" {
+		return fmt.Errorf("%w for %s (it has no extension)", ErrNoServer, path)
+	}
+	return fmt.Errorf("%w for %s files (serve --lsp %s=COMMAND)", ErrNoServer, ext, ext)
+}
+
+func (m *Manager) allDiagnostics(ctx context.Context) ([]FileDiagnostics, error) {
+	procs := m.running()
+	wctx, cancel := context.WithTimeout(ctx, m.cfg.WaitAll)
+	defer cancel()
+	var wg sync.WaitGroup
+	for _, p := range procs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var states []syncState
+			for _, path := range p.openPaths() {
+				st, err := p.sync(wctx, path)
+				if err != nil {
+					continue // gone or unreadable: sync closed it in the server
+				}
+				states = append(states, st)
+			}
+			p.waitDiagnostics(wctx, states)
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var out []FileDiagnostics
+	for _, p := range procs {
+		for _, fd := range p.allPublished() {
+			m.convert(p, &fd)
+			out = append(out, fd)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out, nil
+}
+
+// running returns the live server processes.
+func (m *Manager) running() []*process {
+	var out []*process
+	for _, s := range m.servers {
+		if p := s.current(); p != nil && !p.dead() {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Document is a file open in its language server, as Open answers it.
+type Document struct {
+	URI        protocol.DocumentURI
+	LanguageID string
+	Version    int32
+	// Text is the text the server has: the file's text on disk when Open read it.
+	Text string
+	// Server is the server's command name.
+	Server string
+}
+
+// Open starts the server for path (absolute) if needed and sends it the file's current text on
+// disk (didOpen, or didChange when it changed). Errors as Diagnostics'.
+func (m *Manager) Open(ctx context.Context, path string) (Document, error) {
+	_, doc, err := m.open(ctx, path)
+	return doc, err
+}
+
+func (m *Manager) open(ctx context.Context, path string) (*process, Document, error) {
+	if m.isClosed() {
+		return nil, Document{}, ErrClosed
+	}
+	path = filepath.Clean(path)
+	s := m.serverFor(path)
+	if s == nil {
+		return nil, Document{}, m.noServer(path)
+	}
+	p, err := s.ensure(ctx)
+	if err != nil {
+		return nil, Document{}, err
+	}
+	st, err := p.sync(ctx, path)
+	if err != nil {
+		return nil, Document{}, err
+	}
+	return p, Document{URI: st.uri, LanguageID: st.languageID, Version: st.version, Text: st.text, Server: s.name}, nil
+}
+
+// Request opens path as Open does, then sends method with params to its server and decodes the
+// answer into result (if non-nil). Positions in params and result are UTF-16 code units (see
+// UTF16Column). Without a deadline in ctx it is bounded by Config.RequestTimeout. A server's
+// error answer is returned as *jsonrpc.Error; a server that exits meanwhile gives
+// ErrServerExited.
+func (m *Manager) Request(ctx context.Context, path, method string, params, result any) error {
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, m.cfg.RequestTimeout)
+		defer cancel()
+	}
+	p, _, err := m.open(ctx, path)
+	if err != nil {
+		return err
+	}
+	return p.call(ctx, method, params, result)
+}
+
+// Close shuts every running server down (shutdown, exit, then a kill after a grace period) and
+// waits for them to end. Later requests fail with ErrClosed. Idempotent.
+func (m *Manager) Close() error {
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return nil
+	}
+	m.closed = true
+	m.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, s := range m.servers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s.stop()
+		}()
+	}
+	wg.Wait()
+	return nil
+}
+
+// convert turns fd's ranges into Config.Encoding.
+func (m *Manager) convert(p *process, fd *FileDiagnostics) {
+	if m.cfg.Encoding == UTF16 || len(fd.Diagnostics) == 0 {
+		return
+	}
+	text, ok := p.text(fd.Path)
+	if !ok {
+		var err error
+		if text, err = readBounded(fd.Path, m.cfg.MaxFileSize); err != nil {
+			return // left in UTF-16: still the right lines
+		}
+	}
+	lines := splitLines(text)
+	for i := range fd.Diagnostics {
+		r := &fd.Diagnostics[i].Range
+		r.Start.Character = uint32(ByteColumn(lineAt(lines, int(r.Start.Line)), int(r.Start.Character)))
+		r.End.Character = uint32(ByteColumn(lineAt(lines, int(r.End.Line)), int(r.End.Character)))
+	}
+}
