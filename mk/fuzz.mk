@@ -3,7 +3,8 @@
 # also run as ordinary tests in `go test`. Included from the Makefile.
 FUZZTIME ?= 60s
 FUZZ_TARGETS := FuzzDecode:./internal/jsonrpc FuzzScan:./internal/jsonrpc FuzzUnmarshalParams:./internal/jsonrpc \
-	FuzzStdioFraming:./internal/jsonrpc FuzzToolArgs:./internal/ide
+	FuzzStdioFraming:./internal/jsonrpc FuzzToolArgs:./internal/ide \
+	FuzzEscape:./internal/termtext
 
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \

@@ -6,6 +6,7 @@
 //	claude-ide-bridge locks [--clean]
 //	claude-ide-bridge mcp-config [--workspace DIR | --port N] [--json | --path]
 //	claude-ide-bridge probe [--port N | --lock FILE] [--checks LIST] [--diff] [--timeout D]
+//	claude-ide-bridge doctor [--cwd DIR]   (why claude started here does not see the editor)
 package main
 
 import (
@@ -31,6 +32,7 @@ Usage:
   claude-ide-bridge locks [--clean]   list IDE lock files; --clean removes stale ones
   claude-ide-bridge mcp-config        print the --mcp-config of a running bridge's code tools
   claude-ide-bridge probe [flags]     check any IDE server against the protocol
+  claude-ide-bridge doctor [--cwd D]  explain why claude started here would not see the editor
   claude-ide-bridge version
 
 Run "claude-ide-bridge <command> -h" for a command's flags.
@@ -92,6 +94,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		err = cmdMCPConfig(args[1:], stdout, stderr)
 	case "probe":
 		err = cmdProbe(ctx, args[1:], stdout, stderr)
+	case "doctor":
+		err = cmdDoctor(args[1:], stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, "claude-ide-bridge", version)
 	case "help", "-h", "--help":
@@ -103,6 +107,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		if err == errUsage {
 			return 2
+		}
+		if err == errFindings {
+			return 1
 		}
 		fmt.Fprintln(stderr, "claude-ide-bridge:", err)
 		return 1

@@ -26,6 +26,8 @@ func FuzzDecode(f *testing.F) {
 		`"just a string"`, `42`, `null`, `{`, ``, "\xff\xfe", `{"jsonrpc":"1.0","id":1,"method":"x"}`,
 		`{"jsonrpc":"2.0","id":{},"method":"x"}`, `{"jsonrpc":"2.0","id":1,"method":7}`,
 		`{"jsonrpc":"2.0","id":1}`, `{"a":"\"{[{[{["}`,
+		`{"jsonrpc":"2.0","id":1,"method":"ping","METHOD":"x"}`, `{"jsonrpc":"2.0","id":1,"method":"ping","method":"x"}`,
+		`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"a":1,"a":2}}`, `{"jsonrpc":"2.0","id":1,"Id":2,"method":"ping"}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -58,7 +60,53 @@ func FuzzDecode(f *testing.F) {
 		if m.Method == "" && m.ID == nil {
 			t.Fatalf("Decode(%q) accepted a message with neither method nor id", data)
 		}
+		// Oracle for exact keys: encoding/json into a map matches names exactly.
+		var env map[string]json.RawMessage
+		if err := json.Unmarshal(data, &env); err != nil {
+			t.Fatalf("Decode(%q) accepted what encoding/json cannot read as an object: %v", data, err)
+		}
+		if _, dups, _ := oracleKeys(data); len(dups) > 0 && topLevelDup(data) {
+			t.Fatalf("Decode(%q) accepted a duplicate envelope key", data)
+		}
+		for k := range env {
+			for _, f := range []string{"jsonrpc", "id", "method", "params", "result", "error"} {
+				if k != f && strings.EqualFold(k, f) {
+					t.Fatalf("Decode(%q) accepted %q for %q", data, k, f)
+				}
+			}
+		}
+		var method string
+		_ = json.Unmarshal(env["method"], &method)
+		if m.Method != method || !bytes.Equal(m.Params, env["params"]) || !bytes.Equal(m.ID, env["id"]) {
+			t.Fatalf("Decode(%q) = method %q params %s id %s; encoding/json's map: %q %s %s", data, m.Method, m.Params, m.ID, method, env["params"], env["id"])
+		}
 	})
+}
+
+// topLevelDup reports whether a name repeats among the members of the object data.
+func topLevelDup(data []byte) bool {
+	var members map[string]json.RawMessage
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return false
+	}
+	members = map[string]json.RawMessage{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		k, _ := tok.(string)
+		if _, seen := members[k]; seen {
+			return true
+		}
+		var v json.RawMessage
+		if dec.Decode(&v) != nil {
+			return false
+		}
+		members[k] = v
+	}
+	return false
 }
 
 // FuzzStdioFraming: the editor channel reads whatever bytes the editor writes. The detecting

@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"reflect"
 	"unicode/utf8"
 )
 
@@ -84,7 +85,7 @@ const maxDepth = 256
 func Decode(data []byte) (*Message, error) {
 	data = trimSpace(data) // JSON's white space only: bytes.TrimSpace would also take U+2006
 	if len(data) == 0 || data[0] != '{' {
-		if err := valid(data); err != nil {
+		if err := valid(data, nil); err != nil {
 			return nil, parseError(err)
 		}
 		if data[0] == '[' {
@@ -94,9 +95,10 @@ func Decode(data []byte) (*Message, error) {
 	}
 	var (
 		m       Message
-		typeErr error // the first member of the wrong type; a syntax error anywhere comes first
+		st      keyState
+		typeErr error // the first bad member; a syntax error anywhere comes first
 	)
-	err := eachMember(data, func(key, value []byte) error {
+	err := eachMember(data, &st, func(key, value []byte) error {
 		if err := m.set(memberName(key), value); err != nil && typeErr == nil {
 			typeErr = err
 		}
@@ -104,6 +106,11 @@ func Decode(data []byte) (*Message, error) {
 	})
 	if err != nil {
 		return nil, parseError(err)
+	}
+	// Deeper duplicates are refused where the bridge reads them: in params (UnmarshalParams,
+	// -32602) and in a result (Conn.Call).
+	if st.depth == 1 {
+		return nil, Errorf(CodeInvalidRequest, "invalid request: duplicate key %q", st.dup)
 	}
 	if typeErr != nil {
 		return nil, typeErr
@@ -133,8 +140,9 @@ func parseError(err error) *Error {
 	return Errorf(CodeParseError, "parse error: %v", err)
 }
 
-// set stores one member of the envelope. Names match as encoding/json matches them (exactly,
-// else ignoring case); a later duplicate wins; unknown members are ignored.
+// set stores one member of the envelope. Names match exactly; a name that differs from one of
+// the envelope's only in case is refused (encoding/json would take "METHOD" for "method", and
+// the --trace line would read differently from what ran); other unknown members are ignored.
 func (m *Message) set(name []byte, value []byte) error {
 	null := string(value) == "null"
 	wrong := func(field string) error {
@@ -151,7 +159,7 @@ func (m *Message) set(name []byte, value []byte) error {
 		*dst = s
 		return nil
 	}
-	switch field := canonical(name); field {
+	switch field := string(name); field {
 	case "jsonrpc":
 		return str(field, &m.JSONRPC)
 	case "method":
@@ -167,28 +175,20 @@ func (m *Message) set(name []byte, value []byte) error {
 		if null {
 			return nil
 		}
-		if value[0] != '{' || json.Unmarshal(value, &m.Error) != nil {
+		var e Error
+		if value[0] != '{' || decodeStrict(value, &e, true) != nil {
 			return wrong(field)
+		}
+		m.Error = &e
+	default:
+		if _, err := envelopeFields.lookup(name); err != nil {
+			return Errorf(CodeInvalidRequest, "invalid request: %v", err)
 		}
 	}
 	return nil
 }
 
-var envelopeFields = [...]string{"jsonrpc", "id", "method", "params", "result", "error"}
-
-func canonical(name []byte) string {
-	for _, f := range envelopeFields {
-		if string(name) == f {
-			return f
-		}
-	}
-	for _, f := range envelopeFields {
-		if bytes.EqualFold(name, []byte(f)) {
-			return f
-		}
-	}
-	return ""
-}
+var envelopeFields = fieldsOf(reflect.TypeFor[Message]())
 
 // memberName returns a checked member name without its quotes, decoded if it has escapes
 // (rare): the bytes themselves otherwise, so looking a member up allocates nothing.

@@ -121,3 +121,63 @@ func TestEncodeNotification(t *testing.T) {
 		t.Errorf("nil params: %s", b)
 	}
 }
+
+// TestExactKeys: member names match exactly (issue 16 item 3). encoding/json would take
+// "METHOD" for "method" and let a repeated key win silently, so a --trace line would read
+// differently from what ran; the bridge refuses both, naming the key: -32600 in the envelope,
+// -32602 in params (at any depth).
+func TestExactKeys(t *testing.T) {
+	for _, c := range []struct {
+		msg   string
+		code  int
+		names string
+	}{
+		{`{"jsonrpc":"2.0","id":1,"method":"ping","METHOD":"shutdown"}`, jsonrpc.CodeInvalidRequest, `"METHOD"`},
+		{`{"jsonrpc":"2.0","id":1,"Method":"ping"}`, jsonrpc.CodeInvalidRequest, `"Method"`},
+		{`{"jsonrpc":"2.0","id":1,"method":"ping","method":"shutdown"}`, jsonrpc.CodeInvalidRequest, `duplicate key "method"`},
+		{`{"jsonrpc":"2.0","id":1,"method":"ping","me\u0074hod":"shutdown"}`, jsonrpc.CodeInvalidRequest, `duplicate key "method"`},
+		{`{"jsonrpc":"2.0","jsonrpc":"2.0","id":1,"method":"ping"}`, jsonrpc.CodeInvalidRequest, `duplicate key "jsonrpc"`},
+		{`{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"x","Code":2}}`, jsonrpc.CodeInvalidRequest, `"error"`},
+	} {
+		_, err := jsonrpc.Decode([]byte(c.msg))
+		var e *jsonrpc.Error
+		if !errors.As(err, &e) || e.Code != c.code || !strings.Contains(e.Message, c.names) {
+			t.Errorf("Decode(%s) = %v, want %d naming %s", c.msg, err, c.code, c.names)
+		}
+	}
+	// Unknown members that match nothing stay ignored, as JSON-RPC peers expect.
+	if m, err := jsonrpc.Decode([]byte(`{"jsonrpc":"2.0","id":1,"method":"ping","extra":{"a":1}}`)); err != nil || m.Method != "ping" {
+		t.Errorf("unknown member: %v, %v", m, err)
+	}
+
+	type pos struct {
+		Line int `json:"line"`
+	}
+	type params struct {
+		Path  string          `json:"filePath"`
+		Start *pos            `json:"start"`
+		List  []pos           `json:"list"`
+		Raw   json.RawMessage `json:"arguments"`
+	}
+	for _, c := range []struct{ params, names string }{
+		{`{"filePath":"/a","FilePath":"/b"}`, `"FilePath"`},
+		{`{"FILEPATH":"/b"}`, `"FILEPATH"`},
+		{`{"start":{"LINE":1}}`, `"LINE"`},
+		{`{"list":[{"line":1},{"Line":2}]}`, `"Line"`},
+		{`{"filePath":"/a","filePath":"/b"}`, `duplicate key "filePath"`},
+		{`{"start":{"line":1,"line":2}}`, `duplicate key "line"`},
+		{`{"arguments":{"x":{"y":1,"y":2}}}`, `duplicate key "y"`},
+		{`{"other":[{"k":1,"k":2}]}`, `duplicate key "k"`},
+	} {
+		var p params
+		err := jsonrpc.UnmarshalParams(json.RawMessage(c.params), &p)
+		var e *jsonrpc.Error
+		if !errors.As(err, &e) || e.Code != jsonrpc.CodeInvalidParams || !strings.Contains(e.Message, c.names) {
+			t.Errorf("UnmarshalParams(%s) = %v, want -32602 naming %s", c.params, err, c.names)
+		}
+	}
+	var p params
+	if err := jsonrpc.UnmarshalParams(json.RawMessage(`{"filePath":"/a","start":{"line":3},"arguments":{"A":1,"a":2},"x":{"FILEPATH":1}}`), &p); err != nil || p.Path != "/a" || p.Start.Line != 3 || string(p.Raw) != `{"A":1,"a":2}` {
+		t.Errorf("exact names refused or misread: %+v, %v", p, err)
+	}
+}

@@ -2,23 +2,26 @@ package jsonrpc
 
 import (
 	"bytes"
-	"encoding"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
-	"strconv"
 	"strings"
 	"sync"
 )
 
-// UnmarshalParams decodes params into v (a pointer to a struct). Missing or null params decode as
-// {}. Errors are *Error with CodeInvalidParams naming the offending field.
+// UnmarshalParams decodes params into v (a pointer to a struct) with encoding/json. Missing or
+// null params decode as {}. Errors are *Error with CodeInvalidParams naming the offending member.
 //
-// The object is scanned once (scan.go) and each member decoded on its own slice: a 10 MiB file
-// text is handed to its field's json.Unmarshaler, or kept as a json.RawMessage, without
-// encoding/json checking it again. Members match fields as encoding/json matches them.
-// json.RawMessage and RawKeeper fields alias params.
+// Stricter than encoding/json in two ways, because a message must read the same in a log
+// (--trace) as where it runs: a duplicate key at any level is refused, and member names are
+// matched exactly: a name that matches a field only when case is ignored ("PATH" for "path") is
+// refused instead of being taken for it (the MCP go-sdk matches case-sensitively for the same
+// reason).
+//
+// Fields of type json.RawMessage or RawKeeper (a file text) are kept as the slice of params they
+// came in, without encoding/json reading them: that is the one walk over members this adds. Only
+// the other members go through encoding/json, so a 10 MiB text is not checked and copied again.
 func UnmarshalParams(params json.RawMessage, v any) error {
 	p := trimSpace(params)
 	if len(p) == 0 || bytes.Equal(p, []byte("null")) {
@@ -27,22 +30,23 @@ func UnmarshalParams(params json.RawMessage, v any) error {
 	if p[0] != '{' {
 		return Errorf(CodeInvalidParams, "invalid params: params must be an object")
 	}
-	rv := reflect.ValueOf(v)
-	if rv.Kind() != reflect.Pointer || rv.IsNil() || rv.Elem().Kind() != reflect.Struct {
-		return unmarshalParamsSlow(p, v)
+	err := decodeStrict(p, v, true)
+	var (
+		te  *json.UnmarshalTypeError
+		ke  *keyError
+		rpc *Error
+	)
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &rpc):
+		return rpc
+	case errors.As(err, &ke):
+		return Errorf(CodeInvalidParams, "invalid params: %v", ke)
+	case errors.As(err, &te):
+		return Errorf(CodeInvalidParams, "invalid params: %q must be %s, not %s", te.Field, kind(te.Type.Kind().String()), te.Value)
 	}
-	fields := fieldsOf(rv.Elem().Type())
-	if fields == nil {
-		return unmarshalParamsSlow(p, v)
-	}
-	if err := decodeStruct(rv.Elem(), fields, p, true); err != nil {
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) {
-			return paramError(te.Field, &json.UnmarshalTypeError{Value: te.Value, Type: te.Type})
-		}
-		return Errorf(CodeInvalidParams, "invalid params: %v", err)
-	}
-	return nil
+	return Errorf(CodeInvalidParams, "invalid params: %v", err)
 }
 
 // RawKeeper is a field type that keeps its member's JSON as it came, such as a file text passed
@@ -52,180 +56,141 @@ type RawKeeper interface {
 	KeepRawJSON(value []byte) error
 }
 
-var (
-	rawMessageType  = reflect.TypeFor[json.RawMessage]()
-	rawKeeperType   = reflect.TypeFor[RawKeeper]()
-	unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
-	textType        = reflect.TypeFor[encoding.TextUnmarshaler]()
-	numberType      = reflect.TypeFor[json.Number]()
-)
-
-// decodeField decodes one checked member into dst. Strings, booleans, numbers and structs of
-// them (a selection's range) are decoded here; anything else by encoding/json on its slice. The
-// results and errors are encoding/json's (FuzzUnmarshalParams holds them to it).
-func decodeField(dst reflect.Value, value []byte) error {
-	t := dst.Type()
-	switch methodsOf(t) {
-	case asRaw:
-		dst.SetBytes(value) // aliases params, as Decode's Params alias the message
-		return nil
-	case asKeeper:
-		return dst.Addr().Interface().(RawKeeper).KeepRawJSON(value)
-	case asUnmarshaler:
-		// The value was checked by the scan; json.Unmarshal would check it once more.
-		return dst.Addr().Interface().(json.Unmarshaler).UnmarshalJSON(value)
-	case asJSON:
-		return json.Unmarshal(value, dst.Addr().Interface())
-	}
-	null := value[0] == 'n'
-	wrong := func() error { return typeError(dst, value) }
-	switch t.Kind() {
-	case reflect.String:
-		if null {
-			return nil
-		}
-		if value[0] != '"' {
-			return wrong()
-		}
-		if s, ok := unquote(value); ok {
-			dst.SetString(s)
-			return nil
-		}
-	case reflect.Bool:
-		switch {
-		case null:
-		case string(value) == "true" || string(value) == "false":
-			dst.SetBool(value[0] == 't')
-		default:
-			return wrong()
-		}
-		return nil
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		if null {
-			return nil
-		}
-		n, err := strconv.ParseInt(string(value), 10, 64)
-		if err != nil || dst.OverflowInt(n) {
-			return wrong()
-		}
-		dst.SetInt(n)
-		return nil
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		if null {
-			return nil
-		}
-		n, err := strconv.ParseUint(string(value), 10, 64)
-		if err != nil || dst.OverflowUint(n) {
-			return wrong()
-		}
-		dst.SetUint(n)
-		return nil
-	case reflect.Float32, reflect.Float64:
-		if null {
-			return nil
-		}
-		if c := value[0]; c != '-' && (c < '0' || c > '9') {
-			return wrong()
-		}
-		f, err := strconv.ParseFloat(string(value), t.Bits())
-		if err != nil || dst.OverflowFloat(f) {
-			return wrong()
-		}
-		dst.SetFloat(f)
-		return nil
-	case reflect.Struct:
-		fields := fieldsOf(t)
-		switch {
-		case fields == nil:
-		case null:
-			return nil
-		case value[0] != '{':
-			return wrong()
-		default:
-			return decodeStruct(dst, fields, value, false)
-		}
-	case reflect.Pointer:
-		if null {
-			dst.SetZero()
-			return nil
-		}
-		if dst.IsNil() {
-			dst.Set(reflect.New(t.Elem()))
-		}
-		return decodeField(dst.Elem(), value)
-	}
-	return json.Unmarshal(value, dst.Addr().Interface())
+// keyError is a duplicate key, or a name that matches a field only when case is ignored.
+type keyError struct {
+	key  string
+	want string // the field's name; "" for a duplicate
 }
 
-// How a type is decoded, by the methods it has (cached: Implements walks method sets).
-const (
-	asValue       = iota // by its kind, in decodeField
-	asRaw                // json.RawMessage: kept as it came
-	asKeeper             // RawKeeper
-	asUnmarshaler        // json.Unmarshaler, given the checked value
-	asJSON               // encoding.TextUnmarshaler or json.Number: encoding/json's rules
-)
-
-var methodCache sync.Map // reflect.Type → int
-
-func methodsOf(t reflect.Type) int {
-	if m, ok := methodCache.Load(t); ok {
-		return m.(int)
+func (e *keyError) Error() string {
+	if e.want == "" {
+		return fmt.Sprintf("duplicate key %q", e.key)
 	}
-	pt := reflect.PointerTo(t)
-	m := asValue
+	return fmt.Sprintf("unknown key %q (names are case-sensitive: %q)", e.key, e.want)
+}
+
+// decodeStrict decodes the JSON value d into v (see UnmarshalParams), names matched exactly if
+// exact, else as encoding/json matches them. Its errors: syntax (errSyntax), *keyError,
+// *json.UnmarshalTypeError, or encoding/json's.
+func decodeStrict(d []byte, v any, exact bool) error {
+	rv := reflect.ValueOf(v)
+	if d = trimSpace(d); len(d) == 0 || d[0] != '{' || rv.Kind() != reflect.Pointer || rv.IsNil() {
+		var st keyState
+		if err := valid(d, &st); err != nil {
+			return err
+		}
+		if st.depth > 0 {
+			return &keyError{key: st.dup}
+		}
+		if exact && rv.Kind() == reflect.Pointer && !rv.IsNil() {
+			if err := checkNames(d, rv.Elem().Type()); err != nil {
+				return err
+			}
+		}
+		return json.Unmarshal(d, v) // encoding/json's InvalidUnmarshalError for a bad v
+	}
+	fs := fieldsOf(rv.Elem().Type())
+	var (
+		st     keyState
+		keyErr error
+		rawErr error
+		rest   []byte // the members encoding/json decodes, when some are kept raw
+	)
+	if fs != nil && fs.raw {
+		rest = append(make([]byte, 0, 256), '{')
+	}
+	err := eachMember(d, &st, func(key, value []byte) error {
+		f, err := fs.lookup(memberName(key))
+		if !exact {
+			f, err = fs.fold(memberName(key)), nil
+		}
+		if exact && err == nil && f != nil && !f.raw {
+			err = checkNames(value, f.typ)
+		}
+		if err != nil {
+			if keyErr == nil {
+				keyErr = err
+			}
+			return nil
+		}
+		switch {
+		case f != nil && f.raw && rawErr == nil:
+			rawErr = keepRaw(rv.Elem().FieldByIndex(f.index), value)
+			if rawErr != nil {
+				rawErr = withField(f.name, rawErr)
+			}
+		case rest != nil:
+			if len(rest) > 1 {
+				rest = append(rest, ',')
+			}
+			rest = append(append(append(rest, key...), ':'), value...)
+		}
+		return nil
+	})
 	switch {
-	case t == rawMessageType:
-		m = asRaw
-	case pt.Implements(rawKeeperType):
-		m = asKeeper
-	case pt.Implements(unmarshalerType):
-		m = asUnmarshaler
-	case pt.Implements(textType) || t == numberType:
-		m = asJSON
+	case err != nil:
+		return err
+	case st.depth > 0:
+		return &keyError{key: st.dup}
+	case keyErr != nil:
+		return keyErr
+	case rawErr != nil:
+		return rawErr
+	case rest != nil:
+		d = append(rest, '}')
 	}
-	methodCache.Store(t, m)
-	return m
+	return json.Unmarshal(d, v)
 }
 
-// typeError is encoding/json's error for value in dst.
-func typeError(dst reflect.Value, value []byte) error {
-	v := valueKind(value)
-	if v == "number" && (dst.CanInt() || dst.CanUint() || dst.CanFloat()) {
-		v = "number " + string(value) // as encoding/json: the number that did not fit
+// checkNames applies the exact-name rule to the members of a nested value of type t.
+func checkNames(value []byte, t reflect.Type) error {
+	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Array {
+		if t.Kind() != reflect.Pointer && len(value) > 0 && value[0] == '[' {
+			return eachElement(value, func(e []byte) error { return checkNames(e, t.Elem()) })
+		}
+		t = t.Elem()
 	}
-	return &json.UnmarshalTypeError{Value: v, Type: dst.Type()}
-}
-
-// decodeStruct decodes the object value into dst member by member, in the same pass that checks
-// its syntax (top: value is the whole params; else a member already checked once). A syntax
-// error anywhere comes first; else the first bad member, as an *json.UnmarshalTypeError whose
-// Field is its path.
-func decodeStruct(dst reflect.Value, fields *fieldSet, value []byte, top bool) error {
-	var typeErr error
-	member := func(key, value []byte) error {
-		if typeErr != nil {
-			return nil
-		}
-		f := fields.lookup(memberName(key))
-		if f == nil {
-			return nil
-		}
-		if err := decodeField(dst.FieldByIndex(f.index), value); err != nil {
-			typeErr = withField(f.name, err)
-		}
+	fs := fieldsOf(t)
+	if fs == nil || len(value) == 0 || value[0] != '{' {
 		return nil
 	}
-	var err error
-	if top {
-		err = eachMember(value, member)
-	} else {
-		_, err = scanObject(value, 0, 1, member)
-	}
-	if err != nil {
+	return eachMember(value, nil, func(key, v []byte) error {
+		f, err := fs.lookup(memberName(key))
+		if err == nil && f != nil {
+			err = checkNames(v, f.typ)
+		}
 		return err
+	})
+}
+
+// eachElement calls fn for each element of the checked array d.
+func eachElement(d []byte, fn func(e []byte) error) error {
+	i := skipSpace(d, 1)
+	if i < len(d) && d[i] == ']' {
+		return nil
 	}
-	return typeErr
+	for {
+		start := i
+		var err error
+		if i, err = scanValue(d, i, 1, nil); err != nil {
+			return err
+		}
+		if err := fn(d[start:i]); err != nil {
+			return err
+		}
+		var done bool
+		if i, done, err = afterItem(d, i, ']'); done || err != nil {
+			return err
+		}
+	}
+}
+
+func keepRaw(dst reflect.Value, value []byte) error {
+	if k, ok := dst.Addr().Interface().(RawKeeper); ok {
+		return k.KeepRawJSON(value)
+	}
+	dst.SetBytes(value) // a json.RawMessage aliases params, as Decode's Params alias the message
+	return nil
 }
 
 // withField prefixes a type error's field path with name.
@@ -244,9 +209,7 @@ func withField(name string, err error) error {
 
 // Kind names the JSON type of a value as encoding/json's type errors do ("string", "number",
 // "object", "array", "bool"), for a json.Unmarshaler that reports one.
-func Kind(b []byte) string { return valueKind(b) }
-
-func valueKind(b []byte) string {
+func Kind(b []byte) string {
 	if len(b) == 0 {
 		return "nothing"
 	}
@@ -263,38 +226,43 @@ func valueKind(b []byte) string {
 	return "number"
 }
 
-func paramError(field string, err error) error {
-	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) {
-		if te.Field != "" {
-			field += "." + te.Field
-		}
-		return Errorf(CodeInvalidParams, "invalid params: %q must be %s, not %s", field, kind(te.Type.Kind().String()), te.Value)
-	}
-	return Errorf(CodeInvalidParams, "invalid params: %q: %v", field, err)
-}
-
-func unmarshalParamsSlow(p []byte, v any) error {
-	if err := json.Unmarshal(p, v); err != nil {
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) {
-			return Errorf(CodeInvalidParams, "invalid params: %q must be %s, not %s", te.Field, kind(te.Type.Kind().String()), te.Value)
-		}
-		return Errorf(CodeInvalidParams, "invalid params: %v", err)
-	}
-	return nil
-}
-
-// field is one decodable struct field, by its JSON name.
+// field is one struct field, by its JSON name.
 type field struct {
 	name  string
 	index []int
+	typ   reflect.Type
+	raw   bool // json.RawMessage or RawKeeper: kept as it came
 }
 
-type fieldSet struct{ list []field }
+type fieldSet struct {
+	list []field
+	raw  bool // some field is raw
+}
 
-// lookup matches name as encoding/json does: exactly, else ignoring case.
-func (s *fieldSet) lookup(name []byte) *field {
+// lookup finds the field named exactly name; a name that matches one only when case is ignored
+// (which encoding/json would take for it) is a *keyError. A nil set knows no names.
+func (s *fieldSet) lookup(name []byte) (*field, error) {
+	if s == nil {
+		return nil, nil
+	}
+	for i := range s.list {
+		if string(name) == s.list[i].name {
+			return &s.list[i], nil
+		}
+	}
+	for i := range s.list {
+		if bytes.EqualFold(name, []byte(s.list[i].name)) {
+			return nil, &keyError{key: string(name), want: s.list[i].name}
+		}
+	}
+	return nil, nil
+}
+
+// fold finds the field encoding/json takes name for: exactly, else ignoring case.
+func (s *fieldSet) fold(name []byte) *field {
+	if s == nil {
+		return nil
+	}
 	for i := range s.list {
 		if string(name) == s.list[i].name {
 			return &s.list[i]
@@ -308,33 +276,45 @@ func (s *fieldSet) lookup(name []byte) *field {
 	return nil
 }
 
-var fieldCache sync.Map // reflect.Type → *fieldSet (nil: not supported, use encoding/json)
+var (
+	fieldCache     sync.Map // reflect.Type → *fieldSet (nil: not a struct)
+	rawMessageType = reflect.TypeFor[json.RawMessage]()
+	rawKeeperType  = reflect.TypeFor[RawKeeper]()
+)
 
-// fieldsOf lists t's fields as encoding/json names them. Structs with embedded structs are left
-// to encoding/json (nil): its rules for promoted fields are not worth repeating for params.
+// fieldsOf lists the fields of struct type t as encoding/json names them, those of embedded
+// structs included; nil if t is not a struct.
 func fieldsOf(t reflect.Type) *fieldSet {
+	if t.Kind() != reflect.Struct {
+		return nil
+	}
 	if s, ok := fieldCache.Load(t); ok {
 		return s.(*fieldSet)
 	}
 	s := &fieldSet{}
-	for i := range t.NumField() {
-		f := t.Field(i)
-		if f.Anonymous {
-			s = nil
-			break
+	var add func(t reflect.Type, index []int)
+	add = func(t reflect.Type, index []int) {
+		for i := range t.NumField() {
+			f := t.Field(i)
+			tag := f.Tag.Get("json")
+			name, _, _ := strings.Cut(tag, ",")
+			if tag == "-" || !f.IsExported() && !f.Anonymous {
+				continue
+			}
+			idx := append(append([]int(nil), index...), i)
+			if f.Anonymous && name == "" && f.Type.Kind() == reflect.Struct {
+				add(f.Type, idx)
+				continue
+			}
+			if name == "" {
+				name = f.Name
+			}
+			raw := f.Type == rawMessageType || reflect.PointerTo(f.Type).Implements(rawKeeperType)
+			s.raw = s.raw || raw
+			s.list = append(s.list, field{name: name, index: idx, typ: f.Type, raw: raw})
 		}
-		if !f.IsExported() {
-			continue
-		}
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if name == "-" && f.Tag.Get("json") == "-" {
-			continue
-		}
-		if name == "" {
-			name = f.Name
-		}
-		s.list = append(s.list, field{name: name, index: f.Index})
 	}
+	add(t, nil)
 	fieldCache.Store(t, s)
 	return s
 }

@@ -61,7 +61,7 @@ func trimSpace(d []byte) []byte {
 
 // scanValue checks the value starting at d[i] (no leading space) and returns the index just
 // after it. depth is the nesting of the enclosing container (0 at top level).
-func scanValue(d []byte, i, depth int) (int, error) {
+func scanValue(d []byte, i, depth int, st *keyState) (int, error) {
 	if i >= len(d) {
 		return i, syntaxErr(d, i, "want a value")
 	}
@@ -69,9 +69,9 @@ func scanValue(d []byte, i, depth int) (int, error) {
 	case '"':
 		return scanString(d, i)
 	case '{':
-		return scanObject(d, i, depth+1, nil)
+		return scanObject(d, i, depth+1, st, nil)
 	case '[':
-		return scanArray(d, i, depth+1)
+		return scanArray(d, i, depth+1, st)
 	case 't':
 		return scanLiteral(d, i, "true")
 	case 'f':
@@ -382,7 +382,7 @@ func isHex(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
 }
 
-func scanArray(d []byte, i, depth int) (int, error) {
+func scanArray(d []byte, i, depth int, st *keyState) (int, error) {
 	if depth > maxDepth {
 		return i, errDepth
 	}
@@ -395,7 +395,7 @@ func scanArray(d []byte, i, depth int) (int, error) {
 			err  error
 			done bool
 		)
-		if i, err = scanValue(d, i, depth); err != nil {
+		if i, err = scanValue(d, i, depth, st); err != nil {
 			return i, err
 		}
 		if i, done, err = afterItem(d, i, ']'); done || err != nil {
@@ -421,8 +421,10 @@ func afterItem(d []byte, i int, closing byte) (int, bool, error) {
 
 // scanObject checks the object starting at d[i]. If member is non-nil it is called with each
 // key (the raw literal, quotes included) and value (raw) as soon as the value is checked; an
-// error from it stops the scan and is returned as is.
-func scanObject(d []byte, i, depth int, member func(key, value []byte) error) (int, error) {
+// error from it stops the scan and is returned as is. A key that repeats an earlier key of the
+// same object (compared exactly, after unescaping) is recorded in st, and the scan goes on: a
+// syntax error anywhere still comes first.
+func scanObject(d []byte, i, depth int, st *keyState, member func(key, value []byte) error) (int, error) {
 	if depth > maxDepth {
 		return i, errDepth
 	}
@@ -430,6 +432,11 @@ func scanObject(d []byte, i, depth int, member func(key, value []byte) error) (i
 	if i < len(d) && d[i] == '}' {
 		return i + 1, nil
 	}
+	var (
+		small [8][]byte // the names so far; most objects have a few
+		names = small[:0]
+		many  map[string]struct{} // past len(small)
+	)
 	for {
 		if i >= len(d) || d[i] != '"' {
 			return i, syntaxErr(d, i, "want a member name")
@@ -440,13 +447,29 @@ func scanObject(d []byte, i, depth int, member func(key, value []byte) error) (i
 			return i, err
 		}
 		key := d[k:i]
+		if name := memberName(key); many != nil {
+			if _, dup := many[string(name)]; dup {
+				st.duplicate(name, depth)
+			}
+			many[string(name)] = struct{}{}
+		} else if slices.ContainsFunc(names, func(n []byte) bool { return string(n) == string(name) }) {
+			st.duplicate(name, depth)
+		} else if len(names) < cap(names) {
+			names = append(names, name)
+		} else {
+			many = make(map[string]struct{}, 2*len(names))
+			for _, n := range names {
+				many[string(n)] = struct{}{}
+			}
+			many[string(name)] = struct{}{}
+		}
 		i = skipSpace(d, i)
 		if i >= len(d) || d[i] != ':' {
 			return i, syntaxErr(d, i, "want ':'")
 		}
 		i = skipSpace(d, i+1)
 		v := i
-		if i, err = scanValue(d, i, depth); err != nil {
+		if i, err = scanValue(d, i, depth, st); err != nil {
 			return i, err
 		}
 		if member != nil {
@@ -461,10 +484,24 @@ func scanObject(d []byte, i, depth int, member func(key, value []byte) error) (i
 	}
 }
 
+// keyState records the shallowest duplicate key a scan met (RFC 8259 §4: "The names within an
+// object SHOULD be unique"; encoding/json lets the last one win, which lets a message read one
+// way in a log and another way where it runs). A nil *keyState records nothing.
+type keyState struct {
+	dup   string // the key, unescaped
+	depth int    // the nesting of its object (1: the scanned object itself); 0: none found
+}
+
+func (st *keyState) duplicate(name []byte, depth int) {
+	if st != nil && (st.depth == 0 || depth < st.depth) {
+		st.dup, st.depth = string(name), depth
+	}
+}
+
 // valid reports whether d is exactly one JSON value, surrounded by nothing but white space.
-func valid(d []byte) error {
+func valid(d []byte, st *keyState) error {
 	i := skipSpace(d, 0)
-	i, err := scanValue(d, i, 0)
+	i, err := scanValue(d, i, 0, st)
 	if err != nil {
 		return err
 	}
@@ -475,13 +512,14 @@ func valid(d []byte) error {
 }
 
 // eachMember checks that d is one JSON object (white space around it allowed) and calls member
-// for every member in order. Syntax errors wrap errSyntax; member's errors are returned as is.
-func eachMember(d []byte, member func(key, value []byte) error) error {
+// for every member in order. Syntax errors wrap errSyntax; member's errors are returned as is;
+// duplicate keys are recorded in st.
+func eachMember(d []byte, st *keyState, member func(key, value []byte) error) error {
 	i := skipSpace(d, 0)
 	if i >= len(d) || d[i] != '{' {
 		return syntaxErr(d, i, "want an object")
 	}
-	i, err := scanObject(d, i, 1, member)
+	i, err := scanObject(d, i, 1, st, member)
 	if err != nil {
 		return err
 	}

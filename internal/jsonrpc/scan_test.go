@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -98,21 +100,24 @@ type paramsProbe struct {
 
 type named string
 
-// FuzzUnmarshalParams: the one-pass UnmarshalParams decodes every object exactly as
-// encoding/json does, and refuses what it refuses.
+// FuzzUnmarshalParams: UnmarshalParams decodes as encoding/json does (the oracle), except that
+// it refuses a duplicate key at any level (found by encoding/json's own tokenizer) and a member
+// name that matches a field only when case is ignored.
 func FuzzUnmarshalParams(f *testing.F) {
 	for _, s := range []string{
 		`{"filePath":"/a/b","lineStart":3,"preview":true,"folders":["x","y"],"arguments":{"k":[1]},"pid":42}`,
 		`{"filePath":"\u00e9\n","FILEPATH":"dup","Nested":{"A":1,"b":2},"plain":"p","-":"x","Skipped":"y"}`,
 		`{"filePath":3}`, `{"lineStart":"9"}`, `{"preview":"yes"}`, `{"folders":"a"}`, `{"Nested":[]}`,
 		`{"arguments":null,"lineStart":null,"filePath":null}`, `{"filePath":"a"`, `{"pid":"7"}`,
-		"{\"filePath\":\"\xff\"}", `{"a":1,"a":2}`, `{}`,
+		"{\"filePath\":\"\xff\"}", `{"a":1,"a":2}`, `{}`, `{"x":{"a":1,"\u0061":2}}`, `{"any":[{"k":1,"k":2}]}`,
 		`{"small":255,"ratio":-1.5e3,"f32":3.4e38,"neg":-128,"kind":"k","range":{"start":{"line":3,"character":-1,"isEmpty":true}}}`,
 		`{"small":256}`, `{"small":-1}`, `{"neg":1.0}`, `{"f32":1e39}`, `{"ratio":"1"}`, `{"range":null}`, `{"range":{"start":null}}`,
 		`{"range":{"start":{"line":"x"}}}`, `{"range":[]}`, `{"any":[1,{"a":null}],"map":{"a":"b"},"when":12}`, `{"kind":7}`, `{"preview":null,"lineStart":7}`,
+		`{"range":{"START":{"line":1}}}`, `{"arguments":{"a":1,"a":2}}`, `{"map":{"A":"1","a":"2"}}`,
 	} {
 		f.Add([]byte(s))
 	}
+	names := probeNames(reflect.TypeFor[paramsProbe](), map[string]bool{})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) == 0 || data[0] != '{' || !utf8.Valid(data) {
 			return
@@ -120,11 +125,126 @@ func FuzzUnmarshalParams(f *testing.F) {
 		var fast, slow paramsProbe
 		errFast := jsonrpc.UnmarshalParams(data, &fast)
 		errSlow := json.Unmarshal(data, &slow)
+		keys, dups, ok := oracleKeys(data)
+		if !ok {
+			return // not JSON: encoding/json decides alone (below)
+		}
+		if len(dups) > 0 {
+			if errFast == nil || !strings.Contains(errFast.Error(), "duplicate key") {
+				t.Fatalf("UnmarshalParams(%q) = %v, want a duplicate key refused (%q)", data, errFast, dups)
+			}
+			return
+		}
+		for _, k := range keys {
+			for n := range names {
+				if k != n && strings.EqualFold(k, n) {
+					return // a name in the wrong case: see TestParamsNamesExact
+				}
+			}
+		}
 		if (errFast == nil) != (errSlow == nil) {
 			t.Fatalf("UnmarshalParams(%q) = %v, encoding/json: %v", data, errFast, errSlow)
 		}
 		if errFast == nil && !reflect.DeepEqual(fast, slow) {
 			t.Fatalf("UnmarshalParams(%q):\n got %+v\nwant %+v", data, fast, slow)
+		}
+	})
+}
+
+// probeNames collects the JSON names of t's fields at every level.
+func probeNames(t reflect.Type, into map[string]bool) map[string]bool {
+	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct {
+		return into
+	}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "" {
+			name = f.Name
+		}
+		into[name] = true
+		probeNames(f.Type, into)
+	}
+	return into
+}
+
+// oracleKeys walks data with encoding/json's tokenizer and returns every member name and every
+// name that repeats within its object; ok is false if data is not one JSON value.
+func oracleKeys(data []byte) (keys, dups []string, ok bool) {
+	if !json.Valid(data) {
+		return nil, nil, false
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	type frame struct {
+		obj  bool
+		seen map[string]bool
+		key  bool // the next token in this object is a key
+	}
+	var stack []*frame
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			return keys, dups, len(stack) == 0
+		}
+		if err != nil {
+			return nil, nil, false
+		}
+		var top *frame
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		if top != nil && top.obj && top.key {
+			if k, isKey := tok.(string); isKey {
+				keys = append(keys, k)
+				if top.seen[k] {
+					dups = append(dups, k)
+				}
+				top.seen[k] = true
+				top.key = false
+				continue
+			}
+		}
+		if top != nil && top.obj {
+			top.key = true // after this value comes a key (or the end)
+		}
+		switch tok {
+		case json.Delim('{'):
+			stack = append(stack, &frame{obj: true, seen: map[string]bool{}, key: true})
+		case json.Delim('['):
+			stack = append(stack, &frame{})
+		case json.Delim('}'), json.Delim(']'):
+			stack = stack[:len(stack)-1]
+			if len(stack) > 0 && stack[len(stack)-1].obj {
+				stack[len(stack)-1].key = true
+			}
+		}
+	}
+}
+
+// FuzzDuplicateKeys: the scanner finds a duplicate key exactly where encoding/json's tokenizer
+// sees a name repeat within one object, at any depth.
+func FuzzDuplicateKeys(f *testing.F) {
+	for _, s := range append(scanCases, `{"a":1,"a":2}`, `{"a":{"b":1,"b":2}}`, `[{"k":1},{"k":2}]`, `{"a":1,"A":2}`,
+		`{"a":1,"\u0061":2}`, `{"a":[{"x":1,"y":{"x":2,"x":3}}]}`, `{"1":1,"2":2,"3":3,"4":4,"5":5,"6":6,"7":7,"8":8,"9":9,"1":0}`) {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if !utf8.Valid(data) || strings.Contains(string(data), strings.Repeat("[", 250)) || strings.Contains(string(data), strings.Repeat("{", 250)) {
+			return
+		}
+		dup, err := jsonrpc.Duplicate(data)
+		_, dups, ok := oracleKeys(data)
+		if !ok || !json.Valid(data) {
+			return
+		}
+		if err != nil {
+			t.Fatalf("scan(%q) = %v on valid JSON", data, err)
+		}
+		if (dup != "") != (len(dups) > 0) || dup != "" && !slices.Contains(dups, dup) {
+			t.Fatalf("scan(%q) found duplicate %q, encoding/json's tokenizer %q", data, dup, dups)
 		}
 	})
 }

@@ -54,7 +54,7 @@ func TestSealedStringCutOrFollowedWrong(t *testing.T) {
 	}
 	end, _ := placedAt(msg, at)
 	for _, d := range [][]byte{msg[:end], msg[:end-1], msg[:at+10]} {
-		if err := valid(d[bytes.Index(d, []byte(`{"new_file`)):]); err == nil {
+		if err := valid(d[bytes.Index(d, []byte(`{"new_file`)):], nil); err == nil {
 			t.Errorf("%d bytes cut from the message accepted", len(msg)-len(d))
 		}
 	}

@@ -19,6 +19,9 @@ M.defaults = {
   -- :ClaudeCode registers the code tools (definition, references, ...: the
   -- bridge's MCP server, answered by this Neovim's language servers).
   model_tools = true,
+  -- Run the bridge and claude on another machine: { cmd = { "ssh", "host" },
+  -- path_map = { [LOCAL] = REMOTE }, bin = "claude-ide-bridge" } (remote.lua).
+  remote = false,
 }
 
 M.options = vim.deepcopy(M.defaults)

@@ -4,6 +4,7 @@
 local config = require("claude-ide-bridge.config")
 local diff = require("claude-ide-bridge.diff")
 local handlers = require("claude-ide-bridge.handlers")
+local remote = require("claude-ide-bridge.remote")
 local rpc = require("claude-ide-bridge.rpc")
 local terminal = require("claude-ide-bridge.terminal")
 local tracker = require("claude-ide-bridge.tracker")
@@ -103,14 +104,15 @@ function M.start(cb)
   if S.client and S.client:running() then
     return true
   end
-  local bin = M.bin()
+  local bin = remote.enabled() and "remote" or M.bin()
   if not bin then
     notify("claude-ide-bridge not found: set the `bin` option or put it on PATH (see :help claude-ide-bridge-install)", vim.log.levels.ERROR)
     S.waiting = {}
     return false
   end
   local client = rpc.new(bridge_handlers())
-  local _, err = client:start({ bin, "serve", "--stdio" }, function(code)
+  local cmd = remote.enabled() and remote.bridge_cmd() or { bin, "serve", "--stdio" }
+  local _, err = client:start(cmd, function(code)
     vim.schedule(function()
       if S.client ~= client then
         return
@@ -121,7 +123,10 @@ function M.start(cb)
       tracker.stop()
       tracker.watch_windows()
       diff.close_all_views()
-      if code ~= 0 and not S.stopping then
+      if remote.enabled() and not S.stopping then
+        -- The remote command died (ssh dropped, container restarted): say why.
+        notify(remote.exit_message(code, client.stderr, was_ready), vim.log.levels.ERROR)
+      elseif code ~= 0 and not S.stopping then
         local tail = client.stderr[#client.stderr] or ""
         notify(("bridge exited with status %d%s"):format(code, tail ~= "" and (": " .. tail) or ""),
           was_ready and vim.log.levels.WARN or vim.log.levels.ERROR)
@@ -137,7 +142,8 @@ function M.start(cb)
   S.client, S.last_stderr = client, client.stderr
   client:request("initialize", {
     name = config.options.ide_name,
-    pid = vim.fn.getpid(),
+    -- Remote: the editor's pid means nothing there; the lock gets the bridge's.
+    pid = not remote.enabled() and vim.fn.getpid() or nil,
     workspaceFolders = workspace_folders(),
     positionEncoding = "utf-8",
     trackSelection = config.options.track_selection,
@@ -199,6 +205,13 @@ end
 function M.open_terminal()
   M.start(function(info)
     local cmd = require("claude-ide-bridge.mcp").with_config(config.options.terminal_cmd, info)
+    if remote.enabled() then
+      local dir, why = remote.to_remote(workspace_folders()[1])
+      if not dir then
+        return notify(why, vim.log.levels.ERROR)
+      end
+      return terminal.open(remote.terminal_cmd(cmd, M.env(info), dir), M.env(info), config.options.terminal)
+    end
     terminal.open(cmd, M.env(info), config.options.terminal)
   end)
 end
