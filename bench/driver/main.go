@@ -31,7 +31,7 @@ func main() {
 		idle      = flag.Duration("idle", 0, "override the idle CPU window (default 30s, smoke 1s)")
 		diffBytes = flag.Int("diff-bytes", 0, "override the openDiff file size (default 10 MiB, smoke 64 KiB)")
 		diffIters = flag.Int("diff-iters", 0, "override the openDiff round trips per repetition")
-		only      = flag.String("only", "", "comma-separated subset to measure, for quick experiments: startup,idle,opendiff,fanout,flood,clients,echo,node (default: all)")
+		only      = flag.String("only", "", "comma-separated subset to measure, for quick experiments: startup,idle,opendiff,serve,fanout,flood,clients,echo,node (default: all)")
 	)
 	flag.Parse()
 	if *bridgeBin == "" || *nodeJS == "" || *echoBin == "" {
@@ -134,6 +134,16 @@ func run(bridgeBin, nodeBin, nodeJS, echoBin string, reps int, smoke bool, o ove
 			}
 			for _, part := range []metrics{sm, cm} {
 				for k, v := range part {
+					m[k] = v
+				}
+			}
+			if t.name == "bridge" && cfg.wants("serve") {
+				fmt.Fprintf(os.Stderr, ", serve --auto accept")
+				sa, err := measureServeAuto(t.argv[0], cfg, content)
+				if err != nil {
+					return fmt.Errorf("serve --auto accept: %w", err)
+				}
+				for k, v := range sa {
 					m[k] = v
 				}
 			}

@@ -5,6 +5,8 @@
 //	claude-ide-bridge env [--workspace DIR]    (exports for the terminal running claude)
 //	claude-ide-bridge locks [--clean]
 //	claude-ide-bridge mcp-config [--workspace DIR | --port N] [--json | --path]
+//	claude-ide-bridge mention PATH[:START[-END]]  (an @-mention from the shell)
+//	claude-ide-bridge select PATH[:START[-END]]   (the current selection, from the shell)
 //	claude-ide-bridge probe [--port N | --lock FILE] [--checks LIST] [--diff] [--timeout D]
 //	claude-ide-bridge doctor [--cwd DIR]   (why claude started here does not see the editor)
 package main
@@ -31,6 +33,10 @@ Usage:
   claude-ide-bridge env [flags]       print the exports for the terminal running claude
   claude-ide-bridge locks [--clean]   list IDE lock files; --clean removes stale ones
   claude-ide-bridge mcp-config        print the --mcp-config of a running bridge's code tools
+  claude-ide-bridge mention PATH[:START[-END]]
+                                      @-mention a file or lines (1-based) in Claude
+  claude-ide-bridge select PATH[:START[-END]]
+                                      make those lines the selection Claude sees
   claude-ide-bridge probe [flags]     check any IDE server against the protocol
   claude-ide-bridge doctor [--cwd D]  explain why claude started here would not see the editor
   claude-ide-bridge version
@@ -92,6 +98,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		err = cmdLocks(args[1:], stdout, stderr)
 	case "mcp-config":
 		err = cmdMCPConfig(args[1:], stdout, stderr)
+	case "mention", "select":
+		err = cmdMention(ctx, args[0], args[1:], stdout, stderr)
 	case "probe":
 		err = cmdProbe(ctx, args[1:], stdout, stderr)
 	case "doctor":

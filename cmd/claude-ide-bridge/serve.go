@@ -33,6 +33,7 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		verbose    = fs.Bool("verbose", false, "debug logging")
 		keepalive  = fs.Duration("keepalive", 30*time.Second, "WebSocket ping interval; a client that does not answer within it is closed")
 		maxClients = fs.Int("max-clients", 64, "most Claude connections at once; more are refused with 503")
+		openCmd    = fs.String("open-cmd", "", "run this to open the files Claude opens, e.g. 'hx {file}:{line}' ({file}, {line}, {column}; split into words, never run by a shell); default from $VISUAL when set; '' to only print them")
 		edTimeout  = fs.Duration("editor-timeout", 10*time.Second, "with --stdio: how long to wait for the editor's answer (showDiff 3x, executeCode 10x)")
 		pathMaps   stringList
 	)
@@ -91,6 +92,21 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	ed := terminal.New(stdin, stdout, terminal.Auto(*auto), isTerminal(stdout))
 	defer ed.Close()
+	openSet := false
+	fs.Visit(func(f *flag.Flag) { openSet = openSet || f.Name == "open-cmd" })
+	tmpl := *openCmd
+	if !openSet {
+		tmpl = terminal.VisualOpenCmd(os.Getenv("VISUAL"))
+	}
+	if tmpl != "" {
+		o, err := terminal.ParseOpenCmd(tmpl)
+		if err != nil {
+			fmt.Fprintln(stderr, err)
+			return errUsage
+		}
+		ed.SetOpener(o, isCharDevice(stdout))
+		fmt.Fprintf(stdout, "claude-ide-bridge: files Claude opens are opened with: %s\n", tmpl)
+	}
 	b, err := bridge.Start(bridge.Config{
 		Editor: ed, Info: terminal.Info(*ideName), Folders: folders, Port: *port, Trace: traceW, Log: log, Keepalive: *keepalive, MaxClients: *maxClients,
 	})
@@ -140,4 +156,14 @@ func isTerminal(w io.Writer) bool {
 	}
 	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0 && os.Getenv("NO_COLOR") == ""
+}
+
+// isCharDevice reports whether w is a terminal (whatever NO_COLOR says).
+func isCharDevice(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/mcp"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/modeltools"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/remote"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/transport"
 )
 
@@ -134,8 +135,26 @@ func Start(cfg Config) (*Bridge, error) {
 		Folders: b.Model.Folders,
 		Version: Version,
 	}, func(r *http.Request) (int, string) { return transport.CheckBearer(r, b.port, b.mcpToken) }, log)
+	control := remote.Handler(b.Model)
 	b.srv = &http.Server{
-		Handler:           route(b.handler, code),
+		// The shell's mention and select share the listener and its gate (docs/security.md).
+		// /mcp is the model's code tools (docs/model-tools.md): their own token and check.
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/mcp" {
+				code.ServeHTTP(w, r)
+				return
+			}
+			if !remote.Is(r) {
+				b.handler.ServeHTTP(w, r)
+				return
+			}
+			if status, reason := b.handler.Authorize(r); status != 0 {
+				log.Info("refused shell request", "status", status, "reason", reason, "path", r.URL.Path)
+				http.Error(w, reason, status)
+				return
+			}
+			control.ServeHTTP(w, r)
+		}),
 		ReadHeaderTimeout: 5 * time.Second, // a client that never finishes its handshake is dropped
 		IdleTimeout:       5 * time.Second, // and so is an idle keep-alive connection
 		MaxHeaderBytes:    16 << 10,
@@ -224,18 +243,6 @@ func (b *Bridge) Close() error {
 
 // Version is the bridge's version, as MCP servers report it.
 const Version = "0.1.0"
-
-// route sends /mcp to the model's MCP server and everything else to the IDE WebSocket. Each has
-// its own checks and token; neither token opens the other.
-func route(ide, code http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/mcp" {
-			code.ServeHTTP(w, r)
-			return
-		}
-		ide.ServeHTTP(w, r)
-	})
-}
 
 // editorSource is the editor's language servers, or a source that says it offers none.
 func editorSource(s modeltools.Source, info ide.EditorInfo) modeltools.Source {

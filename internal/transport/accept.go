@@ -78,6 +78,23 @@ func NewHandler(cfg Config) *Handler {
 // and a reason. Order matters: a browser page (Origin) or a rebinding name (Host) is refused
 // before the token is even looked at.
 func (h *Handler) Check(r *http.Request) (int, string) {
+	if status, reason := h.Authorize(r); status != 0 {
+		return status, reason
+	}
+	if r.Method != http.MethodGet {
+		return http.StatusMethodNotAllowed, "only GET may upgrade"
+	}
+	if !headerHas(r.Header, "Connection", "upgrade") || !strings.EqualFold(r.Header.Get("Upgrade"), "websocket") {
+		return http.StatusUpgradeRequired, "this is a WebSocket endpoint"
+	}
+	return 0, ""
+}
+
+// Authorize is the part of Check that decides who may talk to this server at all: no Origin, a
+// loopback Host naming this port, the token. Other endpoints on the same listener (the shell's
+// mention and select, internal/remote) use it as their only gate, so they are exactly as
+// guarded as the WebSocket.
+func (h *Handler) Authorize(r *http.Request) (int, string) {
 	if _, ok := r.Header["Origin"]; ok {
 		return http.StatusForbidden, "requests with an Origin header are refused (browser pages may not connect)"
 	}
@@ -87,12 +104,6 @@ func (h *Handler) Check(r *http.Request) (int, string) {
 	vals := r.Header.Values(AuthHeader)
 	if len(vals) != 1 || !discovery.TokenEqual(vals[0], h.cfg.Token) {
 		return http.StatusUnauthorized, "missing or wrong " + AuthHeader
-	}
-	if r.Method != http.MethodGet {
-		return http.StatusMethodNotAllowed, "only GET may upgrade"
-	}
-	if !headerHas(r.Header, "Connection", "upgrade") || !strings.EqualFold(r.Header.Get("Upgrade"), "websocket") {
-		return http.StatusUpgradeRequired, "this is a WebSocket endpoint"
 	}
 	return 0, ""
 }

@@ -72,7 +72,8 @@ func TestPathMapEveryMessage(t *testing.T) {
 			// Unmapped: dropped (a notification cannot be answered), never passed through.
 			s.notify(t, "selectionChanged", map[string]any{"text": "y", "filePath": "/etc/hosts", "selection": map[string]any{
 				"start": map[string]int{"line": 0, "character": 0}, "end": map[string]int{"line": 0, "character": 1}, "isEmpty": false}})
-			s.status(t) // the notification has been handled
+			// Notifications are handled concurrently: wait for the drop to be logged.
+			waitStderr(t, s, "/etc/hosts")
 			if cur := textJSON(t, tool(t, c, "getLatestSelection", nil)); cur["filePath"] != remoteFile {
 				t.Errorf("after an unmapped selection, the latest = %v", cur)
 			}
@@ -168,18 +169,18 @@ func TestPathMapEveryMessage(t *testing.T) {
 		})
 		t.Run("workspaceFoldersChanged", func(t *testing.T) {
 			s.notify(t, "workspaceFoldersChanged", map[string]any{"folders": []string{localWS, "/Users/me/other"}})
-			s.status(t)
-			if l := readLock(t, r.LockPath); len(l.WorkspaceFolders) != 2 || l.WorkspaceFolders[1] != other {
-				t.Errorf("lock folders = %q, want both REMOTE", l.WorkspaceFolders)
+			deadline := time.Now().Add(bound)
+			for l := readLock(t, r.LockPath); len(l.WorkspaceFolders) != 2 || l.WorkspaceFolders[1] != other; l = readLock(t, r.LockPath) {
+				if time.Now().After(deadline) {
+					t.Fatalf("lock folders = %q, want both REMOTE", l.WorkspaceFolders)
+				}
+				time.Sleep(20 * time.Millisecond)
 			}
 			// One unmapped folder: the whole change is refused (logged), the lock keeps the last good one.
 			s.notify(t, "workspaceFoldersChanged", map[string]any{"folders": []string{"/nowhere"}})
-			s.status(t)
+			waitStderr(t, s, "/nowhere")
 			if l := readLock(t, r.LockPath); len(l.WorkspaceFolders) != 2 {
 				t.Errorf("lock folders = %q after an unmapped change", l.WorkspaceFolders)
-			}
-			if !strings.Contains(s.stderr.String(), "nowhere") {
-				t.Errorf("the dropped notification was not logged:\n%s", s.stderr.String())
 			}
 		})
 	})
@@ -258,5 +259,17 @@ func TestPathMapFlagErrors(t *testing.T) {
 		if err == nil || !strings.Contains(string(out), "path-map") {
 			t.Errorf("%q: %v %s, want a usage error naming --path-map", args, err, out)
 		}
+	}
+}
+
+// waitStderr waits until the bridge has logged sub (a dropped notification).
+func waitStderr(t *testing.T, s *sidecar, sub string) {
+	t.Helper()
+	deadline := time.Now().Add(bound)
+	for !strings.Contains(s.stderr.String(), sub) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the bridge never logged %q:\n%s", sub, s.stderr.String())
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

@@ -13,9 +13,9 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/aymanbagabas/go-udiff"
-
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/termtext"
 )
 
 // Auto answers for the user.
@@ -49,6 +49,13 @@ type Editor struct {
 	cancel  context.CancelFunc // cancels the current prompt
 	wake    chan struct{}
 	once    sync.Once
+
+	opener   *Opener       // --open-cmd (open.go); nil: openFile only prints
+	openTerm bool          // the editor gets the terminal
+	opens    chan []string // editor commands waiting for the Run loop
+
+	autoQ       []autoShown // answered by --auto, to print (auto.go)
+	autoDropped int
 }
 
 // Close stops asking for input. A read already waiting on the input ends when the input does.
@@ -89,7 +96,16 @@ func (e *Editor) Bind(d Decider) { e.mu.Lock(); e.d = d; e.mu.Unlock() }
 // Run reviews diffs one at a time until ctx ends.
 func (e *Editor) Run(ctx context.Context) {
 	pendingRead := false
+	opens := e.openReady()
 	for {
+		if argv := e.nextOpen(); argv != nil {
+			e.runOpen(ctx, argv)
+			continue
+		}
+		if a, ok := e.nextAuto(); ok {
+			e.printAuto(a.p, a.old)
+			continue
+		}
 		e.mu.Lock()
 		var p *ide.ShowDiffParams
 		if len(e.queue) > 0 {
@@ -108,6 +124,9 @@ func (e *Editor) Run(ctx context.Context) {
 				return
 			case <-e.wake:
 				continue
+			case argv := <-opens:
+				e.runOpen(ctx, argv)
+				continue
 			}
 		}
 		pendingRead = e.review(pctx, *p, pendingRead)
@@ -125,41 +144,15 @@ func (e *Editor) paint(code, s string) string {
 	return "\x1b[" + code + "m" + s + "\x1b[0m"
 }
 
-func (e *Editor) printDiff(p ide.ShowDiffParams) {
-	old, _ := os.ReadFile(p.FilePath)
-	fmt.Fprintf(e.out, "\n%s\n", e.paint("1", "Claude proposes a change to "+p.FilePath))
-	d := udiff.Unified("a"+p.FilePath, "b"+p.FilePath, string(old), p.NewContents.String())
-	for _, l := range strings.SplitAfter(d, "\n") {
-		switch {
-		case strings.HasPrefix(l, "+++"), strings.HasPrefix(l, "---"):
-			l = e.paint("1", l)
-		case strings.HasPrefix(l, "+"):
-			l = e.paint("32", l)
-		case strings.HasPrefix(l, "-"):
-			l = e.paint("31", l)
-		case strings.HasPrefix(l, "@@"):
-			l = e.paint("36", l)
-		}
-		fmt.Fprint(e.out, l)
-	}
-}
-
 // review shows one diff and settles it. It returns whether a line read is still outstanding.
 func (e *Editor) review(ctx context.Context, p ide.ShowDiffParams, pendingRead bool) bool {
-	e.printDiff(p)
+	pr := diffProposal(p.FilePath, readOld(p.FilePath), p.NewContents.String())
+	fmt.Fprintf(e.out, "\n%s\n", e.paint("1", "Claude proposes a change to "+termtext.Line(p.FilePath)))
+	e.showDiff(pr) // through the pager when long (pager.go)
+	fmt.Fprintln(e.out, e.paint("1", pr.Summary()))
 	e.mu.Lock()
 	d := e.d
 	e.mu.Unlock()
-	switch e.auto {
-	case Accept:
-		fmt.Fprintln(e.out, "auto: accepted")
-		d.DiffAccepted(p.TabName, p.NewContents.String())
-		return pendingRead
-	case Reject:
-		fmt.Fprintln(e.out, "auto: rejected")
-		d.DiffRejected(p.TabName)
-		return pendingRead
-	}
 	for {
 		fmt.Fprint(e.out, e.paint("1", "Accept this change? [y]es / [n]o / [e]dit, then accept: "))
 		if !pendingRead {
@@ -240,8 +233,13 @@ func sanitize(path string) string {
 	}, base)
 }
 
-// ShowDiff queues the diff for review and returns at once.
+// ShowDiff queues the diff for review and returns at once. With --auto it answers first and
+// queues the diff only to be printed (auto.go).
 func (e *Editor) ShowDiff(ctx context.Context, p ide.ShowDiffParams) error {
+	if e.auto != Ask {
+		e.queueAuto(p, e.autoDecide(p))
+		return nil
+	}
 	e.mu.Lock()
 	e.queue = append(e.queue, p)
 	e.mu.Unlock()
@@ -274,7 +272,8 @@ func (e *Editor) OpenFile(ctx context.Context, p ide.OpenFileParams) (ide.OpenFi
 	if p.Selection != nil {
 		where = fmt.Sprintf(" (lines %d-%d)", p.Selection.Start.Line+1, p.Selection.End.Line+1)
 	}
-	fmt.Fprintf(e.out, "\nClaude opened %s%s\n", p.FilePath, where)
+	fmt.Fprintf(e.out, "\nClaude opened %s%s\n", termtext.Line(p.FilePath), where)
+	e.queueOpen(p)
 	return ide.OpenFileResult{}, nil
 }
 

@@ -1,0 +1,131 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
+)
+
+func manyLines(n int, prefix string) string {
+	var b strings.Builder
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, "%s %d\n", prefix, i)
+	}
+	return b.String()
+}
+
+// Issue 18 item 4: --auto prints the one-line summary and at most a screenful (24 lines when
+// stdout is not a terminal), not the whole diff; the answer is FILE_SAVED as before.
+func TestServeAutoPrintsSummaryAndAScreenful(t *testing.T) {
+	h := newHome(t)
+	path := filepath.Join(h.ws, "big.txt")
+	os.WriteFile(path, []byte("first\n"), 0o644)
+	s := h.serve(t, nil, "--auto", "accept")
+	c := s.claude(t)
+	got := await(t, openDiff(t, c, path, "first\n"+manyLines(1000, "line"), "tab-big"))
+	if len(got) == 0 || got[0] != "FILE_SAVED" {
+		t.Fatalf("openDiff answered %q", got)
+	}
+	s.waitFor(t, reText("auto: accepted"))
+	out := s.out.String()
+	for _, want := range []string{"Claude proposes a change to " + path + ": +1000 -0 in 1 hunk", "+line 1\n", "more lines not shown"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "+line 30\n") || strings.Contains(out, "line 1000") {
+		t.Errorf("--auto printed more than a screenful:\n%s", out)
+	}
+}
+
+// Issue 18 item 4, the pager path, in a real terminal (tmux) with a real less: a diff longer than
+// the screen opens in `less -FRX` ($PAGER unset); after q, the summary and the question; y
+// accepts.
+func TestServePagerInTmux(t *testing.T) {
+	tmux, err := exec.LookPath("tmux")
+	if err != nil {
+		t.Skip("SKIPPED: tmux is not installed (scripts/test installs it)")
+	}
+	if _, err := exec.LookPath("less"); err != nil {
+		t.Skip("SKIPPED: less is not installed (scripts/test installs it)")
+	}
+	h := newHome(t)
+	path := filepath.Join(h.ws, "long.txt")
+	os.WriteFile(path, []byte("first\n"), 0o644)
+	dir := t.TempDir()
+	script := filepath.Join(dir, "run")
+	env := ""
+	for _, kv := range h.env("TERM=xterm-256color", "GORACE=atexit_sleep_ms=0") {
+		k, v, _ := strings.Cut(kv, "=")
+		if k == "PAGER" || k == "LESS" || strings.ContainsAny(k, " '") {
+			continue
+		}
+		env += "export " + k + "='" + strings.ReplaceAll(v, "'", `'\''`) + "'\n"
+	}
+	env += "unset PAGER LESS\n"
+	os.WriteFile(script, []byte("#!/bin/sh\n"+env+"cd '"+h.ws+"'\nexec '"+bin+"' serve --workspace '"+h.ws+"'\n"), 0o755)
+	sock := filepath.Join(dir, "tmux.sock")
+	tm := func(args ...string) string {
+		t.Helper()
+		out, err := exec.CommandContext(ctxT(t), tmux, append([]string{"-S", sock}, args...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("tmux %v: %v %s", args, err, out)
+		}
+		return string(out)
+	}
+	tm("new-session", "-d", "-x", "100", "-y", "30", script)
+	t.Cleanup(func() { exec.Command(tmux, "-S", sock, "kill-server").Run() })
+	screen := func() string { return tm("capture-pane", "-p") }
+	waitScreen := func(want string) string {
+		t.Helper()
+		for deadline := time.Now().Add(bound); ; time.Sleep(50 * time.Millisecond) {
+			if sc := screen(); strings.Contains(sc, want) {
+				return sc
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the screen never showed %q:\n%s", want, screen())
+			}
+		}
+	}
+	waitScreen("claude\n")
+	s := &server{}
+	locks, _ := filepath.Glob(filepath.Join(h.cfg, "ide", "*.lock"))
+	if len(locks) != 1 {
+		t.Fatalf("locks %v", locks)
+	}
+	fmt.Sscanf(filepath.Base(locks[0]), "%d.lock", &s.port)
+	s.token = readToken(t, locks[0])
+	c := s.claude(t)
+	ch := openDiff(t, c, path, "first\n"+manyLines(200, "paged"), "tab-long")
+	sc := waitScreen("+paged 20\n")
+	if strings.Contains(sc, "Accept this change?") || strings.Contains(sc, "paged 200") {
+		t.Fatalf("the pager did not hold the diff:\n%s", sc)
+	}
+	tm("send-keys", "q")
+	sc = waitScreen("Accept this change?")
+	if !strings.Contains(sc, "+200 -0 in 1 hunk") {
+		t.Fatalf("no summary before the question:\n%s", sc)
+	}
+	tm("send-keys", "y", "Enter")
+	if got := await(t, ch); len(got) == 0 || got[0] != "FILE_SAVED" {
+		t.Fatalf("openDiff answered %q", got)
+	}
+}
+
+func readToken(t *testing.T, lock string) string {
+	t.Helper()
+	data, err := os.ReadFile(lock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var l discovery.Lock
+	json.Unmarshal(data, &l)
+	return l.AuthToken
+}

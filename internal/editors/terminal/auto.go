@@ -1,0 +1,113 @@
+package terminal
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/termtext"
+)
+
+// maxOldFile bounds how much of the file on disk is read to diff a proposal against; the
+// bridge's own proposals are at most ide.MaxDiffText.
+const maxOldFile = 64 << 20
+
+// readOld returns the file's current text ("" when it does not exist yet), at most maxOldFile.
+func readOld(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	b, _ := io.ReadAll(io.LimitReader(f, maxOldFile))
+	return string(b)
+}
+
+// textDecider is a Decider that takes the proposal's text as it came (the ide.Model): a 10 MiB
+// text is then answered without being decoded and encoded again.
+type textDecider interface {
+	DiffAcceptedText(tab string, text ide.Text) error
+}
+
+// autoDecide answers a diff for --auto at once, from ShowDiff, before anything is printed: the
+// answer never waits for the diff to be computed or for the terminal. The file is read first,
+// because once accepted Claude writes it; the summary is printed later by Run (printAuto).
+func (e *Editor) autoDecide(p ide.ShowDiffParams) (old string) {
+	old = readOld(p.FilePath)
+	e.mu.Lock()
+	d := e.d
+	e.mu.Unlock()
+	if d == nil {
+		return old
+	}
+	switch e.auto {
+	case Accept:
+		if td, ok := d.(textDecider); ok {
+			td.DiffAcceptedText(p.TabName, p.NewContents)
+		} else {
+			d.DiffAccepted(p.TabName, p.NewContents.String())
+		}
+	case Reject:
+		d.DiffRejected(p.TabName)
+	}
+	return old
+}
+
+// printAuto prints what --auto decided: the summary and at most a screenful of the diff.
+func (e *Editor) printAuto(p ide.ShowDiffParams, old string) {
+	pr := diffProposal(p.FilePath, old, p.NewContents.String())
+	_, rows := screen(e.out)
+	fmt.Fprintf(e.out, "\n%s\n", e.paint("1", "Claude proposes a change to "+termtext.Line(p.FilePath)+": "+pr.Summary()))
+	if left := pr.render(e.out, max(rows-4, 5), e.paint); left > 0 {
+		fmt.Fprintf(e.out, "... %d more %s not shown\n", left, plural(left, "line", "lines"))
+	}
+	if e.auto == Accept {
+		fmt.Fprintln(e.out, "auto: accepted")
+	} else {
+		fmt.Fprintln(e.out, "auto: rejected")
+	}
+}
+
+// autoShown is a diff --auto has answered, waiting for Run to print it.
+type autoShown struct {
+	p   ide.ShowDiffParams
+	old string
+}
+
+// maxAutoQueue bounds the answered diffs waiting to be printed (each holds its texts); past it
+// the oldest is dropped and counted.
+const maxAutoQueue = 4
+
+// queueAuto hands an answered diff to Run for printing.
+func (e *Editor) queueAuto(p ide.ShowDiffParams, old string) {
+	e.mu.Lock()
+	if len(e.autoQ) == maxAutoQueue {
+		e.autoQ = e.autoQ[1:]
+		e.autoDropped++
+	}
+	e.autoQ = append(e.autoQ, autoShown{p, old})
+	e.mu.Unlock()
+	select {
+	case e.wake <- struct{}{}:
+	default:
+	}
+}
+
+// nextAuto takes the next answered diff to print.
+func (e *Editor) nextAuto() (autoShown, bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.autoDropped > 0 {
+		fmt.Fprintf(e.out, "\n(%d more %s answered by --auto while the terminal was busy; not shown)\n", e.autoDropped, plural(e.autoDropped, "diff", "diffs"))
+		e.autoDropped = 0
+	}
+	if len(e.autoQ) == 0 {
+		return autoShown{}, false
+	}
+	a := e.autoQ[0]
+	e.autoQ[0] = autoShown{}
+	e.autoQ = e.autoQ[1:]
+	return a, true
+}

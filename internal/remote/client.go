@@ -1,0 +1,119 @@
+package remote
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
+)
+
+// AuthHeader is the WebSocket's auth header (transport.AuthHeader), repeated here so that the
+// client does not import the server side.
+const AuthHeader = "X-Claude-Code-Ide-Authorization"
+
+// ErrNoBridge is returned by Find when no running claude-ide-bridge serves the path.
+var ErrNoBridge = errors.New("no running claude-ide-bridge serves this file's workspace")
+
+// Bridge is a running bridge found through its lock file.
+type Bridge struct {
+	Port   int
+	Token  string
+	Folder string // the workspace folder that holds the path
+	Lock   string // the lock file
+	IDE    string // its ideName
+}
+
+// Find returns the bridge that serves path (absolute, symlinks resolved): among the lock files
+// in dirs written by claude-ide-bridge whose process is alive and whose port answers, the one with
+// the most specific workspace folder holding path; of equals, the newest lock. Locks of other
+// IDEs are never chosen: they have no such endpoint. It returns ErrNoBridge when there is none.
+func Find(dirs []string, path string) (Bridge, error) {
+	locks, err := discovery.ListLocks(dirs)
+	var best Bridge
+	for _, li := range locks {
+		if !li.Ours || li.ParseErr != nil || li.Port == 0 || !li.PIDAlive || !li.PortAnswering {
+			continue
+		}
+		f := matchFolder(path, li.Lock.WorkspaceFolders)
+		if f == "" || len(f) <= len(best.Folder) {
+			continue // locks are newest first: an equal match later is older
+		}
+		best = Bridge{Port: li.Port, Token: li.Lock.AuthToken, Folder: f, Lock: li.Path, IDE: li.Lock.IDEName}
+	}
+	if best.Port == 0 {
+		if err != nil {
+			return Bridge{}, fmt.Errorf("%w (%v)", ErrNoBridge, err)
+		}
+		return Bridge{}, ErrNoBridge
+	}
+	return best, nil
+}
+
+// Resolve makes a command-line path absolute (against cwd) and resolves its symlinks, as the
+// bridge resolves its workspace folders.
+func Resolve(path string) (string, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return "", fmt.Errorf("no such file: %s", path)
+	}
+	return real, nil
+}
+
+// client never uses a proxy: the bridge is on loopback, and the token must not leave it.
+var client = &http.Client{
+	Transport: &http.Transport{Proxy: nil, DisableKeepAlives: true},
+	Timeout:   10 * time.Second,
+	CheckRedirect: func(*http.Request, []*http.Request) error {
+		return errors.New("redirects are not followed")
+	},
+}
+
+// Send posts req to the bridge's path (PathMention or PathSelect) and returns its reply. A
+// refusal comes back as an error holding the bridge's reason.
+func Send(ctx context.Context, b Bridge, path string, req Request) (Reply, error) {
+	body, err := json.Marshal(req)
+	if err != nil {
+		return Reply{}, err
+	}
+	url := "http://127.0.0.1:" + strconv.Itoa(b.Port) + path
+	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return Reply{}, err
+	}
+	hr.Header.Set("Content-Type", "application/json")
+	hr.Header.Set(AuthHeader, b.Token)
+	resp, err := client.Do(hr)
+	if err != nil {
+		return Reply{}, fmt.Errorf("bridge on port %d: %w", b.Port, err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
+	if err != nil {
+		return Reply{}, err
+	}
+	switch {
+	case resp.StatusCode == http.StatusOK:
+	case resp.StatusCode == http.StatusNotFound, resp.StatusCode == http.StatusUpgradeRequired, resp.StatusCode == http.StatusMethodNotAllowed:
+		return Reply{}, fmt.Errorf("the bridge on port %d does not take mentions (an older version?)", b.Port)
+	default:
+		return Reply{}, fmt.Errorf("the bridge refused: %s", strings.TrimSpace(string(data)))
+	}
+	var reply Reply
+	if err := json.Unmarshal(data, &reply); err != nil {
+		return Reply{}, fmt.Errorf("the bridge answered %q: %w", data, err)
+	}
+	return reply, nil
+}

@@ -1,0 +1,24 @@
+// Package editorstest runs the key bindings of docs/editors.md in real editors (Vim 9, Kakoune,
+// Emacs, Helix) against a real `claude-ide-bridge serve` and a Claude-side WebSocket client. The
+// bindings are read out of docs/editors.md, so the documentation is what is tested.
+package editorstest
+
+import (
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
+)
+
+// bin is the bridge binary built for this run; its directory is put first on the editors' PATH.
+var bin string
+
+// root is the repository root.
+var root string
+
+func TestMain(m *testing.M) {
+	_, file, _, _ := runtime.Caller(0)
+	root = filepath.Dir(filepath.Dir(filepath.Dir(file)))
+	testbin.Main(m, &bin)
+}
