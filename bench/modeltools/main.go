@@ -34,7 +34,7 @@ const uses, files = 200, 10
 
 func main() {
 	n := flag.Int("n", 40, "measured calls of each kind (after 5 warm-up calls)")
-	goplsBin := flag.String("gopls", "", "gopls binary (default: on PATH, else $GOPATH/bin)")
+	goplsBin := flag.String("gopls", "", "gopls binary (default: $GOPLS, else on PATH, else $GOPATH/bin)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the measured calls here")
 	flag.Parse()
 	if *cpuprofile != "" {
@@ -62,6 +62,9 @@ func run(n int, bin string) error {
 	dir, _ = filepath.EvalSymlinks(dir)
 	if err := writeModule(dir); err != nil {
 		return err
+	}
+	if bin == "" {
+		bin = os.Getenv("GOPLS")
 	}
 	if bin == "" {
 		if bin, err = exec.LookPath("gopls"); err != nil {

@@ -78,3 +78,22 @@ func TestMCPConfigCommand(t *testing.T) {
 		t.Errorf("outside: status %d, %q", code, errOut)
 	}
 }
+
+// serve with its own language-server client (serve --lsp .go=gopls, internal/lsp): the code
+// tools at /mcp answer every check of testdata/nav exactly, through the real binary.
+func TestServeCodeToolsGopls(t *testing.T) {
+	gopls := os.Getenv("GOPLS")
+	if gopls == "" {
+		gopls = "gopls"
+	}
+	h := newHome(t)
+	navtest.Copy(t, h.ws)
+	s := h.serve(t, nil, "--auto", "reject", "--lsp", ".go="+gopls)
+	c, err := discovery.ReadMCPConfig(filepath.Join(h.cfg, "ide"), s.port)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := c.MCPServers[discovery.MCPServerName]
+	sess := navtest.Connect(t, srv.URL, strings.TrimPrefix(srv.Headers["Authorization"], "Bearer "))
+	navtest.Run(t, func(name string, args map[string]any) (string, bool) { return navtest.Call(t, sess, name, args) })
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -14,6 +15,9 @@ import (
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/bridge"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/editors/stdio"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/editors/terminal"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/lsp"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/modeltools"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/pathmap"
 )
 
@@ -35,8 +39,10 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		maxClients = fs.Int("max-clients", 64, "most Claude connections at once; more are refused with 503")
 		openCmd    = fs.String("open-cmd", "", "run this to open the files Claude opens, e.g. 'hx {file}:{line}' ({file}, {line}, {column}; split into words, never run by a shell); default from $VISUAL when set; '' to only print them")
 		edTimeout  = fs.Duration("editor-timeout", 10*time.Second, "with --stdio: how long to wait for the editor's answer (showDiff 3x, executeCode 10x)")
+		lspFlags   stringList
 		pathMaps   stringList
 	)
+	fs.Var(&lspFlags, "lsp", "language server for getDiagnostics: EXT=COMMAND (repeatable, e.g. .go=gopls), auto (the common ones on $PATH) or none; default without --stdio: auto")
 	fs.Var(&pathMaps, "path-map", "with --stdio: LOCAL=REMOTE, the editor's path prefix and the same folder here (repeatable; longest prefix wins; docs/remote.md)")
 	if err := fs.Parse(args); err != nil {
 		return errUsage
@@ -63,6 +69,11 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		defer f.Close()
 		traceW = f
 	}
+	servers, err := lspServers(lspFlags, !*useStdio)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return errUsage
+	}
 	pm, err := pathmap.Parse(pathMaps)
 	if err != nil {
 		fmt.Fprintln(stderr, "--path-map:", err)
@@ -78,7 +89,7 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		if !ok {
 			w = nopCloser{stdout}
 		}
-		return stdio.Serve(ctx, stdin, w, stdio.Options{Port: *port, Trace: traceW, Log: log, EditorTimeout: *edTimeout, Keepalive: *keepalive, MaxClients: *maxClients, PathMap: pm})
+		return stdio.Serve(ctx, stdin, w, stdio.Options{Port: *port, Trace: traceW, Log: log, EditorTimeout: *edTimeout, Keepalive: *keepalive, MaxClients: *maxClients, LSP: servers, PathMap: pm})
 	}
 	switch terminal.Auto(*auto) {
 	case terminal.Ask, terminal.Accept, terminal.Reject:
@@ -107,8 +118,26 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		ed.SetOpener(o, isCharDevice(stdout))
 		fmt.Fprintf(stdout, "claude-ide-bridge: files Claude opens are opened with: %s\n", tmpl)
 	}
+	root, err := workspaceRoot(*workspace)
+	if err != nil {
+		return err
+	}
+	info := terminal.Info(*ideName)
+	var editor ide.Editor = ed
+	var code modeltools.Source // the model's code tools (/mcp) ask the same servers
+	if len(servers) > 0 {
+		m, err := lsp.New(lsp.Config{Root: root, Servers: servers, Log: log, Encoding: string(info.Encoding)})
+		if err != nil {
+			fmt.Fprintln(stderr, err)
+			return errUsage
+		}
+		defer m.Close() // after the bridge's Close: no getDiagnostics is running any more
+		editor, info = lsp.WithDiagnostics(ed, info, m)
+		code = modeltools.LSPSource(m)
+	}
 	b, err := bridge.Start(bridge.Config{
-		Editor: ed, Info: terminal.Info(*ideName), Folders: folders, Port: *port, Trace: traceW, Log: log, Keepalive: *keepalive, MaxClients: *maxClients,
+		Editor: editor, Info: info, Folders: folders, Port: *port, Trace: traceW, Log: log, Keepalive: *keepalive, MaxClients: *maxClients,
+		Code: code,
 	})
 	if err != nil {
 		return err
@@ -117,9 +146,50 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	ed.Bind(b.Model)
 	fmt.Fprintf(stdout, "claude-ide-bridge: %s IDE on 127.0.0.1:%d for %v\nlock file: %s\n\nIn the terminal where you run claude (--mcp-config adds the code tools):\n\n%s\n  claude --mcp-config %s\n\n",
 		*ideName, b.Port(), b.Model.Folders(), b.LockPath(), exportLines(b.Env()), shellQuote(b.MCPConfigPath()))
+	fmt.Fprintf(stdout, "language servers (getDiagnostics): %s\n\n", lsp.Describe(servers))
 	ed.Run(ctx)
 	fmt.Fprintln(stdout, "\nclaude-ide-bridge: stopping")
 	return nil
+}
+
+// lspServers turns the --lsp values into servers: EXT=COMMAND as given, "auto" adds the common
+// servers found on $PATH for the extensions not given, "none" none at all. Without a value,
+// auto when detect is set (serve in a terminal), none otherwise (--stdio: the editor says).
+func lspServers(values []string, detect bool) ([]lsp.ServerConfig, error) {
+	var explicit []lsp.ServerConfig
+	auto, none := len(values) == 0 && detect, false
+	for _, v := range values {
+		switch v {
+		case "auto":
+			auto = true
+		case "none":
+			none = true
+		default:
+			s, err := lsp.ParseServer(v)
+			if err != nil {
+				return nil, err
+			}
+			explicit = append(explicit, s)
+		}
+	}
+	if none {
+		if len(values) > 1 {
+			return nil, errors.New("--lsp none cannot be combined with other --lsp values")
+		}
+		return nil, nil
+	}
+	if auto {
+		return lsp.Merge(explicit, lsp.Detect(nil)), nil
+	}
+	return explicit, nil
+}
+
+// workspaceRoot is the absolute workspace folder: dir, or the current directory.
+func workspaceRoot(dir string) (string, error) {
+	if dir == "" {
+		return os.Getwd()
+	}
+	return filepath.Abs(dir)
 }
 
 func exportLines(env map[string]string) string {

@@ -539,6 +539,7 @@ func TestToolArgumentPaths(t *testing.T) {
 	must(os.Mkdir(filepath.Join(ws, "dir"), 0o755))
 	fifo := filepath.Join(ws, "fifo")
 	must(syscall.Mkfifo(fifo, 0o600))
+	must(os.Symlink("/proc/self/pagemap", filepath.Join(ws, "pagemap-link")))
 	t.Cleanup(func() { // release a reader stuck on the FIFO, if any
 		if f, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
 			f.Close()
@@ -562,6 +563,18 @@ func TestToolArgumentPaths(t *testing.T) {
 		{"openFile directory", "openFile", map[string]any{"filePath": "dir"}, isToolError("directory")},
 		{"openFile binary file with startText", "openFile", map[string]any{"filePath": "bin.dat", "startText": "x"}, opened(filepath.Join(ws, "bin.dat"))},
 		{"openFile FIFO with startText", "openFile", map[string]any{"filePath": "fifo", "startText": "x"}, isToolError("not a regular file")},
+		// issue 15 item 2: /proc/self/pagemap is a "regular" file of size 0 that reads ~256 GiB;
+		// reading it for startText or the line count killed the bridge. /proc, /sys and /dev are
+		// refused outright, also through a symlink.
+		{"openFile /proc/self/pagemap with startText", "openFile", map[string]any{"filePath": "/proc/self/pagemap", "startText": "x"}, isToolError("/proc")},
+		{"openFile /proc/self/pagemap not frontmost", "openFile", map[string]any{"filePath": "/proc/self/pagemap", "makeFrontmost": false}, isToolError("/proc")},
+		{"openFile symlink to pagemap", "openFile", map[string]any{"filePath": "pagemap-link", "startText": "x"}, isToolError("/proc")},
+		{"openFile /dev/zero", "openFile", map[string]any{"filePath": "/dev/zero", "startText": "x"}, isToolError("/dev")},
+		{"openFile /sys file", "openFile", map[string]any{"filePath": "/sys/kernel/notes", "makeFrontmost": false}, isToolError("/sys")},
+		{"openDiff /proc/self/pagemap", "openDiff", map[string]any{"old_file_path": "/proc/self/pagemap", "new_file_path": "/proc/self/pagemap", "new_file_contents": "x", "tab_name": "PM"}, isToolError("/proc")},
+		// issue 15 item 8: a control character in new_file_path is refused before the editor sees it.
+		{"openDiff new_file_path with newline", "openDiff", map[string]any{"old_file_path": "rel.txt", "new_file_path": "rel.txt\nINFO fake", "new_file_contents": "x", "tab_name": "NL"}, isRPCError(-32602, "control character")},
+		{"openDiff new_file_path with ESC", "openDiff", map[string]any{"old_file_path": "rel.txt", "new_file_path": "a\x1b[2Kb", "new_file_contents": "x", "tab_name": "ESC"}, isRPCError(-32602, "control character")},
 		{"openFile empty path", "openFile", map[string]any{"filePath": ""}, isRPCError(-32602, `"filePath"`)},
 		{"openDiff empty tab_name", "openDiff", map[string]any{"old_file_path": "rel.txt", "new_file_path": "rel.txt", "new_file_contents": "x", "tab_name": ""}, isRPCError(-32602, `"tab_name"`)},
 		{"openDiff missing old_file_path", "openDiff", map[string]any{"new_file_contents": "x", "tab_name": "T"}, isRPCError(-32602, `"old_file_path"`)},
@@ -604,7 +617,7 @@ func TestOpenDiffPaths(t *testing.T) {
 	for _, tc := range []struct{ path, want string }{{"new.txt", filepath.Join(ws, "new.txt")}, {"sub/../n2.txt", filepath.Join(ws, "n2.txt")}} {
 		ans := openDiffAsync(ctxT(t), c, tc.path, "x\n", "P"+tc.path)
 		p := recv(t, ed.shown, "showDiff")
-		if p.FilePath != tc.want || p.FileExists {
+		if p.FilePath != tc.want || p.NewFilePath != tc.want || p.FileExists {
 			t.Errorf("%s: shown %+v, want %s as a new file", tc.path, p, tc.want)
 		}
 		b.Model.DiffRejected("P" + tc.path)

@@ -37,6 +37,7 @@ type diff struct {
 	state  diffState
 	text   Text           // the accepted text
 	answer chan []Content // buffered 1: the openDiff result, sent once
+	seq    uint64         // which proposal this is (see ShowDiffParams.Seq)
 }
 
 // MaxDiffText bounds a proposal shown in the editor, under the CLI's 16 MiB message limit with
@@ -94,7 +95,7 @@ func (m *Model) OpenDiff(ctx context.Context, id ClientID, a OpenDiffArgs) ([]Co
 		// whole text back: such a diff is refused, and the CLI falls back to its terminal prompt.
 		return nil, fmt.Errorf("the proposal is %d MiB; diffs over %d MiB are reviewed in the terminal", a.NewFileContents.EncodedLen()>>20, MaxDiffText>>20)
 	}
-	d := &diff{tab: a.TabName, owner: id, path: a.OldFilePath, answer: make(chan []Content, 1)}
+	d := &diff{tab: a.TabName, owner: id, path: a.OldFilePath, answer: make(chan []Content, 1), seq: diffSeq.Add(1)}
 	m.mu.Lock()
 	if m.closed {
 		m.mu.Unlock()
@@ -115,7 +116,7 @@ func (m *Model) OpenDiff(ctx context.Context, id ClientID, a OpenDiffArgs) ([]Co
 	sctx, cancel := context.WithTimeout(ctx, m.ShowDiffTimeout)
 	err := m.editor.ShowDiff(sctx, ShowDiffParams{
 		TabName: a.TabName, FilePath: a.OldFilePath, NewFilePath: a.NewFilePath,
-		NewContents: a.NewFileContents, FileExists: statErr == nil,
+		NewContents: a.NewFileContents, FileExists: statErr == nil, Seq: d.seq,
 	})
 	cancel()
 	if err != nil {
@@ -149,10 +150,16 @@ func (m *Model) OpenDiff(ctx context.Context, id ClientID, a OpenDiffArgs) ([]Co
 func (m *Model) DiffAccepted(tab, text string) error { return m.DiffAcceptedText(tab, TextOf(text)) }
 
 // DiffAcceptedText is DiffAccepted with the text as it came in JSON (see Text).
-func (m *Model) DiffAcceptedText(tab string, text Text) error {
+func (m *Model) DiffAcceptedText(tab string, text Text) error { return m.accept(tab, 0, text) }
+
+// accept is DiffAcceptedText; a seq other than 0 must be the pending diff's (see shown.go).
+func (m *Model) accept(tab string, seq uint64, text Text) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	d := m.diffs[tab]
+	if d != nil && seq != 0 && d.seq != seq {
+		return errReplaced(tab)
+	}
 	if d == nil || d.state != pending {
 		return jsonrpc.Errorf(jsonrpc.CodeUnknownDiff, "no pending diff named %q", tab)
 	}
@@ -166,12 +173,19 @@ func (m *Model) DiffAcceptedText(tab string, text Text) error {
 
 // DiffRejected records the user's reject (or closing of the view). Closing an accepted diff's
 // view goes through the same path as "close all diffs", so its text is not lost.
-func (m *Model) DiffRejected(tab string) error {
+func (m *Model) DiffRejected(tab string) error { return m.reject(tab, 0) }
+
+// reject is DiffRejected; a seq other than 0 must be the diff's (see shown.go).
+func (m *Model) reject(tab string, seq uint64) error {
 	m.mu.Lock()
 	d := m.diffs[tab]
 	if d == nil {
 		m.mu.Unlock()
 		return jsonrpc.Errorf(jsonrpc.CodeUnknownDiff, "no diff named %q", tab)
+	}
+	if seq != 0 && d.seq != seq {
+		m.mu.Unlock()
+		return errReplaced(tab)
 	}
 	if d.state == accepted {
 		m.mu.Unlock()

@@ -97,6 +97,10 @@ type ShowDiffParams struct {
 	NewFilePath string `json:"newFilePath"`
 	NewContents Text   `json:"newContents"`
 	FileExists  bool   `json:"fileExists"`
+	// Seq identifies this proposal among all openDiff calls (not sent to editors): an editor
+	// that answers through DiffAcceptedShown/DiffRejectedShown settles exactly the proposal it
+	// displayed, never a same-name one that replaced it meanwhile.
+	Seq uint64 `json:"-"`
 }
 
 // AppendJSON writes the params with the text as it came (jsonrpc.Appender): json.Marshal would

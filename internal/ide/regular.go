@@ -2,13 +2,24 @@ package ide
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"os"
+	"strings"
+	"unicode"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/jsonrpc"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/userfile"
 )
 
-// notRegular returns a tool error when path exists but is not a regular file. Paths come from
-// Claude: reading a FIFO blocks forever and a device such as /dev/zero never ends, and neither
-// is something an editor can show or diff.
+// notRegular returns a tool error when path is in /proc, /sys or /dev (itself or through a
+// symlink), or exists but is not a regular file. Paths come from Claude: reading a FIFO blocks
+// forever, a device such as /dev/zero never ends, /proc/self/pagemap is a "regular" file of
+// size 0 that reads ~256 GiB, and none is something an editor can show or diff.
 func notRegular(path string) *ToolResult {
+	if err := userfile.Check(path); err != nil {
+		return toolError("%v", err)
+	}
 	fi, err := os.Stat(path)
 	switch {
 	case err != nil || fi.Mode().IsRegular():
@@ -21,10 +32,33 @@ func notRegular(path string) *ToolResult {
 
 // fileHolds reports whether path is a regular file whose content is text.
 func fileHolds(path, text string) bool {
-	fi, err := os.Stat(path)
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() != int64(len(text)) {
-		return false
-	}
-	disk, err := os.ReadFile(path)
+	disk, err := userfile.Read(path, int64(len(text)))
 	return err == nil && bytes.Equal(disk, []byte(text))
+}
+
+// readBounded reads a file for a tool, at most max bytes; a bigger file gives nil, no error
+// (the tool then works without its content).
+func readBounded(path string, max int64) []byte {
+	b, err := userfile.Read(path, max)
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
+// errBadPath: a path argument holding control characters (a newline in a path fakes output in a
+// terminal and in logs) is refused, not passed on to the editor.
+var errBadPath = errors.New("control character in path")
+
+// cleanNewPath checks openDiff's new_file_path: no control characters, and absolute and clean
+// (so `..` is resolved before the editor sees it).
+func (m *Model) cleanNewPath(p string) (string, error) {
+	if strings.IndexFunc(p, func(r rune) bool { return unicode.IsControl(r) || r == 0x7f }) >= 0 {
+		return "", jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid params: new_file_path %q: %v", p, errBadPath)
+	}
+	abs, err := m.absPath(p)
+	if err != nil {
+		return "", fmt.Errorf("new_file_path: %w", err)
+	}
+	return abs, nil
 }

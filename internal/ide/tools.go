@@ -112,6 +112,9 @@ func (m *Model) callTool(ctx context.Context, id ClientID, name string, args jso
 			return nil, err
 		}
 		a.OldFilePath = path
+		if a.NewFilePath, err = m.cleanNewPath(a.NewFilePath); err != nil {
+			return nil, err
+		}
 		if r := notRegular(path); r != nil {
 			return r, nil
 		}
@@ -365,7 +368,7 @@ func (m *Model) openFile(ctx context.Context, a OpenFileArgs) (*ToolResult, erro
 	var content []byte
 	if a.StartText != "" || !a.MakeFrontmost {
 		if fi.Size() <= maxSearch {
-			content, _ = os.ReadFile(path)
+			content = readBounded(path, maxSearch)
 		}
 	}
 	if a.StartText != "" && content != nil {

@@ -11,15 +11,18 @@ import (
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/modeltools/navtest"
 )
 
-// goplsPath finds gopls where scripts/test installs it ($GOPATH/bin) or on PATH.
+// goplsPath finds gopls: $GOPLS (scripts/test), else on PATH or in $GOPATH/bin.
 func goplsPath(t *testing.T) string {
+	if p := os.Getenv("GOPLS"); p != "" { // scripts/test: scripts/ensure-language-servers
+		return p
+	}
 	if p, err := exec.LookPath("gopls"); err == nil {
 		return p
 	}
 	out, _ := exec.Command("go", "env", "GOPATH").Output()
 	p := filepath.Join(strings.TrimSpace(string(out)), "bin", "gopls")
 	if _, err := os.Stat(p); err != nil {
-		t.Fatalf("gopls not found (scripts/test installs golang.org/x/tools/gopls@v0.23.0): %v", err)
+		t.Fatalf("gopls not found (set GOPLS; scripts/ensure-language-servers installs gopls v0.23.0): %v", err)
 	}
 	return p
 }

@@ -3,109 +3,91 @@ package stdio_test
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
-
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/jsonrpc"
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/modeltools/navtest"
 )
 
-// connectTools connects an MCP client to the code tools of the bridge, from its config file.
-func connectTools(t *testing.T, r initResult) func(string, map[string]any) (string, bool) {
-	dir := filepath.Dir(r.LockPath)
-	c, err := discovery.ReadMCPConfig(dir, r.Port)
+// goplsForTest finds gopls ($GOPLS, else on PATH) and keeps the go command's caches warm
+// although the sidecar gets a private HOME. Skipped without gopls, except under CI.
+func goplsForTest(t *testing.T) string {
+	t.Helper()
+	gopls := os.Getenv("GOPLS")
+	if gopls == "" {
+		gopls, _ = exec.LookPath("gopls")
+	}
+	if gopls == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("gopls not found ($GOPLS unset, not on PATH): scripts/test installs it")
+		}
+		t.Skip("gopls not found ($GOPLS unset, not on PATH)")
+	}
+	out, err := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "env", "GOCACHE", "GOMODCACHE", "GOPATH").Output()
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := c.MCPServers[discovery.MCPServerName]
-	s := navtest.Connect(t, srv.URL, strings.TrimPrefix(srv.Headers["Authorization"], "Bearer "))
-	return func(name string, args map[string]any) (string, bool) { return navtest.Call(t, s, name, args) }
+	v := strings.Split(strings.TrimSpace(string(out)), "\n")
+	t.Setenv("GOCACHE", v[0])
+	t.Setenv("GOMODCACHE", v[1])
+	t.Setenv("GOPATH", v[2])
+	t.Setenv("GOTOOLCHAIN", "local")
+	t.Setenv("GOPROXY", "off")
+	return gopls
 }
 
-// lspRequest (docs/editor-protocol.md): the request carries the LSP params with the column in
-// UTF-16 and the same column in every unit; the editor's answer is read in the encoding it
-// names, and columns reach the model counted in characters.
-func TestLSPRequest(t *testing.T) {
-	s := startSidecar(t, "line")
+// An editor without a diagnostics capability (Nova: its API cannot read other extensions'
+// issues) gets getDiagnostics answered by the bridge's own language servers (serve --stdio
+// --lsp), in the editor's position encoding; the editor itself is never asked.
+func TestLSPDiagnosticsForEditorWithout(t *testing.T) {
+	gopls := goplsForTest(t)
+	s := startSidecar(t, "header", "--lsp", ".go="+gopls)
+	os.WriteFile(filepath.Join(s.ws, "go.mod"), []byte("module example.com/m\n\ngo 1.22\n"), 0o644)
+	path := filepath.Join(s.ws, "main.go")
+	src := "package main\n\nfunc main() {\n\t_ = \"😀\"; var s string = 1\n\t_ = s\n}\n"
+	os.WriteFile(path, []byte(src), 0o644)
 	p := s.initParams()
 	caps := allCaps()
-	caps["lspRequest"] = true
-	p["capabilities"] = caps
-	r := s.initialize(t, p)
-	call := connectTools(t, r)
-	path := s.writeFile(t, "x.go", "package x\n\nvar _ = \"é😀\" + Ünï()\n")
-
-	// "Ünï" on line 3 starts after `var _ = "é😀" + `: 19 bytes, 16 UTF-16 units, 15 characters.
-	s.answer("lspRequest", func(_ context.Context, raw json.RawMessage) (any, error) {
-		var req struct {
-			FilePath string `json:"filePath"`
-			Method   string `json:"method"`
-			Params   struct {
-				TextDocument struct{ URI string } `json:"textDocument"`
-				Position     struct{ Line, Character int }
-			} `json:"params"`
-			Position map[string]int `json:"position"`
-		}
-		json.Unmarshal(raw, &req)
-		if req.FilePath != path || req.Method != "textDocument/definition" || req.Params.TextDocument.URI != "file://"+path ||
-			req.Params.Position.Line != 2 || req.Params.Position.Character != 16 ||
-			req.Position["utf-8"] != 19 || req.Position["utf-16"] != 16 || req.Position["utf-32"] != 15 {
-			t.Errorf("lspRequest %s", raw)
-		}
-		return map[string]any{"encoding": "utf-8", "server": "fake-ls", "result": map[string]any{
-			"uri": "file://" + path, "range": map[string]any{"start": map[string]int{"line": 2, "character": 19}, "end": map[string]int{"line": 2, "character": 24}}}}, nil
-	})
-	text, isErr := call("definition", map[string]any{"path": "x.go", "line": 3, "symbol": "Ünï"})
-	navtest.Equal(t, "definition", navtest.Places(text), []string{`x.go:3:16: var _ = "é😀" + Ünï()`})
-	if isErr {
-		t.Errorf("error: %s", text)
+	delete(caps, "getDiagnostics")
+	p["capabilities"], p["positionEncoding"] = caps, "utf-16"
+	c := claude(t, s.initialize(t, p))
+	r, err := c.Tool(ctxT(t), "getDiagnostics", map[string]any{"uri": "file://" + path})
+	if err != nil || r.IsError {
+		t.Fatalf("getDiagnostics: %+v, %v", r, err)
 	}
-
-	// The editor has no server for the file: its reason reaches the model.
-	s.reply("lspRequest", `{"noServer": "no language server is attached to x.go in Scripted"}`)
-	text, isErr = call("references", map[string]any{"path": "x.go", "line": 3, "symbol": "Ünï"})
-	if !isErr || !strings.Contains(text, "no language server for "+path+" (the editor: no language server is attached to x.go in Scripted; the bridge: has no language servers of its own here)") {
-		t.Errorf("noServer: %v %q", isErr, text)
+	var got []struct {
+		URI         string `json:"uri"`
+		Diagnostics []struct {
+			Severity string `json:"severity"`
+			Range    struct {
+				Start struct{ Line, Character int } `json:"start"`
+			} `json:"range"`
+		} `json:"diagnostics"`
 	}
-	// The server's own error, too.
-	s.answer("lspRequest", func(context.Context, json.RawMessage) (any, error) {
-		return nil, jsonrpc.Errorf(-32000, "fake-ls: no identifier found")
-	})
-	text, isErr = call("hover", map[string]any{"path": "x.go", "line": 3, "symbol": "Ünï"})
-	if !isErr || !strings.Contains(text, "fake-ls: no identifier found") {
-		t.Errorf("error: %v %q", isErr, text)
+	json.Unmarshal([]byte(r.Texts()[0]), &got)
+	// 😀 is 4 bytes and 2 UTF-16 units: the column is in units, as the editor declared.
+	line := strings.Split(src, "\n")[3]
+	col := strings.Index(line, "= 1") + 2 - 2
+	if len(got) != 1 || len(got[0].Diagnostics) != 1 || got[0].Diagnostics[0].Severity != "Error" ||
+		got[0].Diagnostics[0].Range.Start.Line != 3 || got[0].Diagnostics[0].Range.Start.Character != col {
+		t.Fatalf("getDiagnostics = %s, want one Error at 3:%d (UTF-16)", r.Texts()[0], col)
 	}
+	s.noCall(t, "getDiagnostics")
 }
 
-// An editor without the lspRequest capability is never asked; the model is told why.
-func TestLSPRequestNotDeclared(t *testing.T) {
-	s := startSidecar(t, "line")
-	r := s.initialize(t, nil)
-	call := connectTools(t, r)
-	s.writeFile(t, "x.go", "package x\n")
-	text, isErr := call("definition", map[string]any{"path": "x.go", "line": 1, "symbol": "x"})
-	if !isErr || !strings.Contains(text, "(Scripted: does not share its language servers with the bridge; the bridge: has no language servers of its own here)") {
-		t.Errorf("%v %q", isErr, text)
+// An editor that declares diagnostics keeps answering them itself: its own are what the user
+// sees, --lsp or not.
+func TestLSPNotUsedWhenEditorHasDiagnostics(t *testing.T) {
+	s := startSidecar(t, "line", "--lsp", ".go=/nonexistent/gopls")
+	s.answer("getDiagnostics", func(ctx context.Context, params json.RawMessage) (any, error) {
+		return map[string]any{"files": []any{map[string]any{"filePath": filepath.Join(s.ws, "a.go"), "diagnostics": []any{
+			map[string]any{"message": "from the editor", "severity": "Warning", "range": map[string]any{"start": map[string]any{"line": 0, "character": 0}, "end": map[string]any{"line": 0, "character": 1}}}}}}}, nil
+	})
+	c := claude(t, s.initialize(t, nil))
+	r, err := c.Tool(ctxT(t), "getDiagnostics", map[string]any{"uri": "file://" + filepath.Join(s.ws, "a.go")})
+	if err != nil || r.IsError || !strings.Contains(r.Texts()[0], "from the editor") {
+		t.Fatalf("getDiagnostics = %+v, %v; want the editor's", r, err)
 	}
-	s.noCall(t, "lspRequest")
-}
-
-// With a path map the editor's language servers are not asked, even when declared: paths
-// inside LSP params and results are not translated (docs/model-tools.md).
-func TestLSPRequestNotWithPathMap(t *testing.T) {
-	s := startSidecar(t, "line", "--path-map", "/=/")
-	p := s.initParams()
-	caps := allCaps()
-	caps["lspRequest"] = true
-	p["capabilities"] = caps
-	r := s.initialize(t, p)
-	call := connectTools(t, r)
-	s.writeFile(t, "x.go", "package x\n")
-	text, isErr := call("definition", map[string]any{"path": "x.go", "line": 1, "symbol": "x"})
-	if !isErr || !strings.Contains(text, "Scripted: does not share its language servers with the bridge") {
-		t.Errorf("%v %q", isErr, text)
-	}
-	s.noCall(t, "lspRequest")
 }

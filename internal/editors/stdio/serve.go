@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"sync"
 	"syscall"
 	"time"
@@ -18,6 +19,7 @@ import (
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/jsonrpc"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/lsp"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/mcp"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/pathmap"
 )
@@ -38,9 +40,9 @@ type Options struct {
 	Keepalive time.Duration
 	// MaxClients bounds concurrent Claude connections (default 64).
 	MaxClients int
-	// Code answers the model's code tools for files the editor has no language server for
-	// (the bridge's own clients); optional.
-	Code modeltools.Source
+	// LSP are language servers that answer getDiagnostics when the editor declares no
+	// diagnostics capability of its own (Nova). They run in the first workspace folder.
+	LSP []lsp.ServerConfig
 	// PathMap translates every path between the editor (LOCAL) and the bridge (REMOTE) when
 	// the editor runs on another machine (pathmap.go). Empty: paths pass as they are.
 	PathMap *pathmap.Map
@@ -75,6 +77,9 @@ func Serve(ctx context.Context, r io.Reader, w io.WriteCloser, opt Options) erro
 	if b := s.bridge(); b != nil {
 		b.Close()
 	}
+	if s.lsp != nil {
+		s.lsp.Close()
+	}
 	if errors.Is(err, io.EOF) || errors.Is(err, os.ErrClosed) || errors.Is(err, io.ErrClosedPipe) {
 		return nil
 	}
@@ -87,6 +92,7 @@ type server struct {
 
 	mu    sync.Mutex
 	b     *bridge.Bridge
+	lsp   *lsp.Manager // nil without language servers
 	pid   int
 	ready chan struct{} // closed once initialize succeeded
 }
@@ -237,9 +243,22 @@ func (s *server) initialize(req *jsonrpc.Request) (any, error) {
 	}
 	track := p.TrackSelection == nil || *p.TrackSelection
 	conn := s.conn
+	editor := s.editor(conn)
+	info := ide.EditorInfo{Name: p.Name, Caps: p.Capabilities, Encoding: p.PositionEncoding, TrackSelection: track, Timeout: s.opt.EditorTimeout}
+	var m *lsp.Manager
+	if len(s.opt.LSP) > 0 && !info.Caps.Diagnostics {
+		root, err := lspRoot(p.WorkspaceFolders)
+		if err == nil {
+			m, err = lsp.New(lsp.Config{Root: root, Servers: s.opt.LSP, Log: s.opt.Log, Encoding: string(info.Encoding)})
+		}
+		if err != nil {
+			return nil, jsonrpc.Errorf(jsonrpc.CodeServerError, "language servers: %v", err)
+		}
+		editor, info = lsp.WithDiagnostics(editor, info, m)
+	}
 	b, err := bridge.Start(bridge.Config{
-		Editor:    s.editor(conn),
-		Info:      ide.EditorInfo{Name: p.Name, Caps: p.Capabilities, Encoding: p.PositionEncoding, TrackSelection: track, Timeout: s.opt.EditorTimeout},
+		Editor:    editor,
+		Info:      info,
 		Folders:   p.WorkspaceFolders,
 		PID:       p.PID,
 		Port:      s.opt.Port,
@@ -247,7 +266,7 @@ func (s *server) initialize(req *jsonrpc.Request) (any, error) {
 		Trace:     s.opt.Trace,
 		Keepalive: s.opt.Keepalive, MaxClients: s.opt.MaxClients,
 		EditorCode: s.editorCode(conn, p.Capabilities),
-		Code:       s.opt.Code,
+		Code:       lspCode(m),
 		Log:        s.opt.Log,
 		Events: ide.Events{
 			ClientConnected: func(id ide.ClientID, n int) {
@@ -259,9 +278,12 @@ func (s *server) initialize(req *jsonrpc.Request) (any, error) {
 		},
 	})
 	if err != nil {
+		if m != nil {
+			m.Close()
+		}
 		return nil, jsonrpc.Errorf(jsonrpc.CodeServerError, "starting the bridge: %v", err)
 	}
-	s.b, s.pid = b, p.PID
+	s.b, s.pid, s.lsp = b, p.PID, m
 	close(s.ready)
 	return map[string]any{
 		"port": b.Port(), "lockPath": b.LockPath(), "ideName": p.Name, "version": mcp.Version,
@@ -278,4 +300,21 @@ func (s *server) editorCode(conn *jsonrpc.Conn, caps ide.Capabilities) modeltool
 		return nil
 	}
 	return remote{conn}
+}
+
+// lspRoot is the language servers' workspace: the editor's first folder, or the current
+// directory.
+func lspRoot(folders []string) (string, error) {
+	if len(folders) > 0 && folders[0] != "" {
+		return filepath.Abs(folders[0])
+	}
+	return os.Getwd()
+}
+
+// lspCode is the bridge's own language servers for the model's code tools, nil without them.
+func lspCode(m *lsp.Manager) modeltools.Source {
+	if m == nil {
+		return nil
+	}
+	return modeltools.LSPSource(m)
 }

@@ -2,12 +2,11 @@ package terminal
 
 import (
 	"fmt"
-	"io"
-	"os"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/termtext"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/userfile"
 )
 
 // maxOldFile bounds how much of the file on disk is read to diff a proposal against; the
@@ -15,20 +14,17 @@ import (
 const maxOldFile = 64 << 20
 
 // readOld returns the file's current text ("" when it does not exist yet), at most maxOldFile.
+// A file under /proc, /sys or /dev, or bigger than maxOldFile, reads as "" (userfile: the read
+// is bounded while reading, /proc/self/pagemap is "regular" and reads ~256 GiB).
 func readOld(path string) string {
-	f, err := os.Open(path)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	b, _ := io.ReadAll(io.LimitReader(f, maxOldFile))
+	b, _ := userfile.Read(path, maxOldFile)
 	return string(b)
 }
 
 // textDecider is a Decider that takes the proposal's text as it came (the ide.Model): a 10 MiB
 // text is then answered without being decoded and encoded again.
 type textDecider interface {
-	DiffAcceptedText(tab string, text ide.Text) error
+	DiffAcceptedShownText(tab string, seq uint64, text ide.Text) error
 }
 
 // autoDecide answers a diff for --auto at once, from ShowDiff, before anything is printed: the
@@ -45,12 +41,12 @@ func (e *Editor) autoDecide(p ide.ShowDiffParams) (old string) {
 	switch e.auto {
 	case Accept:
 		if td, ok := d.(textDecider); ok {
-			td.DiffAcceptedText(p.TabName, p.NewContents)
+			td.DiffAcceptedShownText(p.TabName, p.Seq, p.NewContents)
 		} else {
-			d.DiffAccepted(p.TabName, p.NewContents.String())
+			d.DiffAcceptedShown(p.TabName, p.Seq, p.NewContents.String())
 		}
 	case Reject:
-		d.DiffRejected(p.TabName)
+		d.DiffRejectedShown(p.TabName, p.Seq)
 	}
 	return old
 }

@@ -1,6 +1,18 @@
 // Package terminal is the built-in editor of `serve`: for editors without a plugin, it shows each
 // proposed diff in the terminal and lets the user accept (y), reject (n) or edit the proposal in
 // $EDITOR and accept the result (e). With Auto set it answers by itself (scripts, demos).
+//
+// Everything printed that came from Claude or a file (paths, the proposal, the old file) goes
+// through termtext, so a control character or ESC sequence in it is shown, never acted on: the
+// printout IS the review (issue 15 item 1).
+//
+// An answer settles exactly the proposal that was displayed (issue 15 item 4). The spec lets a
+// same-name openDiff replace a pending one, and that rule is kept (an accepted risk: another
+// Claude session of the same user can replace a proposal under review); when it happens while
+// the proposal is on screen, its prompt is withdrawn with a message, the new proposal is shown
+// and asked about, and a line typed before the new one was displayed is not taken as its answer.
+// Answers go through ide.Model's DiffAcceptedShown/DiffRejectedShown with the proposal's Seq, so
+// even a replacement racing with the keystroke cannot make `y` accept a text not displayed.
 package terminal
 
 import (
@@ -12,11 +24,16 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/termtext"
 )
+
+// typeAheadGuard: after a replaced proposal's prompt is withdrawn, a line that arrives this soon
+// after the new proposal is displayed was typed for the old one and is not taken as an answer.
+const typeAheadGuard = time.Second
 
 // Auto answers for the user.
 type Auto string
@@ -27,10 +44,11 @@ const (
 	Reject Auto = "reject"
 )
 
-// Decider receives the user's decisions (the ide.Model).
+// Decider receives the user's decisions (the ide.Model): each names the proposal displayed by
+// its ShowDiffParams.Seq and fails if that proposal was replaced or closed.
 type Decider interface {
-	DiffAccepted(tab, text string) error
-	DiffRejected(tab string) error
+	DiffAcceptedShown(tab string, seq uint64, text string) error
+	DiffRejectedShown(tab string, seq uint64) error
 }
 
 // Editor is an ide.Editor on a terminal. Create it with New, then Bind the model, then Run.
@@ -48,7 +66,11 @@ type Editor struct {
 	current string             // tab under review
 	cancel  context.CancelFunc // cancels the current prompt
 	wake    chan struct{}
-	once    sync.Once
+	// replaced: the current prompt was cancelled by a same-name proposal; guard is
+	// typeAheadGuard (tests change it).
+	replaced bool
+	guard    time.Duration
+	once     sync.Once
 
 	opener   *Opener       // --open-cmd (open.go); nil: openFile only prints
 	openTerm bool          // the editor gets the terminal
@@ -69,7 +91,7 @@ func Info(name string) ide.EditorInfo {
 // New returns an Editor reading answers from in and writing to out.
 func New(in io.Reader, out io.Writer, auto Auto, color bool) *Editor {
 	e := &Editor{out: out, lines: make(chan string, 1), want: make(chan struct{}), auto: auto, color: color,
-		editor: os.Getenv("EDITOR"), wake: make(chan struct{}, 1)}
+		editor: os.Getenv("EDITOR"), wake: make(chan struct{}, 1), guard: typeAheadGuard}
 	if e.editor == "" {
 		e.editor = "vi"
 	}
@@ -95,7 +117,7 @@ func (e *Editor) Bind(d Decider) { e.mu.Lock(); e.d = d; e.mu.Unlock() }
 
 // Run reviews diffs one at a time until ctx ends.
 func (e *Editor) Run(ctx context.Context) {
-	pendingRead := false
+	pendingRead, afterReplace := false, false
 	opens := e.openReady()
 	for {
 		if argv := e.nextOpen(); argv != nil {
@@ -129,10 +151,11 @@ func (e *Editor) Run(ctx context.Context) {
 				continue
 			}
 		}
-		pendingRead = e.review(pctx, *p, pendingRead)
+		pendingRead = e.review(pctx, *p, pendingRead, afterReplace)
 		e.mu.Lock()
 		e.cancel()
-		e.current, e.cancel = "", nil
+		afterReplace = e.replaced
+		e.current, e.cancel, e.replaced = "", nil, false
 		e.mu.Unlock()
 	}
 }
@@ -145,11 +168,12 @@ func (e *Editor) paint(code, s string) string {
 }
 
 // review shows one diff and settles it. It returns whether a line read is still outstanding.
-func (e *Editor) review(ctx context.Context, p ide.ShowDiffParams, pendingRead bool) bool {
+func (e *Editor) review(ctx context.Context, p ide.ShowDiffParams, pendingRead, afterReplace bool) bool {
 	pr := diffProposal(p.FilePath, readOld(p.FilePath), p.NewContents.String())
 	fmt.Fprintf(e.out, "\n%s\n", e.paint("1", "Claude proposes a change to "+termtext.Line(p.FilePath)))
 	e.showDiff(pr) // through the pager when long (pager.go)
 	fmt.Fprintln(e.out, e.paint("1", pr.Summary()))
+	shownAt := time.Now()
 	e.mu.Lock()
 	d := e.d
 	e.mu.Unlock()
@@ -160,7 +184,7 @@ func (e *Editor) review(ctx context.Context, p ide.ShowDiffParams, pendingRead b
 			case e.want <- struct{}{}:
 				pendingRead = true
 			case <-ctx.Done():
-				fmt.Fprintln(e.out, "\n(closed by Claude)")
+				e.withdrawn()
 				return pendingRead
 			}
 		}
@@ -171,33 +195,52 @@ func (e *Editor) review(ctx context.Context, p ide.ShowDiffParams, pendingRead b
 			pendingRead = false
 			if !ok {
 				fmt.Fprintln(e.out, "\n(no more input: rejected)")
-				d.DiffRejected(p.TabName)
+				d.DiffRejectedShown(p.TabName, p.Seq)
 				return false
 			}
+			if afterReplace && time.Since(shownAt) < e.guard {
+				fmt.Fprintln(e.out, "(that answer came before this new proposal was shown; answer again)")
+				continue
+			}
 		case <-ctx.Done():
-			fmt.Fprintln(e.out, "\n(closed by Claude)")
+			e.withdrawn()
 			return pendingRead
 		}
 		switch strings.ToLower(line) {
 		case "y", "yes":
-			if err := d.DiffAccepted(p.TabName, p.NewContents.String()); err != nil {
-				fmt.Fprintf(e.out, "could not accept: %v\n", err)
-			}
+			e.report(d.DiffAcceptedShown(p.TabName, p.Seq, p.NewContents.String()))
 			return false
 		case "n", "no":
-			d.DiffRejected(p.TabName)
+			e.report(d.DiffRejectedShown(p.TabName, p.Seq))
 			return false
 		case "e", "edit":
 			text, err := e.edit(p)
 			if err != nil {
-				fmt.Fprintf(e.out, "%v\n", err)
+				fmt.Fprintf(e.out, "%s\n", termtext.Line(err.Error()))
 				continue
 			}
-			if err := d.DiffAccepted(p.TabName, text); err != nil {
-				fmt.Fprintf(e.out, "could not accept: %v\n", err)
-			}
+			e.report(d.DiffAcceptedShown(p.TabName, p.Seq, text))
 			return false
 		}
+	}
+}
+
+// withdrawn says why a prompt ended without an answer.
+func (e *Editor) withdrawn() {
+	e.mu.Lock()
+	replaced := e.replaced
+	e.mu.Unlock()
+	if replaced {
+		fmt.Fprintln(e.out, "\n(withdrawn: Claude replaced this proposal with a new one of the same name; nothing was answered for it. The new proposal follows.)")
+		return
+	}
+	fmt.Fprintln(e.out, "\n(closed by Claude)")
+}
+
+// report prints why an answer was not taken (the proposal was replaced or closed meanwhile).
+func (e *Editor) report(err error) {
+	if err != nil {
+		fmt.Fprintf(e.out, "not answered: %s\n", termtext.Line(err.Error()))
 	}
 }
 
@@ -226,7 +269,7 @@ func (e *Editor) edit(p ide.ShowDiffParams) (string, error) {
 func sanitize(path string) string {
 	base := path[strings.LastIndex(path, "/")+1:]
 	return strings.Map(func(r rune) rune {
-		if r == '/' || r == '*' {
+		if r == '/' || r == '*' || termtext.Line(string(r)) != string(r) {
 			return '_'
 		}
 		return r
@@ -240,14 +283,34 @@ func (e *Editor) ShowDiff(ctx context.Context, p ide.ShowDiffParams) error {
 		e.queueAuto(p, e.autoDecide(p))
 		return nil
 	}
+	// A diff with the name of one queued takes its place; one with the name of the diff under
+	// review withdraws that prompt and is reviewed next.
 	e.mu.Lock()
-	e.queue = append(e.queue, p)
+	switch i := e.queued(p.TabName); {
+	case e.current == p.TabName && e.cancel != nil:
+		e.replaced = true
+		e.cancel()
+		e.queue = append([]ide.ShowDiffParams{p}, e.queue...)
+	case i >= 0:
+		e.queue[i] = p
+	default:
+		e.queue = append(e.queue, p)
+	}
 	e.mu.Unlock()
 	select {
 	case e.wake <- struct{}{}:
 	default:
 	}
 	return nil
+}
+
+func (e *Editor) queued(tab string) int {
+	for i, q := range e.queue {
+		if q.TabName == tab {
+			return i
+		}
+	}
+	return -1
 }
 
 // CloseDiff drops a queued diff or ends the prompt of the current one.

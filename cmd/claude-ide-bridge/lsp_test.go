@@ -1,0 +1,166 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// lspBin finds a language server for a test: $ENV, else name on $PATH; skipped without one,
+// except under CI, where scripts/test installs them.
+func lspBin(t *testing.T, env, name string) string {
+	t.Helper()
+	if p := os.Getenv(env); p != "" {
+		return p
+	}
+	if p, err := exec.LookPath(name); err == nil {
+		return p
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("%s not found ($%s unset, not on PATH): scripts/test installs it", name, env)
+	}
+	t.Skipf("%s not found ($%s unset, not on PATH)", name, env)
+	return ""
+}
+
+// goEnv keeps the go command's caches where they are although the tests set HOME: gopls runs go
+// list, and cold caches make its first answer slow.
+func goEnv(t *testing.T) []string {
+	t.Helper()
+	out, err := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "env", "GOCACHE", "GOMODCACHE", "GOPATH").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := strings.Split(strings.TrimSpace(string(out)), "\n")
+	return []string{"GOCACHE=" + v[0], "GOMODCACHE=" + v[1], "GOPATH=" + v[2], "GOFLAGS=-mod=mod", "GOTOOLCHAIN=local", "GOPROXY=off"}
+}
+
+type diagEntry struct {
+	URI         string `json:"uri"`
+	Diagnostics []struct {
+		Message  string `json:"message"`
+		Severity string `json:"severity"`
+		Range    struct {
+			Start struct{ Line, Character int } `json:"start"`
+			End   struct{ Line, Character int } `json:"end"`
+		} `json:"range"`
+		Source string `json:"source"`
+	} `json:"diagnostics"`
+}
+
+func getDiagnostics(t *testing.T, s *server, args map[string]any) []diagEntry {
+	t.Helper()
+	c := s.claude(t)
+	r, err := c.Tool(ctxT(t), "getDiagnostics", args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.IsError || len(r.Content) != 1 {
+		t.Fatalf("getDiagnostics %v: %+v", args, r)
+	}
+	var out []diagEntry
+	if err := json.Unmarshal([]byte(r.Content[0].Text), &out); err != nil {
+		t.Fatalf("getDiagnostics result %q: %v", r.Content[0].Text, err)
+	}
+	return out
+}
+
+func toolNames(t *testing.T, s *server) []string {
+	t.Helper()
+	c := s.claude(t)
+	var res struct {
+		Tools []struct {
+			Name string `json:"name"`
+		} `json:"tools"`
+	}
+	if err := c.Call(ctxT(t), "tools/list", nil, &res); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range res.Tools {
+		names = append(names, tl.Name)
+	}
+	return names
+}
+
+// serve --lsp .go=gopls: getDiagnostics {uri} answers gopls's error with its range (in the
+// terminal's encoding, bytes), severity and the uri exactly as asked (facts: "Return uri exactly
+// as asked (not percent-encoded)"); fixing the file clears it; {} answers the workspace.
+func TestServeDiagnosticsGopls(t *testing.T) {
+	gopls := lspBin(t, "GOPLS", "gopls")
+	h := newHome(t)
+	dir := filepath.Join(h.ws, "my module é") // a space and a non-ASCII name: the uri stays raw
+	os.MkdirAll(dir, 0o755)
+	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/m\n\ngo 1.22\n"), 0o644)
+	path := filepath.Join(dir, "main.go")
+	const bad = "package main\n\nfunc main() {\n\t_ = \"é\"; var s string = 1\n\t_ = s\n}\n"
+	os.WriteFile(path, []byte(bad), 0o644)
+	s := h.serve(t, goEnv(t), "--auto", "accept", "--lsp", ".go="+gopls)
+	if !strings.Contains(s.out.String(), "language servers (getDiagnostics): "+gopls+" (.go)") {
+		t.Errorf("serve does not say which language servers it uses:\n%s", s.out.String())
+	}
+	if names := toolNames(t, s); !contains(names, "getDiagnostics") {
+		t.Errorf("tools/list with a language server lacks getDiagnostics: %v", names)
+	}
+	uri := "file://" + path
+	got := getDiagnostics(t, s, map[string]any{"uri": uri})
+	if len(got) != 1 || got[0].URI != uri || len(got[0].Diagnostics) != 1 {
+		t.Fatalf("getDiagnostics = %+v, want one entry for %s with one diagnostic", got, uri)
+	}
+	d := got[0].Diagnostics[0]
+	line := strings.Split(bad, "\n")[3]
+	col := strings.Index(line, "= 1") + 2 // bytes: the terminal's encoding is UTF-8
+	if d.Severity != "Error" || d.Range.Start.Line != 3 || d.Range.Start.Character != col || d.Range.End.Line != 3 || d.Range.End.Character != col+1 ||
+		!strings.Contains(d.Message, "cannot use 1") || d.Source != "compiler" {
+		t.Errorf("diagnostic = %+v, want an Error at 3:%d-3:%d saying cannot use 1, from compiler", d, col, col+1)
+	}
+	all := getDiagnostics(t, s, map[string]any{})
+	if len(all) != 1 || all[0].URI != uri || len(all[0].Diagnostics) != 1 {
+		t.Errorf("getDiagnostics {} = %+v, want main.go's error", all)
+	}
+
+	os.WriteFile(path, []byte(strings.Replace(bad, "= 1", "= \"one\"", 1)), 0o644)
+	got = getDiagnostics(t, s, map[string]any{"uri": uri})
+	if len(got) != 1 || got[0].URI != uri || len(got[0].Diagnostics) != 0 {
+		t.Errorf("getDiagnostics after the fix = %+v, want %s with no diagnostics", got, uri)
+	}
+	if all := getDiagnostics(t, s, map[string]any{}); len(all) != 0 {
+		t.Errorf("getDiagnostics {} after the fix = %+v, want none", all)
+	}
+	// A file no server is configured for has no diagnostics (the CLI asks before every edit).
+	txt := filepath.Join(h.ws, "notes.txt")
+	os.WriteFile(txt, []byte("hi\n"), 0o644)
+	if got := getDiagnostics(t, s, map[string]any{"uri": "file://" + txt}); len(got) != 1 || len(got[0].Diagnostics) != 0 {
+		t.Errorf("getDiagnostics of a .txt = %+v, want no diagnostics", got)
+	}
+}
+
+func TestServeLSPFlags(t *testing.T) {
+	h := newHome(t)
+	s := h.serve(t, nil, "--auto", "accept", "--lsp", "none")
+	if !strings.Contains(s.out.String(), "language servers (getDiagnostics): none") {
+		t.Errorf("serve --lsp none:\n%s", s.out.String())
+	}
+	if names := toolNames(t, s); contains(names, "getDiagnostics") {
+		t.Errorf("tools/list without a language server lists getDiagnostics: %v", names)
+	}
+	for _, bad := range [][]string{{"--lsp", "gopls"}, {"--lsp", ".go="}, {"--lsp", "none", "--lsp", ".go=gopls"}} {
+		_, stderr, code := h.command(t, h.ws, append([]string{"serve"}, bad...)...)
+		if code != 2 || !strings.Contains(stderr, "--lsp") {
+			t.Errorf("serve %v: status %d, stderr %q; want 2 and a message naming --lsp", bad, code, stderr)
+		}
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}

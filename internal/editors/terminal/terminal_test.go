@@ -1,0 +1,210 @@
+package terminal
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
+)
+
+// tscreen is the terminal's output, safe to read while the reviewer writes.
+type tscreen struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *tscreen) Write(p []byte) (int, error) { s.mu.Lock(); defer s.mu.Unlock(); return s.b.Write(p) }
+func (s *tscreen) String() string              { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
+
+// waitFor waits (a bounded few seconds) until the tscreen shows want n times.
+func (s *tscreen) waitFor(t *testing.T, want string, n int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for strings.Count(s.String(), want) < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("tscreen never showed %q %d times; it shows:\n%s", want, n, s.String())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+type rig struct {
+	m      *ide.Model
+	ed     *Editor
+	scr    *tscreen
+	typing *io.PipeWriter
+	dir    string
+}
+
+// newRig runs a terminal reviewer on a real ide.Model, typed into through a pipe.
+func newRig(t *testing.T) *rig {
+	t.Helper()
+	in, typing := io.Pipe()
+	scr := &tscreen{}
+	ed := New(in, scr, Ask, false)
+	ed.guard = 0
+	dir := t.TempDir()
+	m := ide.New(ed, Info("Terminal"), []string{dir}, ide.Events{}, nil)
+	ed.Bind(m)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { ed.Run(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done; ed.Close(); typing.Close(); m.Close() })
+	return &rig{m: m, ed: ed, scr: scr, typing: typing, dir: dir}
+}
+
+type answer struct {
+	c   []ide.Content
+	err error
+}
+
+func (r *rig) openDiff(id ide.ClientID, path, tab, text string) <-chan answer {
+	ch := make(chan answer, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		c, err := r.m.OpenDiff(ctx, id, ide.OpenDiffArgs{OldFilePath: path, NewFilePath: path, TabName: tab, NewFileContents: ide.TextOf(text)})
+		ch <- answer{c, err}
+	}()
+	return ch
+}
+
+func texts(a answer) string {
+	var s []string
+	for _, c := range a.c {
+		b, _ := json.Marshal(c) // an accepted text is held raw; JSON shows it
+		var v struct{ Text string }
+		json.Unmarshal(b, &v)
+		s = append(s, v.Text)
+	}
+	return strings.Join(s, "|")
+}
+
+func recvAnswer(t *testing.T, ch <-chan answer) answer {
+	t.Helper()
+	select {
+	case a := <-ch:
+		return a
+	case <-time.After(15 * time.Second):
+		t.Fatal("openDiff never answered")
+		return answer{}
+	}
+}
+
+// Issue 15 item 1: a proposal's control characters are shown, not acted on. The line
+// `evil();\r\x1b[2K+# formatting only` showed only `+# formatting only`.
+func TestReviewerEscapesProposal(t *testing.T) {
+	r := newRig(t)
+	path := filepath.Join(r.dir, "a\x1b]0;pwned\x07.go")
+	os.WriteFile(path, []byte("old\n"), 0o600)
+	attacks := "evil();\r\x1b[2K+# formatting only\n\x1b[8mhidden\n\x1b]52;c;ZXZpbA==\x07\nabc\u202egnp\n"
+	ans := r.openDiff(1, path, "T", attacks)
+	r.scr.waitFor(t, "Accept this change?", 1)
+	out := r.scr.String()
+	for _, bad := range []string{"\r", "\x1b", "\x07", "\u202e"} {
+		if strings.Contains(out, bad) {
+			t.Errorf("tscreen holds raw %q:\n%q", bad, out)
+		}
+	}
+	for _, want := range []string{`+evil();\r\x1b[2K+# formatting only`, `\x1b[8mhidden`, `\x1b]52;c;ZXZpbA==\x07`, `abc\u202egnp`, `a\x1b]0;pwned\x07.go`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("tscreen does not show %q:\n%s", want, out)
+		}
+	}
+	io.WriteString(r.typing, "n\n")
+	if a := recvAnswer(t, ans); !strings.HasPrefix(texts(a), "DIFF_REJECTED") {
+		t.Fatalf("answer %q %v", texts(a), a.err)
+	}
+	// openFile's path too: a newline in it would fake the bridge's own output.
+	r.ed.OpenFile(context.Background(), ide.OpenFileParams{FilePath: "/x\nClaude opened /etc/passwd"})
+	if out := r.scr.String(); strings.Contains(out, "\nClaude opened /etc/passwd") || !strings.Contains(out, `/x\nClaude opened /etc/passwd`) {
+		t.Fatalf("openFile path not escaped:\n%q", out)
+	}
+}
+
+// Issue 15 item 4: client B reusing A's tab name while A's proposal is on tscreen replaced A's
+// diff (the spec's rule, kept), but the tscreen still showed A and `y` answered B with A's text.
+// Now A's prompt is withdrawn with a message, B's proposal is shown, and `y` answers B with B's.
+func TestReviewerAnswersTheProposalShown(t *testing.T) {
+	r := newRig(t)
+	path := filepath.Join(r.dir, "f.go")
+	os.WriteFile(path, []byte("package f\n"), 0o600)
+	ansA := r.openDiff(1, path, "same", "package f // from A\n")
+	r.scr.waitFor(t, "from A", 1)
+	r.scr.waitFor(t, "Accept this change?", 1)
+	ansB := r.openDiff(2, path, "same", "package f // from B\n")
+	if a := recvAnswer(t, ansA); !strings.HasPrefix(texts(a), "DIFF_REJECTED") {
+		t.Fatalf("A answered %q %v", texts(a), a.err)
+	}
+	r.scr.waitFor(t, "withdrawn: Claude replaced this proposal", 1)
+	r.scr.waitFor(t, "from B", 1)
+	r.scr.waitFor(t, "Accept this change?", 2)
+	io.WriteString(r.typing, "y\n")
+	a := recvAnswer(t, ansB)
+	if got := texts(a); got != "FILE_SAVED|package f // from B\n" {
+		t.Fatalf("B answered %q (err %v), want its own text", got, a.err)
+	}
+}
+
+// A line typed right before a replacement is displayed is not taken as the new one's answer.
+func TestReviewerIgnoresTypeAheadAfterReplace(t *testing.T) {
+	r := newRig(t)
+	r.ed.guard = time.Hour // every line after a replacement counts as typed ahead
+	path := filepath.Join(r.dir, "g.go")
+	ansA := r.openDiff(1, path, "same", "A\n")
+	r.scr.waitFor(t, "Accept this change?", 1)
+	ansB := r.openDiff(2, path, "same", "B\n")
+	recvAnswer(t, ansA)
+	r.scr.waitFor(t, "Accept this change?", 2)
+	io.WriteString(r.typing, "y\n")
+	r.scr.waitFor(t, "answer again", 1)
+	select {
+	case a := <-ansB:
+		t.Fatalf("B answered by a line typed ahead: %q", texts(a))
+	default:
+	}
+	r.m.DiffRejected("same")
+	recvAnswer(t, ansB)
+}
+
+// A same-name proposal queued behind another replaces the queued one: it is shown once.
+func TestReviewerQueuedReplace(t *testing.T) {
+	r := newRig(t)
+	p1, p2 := filepath.Join(r.dir, "one"), filepath.Join(r.dir, "two")
+	ans1 := r.openDiff(1, p1, "first", "first\n")
+	r.scr.waitFor(t, "Accept this change?", 1)
+	ansQ := r.openDiff(1, p2, "q", "queued A\n")
+	waitDiffs(t, r.m, 2)
+	ansR := r.openDiff(2, p2, "q", "queued B\n")
+	recvAnswer(t, ansQ)
+	io.WriteString(r.typing, "n\n")
+	recvAnswer(t, ans1)
+	r.scr.waitFor(t, "queued B", 1)
+	r.scr.waitFor(t, "Accept this change?", 2)
+	io.WriteString(r.typing, "y\n")
+	if a := recvAnswer(t, ansR); texts(a) != "FILE_SAVED|queued B\n" {
+		t.Fatalf("got %q", texts(a))
+	}
+	if strings.Contains(r.scr.String(), "queued A") {
+		t.Fatal("the replaced queued proposal was shown")
+	}
+}
+
+func waitDiffs(t *testing.T, m *ide.Model, n int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for len(m.Diffs()) != n {
+		if time.Now().After(deadline) {
+			t.Fatalf("diffs %v, want %d", m.Diffs(), n)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}

@@ -1,0 +1,31 @@
+package ide
+
+import (
+	"sync/atomic"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/jsonrpc"
+)
+
+// diffSeq numbers proposals (ShowDiffParams.Seq); 0 is never used.
+var diffSeq atomic.Uint64
+
+// DiffAcceptedShown is DiffAccepted for the proposal numbered seq only. If a same-name openDiff
+// replaced it (the spec's rule: a same-name openDiff replaces a pending diff), the accept is
+// refused with CodeUnknownDiff and nothing is answered: a reviewer never answers the new proposal
+// with the text of the one it displayed (issue 15 item 4). The check and the accept happen under
+// one lock.
+func (m *Model) DiffAcceptedShown(tab string, seq uint64, text string) error {
+	return m.accept(tab, seq, TextOf(text))
+}
+
+// DiffRejectedShown is DiffRejected for the proposal numbered seq only.
+func (m *Model) DiffRejectedShown(tab string, seq uint64) error { return m.reject(tab, seq) }
+
+func errReplaced(tab string) error {
+	return jsonrpc.Errorf(jsonrpc.CodeUnknownDiff, "the proposal shown for %q was replaced or closed", tab)
+}
+
+// DiffAcceptedShownText is DiffAcceptedShown with the text as it came in JSON (see Text).
+func (m *Model) DiffAcceptedShownText(tab string, seq uint64, text Text) error {
+	return m.accept(tab, seq, text)
+}

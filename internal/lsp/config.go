@@ -1,0 +1,105 @@
+package lsp
+
+import (
+	"fmt"
+	"os/exec"
+	"strings"
+)
+
+// ParseServer parses a --lsp value "EXT=COMMAND": one extension or several separated by commas
+// (".ts,.tsx"; the dot is optional), then the command and its arguments separated by spaces
+// (no quoting: a server whose path holds a space needs a wrapper script).
+func ParseServer(s string) (ServerConfig, error) {
+	extPart, cmdPart, ok := strings.Cut(s, "=")
+	if !ok {
+		return ServerConfig{}, fmt.Errorf("--lsp %q: want EXT=COMMAND, such as .go=gopls", s)
+	}
+	var exts []string
+	for _, e := range strings.Split(extPart, ",") {
+		e = NormalizeExt(e)
+		if e == "" || strings.ContainsAny(e, `/\ `) {
+			return ServerConfig{}, fmt.Errorf("--lsp %q: bad extension %q", s, strings.TrimSpace(e))
+		}
+		exts = append(exts, e)
+	}
+	argv := strings.Fields(cmdPart)
+	if len(argv) == 0 {
+		return ServerConfig{}, fmt.Errorf("--lsp %q: no command after =", s)
+	}
+	return ServerConfig{Extensions: exts, Command: argv}, nil
+}
+
+// knownServers are the servers Detect looks for, in order; of the alternatives for one language
+// (pyright-langserver, pylsp) the first found wins.
+var knownServers = []ServerConfig{
+	{Extensions: []string{".go"}, Command: []string{"gopls"}},
+	{Extensions: []string{".rs"}, Command: []string{"rust-analyzer"}},
+	{Extensions: []string{".py", ".pyi"}, Command: []string{"pyright-langserver", "--stdio"}},
+	{Extensions: []string{".py", ".pyi"}, Command: []string{"pylsp"}},
+	{Extensions: []string{".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs"}, Command: []string{"typescript-language-server", "--stdio"}},
+	{Extensions: []string{".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".hh", ".hxx", ".m", ".mm"}, Command: []string{"clangd"}},
+}
+
+// Detect returns the common servers found by lookPath (exec.LookPath when nil): gopls,
+// rust-analyzer, pyright-langserver or pylsp, typescript-language-server and clangd, each for
+// its extensions, with the path found as the command.
+func Detect(lookPath func(string) (string, error)) []ServerConfig {
+	if lookPath == nil {
+		lookPath = exec.LookPath
+	}
+	var out []ServerConfig
+	taken := map[string]bool{}
+	for _, k := range knownServers {
+		if taken[k.Extensions[0]] {
+			continue
+		}
+		p, err := lookPath(k.Command[0])
+		if err != nil {
+			continue
+		}
+		argv := append([]string{p}, k.Command[1:]...)
+		out = append(out, ServerConfig{Extensions: append([]string(nil), k.Extensions...), Command: argv})
+		for _, e := range k.Extensions {
+			taken[e] = true
+		}
+	}
+	return out
+}
+
+// Merge puts explicit servers before detected ones; a detected server's extensions already
+// taken by an explicit one are dropped (and the server with them when none is left).
+func Merge(explicit, detected []ServerConfig) []ServerConfig {
+	out := append([]ServerConfig(nil), explicit...)
+	taken := map[string]bool{}
+	for _, s := range explicit {
+		for _, e := range s.Extensions {
+			taken[NormalizeExt(e)] = true
+		}
+	}
+	for _, s := range detected {
+		var exts []string
+		for _, e := range s.Extensions {
+			if !taken[NormalizeExt(e)] {
+				exts = append(exts, e)
+			}
+		}
+		if len(exts) > 0 {
+			out = append(out, ServerConfig{Extensions: exts, Command: s.Command})
+		}
+	}
+	return out
+}
+
+// Describe is a one-line summary for the user: "gopls (.go), pyright-langserver --stdio (.py
+// .pyi)".
+func Describe(servers []ServerConfig) string {
+	if len(servers) == 0 {
+		return "none"
+	}
+	parts := make([]string, 0, len(servers))
+	for _, s := range servers {
+		cmd := s.Command
+		parts = append(parts, fmt.Sprintf("%s (%s)", strings.Join(cmd, " "), strings.Join(s.Extensions, " ")))
+	}
+	return strings.Join(parts, ", ")
+}

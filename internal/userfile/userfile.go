@@ -1,0 +1,111 @@
+// Package userfile reads files named by a client (Claude or an editor) safely: pseudo-file
+// systems are refused outright and every read is bounded while it reads.
+//
+// A size from stat is not enough: /proc/self/pagemap is a "regular" file of size 0 that reads
+// about 256 GiB, and a file can grow between the stat and the read. So Read stops after max+1
+// bytes and fails when it got them. Paths under /proc, /sys and /dev (after resolving symlinks,
+// so a link into them is refused too) are refused before anything is opened: nothing there is a
+// file a user edits, and reading some of them never ends or has side effects.
+//
+// The functions are safe for concurrent use. Errors name the path and say why; they wrap
+// ErrSpecial or ErrTooLarge so callers can tell them apart.
+package userfile
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+var (
+	// ErrSpecial: the path is in a pseudo-file system or is not a regular file.
+	ErrSpecial = errors.New("not a regular file")
+	// ErrTooLarge: the file holds more than the caller's bound.
+	ErrTooLarge = errors.New("file too large")
+)
+
+// refused are the pseudo-file system roots no tool reads from.
+var refused = []string{"/proc", "/sys", "/dev"}
+
+// resolve is path made absolute, clean and with every symlink resolved as far as it exists.
+func resolve(path string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return filepath.Clean(path)
+	}
+	// Resolve the longest existing prefix: a file that does not exist yet can still be under a
+	// link into /proc.
+	rest := ""
+	for p := abs; ; {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			return filepath.Join(r, rest)
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return abs
+		}
+		rest = filepath.Join(filepath.Base(p), rest)
+		p = parent
+	}
+}
+
+// Check refuses a path under /proc, /sys or /dev, itself or through a symlink.
+func Check(path string) error {
+	for _, cand := range []string{filepath.Clean(path), resolve(path)} {
+		for _, root := range refused {
+			if cand == root || strings.HasPrefix(cand, root+string(filepath.Separator)) {
+				return fmt.Errorf("%s is in %s, which holds no user files: %w", path, root, ErrSpecial)
+			}
+		}
+	}
+	return nil
+}
+
+// Read returns the content of the regular file at path if it holds at most max bytes. The bound
+// holds while reading: a file that reads more than max bytes fails with ErrTooLarge whatever its
+// stat says. Paths Check refuses, directories, FIFOs and devices fail with ErrSpecial without
+// being read (a FIFO is not even opened, so the call cannot block on it).
+func Read(path string, max int64) ([]byte, error) {
+	if err := Check(path); err != nil {
+		return nil, err
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is %s: %w", path, kind(fi), ErrSpecial)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err = f.Stat(); err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() { // replaced between the stat and the open
+		return nil, fmt.Errorf("%s is %s: %w", path, kind(fi), ErrSpecial)
+	}
+	if fi.Size() > max {
+		return nil, fmt.Errorf("%s has %d bytes, over the limit of %d: %w", path, fi.Size(), max, ErrTooLarge)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > max {
+		return nil, fmt.Errorf("%s reads more than the limit of %d bytes: %w", path, max, ErrTooLarge)
+	}
+	return b, nil
+}
+
+func kind(fi os.FileInfo) string {
+	if fi.IsDir() {
+		return "a directory"
+	}
+	return "not a regular file (" + fi.Mode().Type().String() + ")"
+}

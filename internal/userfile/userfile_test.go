@@ -1,0 +1,67 @@
+package userfile
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+func TestReadBounded(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "f.txt")
+	os.WriteFile(p, []byte("0123456789"), 0o600)
+	if b, err := Read(p, 10); err != nil || string(b) != "0123456789" {
+		t.Fatalf("Read at the bound = %q, %v", b, err)
+	}
+	if _, err := Read(p, 9); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("Read over the bound: %v, want ErrTooLarge", err)
+	}
+	if _, err := Read(dir, 10); !errors.Is(err, ErrSpecial) {
+		t.Fatalf("Read of a directory: %v", err)
+	}
+}
+
+// TestPseudoFilesRefused: issue 15 item 2. /proc/self/pagemap is a "regular" file of size 0
+// that reads ~256 GiB; it and every path in /proc, /sys, /dev (also through a symlink) are
+// refused before anything is read.
+func TestPseudoFilesRefused(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("/proc is Linux's")
+	}
+	dir := t.TempDir()
+	link := filepath.Join(dir, "innocent.txt")
+	if err := os.Symlink("/proc/self/pagemap", link); err != nil {
+		t.Fatal(err)
+	}
+	dirLink := filepath.Join(dir, "d")
+	os.Symlink("/proc/self", dirLink)
+	cases := []string{"/proc/self/pagemap", "/proc/self/environ", "/sys/kernel/notes", "/dev/zero",
+		"/dev/null", link, filepath.Join(dirLink, "pagemap"), filepath.Join(dirLink, "missing"), "/proc/../proc/self/maps", "/proc"}
+	for _, c := range cases {
+		if _, err := Read(c, 1<<30); !errors.Is(err, ErrSpecial) {
+			t.Errorf("Read(%s) = %v, want ErrSpecial", c, err)
+		}
+		if err := Check(c); err == nil {
+			t.Errorf("Check(%s) passed", c)
+		}
+	}
+	for _, ok := range []string{"/etc/hostname", link + "x", "/procfoo", "/device"} {
+		if err := Check(ok); err != nil {
+			t.Errorf("Check(%s) = %v", ok, err)
+		}
+	}
+}
+
+// TestGrowsWhileRead: the bound holds while reading, not only by stat: a size-0 "file" that
+// reads forever stops at the bound (a FIFO-free stand-in: /proc is refused, so use a file that
+// lies about nothing but is bigger than max).
+func TestGrowsWhileRead(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "big")
+	os.WriteFile(p, []byte(strings.Repeat("x", 1<<20)), 0o600)
+	if _, err := Read(p, 1<<10); !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), p) {
+		t.Fatalf("err = %v", err)
+	}
+}
