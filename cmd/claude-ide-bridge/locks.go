@@ -10,12 +10,13 @@ import (
 	"strings"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/termtext"
 )
 
 func cmdLocks(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("locks", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	clean := fs.Bool("clean", false, "remove stale lock files (dead pid, or ours with a closed port); never a live one")
+	clean := fs.Bool("clean", false, "remove stale lock files (dead pid, or ours with a closed port, or a port held by another user); only <digits>.lock regular files in a real directory, never one whose port answers")
 	if err := fs.Parse(args); err != nil {
 		return errUsage
 	}
@@ -23,10 +24,17 @@ func cmdLocks(args []string, stdout, stderr io.Writer) error {
 	if *clean {
 		removed, err := discovery.CleanLocks(dirs)
 		for _, p := range removed {
-			fmt.Fprintln(stdout, "removed", p)
+			fmt.Fprintln(stdout, "removed", termtext.Line(p))
 		}
 		if len(removed) == 0 {
 			fmt.Fprintln(stdout, "no stale lock files")
+		}
+		// What --clean may never touch is reported, so the user can look at it.
+		left, _ := discovery.ListLocks(dirs)
+		for _, li := range left {
+			if li.Foreign != "" {
+				fmt.Fprintf(stdout, "left alone: %s (%s)\n", termtext.Line(li.Path), li.Foreign)
+			}
 		}
 		return err
 	}
@@ -57,7 +65,7 @@ func cmdEnv(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	for _, li := range locks { // newest first, like the CLI
-		if li.ParseErr != nil || li.Stale() || !li.PortAnswering {
+		if li.ParseErr != nil || li.Foreign != "" || li.Stale() || !li.PortAnswering {
 			continue
 		}
 		for _, f := range li.Lock.WorkspaceFolders {

@@ -45,6 +45,7 @@ Run "claude-ide-bridge <command> -h" for a command's flags.
 `
 
 func main() {
+	ignoreSIGPIPE()
 	if os.Getenv("GOMAXPROCS") == "" {
 		// The bridge relays: each message is handled by one goroutine at a time, and none
 		// needs a second core. With one P, readying a goroutine (data on a socket, a timer)

@@ -49,7 +49,7 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	logw := stderr
 	if *logFile != "" {
-		f, err := os.OpenFile(*logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+		f, err := openLogFile(*logFile)
 		if err != nil {
 			return err
 		}
@@ -62,7 +62,7 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	log := newLogger(logw, *verbose, quiet)
 	var traceW io.Writer
 	if *trace != "" {
-		f, err := os.OpenFile(*trace, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+		f, err := openLogFile(*trace)
 		if err != nil {
 			return err
 		}

@@ -130,36 +130,25 @@ func Start(cfg Config) (*Bridge, error) {
 		ln.Close()
 		return nil, fmt.Errorf("bridge: no MCP token, refusing to start: %w", err)
 	}
+	// The route's gate (below) and the handler's own both check the MCP token: the handler
+	// never serves without one, wherever it is mounted.
+	mcpCheck := func(r *http.Request) (int, string) { return transport.CheckBearer(r, b.port, b.mcpToken) }
 	code := modeltools.NewHandler(modeltools.Options{
 		Source:  modeltools.First(editorSource(cfg.EditorCode, cfg.Info), ownSource(cfg.Code)),
 		Folders: b.Model.Folders,
 		Version: Version,
-	}, func(r *http.Request) (int, string) { return transport.CheckBearer(r, b.port, b.mcpToken) }, log)
+	}, mcpCheck, log)
 	control := remote.Handler(b.Model)
-	b.srv = &http.Server{
-		// The shell's mention and select share the listener and its gate (docs/security.md).
-		// /mcp is the model's code tools (docs/model-tools.md): their own token and check.
-		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.URL.Path == "/mcp" {
-				code.ServeHTTP(w, r)
-				return
-			}
-			if !remote.Is(r) {
-				b.handler.ServeHTTP(w, r)
-				return
-			}
-			if status, reason := b.handler.Authorize(r); status != 0 {
-				log.Info("refused shell request", "status", status, "reason", reason, "path", r.URL.Path)
-				http.Error(w, reason, status)
-				return
-			}
-			control.ServeHTTP(w, r)
-		}),
-		ReadHeaderTimeout: 5 * time.Second, // a client that never finishes its handshake is dropped
-		IdleTimeout:       5 * time.Second, // and so is an idle keep-alive connection
-		MaxHeaderBytes:    16 << 10,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),
-	}
+	// The shell's mention and select, and the model's code tools at /mcp, share the listener,
+	// each route with its own gate (transport.Mux, docs/security.md); neither token opens the
+	// other's routes.
+	b.srv = transport.Server(transport.Mux(b.handler,
+		transport.Route{Name: "mcp", Match: func(r *http.Request) bool { return r.URL.Path == "/mcp" }, Check: mcpCheck, Serve: code},
+		transport.Route{Name: "shell", Match: remote.Is, Check: b.handler.Authorize, Serve: control}))
+	b.srv.ReadHeaderTimeout = 5 * time.Second // a client that never finishes its handshake is dropped
+	b.srv.IdleTimeout = 5 * time.Second       // and so is an idle keep-alive connection
+	b.srv.MaxHeaderBytes = 16 << 10
+	b.srv.ErrorLog = slog.NewLogLogger(log.Handler(), slog.LevelDebug)
 	// A bridge killed by SIGKILL could not remove its lock: clear our own stale ones (never a
 	// live one, never another IDE's) so the CLI does not find a dead entry.
 	if removed, err := discovery.SweepOwn([]string{dir}); len(removed) > 0 || err != nil {

@@ -168,6 +168,39 @@ func ensureDir(dir string) error {
 		if err := os.Chmod(dir, 0o700); err != nil {
 			return fmt.Errorf("discovery: lock dir: %w", err)
 		}
+		if fi.Mode().Perm()&0o022 != 0 {
+			return removePlanted(dir)
+		}
+	}
+	return nil
+}
+
+// removePlanted runs after a group- or world-writable lock dir was tightened to 0700: anything
+// in it owned by another user was planted while it was open (issue 15 item 7: `env` then printed
+// the planted port). Such files and symlinks are removed (they are not ours and the CLI would
+// trust them); a planted directory cannot be removed safely, so the lock dir is refused.
+// The user's own files stay.
+func removePlanted(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("discovery: lock dir: %w", err)
+	}
+	for _, e := range entries {
+		p := filepath.Join(dir, e.Name())
+		fi, err := os.Lstat(p)
+		if err != nil {
+			continue
+		}
+		uid, ok := fileOwner(fi)
+		if !ok || uid == os.Geteuid() {
+			continue
+		}
+		if fi.IsDir() {
+			return fmt.Errorf("%w: %s holds %s, a directory of uid %d planted while it was writable by others", ErrUnsafeDir, dir, e.Name(), uid)
+		}
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("%w: cannot remove %s of uid %d: %v", ErrUnsafeDir, p, uid, err)
+		}
 	}
 	return nil
 }

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/termtext"
 )
 
 // dialTimeout bounds the "is anyone listening" probe per lock.
@@ -31,7 +33,15 @@ type LockInfo struct {
 	PIDAlive bool // kill(pid, 0) succeeds or fails with EPERM
 	// PortAnswering: a TCP connect to 127.0.0.1:Port succeeded within 300ms.
 	PortAnswering bool
-	Ours          bool // Lock.Bridge == BridgeMarker: written by claude-ide-bridge
+	// PortForeign: the port's listener belongs to another user (Linux, /proc/net/tcp): the port
+	// was freed and taken over, so the lock no longer leads to its IDE (issue 15 item 3). Such
+	// a lock is never trusted, whatever its pid.
+	PortForeign bool
+	Ours        bool // Lock.Bridge == BridgeMarker: written by claude-ide-bridge
+	// Foreign: not a file this tool may ever delete: its name is not <digits>.lock, it is not
+	// a regular file (a symlink, a FIFO), or its directory is a symlink. Reported, never
+	// removed (issue 15 item 6: `ide` a symlink to a project deleted Cargo.lock).
+	Foreign string
 
 	mtime time.Time
 }
@@ -51,6 +61,10 @@ func ListLocks(dirs []string) ([]LockInfo, error) {
 			continue
 		}
 		seen[dir] = true
+		realDir := true
+		if fi, err := os.Lstat(dir); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			realDir = false
+		}
 		entries, err := os.ReadDir(dir)
 		if err != nil {
 			if !errors.Is(err, fs.ErrNotExist) {
@@ -62,7 +76,11 @@ func ListLocks(dirs []string) ([]LockInfo, error) {
 			if !strings.HasSuffix(e.Name(), ".lock") || e.IsDir() {
 				continue
 			}
-			out = append(out, inspect(filepath.Join(dir, e.Name())))
+			li := inspect(filepath.Join(dir, e.Name()))
+			if !realDir && li.Foreign == "" {
+				li.Foreign = "its directory is a symlink"
+			}
+			out = append(out, li)
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool {
@@ -82,8 +100,14 @@ func inspect(path string) LockInfo {
 		li.Port = p
 	}
 	li.ParseErr = readLock(path, &li)
-	if li.ParseErr == nil && li.Port == 0 {
-		li.ParseErr = fmt.Errorf("name %q is not <port>.lock", filepath.Base(path))
+	if li.Port == 0 {
+		li.Foreign = "name is not <port>.lock"
+		if li.ParseErr == nil {
+			li.ParseErr = fmt.Errorf("name %q is not <port>.lock", filepath.Base(path))
+		}
+	}
+	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() && li.Foreign == "" {
+		li.Foreign = "not a regular file (" + fi.Mode().Type().String() + ")"
 	}
 	if li.ParseErr != nil {
 		li.Lock = Lock{}
@@ -92,6 +116,9 @@ func inspect(path string) LockInfo {
 	li.Ours = li.Lock.Bridge == BridgeMarker
 	if li.Port > 0 {
 		li.PortAnswering = portAnswering(li.Port)
+		if uid, ok := listenerUID(li.Port); ok && uid != os.Geteuid() {
+			li.PortForeign = true
+		}
 	}
 	return li
 }
@@ -135,13 +162,22 @@ func portAnswering(port int) bool {
 	return true
 }
 
-// Stale reports whether the lock can be removed without harming a running IDE:
-// it is unparseable, or its pid is dead, or it is ours and nothing answers on its
-// port, or it has no pid and nothing answers (the CLI's own start-up rule).
-// A live pid whose port answers is never stale. Another IDE's lock with a live pid is
-// never stale even if its port is closed: it may still be starting.
+// Stale reports whether the lock can be removed without harming a running IDE. Never a Foreign
+// file, and never a lock whose port answers as one of ours (a listener of this user): whatever
+// its content (not JSON, a BOM, a string pid, a pid of another pid namespace such as a
+// container or WSL), a lock whose port answers may be in use. Otherwise: it is unparseable, or
+// its pid is dead, or it is ours and nothing answers on its port, or it has no pid and nothing
+// answers (the CLI's own start-up rule), or its port is held by another user (PortForeign).
+// Another IDE's lock with a live pid is never stale while nothing listens on its port: it may
+// still be starting.
 func (li LockInfo) Stale() bool {
 	switch {
+	case li.Foreign != "":
+		return false
+	case li.PortForeign:
+		return true
+	case li.PortAnswering:
+		return false
 	case li.ParseErr != nil:
 		return true
 	case li.Lock.PID > 0 && !li.PIDAlive:
@@ -197,12 +233,20 @@ func FormatLocks(w io.Writer, locks []LockInfo) {
 			ws = strings.Join(li.Lock.WorkspaceFolders, ",")
 		}
 		path := li.Path
-		if li.ParseErr != nil {
+		switch {
+		case li.Foreign != "":
+			path += " (left alone: " + li.Foreign + ")"
+		case li.ParseErr != nil:
 			path += " (unreadable: " + li.ParseErr.Error() + ")"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", port, ide, pid,
-			yesNo(li.PortAnswering, "yes", "no"), yesNo(li.Ours, "yes", "no"),
-			yesNo(li.Stale(), "yes", "no"), ws, path)
+		open := yesNo(li.PortAnswering, "yes", "no")
+		if li.PortForeign {
+			open = "another user's"
+		}
+		// Lock contents are untrusted: escaped for the terminal (issue 15 item 1).
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", port, termtext.Line(ide), pid,
+			open, yesNo(li.Ours, "yes", "no"),
+			yesNo(li.Stale(), "yes", "no"), termtext.Line(ws), termtext.Line(path))
 	}
 	tw.Flush()
 }

@@ -66,13 +66,25 @@ func lockCases(t *testing.T, a, b string) []lockCase {
 	closed := closedPorts(t, 5)
 	name := func(p int) string { return strconv.Itoa(p) + ".lock" }
 	live1, live2, live3 := listening(t), listening(t), listening(t)
+	live4, live5, live6, live7 := listening(t), listening(t), listening(t), listening(t)
 	return []lockCase{
 		{name: "ours live answering", dir: a, file: name(live1),
 			content: Lock{PID: me, IDEName: "Neovim", AuthToken: testToken, Bridge: BridgeMarker},
 			answer:  true, alive: true, ours: true},
+		// Issue 15 item 6: never a lock whose port answers, whatever it holds (a pid of another
+		// pid namespace: a container, WSL, looks dead here).
 		{name: "foreign dead pid answering", dir: a, file: name(live2),
 			content: Lock{PID: deadPID(t), IDEName: "VS Code", AuthToken: testToken},
-			answer:  true, stale: true},
+			answer:  true},
+		{name: "not JSON answering", dir: a, file: name(live4), content: "not json at all",
+			answer: true, parseErr: true},
+		{name: "BOM answering", dir: a, file: name(live5), content: "\ufeff{\"pid\":1,\"authToken\":\"x\"}",
+			answer: true, parseErr: true},
+		{name: "string pid answering", dir: a, file: name(live6), content: `{"pid":"123","authToken":"x"}`,
+			answer: true, parseErr: true},
+		{name: "ours dead pid answering", dir: b, file: name(live7),
+			content: Lock{PID: deadPID(t), AuthToken: testToken, Bridge: BridgeMarker},
+			answer:  true, ours: true},
 		{name: "ours closed port", dir: a, file: name(closed[0]),
 			content: Lock{PID: me, IDEName: "Nova", AuthToken: testToken, Bridge: BridgeMarker},
 			alive:   true, ours: true, stale: true},
@@ -81,9 +93,12 @@ func lockCases(t *testing.T, a, b string) []lockCase {
 			alive:   true},
 		{name: "garbage", dir: a, file: name(closed[2]), content: "{not json",
 			parseErr: true, stale: true},
+		// Only ^[0-9]+\.lock$ is ever removed: Cargo.lock and the like are left.
 		{name: "not a port name", dir: a, file: "notaport.lock",
 			content:  Lock{PID: me, AuthToken: testToken},
-			parseErr: true, stale: true},
+			parseErr: true},
+		{name: "Cargo.lock", dir: a, file: "Cargo.lock", content: "[[package]]\nname = \"x\"\n",
+			parseErr: true},
 		{name: "no pid closed port", dir: b, file: name(closed[3]),
 			content: map[string]any{"ideName": "Old", "transport": "ws", "authToken": testToken},
 			stale:   true},

@@ -52,6 +52,8 @@ type Handler struct {
 	clients map[*Client]struct{}
 	wg      sync.WaitGroup
 	pacer   pacer
+
+	refuseLog refuseLimiter
 }
 
 // NewHandler returns a Handler.
@@ -136,7 +138,7 @@ func loopbackHost(host string, port int) bool {
 func (h *Handler) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	w := &closingWriter{ResponseWriter: rw}
 	if status, reason := h.Check(r); status != 0 {
-		h.cfg.Log.Info("refused connection", "status", status, "reason", reason, "remote", r.RemoteAddr)
+		h.refused(r, status, reason)
 		http.Error(w, reason, status)
 		return
 	}

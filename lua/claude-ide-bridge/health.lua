@@ -22,8 +22,19 @@ function M.check()
   else
     r.error("Neovim 0.7 or newer is needed")
   end
+  local remote = require("claude-ide-bridge.config").options.remote
   local bin = bridge.bin()
-  if not bin then
+  if require("claude-ide-bridge.remote").enabled() then
+    -- The bridge and claude run on the other side: check the command here,
+    -- and `claude-ide-bridge doctor` there.
+    local exe = remote.cmd[1]
+    if vim.fn.executable(exe) == 1 then
+      r.ok("remote mode: the bridge runs through " .. table.concat(remote.cmd, " "))
+    else
+      r.error(exe .. " (remote.cmd) not found on PATH")
+    end
+    r.info("if Claude does not see Neovim, run `claude-ide-bridge doctor` on the remote side, in the REMOTE folder")
+  elseif not bin then
     r.error("claude-ide-bridge binary not found", {
       "Build it: go build -o bin/claude-ide-bridge ./cmd/claude-ide-bridge (in the repository)",
       "Then set `bin` in setup(), or put it on PATH",
@@ -49,6 +60,9 @@ function M.check()
     end
   end
   local cmd = require("claude-ide-bridge.config").options.terminal_cmd
+  if require("claude-ide-bridge.remote").enabled() then
+    return -- claude runs on the remote side
+  end
   local exe = type(cmd) == "table" and cmd[1] or vim.split(cmd, " ", { plain = true })[1]
   if vim.fn.executable(exe) == 1 then
     r.ok("terminal command: " .. exe)

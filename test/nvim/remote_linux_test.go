@@ -131,6 +131,13 @@ func TestRemoteShLauncher(t *testing.T) {
 		t.Errorf("lock pid %d is not the bridge (%q)", l.PID, cmdline)
 	}
 
+	// :checkhealth knows remote mode: it checks the command here, not a local bridge or claude.
+	e.n.ex(t, "checkhealth claude-ide-bridge")
+	health := e.n.str(t, `return table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), "\n")`)
+	if !strings.Contains(health, "remote mode: the bridge runs through unshare") || strings.Contains(health, "ERROR") || !strings.Contains(health, "doctor") {
+		t.Errorf("checkhealth in remote mode:\n%s", health)
+	}
+	e.n.ex(t, "bwipeout")
 	e.c = dialClaude(t, e.cfg)
 	e.n.waitLua(t, `1`, `return require("claude-ide-bridge").state().clients`)
 	e.edit(t, local)

@@ -52,6 +52,7 @@ type sidecar struct {
 	framing string
 	cmd     *exec.Cmd
 	stdin   *os.File // the write end of the child's stdin
+	stdoutR *os.File // the read end of the child's stdout
 	conn    *jsonrpc.Conn
 	cfgDir  string // CLAUDE_CONFIG_DIR of the child
 	ws      string // the workspace folder
@@ -98,7 +99,7 @@ func startSidecar(t *testing.T, framing string, args ...string) *sidecar {
 	}
 	inR.Close()
 	outW.Close()
-	s.stdin = inW
+	s.stdin, s.stdoutR = inW, outR
 	go func() {
 		s.waitErr = s.cmd.Wait()
 		close(s.exited)

@@ -4,6 +4,12 @@
 "use strict";
 
 const { Session, locateBinary } = require("./session.js");
+const { config: remoteConfig, toRemote, terminalCommand: remoteTerminalCommand } = require("./remote.js");
+
+/** escapeControls makes a remote process's stderr safe to show: control characters become visible. */
+function escapeControls(s) {
+  return String(s).replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
 const { makeHandlers } = require("./handlers.js");
 const { Proposals, errorText } = require("./proposals.js");
 const { SelectionTracker } = require("./selection.js");
@@ -118,7 +124,8 @@ class ClaudeBridgeExtension {
   }
 
   async launch(announce) {
-    const binary = await locateBinary();
+    const remote = remoteConfig();
+    const binary = remote ? null : await locateBinary();
     const storage = nova.extension.workspaceStoragePath || nova.extension.globalStoragePath;
     const proposals = new Proposals({
       request: (m, p) => session.request(m, p),
@@ -137,7 +144,7 @@ class ClaudeBridgeExtension {
     this.proposals = proposals;
     let info;
     try {
-      info = await session.start(binary);
+      info = await session.start(binary, remote);
     } catch (err) {
       await session.stop();
       throw err;
@@ -156,7 +163,13 @@ class ClaudeBridgeExtension {
     this.clients = 0;
     if (this.proposals) this.proposals.dispose();
     this.proposals = null;
-    if (!stopping && status !== 0) {
+    if (!stopping && remoteConfig()) {
+      // The remote command died (ssh dropped, container restarted): say why.
+      nova.workspace.showErrorMessage(
+        `The remote Claude bridge (${remoteConfig().cmd.join(" ")}) ended with status ${status}.${stderr ? "\n\n" + escapeControls(stderr) : ""}` +
+          "\n\nIts diffs were closed unaccepted; nothing was written. Start Claude Bridge starts it again."
+      );
+    } else if (!stopping && status !== 0) {
       nova.workspace.showErrorMessage(`Claude IDE Bridge stopped (status ${status}).${stderr ? "\n\n" + stderr : ""}`);
     }
   }
@@ -175,7 +188,13 @@ class ClaudeBridgeExtension {
 
   async copyTerminalCommand() {
     const info = await this.start(false);
-    const line = terminalCommand(info);
+    let line = terminalCommand(info);
+    const remote = remoteConfig();
+    if (remote) {
+      const dir = toRemote(remote, nova.workspace.path || "");
+      if (dir === null) throw new Error(`${nova.workspace.path} is outside the Path map setting`);
+      line = remoteTerminalCommand(remote, info.env || {}, dir);
+    }
     await nova.clipboard.writeText(line);
     this.tell("Terminal command copied", line);
   }
@@ -229,3 +248,4 @@ exports.deactivate = function () {
 
 exports.terminalCommand = terminalCommand;
 exports.mentionOf = mentionOf;
+exports.escapeControls = escapeControls;

@@ -4,6 +4,7 @@
 "use strict";
 
 const { capabilities } = require("./handlers.js");
+const { bridgeCommand } = require("./remote.js");
 
 const BINARY = "claude-ide-bridge";
 const INITIALIZE_TIMEOUT_MS = 10000;
@@ -86,11 +87,18 @@ class Session {
   }
 
   /** start runs binary and initializes it; resolves with the initialize result. */
-  async start(binary) {
-    const args = ["serve", "--stdio"];
+  async start(binary, remote) {
+    let args = ["serve", "--stdio"];
     // For bug reports: every WebSocket frame, one JSON line each.
     const trace = nova.config.get("claude-ide-bridge.traceFile", "string");
-    if (trace) args.push("--trace", nova.path.expanduser(trace));
+    if (trace && !remote) args.push("--trace", nova.path.expanduser(trace));
+    // Remote mode (remote.js): the bridge runs where Claude runs, started
+    // through the remote command; it translates paths.
+    if (remote) {
+      const rc = bridgeCommand(remote);
+      binary = rc.command;
+      args = rc.args;
+    }
     const options = { args, stdio: "jsonrpc" };
     if (nova.workspace.path) options.cwd = nova.workspace.path;
     const proc = new Process(binary, options);
