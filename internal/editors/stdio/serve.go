@@ -171,7 +171,7 @@ func (s *server) handle(ctx context.Context, req *jsonrpc.Request) (any, error) 
 		if err := jsonrpc.UnmarshalParams(req.Params, &p); err != nil {
 			return nil, err
 		}
-		m.SetFolders(p.Folders)
+		m.SetFolders(ide.CleanFolders(p.Folders))
 		return nil, nil
 	case "atMentioned":
 		var p ide.Mention
@@ -228,6 +228,9 @@ func (s *server) initialize(req *jsonrpc.Request) (any, error) {
 	}
 	if p.Name == "" {
 		return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, `invalid params: "name" is required`)
+	}
+	if err := ide.CheckPID(p.PID); err != nil {
+		return nil, err
 	}
 	switch p.PositionEncoding {
 	case "":

@@ -25,6 +25,11 @@ type proposal struct {
 	// exact is false when the changed region was over maxLineDiff and is shown as replaced
 	// (its old lines deleted, its new lines added): the counts are then an upper bound.
 	exact bool
+	// For a replaced region: its text on both sides and its first line (1-based). No hunk
+	// structures are built for it: --auto shows a screenful of a 10 MiB proposal, and building
+	// 130,000 lines competed for the one P with the answer being written.
+	repOld, repNew string
+	repLine        int
 }
 
 // diffProposal diffs old against new by lines. The common leading and trailing lines are found
@@ -47,8 +52,13 @@ func diffProposal(path, old, new string) proposal {
 	var edits []udiff.Edit
 	switch {
 	case oldMid == "" && newMid == "":
-	case oldMid == "" || newMid == "" || len(oldMid)+len(newMid) > maxLineDiff:
+	case len(oldMid)+len(newMid) > maxLineDiff:
 		p.exact = oldMid == "" || newMid == ""
+		p.repOld, p.repNew = oldMid, newMid
+		p.repLine = strings.Count(old[:pre], "\n") + 1
+		p.deleted, p.added = countLines(oldMid), countLines(newMid)
+		return p
+	case oldMid == "" || newMid == "":
 		edits = []udiff.Edit{{Start: pre, End: len(old) - suf, New: newMid}}
 	default:
 		for _, e := range udiff.Lines(oldMid, newMid) {
@@ -78,6 +88,23 @@ func diffProposal(path, old, new string) proposal {
 	return p
 }
 
+// countLines counts lines, a last one without a line break included.
+func countLines(s string) int {
+	n := strings.Count(s, "\n")
+	if s != "" && !strings.HasSuffix(s, "\n") {
+		n++
+	}
+	return n
+}
+
+// hunkCount is how many hunks the diff shows.
+func (p proposal) hunkCount() int {
+	if p.repOld != "" || p.repNew != "" {
+		return 1
+	}
+	return len(p.hunks)
+}
+
 func lineStart(s string, i int) bool { return i == 0 || s[i-1] == '\n' }
 
 func commonPrefix(a, b string) int {
@@ -105,10 +132,11 @@ func commonSuffix(a, b string) int {
 
 // Summary is the one line shown before the question: "+120 -7 in 3 hunks".
 func (p proposal) Summary() string {
-	if len(p.hunks) == 0 {
+	h := p.hunkCount()
+	if h == 0 {
 		return "no changes"
 	}
-	s := fmt.Sprintf("+%d -%d in %d %s", p.added, p.deleted, len(p.hunks), plural(len(p.hunks), "hunk", "hunks"))
+	s := fmt.Sprintf("+%d -%d in %d %s", p.added, p.deleted, h, plural(h, "hunk", "hunks"))
 	if !p.exact {
 		s += " (over 1 MiB changed: shown as replaced, not diffed line by line)"
 	}
@@ -124,10 +152,19 @@ func plural(n int, one, many string) string {
 
 // lines returns how many lines render writes (headers included).
 func (p proposal) lines() int {
-	if len(p.hunks) == 0 {
+	if p.hunkCount() == 0 {
 		return 0
 	}
 	n := 2
+	if p.hunks == nil { // a replaced region
+		n += 1 + p.added + p.deleted
+		for _, side := range []string{p.repOld, p.repNew} {
+			if side != "" && !strings.HasSuffix(side, "\n") {
+				n++
+			}
+		}
+		return n
+	}
 	for _, h := range p.hunks {
 		n += 1 + len(h.Lines)
 		for _, l := range h.Lines {
@@ -143,7 +180,7 @@ func (p proposal) lines() int {
 // every line of the files made safe for a terminal with clean. It returns how many lines it left
 // out. Output is buffered: one write per 64 KiB, not one per line.
 func (p proposal) render(w io.Writer, max int, paint func(code, s string) string) (left int) {
-	if len(p.hunks) == 0 {
+	if p.hunkCount() == 0 {
 		return 0
 	}
 	bw := bufio.NewWriterSize(w, 64<<10)
@@ -160,6 +197,38 @@ func (p proposal) render(w io.Writer, max int, paint func(code, s string) string
 	}
 	if !put("1", "--- a"+termtext.Line(p.path)) || !put("1", "+++ b"+termtext.Line(p.path)) {
 		return total - n
+	}
+	line := func(code, mark, content string, nl bool) bool {
+		if nl {
+			content = strings.TrimSuffix(content, "\r") // CRLF: the line break, not text to show
+		}
+		ok := put(code, mark+termtext.Text(content))
+		if ok && !nl {
+			ok = put("", `\ No newline at end of file`)
+		}
+		return ok
+	}
+	if p.hunks == nil { // a replaced region, walked line by line without building the lines
+		from, to := p.repLine, p.repLine
+		if p.deleted == 0 {
+			from--
+		}
+		if p.added == 0 {
+			to--
+		}
+		if !put("36", fmt.Sprintf("@@ -%d,%d +%d,%d @@", from, p.deleted, to, p.added)) {
+			return total - n
+		}
+		for _, side := range []struct{ code, mark, text string }{{"31", "-", p.repOld}, {"32", "+", p.repNew}} {
+			for rest := side.text; rest != ""; {
+				content, after, nl := strings.Cut(rest, "\n")
+				rest = after
+				if !line(side.code, side.mark, content, nl) {
+					return total - n
+				}
+			}
+		}
+		return 0
 	}
 	for _, h := range p.hunks {
 		from, to := 0, 0
@@ -190,14 +259,7 @@ func (p proposal) render(w io.Writer, max int, paint func(code, s string) string
 				code, mark = "31", "-"
 			}
 			text, nl := strings.CutSuffix(l.Content, "\n")
-			if nl {
-				text = strings.TrimSuffix(text, "\r") // CRLF: the line break, not text to show
-			}
-			ok := put(code, mark+termtext.Text(text))
-			if ok && !nl {
-				ok = put("", `\ No newline at end of file`)
-			}
-			if !ok {
+			if !line(code, mark, text, nl) {
 				return total - n
 			}
 		}
