@@ -87,3 +87,38 @@ func TestRefusalLogs(t *testing.T) {
 		t.Fatalf("%d log lines for 50 refusals, want at most 10 per window:\n%s", n, out)
 	}
 }
+
+// Issue 15 item 8: an unmasked client frame closed 1000 instead of 1002 (RFC 6455 5.1).
+func TestUnmaskedFrameCloses1002(t *testing.T) {
+	b, _ := start(t)
+	resp, c, br := roundTrip(t, b.Port(), cliRequest(b.Port(), b.Token()).bytes())
+	if resp.StatusCode != http.StatusSwitchingProtocols {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	if _, err := c.Write([]byte{0x81, 0x02, 'h', 'i'}); err != nil { // FIN text "hi", no mask bit
+		t.Fatal(err)
+	}
+	for {
+		h := make([]byte, 2)
+		if _, err := io.ReadFull(br, h); err != nil {
+			t.Fatalf("no close frame: %v", err)
+		}
+		n := int(h[1] & 0x7f)
+		if n == 126 {
+			ext := make([]byte, 2)
+			io.ReadFull(br, ext)
+			n = int(ext[0])<<8 | int(ext[1])
+		}
+		payload := make([]byte, n)
+		if _, err := io.ReadFull(br, payload); err != nil {
+			t.Fatal(err)
+		}
+		if h[0]&0x0f != 0x8 {
+			continue // a message before the close (none expected, but not this test's concern)
+		}
+		if n < 2 || int(payload[0])<<8|int(payload[1]) != 1002 {
+			t.Fatalf("close frame %x, want code 1002", payload)
+		}
+		return
+	}
+}

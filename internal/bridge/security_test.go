@@ -14,7 +14,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -538,13 +537,8 @@ func TestToolArgumentPaths(t *testing.T) {
 	must(os.WriteFile(filepath.Join(ws, "bin.dat"), []byte{0, 1, 2, 0xff, 0xfe, '\n', 0, 'x'}, 0o644))
 	must(os.Mkdir(filepath.Join(ws, "dir"), 0o755))
 	fifo := filepath.Join(ws, "fifo")
-	must(syscall.Mkfifo(fifo, 0o600))
+	makeFIFO(t, fifo)
 	must(os.Symlink("/proc/self/pagemap", filepath.Join(ws, "pagemap-link")))
-	t.Cleanup(func() { // release a reader stuck on the FIFO, if any
-		if f, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
-			f.Close()
-		}
-	})
 	opened := func(want string) func(*testing.T, *probe.ToolResult, error, *testEditor) {
 		return func(t *testing.T, r *probe.ToolResult, err error, ed *testEditor) {
 			t.Helper()

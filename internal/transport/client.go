@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -81,6 +82,13 @@ func (c *Client) Read(ctx context.Context) ([]byte, error) {
 		data, err = readMessage(r)
 	}
 	if err != nil {
+		// coder/websocket refuses an unmasked client frame (RFC 6455 5.1: the server MUST close
+		// the connection) but returns a plain error and leaves the close code to us: 1002, a
+		// protocol error, not 1000. The library's message is matched; TestUnmaskedFrameCloses1002
+		// (internal/bridge) pins it.
+		if strings.Contains(err.Error(), "unmasked frame") {
+			c.CloseWith(websocket.StatusProtocolError, "unmasked frame")
+		}
 		c.CloseWith(websocket.StatusNormalClosure, "")
 		if st := websocket.CloseStatus(err); st == websocket.StatusMessageTooBig {
 			c.setReason(fmt.Sprintf("message over %d bytes", c.h.cfg.ReadLimit))

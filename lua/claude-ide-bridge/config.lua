@@ -1,21 +1,44 @@
--- Options and their defaults.
+-- Options, their defaults and their validation.
 local M = {}
 
+---@class ClaudeIdeBridgeTerminalOpts
+---@field provider? "native"|"snacks"|"external"|"none" who runs the CLI (default "native")
+---@field split? string native: the split command (default "botright vertical")
+---@field size? number native: width (vertical) or height as a fraction of the screen (default 0.35)
+---@field float? boolean native: a floating window instead of a split
+---@field external_cmd? string external: a command line with %s for the CLI's command line
+---@field snacks_win? table snacks: the `win` options of Snacks.terminal
+
+---@class ClaudeIdeBridgeOpts
+---@field bin? string path of the claude-ide-bridge binary (default: $PATH, then the installed copy)
+---@field auto_start? boolean start the bridge in setup() (default true)
+---@field terminal_cmd? string|string[] the CLI command (default "claude")
+---@field terminal? ClaudeIdeBridgeTerminalOpts
+---@field track_selection? boolean send the selection as it changes (default true)
+---@field selection_debounce_ms? integer quiet time before a selection is sent (default 50)
+---@field ide_name? string the name in the CLI's /ide list (default "Neovim (<cwd basename>)")
+---@field install? { base_url?: string } where :ClaudeCodeInstall downloads releases from
+---@field remote? false|{ cmd: string[], path_map?: table<string, string>, bin?: string, terminal_cmd?: string[], shell?: boolean } bridge and claude on another machine (remote.lua)
+
 M.defaults = {
-  -- Path of the claude-ide-bridge binary; nil: found on PATH.
   bin = nil,
-  -- Start the bridge when setup() runs.
   auto_start = true,
-  -- Command run in the :ClaudeCode terminal (a string for the shell, or a list).
   terminal_cmd = "claude",
-  -- Where :ClaudeCode opens its split, and its width as a fraction of the screen.
-  terminal = { split = "botright vertical", size = 0.35 },
-  -- Send selectionChanged as the cursor and Visual selection move.
+  terminal = {
+    provider = "native",
+    split = "botright vertical",
+    size = 0.35,
+    float = false,
+    external_cmd = nil,
+    snacks_win = nil,
+  },
   track_selection = true,
-  -- Quiet time before a selection change is sent.
   selection_debounce_ms = 50,
-  -- The editor name Claude shows.
-  ide_name = "Neovim",
+  -- nil: "Neovim (<basename of the working directory when the bridge starts>)".
+  ide_name = nil,
+  install = {
+    base_url = "https://github.com/claude-ide-bridge/claude-ide-bridge/releases/download",
+  },
   -- :ClaudeCode registers the code tools (definition, references, ...: the
   -- bridge's MCP server, answered by this Neovim's language servers).
   model_tools = true,
@@ -24,18 +47,132 @@ M.defaults = {
   remote = false,
 }
 
+-- Keys allowed in the user's table (the defaults' keys include those whose default is nil).
+local known = {
+  bin = true, auto_start = true, terminal_cmd = true, terminal = true, track_selection = true,
+  selection_debounce_ms = true, ide_name = true, install = true, remote = true, model_tools = true,
+}
+local known_terminal = { provider = true, split = true, size = true, float = true, external_cmd = true, snacks_win = true }
+local known_install = { base_url = true }
+
 M.options = vim.deepcopy(M.defaults)
 
---- Merges user options over the defaults; unknown keys are an error.
-function M.set(user)
-  user = user or {}
-  for k in pairs(user) do
-    if M.defaults[k] == nil and k ~= "bin" then
-      error(("claude-ide-bridge: unknown option %q"):format(k), 3)
+local function one_of(values)
+  return function(v)
+    return vim.tbl_contains(values, v)
+  end, "one of " .. table.concat(values, ", ")
+end
+
+local function check_keys(tbl, allowed, prefix)
+  for k in pairs(tbl) do
+    if not allowed[k] then
+      error(prefix .. tostring(k) .. ": no such option", 0)
     end
   end
-  M.options = vim.tbl_deep_extend("force", vim.deepcopy(M.defaults), user)
+end
+
+-- Raises "<option>: expected ..., got ..." for the first bad option.
+local function validate(o)
+  vim.validate({
+    bin = { o.bin, "string", true },
+    auto_start = { o.auto_start, "boolean" },
+    model_tools = { o.model_tools, "boolean" },
+    terminal_cmd = {
+      o.terminal_cmd,
+      function(v)
+        if type(v) == "string" then
+          return v ~= ""
+        end
+        return type(v) == "table" and #v > 0 and #vim.tbl_filter(function(x)
+          return type(x) ~= "string"
+        end, v) == 0
+      end,
+      "a non-empty string or list of strings",
+    },
+    terminal = { o.terminal, "table" },
+    track_selection = { o.track_selection, "boolean" },
+    selection_debounce_ms = {
+      o.selection_debounce_ms,
+      function(v)
+        return type(v) == "number" and v >= 0 and v == math.floor(v)
+      end,
+      "a whole number of milliseconds >= 0",
+    },
+    ide_name = { o.ide_name, "string", true },
+    install = { o.install, "table" },
+    remote = {
+      o.remote,
+      function(v)
+        return v == false or v == nil or (type(v) == "table" and type(v.cmd) == "table" and #v.cmd > 0)
+      end,
+      "false, or a table whose cmd is a non-empty list (e.g. { \"ssh\", \"host\" })",
+    },
+  })
+  local t = o.terminal
+  check_keys(t, known_terminal, "terminal.")
+  local provider, provider_msg = one_of({ "native", "snacks", "external", "none" })
+  vim.validate({
+    ["terminal.provider"] = { t.provider, provider, provider_msg },
+    ["terminal.split"] = { t.split, "string" },
+    ["terminal.size"] = {
+      t.size,
+      function(v)
+        return type(v) == "number" and v > 0 and v <= 1
+      end,
+      "a fraction of the screen in (0, 1]",
+    },
+    ["terminal.float"] = { t.float, "boolean" },
+    ["terminal.external_cmd"] = {
+      t.external_cmd,
+      function(v)
+        if t.provider == "external" then
+          return type(v) == "string" and v:find("%s", 1, true) ~= nil
+        end
+        return v == nil or type(v) == "string"
+      end,
+      "a command line with %s for the CLI's (needed by provider external)",
+    },
+    ["terminal.snacks_win"] = { t.snacks_win, "table", true },
+  })
+  check_keys(o.install, known_install, "install.")
+  vim.validate({ ["install.base_url"] = { o.install.base_url, "string" } })
+end
+
+--- Merges user options over the defaults and validates them. A bad option is
+--- an error naming it: "claude-ide-bridge: option terminal.size: expected ...".
+---@param user? ClaudeIdeBridgeOpts
+---@return ClaudeIdeBridgeOpts
+function M.set(user)
+  user = user or {}
+  if type(user) ~= "table" then
+    error("claude-ide-bridge: setup() takes a table of options, got " .. type(user), 3)
+  end
+  local merged = vim.tbl_deep_extend("force", vim.deepcopy(M.defaults), user)
+  local ok, err = pcall(function()
+    check_keys(user, known, "")
+    validate(merged)
+  end)
+  if not ok then
+    -- vim.validate's messages start with the option's name (and on 0.7 a file:line).
+    local msg = tostring(err):gsub("^[^\n]-:%d+: ", "")
+    error("claude-ide-bridge: option " .. msg, 3)
+  end
+  M.options = merged
   return M.options
+end
+
+--- The name in the CLI's /ide list: the ide_name option, else "Neovim (<cwd basename>)".
+---@return string
+function M.ide_name()
+  if M.options.ide_name and M.options.ide_name ~= "" then
+    return M.options.ide_name
+  end
+  local cwd = vim.fn.getcwd(-1, -1)
+  local base = vim.fn.fnamemodify(cwd, ":t")
+  if base == "" then
+    base = cwd
+  end
+  return "Neovim (" .. base .. ")"
 end
 
 return M

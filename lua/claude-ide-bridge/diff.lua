@@ -5,6 +5,7 @@
 -- diffAccepted with its text (the plugin never writes the file; Claude does),
 -- closing its window sends diffRejected. The plugin closes only the windows
 -- and buffers it opened for a diff.
+local events = require("claude-ide-bridge.events")
 local files = require("claude-ide-bridge.files")
 
 local M = {}
@@ -73,6 +74,9 @@ end
 local function teardown(d)
   d.closing = true
   diffs[d.tab_name] = nil
+  vim.schedule(function()
+    events.emit("ClaudeCodeDiffClosed", { file = d.file_path, tab_name = d.tab_name, accepted = d.state == "accepted" })
+  end)
   pcall(vim.api.nvim_clear_autocmds, { group = augroup, buffer = d.prop_buf })
   for _, win in ipairs(d.wins) do
     if vim.api.nvim_win_is_valid(win) then
@@ -243,6 +247,7 @@ function M.show(p, reply)
     })
   end
   reply(vim.empty_dict())
+  events.emit("ClaudeCodeDiffOpened", { file = path, tab_name = tab_name })
 end
 
 --- Handles closeDiff {tabName}; unknown names are fine.

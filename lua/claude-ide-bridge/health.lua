@@ -22,6 +22,7 @@ function M.check()
   else
     r.error("Neovim 0.7 or newer is needed")
   end
+  local install = require("claude-ide-bridge.install")
   local remote = require("claude-ide-bridge.config").options.remote
   local bin = bridge.bin()
   if require("claude-ide-bridge.remote").enabled() then
@@ -36,13 +37,22 @@ function M.check()
     r.info("if Claude does not see Neovim, run `claude-ide-bridge doctor` on the remote side, in the REMOTE folder")
   elseif not bin then
     r.error("claude-ide-bridge binary not found", {
-      "Build it: go build -o bin/claude-ide-bridge ./cmd/claude-ide-bridge (in the repository)",
-      "Then set `bin` in setup(), or put it on PATH",
+      "Run :ClaudeCodeInstall (downloads the release, or builds it when Go is installed)",
+      "Or set `bin` in setup(), or put claude-ide-bridge on PATH",
     })
   elseif vim.fn.executable(bin) == 0 then
     r.error(bin .. " is not executable")
   else
     r.ok("bridge binary: " .. bin)
+    local want = install.version()
+    local got = install.bin_version(bin)
+    if not got then
+      r.warn("`" .. bin .. " version` failed", { "Run :ClaudeCodeInstall" })
+    elseif got ~= want then
+      r.warn(("bridge version %s, the plugin is %s"):format(got, want), { "Run :ClaudeCodeInstall, or update the binary on PATH" })
+    else
+      r.ok("bridge version " .. got)
+    end
   end
   local st = bridge.state()
   if st.ready then

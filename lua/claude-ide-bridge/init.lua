@@ -3,6 +3,7 @@
 -- MCP, diff state); this plugin reports editor facts and performs UI actions.
 local config = require("claude-ide-bridge.config")
 local diff = require("claude-ide-bridge.diff")
+local events = require("claude-ide-bridge.events")
 local handlers = require("claude-ide-bridge.handlers")
 local remote = require("claude-ide-bridge.remote")
 local rpc = require("claude-ide-bridge.rpc")
@@ -22,7 +23,9 @@ local function notify(msg, level)
   vim.notify("claude-ide-bridge: " .. msg, level or vim.log.levels.INFO)
 end
 
---- The bridge binary: the `bin` option, else claude-ide-bridge on PATH.
+--- The bridge binary: the `bin` option, else claude-ide-bridge on $PATH,
+--- else the copy :ClaudeCodeInstall put under stdpath("data"); nil if none.
+---@return string|nil
 function M.bin()
   local bin = config.options.bin
   if bin and bin ~= "" then
@@ -31,6 +34,10 @@ function M.bin()
   local found = vim.fn.exepath("claude-ide-bridge")
   if found ~= "" then
     return found
+  end
+  local installed = require("claude-ide-bridge.install").path()
+  if vim.fn.executable(installed) == 1 then
+    return installed
   end
   return nil
 end
@@ -60,9 +67,15 @@ local function bridge_handlers()
   end
   h.clientConnected = function(p)
     S.clients = tonumber(p.clients) or S.clients
+    vim.schedule(function()
+      events.emit("ClaudeCodeConnected", { clients = S.clients })
+    end)
   end
   h.clientDisconnected = function(p)
     S.clients = tonumber(p.clients) or S.clients
+    vim.schedule(function()
+      events.emit("ClaudeCodeDisconnected", { clients = S.clients })
+    end)
   end
   return h
 end
@@ -141,7 +154,7 @@ function M.start(cb)
   end
   S.client, S.last_stderr = client, client.stderr
   client:request("initialize", {
-    name = config.options.ide_name,
+    name = config.ide_name(),
     -- Remote: the editor's pid means nothing there; the lock gets the bridge's.
     pid = not remote.enabled() and vim.fn.getpid() or nil,
     workspaceFolders = workspace_folders(),
@@ -201,19 +214,50 @@ function M.env(info)
   return env
 end
 
---- :ClaudeCode: opens or focuses the terminal running claude.
-function M.open_terminal()
-  M.start(function(info)
-    local cmd = require("claude-ide-bridge.mcp").with_config(config.options.terminal_cmd, info)
-    if remote.enabled() then
-      local dir, why = remote.to_remote(workspace_folders()[1])
-      if not dir then
-        return notify(why, vim.log.levels.ERROR)
-      end
-      return terminal.open(remote.terminal_cmd(cmd, M.env(info), dir), M.env(info), config.options.terminal)
+-- The CLI's command line: terminal_cmd with args; in remote mode, run through
+-- the remote command in the REMOTE folder of Neovim's cwd.
+local function claude_cmd(info, args)
+  local cmd = terminal.command(config.options.terminal_cmd, args)
+  -- The model's code tools: --mcp-config with the bridge's config file (mcp.lua).
+  cmd = require("claude-ide-bridge.mcp").with_config(cmd, info)
+  if remote.enabled() then
+    local dir, why = remote.to_remote(workspace_folders()[1])
+    if not dir then
+      return nil, why
     end
-    terminal.open(cmd, M.env(info), config.options.terminal)
+    cmd = remote.terminal_cmd(cmd, M.env(info), dir)
+  end
+  return cmd
+end
+
+--- :ClaudeCode [args]: hides claude when its window is the current one, else
+--- shows and focuses it, starting `terminal_cmd args` when it is not running.
+---@param args? string[] extra CLI arguments, e.g. { "--resume" }
+function M.toggle(args)
+  M.start(function(info)
+    local cmd, why = claude_cmd(info, args)
+    if not cmd then
+      return notify(why, vim.log.levels.ERROR)
+    end
+    terminal.toggle(cmd, M.env(info), config.options.terminal, args)
   end)
+end
+
+--- :ClaudeCodeFocus [args]: shows and focuses claude (starting it when needed).
+---@param args? string[]
+function M.open_terminal(args)
+  M.start(function(info)
+    local cmd, why = claude_cmd(info, args)
+    if not cmd then
+      return notify(why, vim.log.levels.ERROR)
+    end
+    terminal.open(cmd, M.env(info), config.options.terminal, args)
+  end)
+end
+
+--- :ClaudeCodeClose: stops the claude the plugin started.
+function M.close_terminal()
+  terminal.close(config.options.terminal)
 end
 
 --- Sends an at-mention: lines are 0-based and inclusive; nil for the whole file.
@@ -270,8 +314,32 @@ function M.state()
   }
 end
 
---- :ClaudeCodeStatus.
+---@class ClaudeIdeBridgeStatus
+---@field running boolean the bridge is up and has answered initialize
+---@field port integer|nil its WebSocket port
+---@field clients integer Claude clients connected
+---@field pending_diffs integer diffs waiting for the user's decision
+
+--- For statuslines: cheap, no request to the bridge.
+---@return ClaudeIdeBridgeStatus
 function M.status()
+  local pending = 0
+  for _, d in ipairs(diff.list()) do
+    if d.state == "pending" then
+      pending = pending + 1
+    end
+  end
+  local ready = S.info ~= nil and S.client ~= nil and S.client:running()
+  return {
+    running = ready,
+    port = ready and tonumber(S.info.port) or nil,
+    clients = ready and S.clients or 0,
+    pending_diffs = pending,
+  }
+end
+
+--- :ClaudeCodeStatus: asks the bridge and shows its answer.
+function M.show_status()
   if not (S.client and S.info) then
     notify(S.client and "bridge is starting" or "bridge is not running")
     return
@@ -293,6 +361,9 @@ function M.status()
   end)
 end
 
+--- Sets the options (validated: a bad one is an error naming it) and starts
+--- the bridge unless auto_start is false. lazy.nvim calls it with `opts`.
+---@param opts? ClaudeIdeBridgeOpts
 function M.setup(opts)
   config.set(opts)
   require("claude-ide-bridge.commands").create()

@@ -1,5 +1,9 @@
--- The :ClaudeCode terminal: a split running `claude` with the environment
--- that points it at the bridge.
+-- The :ClaudeCode terminal: runs the CLI with the environment that points it
+-- at the bridge, through a provider (terminal.provider):
+--   native    a split or a float of Neovim's own (this file)
+--   snacks    snacks.nvim's terminal (providers/snacks.lua)
+--   external  a command of the user's, e.g. a tmux split (providers/external.lua)
+--   none      nothing is started; run `claude` yourself and use /ide
 local M = {}
 
 local term = { buf = nil, job = nil }
@@ -28,9 +32,22 @@ local function window()
   return nil
 end
 
+-- Opens the window for the terminal: a float, or a split of opts.size of the
+-- screen (of its width for a vertical split, else of its height).
 local function split(opts)
-  local width = math.floor(vim.o.columns * (opts.size or 0.35))
-  vim.cmd(("%s %dsplit"):format(opts.split or "botright vertical", math.max(width, 20)))
+  local size = opts.size or 0.35
+  if opts.float then
+    local width = math.max(math.floor(vim.o.columns * size), 20)
+    local height = math.max(math.floor(vim.o.lines * size), 5)
+    vim.api.nvim_open_win(vim.api.nvim_create_buf(false, true), true, {
+      relative = "editor", width = width, height = height, border = "rounded",
+      row = math.floor((vim.o.lines - height) / 2), col = math.floor((vim.o.columns - width) / 2),
+    })
+    return
+  end
+  local how = opts.split or "botright vertical"
+  local total = how:find("vert") and vim.o.columns or vim.o.lines
+  vim.cmd(("%s %dsplit"):format(how, math.max(math.floor(total * size), how:find("vert") and 20 or 5)))
 end
 
 -- Runs cmd as a terminal in the current window (whose buffer must be new).
@@ -56,11 +73,15 @@ local function run(cmd, env)
   end
   term.buf, term.job = vim.api.nvim_get_current_buf(), job > 0 and job or nil
   vim.b[term.buf].claude_ide_bridge_terminal = true
+  -- Hiding the window (toggle) keeps claude running.
+  vim.bo[term.buf].bufhidden = "hide"
 end
+
+local native = {}
 
 --- Opens or focuses the terminal. env: the environment for claude.
 --- When claude has exited, a new one starts in its place.
-function M.open(cmd, env, opts)
+function native.open(cmd, env, opts)
   local win = window()
   local old = M.buf()
   if old and not term.job then
@@ -91,8 +112,27 @@ function M.open(cmd, env, opts)
   vim.cmd("startinsert")
 end
 
+--- Whether the current window shows the terminal.
+function native.is_current()
+  local win = window()
+  return win ~= nil and win == vim.api.nvim_get_current_win()
+end
+
+--- Closes the terminal's windows in this tab; claude keeps running.
+function native.hide()
+  local win = window()
+  while win do
+    if #vim.api.nvim_list_wins() == 1 then
+      vim.api.nvim_win_set_buf(win, vim.api.nvim_create_buf(true, false))
+    else
+      vim.api.nvim_win_close(win, false)
+    end
+    win = window()
+  end
+end
+
 --- Stops claude and wipes its buffer.
-function M.close()
+function native.close()
   if term.job then
     pcall(vim.fn.jobstop, term.job)
     term.job = nil
@@ -102,6 +142,83 @@ function M.close()
     pcall(vim.api.nvim_buf_delete, buf, { force = true })
   end
   term.buf = nil
+end
+
+native.buf, native.running = M.buf, M.running
+
+local providers = {
+  native = function()
+    return native
+  end,
+  snacks = function()
+    return require("claude-ide-bridge.providers.snacks")
+  end,
+  external = function()
+    return require("claude-ide-bridge.providers.external")
+  end,
+  none = function()
+    return require("claude-ide-bridge.providers.none")
+  end,
+}
+
+--- The provider for opts.provider; snacks falls back to native (with a
+--- warning) when snacks.nvim is not installed.
+function M.provider(opts)
+  local name = (opts or {}).provider or "native"
+  local p = (providers[name] or providers.native)()
+  if p.available then
+    local ok, why = p.available()
+    if not ok then
+      vim.notify("claude-ide-bridge: terminal provider " .. name .. ": " .. why .. "; using native", vim.log.levels.WARN)
+      return native
+    end
+  end
+  return p
+end
+
+--- The command line: cmd (a string for the shell or a list) with args after it.
+---@param cmd string|string[]
+---@param args? string[]
+---@return string|string[]
+function M.command(cmd, args)
+  args = args or {}
+  if type(cmd) == "table" then
+    local out = vim.deepcopy(cmd)
+    vim.list_extend(out, args)
+    return out
+  end
+  local parts = { cmd }
+  for _, a in ipairs(args) do
+    parts[#parts + 1] = vim.fn.shellescape(a)
+  end
+  return table.concat(parts, " ")
+end
+
+--- Shows and focuses claude, starting cmd (the full command line, args
+--- included: M.command) when it is not running. A running claude is focused
+--- as it is; args (given for this message only) are then not applied.
+function M.open(cmd, env, opts, args)
+  local p = M.provider(opts)
+  if args and #args > 0 and p.running() then
+    vim.notify("claude-ide-bridge: claude is already running; :ClaudeCodeClose it to start one with " .. table.concat(args, " "), vim.log.levels.WARN)
+  end
+  p.open(cmd, env, opts or {})
+end
+
+--- :ClaudeCode: hides claude when its window is the current one and it runs,
+--- else as open() (which also starts a new claude in place of one that exited).
+function M.toggle(cmd, env, opts, args)
+  local p = M.provider(opts)
+  if p.is_current() and p.running() and not (args and #args > 0) then
+    p.hide()
+    return
+  end
+  M.open(cmd, env, opts, args)
+end
+
+--- Stops claude (the provider's; external commands are the user's).
+function M.close(opts)
+  M.provider(opts or require("claude-ide-bridge.config").options.terminal).close()
 end
 
 return M

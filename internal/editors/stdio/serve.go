@@ -12,7 +12,6 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/bridge"
@@ -122,7 +121,7 @@ func (s *server) watchPID(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+			if processGone(pid) {
 				s.opt.Log.Info("editor process is gone", "pid", pid)
 				s.conn.Close()
 				return

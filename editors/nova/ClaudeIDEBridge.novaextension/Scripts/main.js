@@ -163,10 +163,11 @@ class ClaudeBridgeExtension {
     this.clients = 0;
     if (this.proposals) this.proposals.dispose();
     this.proposals = null;
-    if (!stopping && remoteConfig()) {
+    const remote = remoteConfig();
+    if (!stopping && remote) {
       // The remote command died (ssh dropped, container restarted): say why.
       nova.workspace.showErrorMessage(
-        `The remote Claude bridge (${remoteConfig().cmd.join(" ")}) ended with status ${status}.${stderr ? "\n\n" + escapeControls(stderr) : ""}` +
+        `The remote Claude bridge (${remote.cmd.join(" ")}) ended with status ${status}.${stderr ? "\n\n" + escapeControls(stderr) : ""}` +
           "\n\nIts diffs were closed unaccepted; nothing was written. Start Claude Bridge starts it again."
       );
     } else if (!stopping && status !== 0) {
@@ -205,6 +206,7 @@ class ClaudeBridgeExtension {
     const params = mentionOf(target, wholeFile);
     if (!params) throw new Error("save the file first: Claude can only be sent files with a path");
     await this.start(false);
+    if (!this.session) throw new Error("the bridge is not running");
     const result = await this.session.request("atMentioned", params);
     if (result && result.held) {
       this.tell("Sent to Claude when it connects", "No Claude is connected; the mention waits 30 seconds for one.");

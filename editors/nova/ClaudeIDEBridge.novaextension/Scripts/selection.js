@@ -10,6 +10,7 @@ class SelectionTracker {
   /**
    * send(selection) delivers one Selection. ignore(editor) returns true for
    * editors whose selection must not reach Claude (staged proposals).
+   * @param {{send: (sel: any) => any, ignore?: (editor: TextEditor) => boolean, delayMs?: number}} opts
    */
   constructor({ send, ignore, delayMs }) {
     this.send = send;

@@ -26,6 +26,24 @@ function binaryName(machine) {
 }
 
 /** run starts command and resolves with its stdout lines once it exits (bounded). */
+/**
+ * languageServerArgs turns the "Language servers" setting (the workspace's when
+ * it lists any, else the global one) into `--lsp VALUE` flags: each entry is
+ * EXT=COMMAND (".go=gopls", ".py=pyright-langserver --stdio"), "auto" (the
+ * common servers on the bridge's PATH) or "none".
+ * @returns {string[]}
+ */
+function languageServerArgs() {
+  const local = nova.workspace.config.get("claude-ide-bridge.workspaceLanguageServers", "array");
+  const list = local && local.length ? local : nova.config.get("claude-ide-bridge.languageServers", "array") || [];
+  const args = [];
+  for (const entry of list) {
+    const value = String(entry).trim();
+    if (value) args.push("--lsp", value);
+  }
+  return args;
+}
+
 function run(command, args, timeoutMs) {
   return new Promise((resolve, reject) => {
     const lines = [];
@@ -92,13 +110,19 @@ class Session {
     // For bug reports: every WebSocket frame, one JSON line each.
     const trace = nova.config.get("claude-ide-bridge.traceFile", "string");
     if (trace && !remote) args.push("--trace", nova.path.expanduser(trace));
+    // Nova's API cannot read the issues other extensions report, so getDiagnostics
+    // is answered by language servers the bridge runs itself (serve --lsp); in
+    // remote mode they run where the bridge and the files are.
+    const lsp = languageServerArgs();
+    args.push(...lsp);
     // Remote mode (remote.js): the bridge runs where Claude runs, started
     // through the remote command; it translates paths.
     if (remote) {
-      const rc = bridgeCommand(remote);
+      const rc = bridgeCommand(remote, lsp);
       binary = rc.command;
       args = rc.args;
     }
+    /** @type {ConstructorParameters<typeof Process>[1]} */
     const options = { args, stdio: "jsonrpc" };
     if (nova.workspace.path) options.cwd = nova.workspace.path;
     const proc = new Process(binary, options);

@@ -208,6 +208,7 @@ class Config {
     const v = this.values.get(key);
     if (coerce === "boolean") return !!v;
     if (coerce === "string") return v === null ? null : String(v);
+    if (coerce === "array") return Array.isArray(v) ? v.map(String) : null;
     return v;
   }
   set(key, value) {

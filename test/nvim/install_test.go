@@ -1,0 +1,180 @@
+package nvimtest
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/dist"
+)
+
+// pluginVersion is lua/claude-ide-bridge/version.lua's.
+func pluginVersion(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(pluginDir, "lua", "claude-ide-bridge", "version.lua"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^return "(.+)"$`).FindSubmatch(b)
+	if m == nil {
+		t.Fatal("no version in version.lua")
+	}
+	return string(m[1])
+}
+
+// releaseServer serves a release of this machine's archive (the test's bridge, packed by
+// internal/dist as make dist packs it) under /v<version>/, with SHA256SUMS; corrupt: the
+// SHA256SUMS line does not match the archive.
+func releaseServer(t *testing.T, version string, corrupt bool) *httptest.Server {
+	t.Helper()
+	data, err := os.ReadFile(bridgeBin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	archive, err := dist.TarGz("claude-ide-bridge", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := dist.ArchiveName(version, dist.Target{OS: runtime.GOOS, Arch: runtime.GOARCH})
+	sum := sha256.Sum256(archive)
+	if corrupt {
+		sum[0] ^= 1
+	}
+	sums := dist.Sums(map[string]string{name: hex.EncodeToString(sum[:]), "other.zip": strings.Repeat("0", 64)})
+	mux := http.NewServeMux()
+	mux.HandleFunc("/v"+version+"/"+name, func(w http.ResponseWriter, r *http.Request) { w.Write(archive) })
+	mux.HandleFunc("/v"+version+"/SHA256SUMS", func(w http.ResponseWriter, r *http.Request) { w.Write([]byte(sums)) })
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+type installResult struct {
+	Path string `json:"path"`
+	Err  string `json:"err"`
+}
+
+// :ClaudeCodeInstall downloads the release for this OS/arch and the plugin's version, checks
+// it against SHA256SUMS and installs it under stdpath("data"); the plugin then finds it (no
+// `bin`, nothing on $PATH) and the bridge it starts writes its lock file. An archive whose
+// checksum does not match installs nothing (and is not replaced by a build from source).
+func TestInstall(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("unpacks with tar and runs a shell")
+	}
+	if _, err := exec.LookPath("curl"); err != nil {
+		if _, err := exec.LookPath("wget"); err != nil {
+			t.Skip("neither curl nor wget")
+		}
+	}
+	version := pluginVersion(t)
+	for _, corrupt := range []bool{false, true} {
+		name := "good"
+		if corrupt {
+			name = "bad checksum"
+		}
+		t.Run(name, func(t *testing.T) {
+			root := t.TempDir()
+			cfg, data := filepath.Join(root, "cfg"), filepath.Join(root, "data")
+			srv := releaseServer(t, version, corrupt)
+			n := startNvim(t, root, "CLAUDE_CONFIG_DIR="+cfg, "XDG_DATA_HOME="+data)
+			n.lua(t, `require("claude-ide-bridge").setup(...)`, map[string]any{
+				"auto_start": false, "install": map[string]any{"base_url": srv.URL},
+			})
+			want := filepath.Join(data, "nvim", "claude-ide-bridge", "bin", "claude-ide-bridge")
+			if got := n.str(t, `return require("claude-ide-bridge.install").path()`); got != want {
+				t.Fatalf("install path %q, want %q", got, want)
+			}
+			if got := string(n.lua(t, `return require("claude-ide-bridge").bin()`)); got != "null" {
+				t.Fatalf("a bridge is found before the install: %s", got)
+			}
+			// A failure is notified at ERROR level, which --remote-expr reports as an error.
+			n.tryLua(`vim.cmd("ClaudeCodeInstall")`)
+			var res installResult
+			n.luaInto(t, &res, `return require("claude-ide-bridge.install").last`)
+			if corrupt {
+				if res.Path != "" || !strings.Contains(res.Err, "checksum mismatch") {
+					t.Fatalf("install of a corrupt archive: %+v", res)
+				}
+				if _, err := os.Stat(want); !os.IsNotExist(err) {
+					t.Fatalf("something was installed at %s: %v", want, err)
+				}
+				left, _ := filepath.Glob(filepath.Join(filepath.Dir(want), "*"))
+				left2, _ := filepath.Glob(filepath.Join(filepath.Dir(want), ".install-*"))
+				if len(left)+len(left2) != 0 {
+					t.Fatalf("left behind: %v %v", left, left2)
+				}
+				return
+			}
+			if res.Err != "" || res.Path != want {
+				t.Fatalf("install: %+v", res)
+			}
+			out, err := exec.Command(want, "version").Output()
+			if err != nil || strings.TrimSpace(string(out)) != "claude-ide-bridge "+version {
+				t.Fatalf("installed bridge: %q, %v", out, err)
+			}
+			if got := n.str(t, `return require("claude-ide-bridge").bin()`); got != want {
+				t.Fatalf("bin() %q, want the installed %q", got, want)
+			}
+			n.ex(t, "ClaudeCodeStart")
+			n.waitLua(t, `true`, `return require("claude-ide-bridge").state().ready`)
+			readLock(t, cfg)
+			n.ex(t, "checkhealth claude-ide-bridge")
+			text := n.str(t, `return table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), "\n")`)
+			if !strings.Contains(text, "bridge version "+version) || strings.Contains(text, "ERROR") {
+				t.Fatalf("checkhealth:\n%s", text)
+			}
+			n.tryLua(`require("claude-ide-bridge").stop()`)
+			waitFor(t, "the lock file to go", func() bool {
+				names, _ := filepath.Glob(filepath.Join(cfg, "ide", "*.lock"))
+				return len(names) == 0
+			})
+		})
+	}
+}
+
+// With no release reachable and Go on $PATH, :ClaudeCodeInstall builds the bridge from the
+// checkout.
+func TestInstallFromSource(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the bridge")
+	}
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go on PATH")
+	}
+	root := t.TempDir()
+	data := filepath.Join(root, "data")
+	srv := httptest.NewServer(http.NotFoundHandler())
+	t.Cleanup(srv.Close)
+	n := startNvim(t, root, "CLAUDE_CONFIG_DIR="+filepath.Join(root, "cfg"), "XDG_DATA_HOME="+data)
+	n.lua(t, `require("claude-ide-bridge").setup(...)`, map[string]any{
+		"auto_start": false, "install": map[string]any{"base_url": srv.URL},
+	})
+	n.lua(t, `vim.schedule(function() require("claude-ide-bridge.install").run() end)`)
+	var res installResult
+	if !pollFor(300*1e9, func() bool {
+		r, err := n.tryLua(`return require("claude-ide-bridge.install").last`)
+		return err == nil && string(r) != "null" && jsonInto(r, &res)
+	}) {
+		t.Fatal("the build did not finish")
+	}
+	want := filepath.Join(data, "nvim", "claude-ide-bridge", "bin", "claude-ide-bridge")
+	if res.Path != want {
+		t.Fatalf("install: %+v", res)
+	}
+	out, err := exec.Command(want, "version").Output()
+	if err != nil || strings.TrimSpace(string(out)) != "claude-ide-bridge "+pluginVersion(t) {
+		t.Fatalf("built bridge: %q, %v", out, err)
+	}
+}
+
+func jsonInto(raw []byte, v any) bool { return json.Unmarshal(raw, v) == nil }
