@@ -18,11 +18,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
-	"runtime"
-	"sync"
 	"syscall"
-
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/jsonrpc"
 )
 
 const usage = `claude-ide-bridge connects the Claude Code CLI to any editor.
@@ -46,42 +42,8 @@ Run "claude-ide-bridge <command> -h" for a command's flags.
 
 func main() {
 	ignoreSIGPIPE()
-	if os.Getenv("GOMAXPROCS") == "" {
-		// The bridge relays: each message is handled by one goroutine at a time, and none
-		// needs a second core. With one P, readying a goroutine (data on a socket, a timer)
-		// never also wakes a second thread to look for work that this one is about to run;
-		// in a selection flood those wake-ups were a third of the context switches. The
-		// 10 MiB openDiff is faster too: the collector and the relay no longer take a core
-		// from the Claude client and the editor on the same machine.
-		runtime.GOMAXPROCS(1)
-		jsonrpc.Lend = lendProcs
-	}
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
-
-// lendProcs raises GOMAXPROCS for as long as a big file text is checked in pieces
-// (jsonrpc.Lend): everyone waits for that check, and the other cores are idle meanwhile. The
-// first raises it, the last puts it back to 1. Each change stops the world for ~20-200 µs,
-// against ~20 ms of checking saved by half for a 10 MiB file.
-func lendProcs(n int) (release func()) {
-	lendMu.Lock()
-	defer lendMu.Unlock()
-	if lendN++; lendN == 1 {
-		runtime.GOMAXPROCS(min(n, runtime.NumCPU()))
-	}
-	return func() {
-		lendMu.Lock()
-		defer lendMu.Unlock()
-		if lendN--; lendN == 0 {
-			runtime.GOMAXPROCS(1)
-		}
-	}
-}
-
-var (
-	lendMu sync.Mutex
-	lendN  int
-)
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {

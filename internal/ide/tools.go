@@ -69,10 +69,10 @@ func (m *Model) CallTool(ctx context.Context, id ClientID, name string, args jso
 	if t == nil {
 		return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "unknown tool %q", name)
 	}
-	if !t.needs(m.info.Caps) {
+	if !t.listed(m.info.Caps) {
 		return toolError("%s is not supported by %s", name, m.info.Name), nil
 	}
-	res, err := m.callTool(ctx, id, name, args)
+	res, err := t.call(m, ctx, id, name, args)
 	var rpcErr *jsonrpc.Error
 	switch {
 	case err == nil:
@@ -87,113 +87,131 @@ func (m *Model) CallTool(ctx context.Context, id ClientID, name string, args jso
 	return toolError("%s: %v", name, err), nil
 }
 
-func (m *Model) callTool(ctx context.Context, id ClientID, name string, args json.RawMessage) (*ToolResult, error) {
-	switch name {
-	case "openFile":
-		var a OpenFileArgs
-		a.MakeFrontmost = true
-		if err := jsonrpc.UnmarshalParams(args, &a); err != nil {
-			return nil, err
-		}
-		return m.openFile(ctx, a)
-	case "openDiff":
-		var a OpenDiffArgs
-		if err := jsonrpc.UnmarshalParams(args, &a); err != nil {
-			return nil, err
-		}
-		if err := errors.Join(jsonrpc.Required(a.OldFilePath != "", "old_file_path"), jsonrpc.Required(a.TabName != "", "tab_name")); err != nil {
-			return nil, firstErr(err)
-		}
-		if a.NewFilePath == "" {
-			a.NewFilePath = a.OldFilePath
-		}
-		path, err := m.absPath(a.OldFilePath)
-		if err != nil {
-			return nil, err
-		}
-		a.OldFilePath = path
-		if a.NewFilePath, err = m.cleanNewPath(a.NewFilePath); err != nil {
-			return nil, err
-		}
-		if r := notRegular(path); r != nil {
-			return r, nil
-		}
-		content, err := m.OpenDiff(ctx, id, a)
-		if err != nil {
-			return nil, err
-		}
-		return &ToolResult{Content: content}, nil
-	case "close_tab":
-		var a struct {
-			TabName string `json:"tab_name"`
-		}
-		if err := jsonrpc.UnmarshalParams(args, &a); err != nil {
-			return nil, err
-		}
-		if err := jsonrpc.Required(a.TabName != "", "tab_name"); err != nil {
-			return nil, err
-		}
-		return &ToolResult{Content: m.CloseTab(id, a.TabName)}, nil
-	case "closeAllDiffTabs":
-		return &ToolResult{Content: m.CloseAllDiffTabs(id)}, nil
-	case "getCurrentSelection":
-		if m.info.TrackSelection || !m.info.Caps.CurrentSelection {
-			return jsonText(selectionResult(m.LatestSelection(), "No active editor found"))
-		}
-		ectx, cancel := m.editorCtx(ctx)
-		defer cancel()
-		s, err := m.editor.CurrentSelection(ectx)
-		if err != nil {
-			return nil, err
-		}
-		if s != nil && s.FileURL == "" {
-			s.FileURL = FileURL(s.FilePath)
-		}
-		return jsonText(selectionResult(s, "No active editor found"))
-	case "getLatestSelection":
-		return jsonText(selectionResult(m.LatestSelection(), "No selection available"))
-	case "getOpenEditors":
-		return m.openEditors(ctx)
-	case "getWorkspaceFolders":
-		return m.workspaceFolders()
-	case "getDiagnostics":
-		var a struct {
-			URI string `json:"uri"`
-		}
-		if err := jsonrpc.UnmarshalParams(args, &a); err != nil {
-			return nil, err
-		}
-		return m.diagnostics(ctx, a.URI)
-	case "checkDocumentDirty", "saveDocument":
-		var a struct {
-			FilePath string `json:"filePath"`
-		}
-		if err := jsonrpc.UnmarshalParams(args, &a); err != nil {
-			return nil, err
-		}
-		if err := jsonrpc.Required(a.FilePath != "", "filePath"); err != nil {
-			return nil, err
-		}
-		return m.document(ctx, name, a.FilePath)
-	case "executeCode":
-		var a struct {
-			Code string `json:"code"`
-		}
-		if err := jsonrpc.UnmarshalParams(args, &a); err != nil {
-			return nil, err
-		}
-		if err := jsonrpc.Required(a.Code != "", "code"); err != nil {
-			return nil, err
-		}
-		ectx, cancel := context.WithTimeout(ctx, 10*m.EditorTimeout)
-		defer cancel()
-		content, err := m.editor.ExecuteCode(ectx, a.Code)
-		if err != nil {
-			return nil, err
-		}
-		return &ToolResult{Content: content}, nil
+// The tools' handlers, one per row of the tool table (tooltable.go): args are tools/call's
+// arguments, name the tool's name (two tools share toolDocument).
+func (m *Model) toolOpenFile(ctx context.Context, id ClientID, name string, args json.RawMessage) (*ToolResult, error) {
+	var a OpenFileArgs
+	a.MakeFrontmost = true
+	if err := jsonrpc.UnmarshalParams(args, &a); err != nil {
+		return nil, err
 	}
-	return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "unknown tool %q", name)
+	return m.openFile(ctx, a)
+}
+
+func (m *Model) toolOpenDiff(ctx context.Context, id ClientID, name string, args json.RawMessage) (*ToolResult, error) {
+	var a OpenDiffArgs
+	if err := jsonrpc.UnmarshalParams(args, &a); err != nil {
+		return nil, err
+	}
+	if err := errors.Join(jsonrpc.Required(a.OldFilePath != "", "old_file_path"), jsonrpc.Required(a.TabName != "", "tab_name")); err != nil {
+		return nil, firstErr(err)
+	}
+	if a.NewFilePath == "" {
+		a.NewFilePath = a.OldFilePath
+	}
+	path, err := m.absPath(a.OldFilePath)
+	if err != nil {
+		return nil, err
+	}
+	a.OldFilePath = path
+	if a.NewFilePath, err = m.cleanNewPath(a.NewFilePath); err != nil {
+		return nil, err
+	}
+	if r := notRegular(path); r != nil {
+		return r, nil
+	}
+	content, err := m.OpenDiff(ctx, id, a)
+	if err != nil {
+		return nil, err
+	}
+	return &ToolResult{Content: content}, nil
+}
+
+func (m *Model) toolCloseTab(ctx context.Context, id ClientID, name string, args json.RawMessage) (*ToolResult, error) {
+	var a struct {
+		TabName string `json:"tab_name"`
+	}
+	if err := jsonrpc.UnmarshalParams(args, &a); err != nil {
+		return nil, err
+	}
+	if err := jsonrpc.Required(a.TabName != "", "tab_name"); err != nil {
+		return nil, err
+	}
+	return &ToolResult{Content: m.CloseTab(id, a.TabName)}, nil
+}
+
+func (m *Model) toolCloseAllDiffTabs(ctx context.Context, id ClientID, name string, args json.RawMessage) (*ToolResult, error) {
+	return &ToolResult{Content: m.CloseAllDiffTabs(id)}, nil
+}
+
+func (m *Model) toolCurrentSelection(ctx context.Context, id ClientID, name string, args json.RawMessage) (*ToolResult, error) {
+	if m.info.TrackSelection || !m.info.Caps.CurrentSelection {
+		return jsonText(selectionResult(m.LatestSelection(), "No active editor found"))
+	}
+	ectx, cancel := m.editorCtx(ctx)
+	defer cancel()
+	s, err := m.editor.CurrentSelection(ectx)
+	if err != nil {
+		return nil, err
+	}
+	if s != nil && s.FileURL == "" {
+		s.FileURL = FileURL(s.FilePath)
+	}
+	return jsonText(selectionResult(s, "No active editor found"))
+}
+
+func (m *Model) toolLatestSelection(ctx context.Context, id ClientID, name string, args json.RawMessage) (*ToolResult, error) {
+	return jsonText(selectionResult(m.LatestSelection(), "No selection available"))
+}
+
+func (m *Model) toolOpenEditors(ctx context.Context, id ClientID, name string, args json.RawMessage) (*ToolResult, error) {
+	return m.openEditors(ctx)
+}
+
+func (m *Model) toolWorkspaceFolders(ctx context.Context, id ClientID, name string, args json.RawMessage) (*ToolResult, error) {
+	return m.workspaceFolders()
+}
+
+func (m *Model) toolDiagnostics(ctx context.Context, id ClientID, name string, args json.RawMessage) (*ToolResult, error) {
+	var a struct {
+		URI string `json:"uri"`
+	}
+	if err := jsonrpc.UnmarshalParams(args, &a); err != nil {
+		return nil, err
+	}
+	return m.diagnostics(ctx, a.URI)
+}
+
+func (m *Model) toolDocument(ctx context.Context, id ClientID, name string, args json.RawMessage) (*ToolResult, error) {
+	var a struct {
+		FilePath string `json:"filePath"`
+	}
+	if err := jsonrpc.UnmarshalParams(args, &a); err != nil {
+		return nil, err
+	}
+	if err := jsonrpc.Required(a.FilePath != "", "filePath"); err != nil {
+		return nil, err
+	}
+	return m.document(ctx, name, a.FilePath)
+}
+
+func (m *Model) toolExecuteCode(ctx context.Context, id ClientID, name string, args json.RawMessage) (*ToolResult, error) {
+	var a struct {
+		Code string `json:"code"`
+	}
+	if err := jsonrpc.UnmarshalParams(args, &a); err != nil {
+		return nil, err
+	}
+	if err := jsonrpc.Required(a.Code != "", "code"); err != nil {
+		return nil, err
+	}
+	ectx, cancel := context.WithTimeout(ctx, 10*m.EditorTimeout)
+	defer cancel()
+	content, err := m.editor.ExecuteCode(ectx, a.Code)
+	if err != nil {
+		return nil, err
+	}
+	return &ToolResult{Content: content}, nil
 }
 
 func firstErr(err error) error {

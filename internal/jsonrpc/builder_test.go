@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"unsafe"
 )
 
 // refText is an Appender holding one big JSON string.
@@ -30,7 +29,7 @@ func TestEnvelopeRefsBigTexts(t *testing.T) {
 		}
 		shared := false
 		for _, p := range msg {
-			shared = shared || len(p) > 0 && unsafe.SliceData(p) == unsafe.SliceData(text)
+			shared = shared || len(p) > 0 && &p[0] == &text[0]
 		}
 		if want := n >= refMin; shared != want || (len(msg) > 1) != want {
 			t.Errorf("%d-byte text: %d pieces, text referenced %v; want referenced %v", n, len(msg), shared, want)
@@ -50,7 +49,7 @@ func ExampleBuilder() {
 	b.Ref(text)
 	b.AppendString(`}}`)
 	for _, p := range b.Pieces() {
-		fmt.Println(len(p), unsafe.SliceData(p) == unsafe.SliceData(text))
+		fmt.Println(len(p), &p[0] == &text[0])
 	}
 	// Output:
 	// 61 false

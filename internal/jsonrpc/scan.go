@@ -160,25 +160,16 @@ func scanString(d []byte, i int) (int, error) {
 	if j, st := stringBody(d[:i+bigString], i+1); st != strShort {
 		return stringResult(d, i, j, st)
 	}
-	if end, ok := placedAt(d, i); ok {
-		return end, nil
-	}
 	end, ok, h, hn := seenAt(d, i)
 	if ok {
-		place(d, i, end)
 		return end, nil
 	}
-	check := checkString
-	if len(d)-i >= parallelMin {
-		check = checkStringParallel
-	}
-	end, err := check(d, i)
+	end, err := checkString(d, i)
 	if err == nil {
 		if end-i != hn { // a new text of a remembered length was hashed already
 			h = maphash.Bytes(bigSeed, d[i:end])
 		}
 		rememberBig(h, end-i)
-		place(d, i, end)
 	}
 	return end, err
 }
@@ -188,8 +179,7 @@ func scanString(d []byte, i int) (int, error) {
 // bigString bytes found valid are remembered by length and a seeded 64-bit hash of their bytes
 // (maphash), so the next scan of the same text only hashes it (~8 GB/s here) instead of checking
 // it again (~0.6 GB/s on escape-heavy source). A string that differs in any byte hashes
-// differently and is checked in full. Inside a sealed message (seal.go) a string once found is
-// known by its place, without hashing.
+// differently and is checked in full.
 const bigString = 64 << 10
 
 var (

@@ -150,7 +150,6 @@ func (s *ioStream) readHeader() ([]byte, error) {
 	if _, err := io.ReadFull(s.r, buf); err != nil {
 		return nil, err
 	}
-	Seal(buf)
 	return buf, nil
 }
 

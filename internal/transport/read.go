@@ -3,8 +3,6 @@ package transport
 import (
 	"io"
 	"sync/atomic"
-
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/jsonrpc"
 )
 
 // bigRead is the size from which a message counts as big: one that reaches it and an eighth of
@@ -15,8 +13,8 @@ const bigRead = 64 << 10
 // lastBig is the size of the last big message read by any client.
 var lastBig atomic.Int64
 
-// readMessage reads one whole message into a buffer of its own, which it returns sealed
-// (jsonrpc.Seal: nothing writes to it again; decoded messages alias it). A big message goes into
+// readMessage reads one whole message into a buffer of its own, which nothing writes to again
+// (decoded messages alias it). A big message goes into
 // fresh memory, whose pages the kernel faults in while the message arrives, overlapping the
 // transfer: reading into a reused buffer and copying out at the end put those faults after it
 // (~11 ms for 13 MB), and doubling from 4 KiB copied and faulted ~24 MB. Safe for concurrent
@@ -39,9 +37,7 @@ func readMessage(r io.Reader) ([]byte, error) {
 			if len(buf) >= bigRead {
 				lastBig.Store(int64(len(buf)))
 			}
-			msg := buf[:len(buf):len(buf)]
-			jsonrpc.Seal(msg)
-			return msg, nil
+			return buf[:len(buf):len(buf)], nil
 		}
 		if err != nil {
 			return nil, err

@@ -368,6 +368,8 @@ function M.setup(opts)
   config.set(opts)
   require("claude-ide-bridge.commands").create()
   tracker.watch_windows()
+  -- Buffers follow the disk (Claude's writes): see watch.lua.
+  require("claude-ide-bridge.watch").start()
   vim.api.nvim_clear_autocmds({ group = augroup })
   vim.api.nvim_create_autocmd("DirChanged", {
     group = augroup,

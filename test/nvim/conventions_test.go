@@ -227,3 +227,20 @@ func TestTreeAddNetrw(t *testing.T) {
 		return seen[a] && seen[b]
 	})
 }
+
+// The external provider runs external_cmd with %s replaced by the quoted `env VAR=... claude
+// args` line: the command gets the bridge's port and :ClaudeCode's arguments (here `sh -c %s`
+// stands in for e.g. `tmux split-window -h %s`).
+func TestExternalProvider(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "got")
+	e := newEnv(t, map[string]any{
+		"terminal_cmd": []string{"sh", "-c", `printf '%s\n' "$CLAUDE_CODE_SSE_PORT" "$ENABLE_IDE_INTEGRATION" "$@" > ` + out + `.tmp && mv ` + out + `.tmp ` + out, "sh"},
+		"terminal":     map[string]any{"provider": "external", "external_cmd": "sh -c %s"},
+	}, false)
+	port, _ := readLock(t, e.cfg)
+	e.n.ex(t, "ClaudeCode --continue")
+	waitFor(t, "the external command", func() bool { _, err := os.Stat(out); return err == nil })
+	if got, want := fileText(t, out), itoa(port)+"\ntrue\n--continue\n"; got != want {
+		t.Fatalf("external command got %q, want %q", got, want)
+	}
+}

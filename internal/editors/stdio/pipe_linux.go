@@ -1,6 +1,10 @@
 package stdio
 
-import "syscall"
+import (
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
 
 // pipeSize is the kernel buffer asked for each stdio pipe: the unprivileged maximum
 // (/proc/sys/fs/pipe-max-size) on a default Linux.
@@ -20,8 +24,5 @@ func growPipe(v any) {
 	if err != nil {
 		return
 	}
-	rc.Control(func(fd uintptr) {
-		const fSetPipeSz = 1031 // F_SETPIPE_SZ: F_LINUX_SPECIFIC_BASE + 7, not in package syscall
-		syscall.Syscall(syscall.SYS_FCNTL, fd, fSetPipeSz, pipeSize)
-	})
+	rc.Control(func(fd uintptr) { unix.FcntlInt(fd, unix.F_SETPIPE_SZ, pipeSize) })
 }

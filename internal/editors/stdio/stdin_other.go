@@ -1,10 +1,10 @@
-//go:build !linux
+//go:build !unix
 
 package stdio
 
 import "os"
 
-// fdReader: elsewhere stdin is read by the pump goroutine.
+// fdReader: on Windows stdin is read by the pump goroutine.
 type fdReader struct{}
 
 func newFDReader(*os.File, <-chan struct{}) *fdReader { return nil }
