@@ -103,6 +103,28 @@ local function on_ready(err, result)
   end
 end
 
+--- A bridge that dies without cleaning up (SIGKILL, a crash) leaves its lock, which names this
+--- editor's live pid: Claude would keep trusting it, and another local user could take over the
+--- freed port (docs/security.md). Removes the lock at path if it still names this editor.
+--- Remote mode has nothing to remove here: that lock is on the other machine and names the
+--- bridge's own (now dead) pid.
+---@param path string|nil the lockPath from initialize
+local function remove_own_lock(path)
+  if type(path) ~= "string" or path == "" then
+    return
+  end
+  local f = io.open(path, "r")
+  if not f then
+    return
+  end
+  local raw = f:read("*a")
+  f:close()
+  local ok, lock = pcall(vim.fn.json_decode, raw)
+  if ok and type(lock) == "table" and lock.pid == vim.fn.getpid() then
+    os.remove(path)
+  end
+end
+
 --- Starts the bridge (if it is not running); cb(info) runs once it is ready.
 function M.start(cb)
   if S.info and S.client and S.client:running() then
@@ -131,6 +153,9 @@ function M.start(cb)
         return
       end
       local was_ready = S.info ~= nil
+      if was_ready and not remote.enabled() then
+        remove_own_lock(S.info.lockPath)
+      end
       S.client, S.info, S.clients, S.exit_code = nil, nil, 0, code
       S.waiting = {}
       tracker.stop()
@@ -302,6 +327,7 @@ end
 function M.state()
   return {
     running = S.client ~= nil and S.client:running(),
+    bridge_pid = S.client and S.client.job and vim.fn.jobpid(S.client.job) or nil,
     ready = S.info ~= nil,
     port = S.info and S.info.port,
     lockPath = S.info and S.info.lockPath,
