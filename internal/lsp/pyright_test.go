@@ -21,7 +21,7 @@ func TestPyrightTypeError(t *testing.T) {
 	path := filepath.Join(dir, "m.py")
 	const bad = "def f() -> None:\n    x: int = \"a\"\n    print(x)\n"
 	os.WriteFile(path, []byte(bad), 0o644)
-	m := newManager(t, dir, lsp.Config{Servers: []lsp.ServerConfig{{Extensions: []string{".py"}, Command: []string{pyright, "--stdio"}}}, Wait: 20 * time.Second})
+	m := newManager(t, dir, lsp.Config{Servers: []lsp.ServerConfig{{Extensions: []string{".py"}, Command: []string{pyright, "--stdio"}}}, Wait: 60 * time.Second})
 	ctx := context.Background()
 	start := time.Now()
 	got, err := m.Diagnostics(ctx, path)

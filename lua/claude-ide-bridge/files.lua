@@ -43,13 +43,24 @@ end
 --- Splits text into buffer lines; a final "\n" ends the last line.
 --- Returns lines and whether the text ended with a line break.
 function M.split(text)
-  local lines = vim.split(text, "\n", { plain = true })
-  local eol = false
-  if #lines > 1 and lines[#lines] == "" then
-    table.remove(lines)
-    eol = true
+  -- A plain string.find loop: vim.split (gsplit with a plain separator) took
+  -- twice as long on a 10 MiB text.
+  local lines, n, pos, find, sub = {}, 0, 1, string.find, string.sub
+  while true do
+    local nl = find(text, "\n", pos, true)
+    if not nl then
+      break
+    end
+    n = n + 1
+    lines[n] = sub(text, pos, nl - 1)
+    pos = nl + 1
   end
-  return lines, eol
+  local len = #text
+  if pos <= len or n == 0 then
+    lines[n + 1] = sub(text, pos)
+    return lines, false
+  end
+  return lines, true
 end
 
 --- The text of buf: its lines joined by "\n", with a final "\n" when 'eol'.

@@ -164,6 +164,7 @@ function M.start(cb)
       openFile = true, showDiff = true, canCloseTabs = true, getOpenEditors = true,
       getCurrentSelection = true, checkDocumentDirty = true, saveDocument = true,
       getDiagnostics = true, executeCode = false, setBufferText = true,
+      lspRequest = true,
     },
   }, function(e, result)
     vim.schedule(function()
@@ -217,6 +218,8 @@ end
 -- the remote command in the REMOTE folder of Neovim's cwd.
 local function claude_cmd(info, args)
   local cmd = terminal.command(config.options.terminal_cmd, args)
+  -- The model's code tools: --mcp-config with the bridge's config file (mcp.lua).
+  cmd = require("claude-ide-bridge.mcp").with_config(cmd, info)
   if remote.enabled() then
     local dir, why = remote.to_remote(workspace_folders()[1])
     if not dir then
@@ -302,6 +305,7 @@ function M.state()
     ready = S.info ~= nil,
     port = S.info and S.info.port,
     lockPath = S.info and S.info.lockPath,
+    mcpConfig = S.info and S.info.mcpConfig,
     clients = S.clients,
     diffs = diff.list(),
     terminal = terminal.running(),
@@ -364,6 +368,8 @@ function M.setup(opts)
   config.set(opts)
   require("claude-ide-bridge.commands").create()
   tracker.watch_windows()
+  -- Buffers follow the disk (Claude's writes): see watch.lua.
+  require("claude-ide-bridge.watch").start()
   vim.api.nvim_clear_autocmds({ group = augroup })
   vim.api.nvim_create_autocmd("DirChanged", {
     group = augroup,

@@ -19,7 +19,7 @@ function M.new(handlers)
     handlers = handlers or {},
     pending = {},
     next_id = 1,
-    partial = "",
+    partial = {}, -- pieces of the line not yet ended
     job = nil,
     stderr = {},
   }, Client)
@@ -61,9 +61,52 @@ local function valid_seq(s, i, n)
   return len
 end
 
+-- ascii(s): whether s has no byte above 127. This runs on every string sent,
+-- including whole buffers of many MiB, so it must be cheap: a Lua pattern
+-- with a byte class (s:find("[\128-\255]")) is not compiled by LuaJIT and
+-- took 140-260 ms on 10 MiB; LuaJIT's FFI reads the bytes 8 at a time
+-- (a few ms). Without the FFI a byte loop, which LuaJIT traces, is the
+-- fallback.
+local ascii
+do
+  local ok_ffi, ffi = pcall(require, "ffi")
+  local ok_bit, bit = pcall(require, "bit")
+  if ok_ffi and ok_bit then
+    local u8p = ffi.typeof("const uint8_t *")
+    local u64p = ffi.typeof("const uint64_t *")
+    local HIGH = 0x8080808080808080ULL
+    local band = bit.band
+    ascii = function(s)
+      local n = #s
+      local p = ffi.cast(u8p, s)
+      local words = math.floor(n / 8)
+      local w = ffi.cast(u64p, p)
+      local acc = 0ULL
+      for i = 0, words - 1 do
+        acc = bit.bor(acc, w[i])
+      end
+      for i = words * 8, n - 1 do
+        acc = bit.bor(acc, p[i])
+      end
+      return band(acc, HIGH) == 0ULL
+    end
+  else
+    ascii = function(s)
+      local byte = string.byte
+      for i = 1, #s do
+        if byte(s, i) > 127 then
+          return false
+        end
+      end
+      return true
+    end
+  end
+end
+M._ascii = ascii
+
 --- s with every byte that is not part of valid UTF-8 replaced by U+FFFD.
 function M.valid_utf8(s)
-  if not s:find("[\128-\255]") then
+  if ascii(s) then
     return s
   end
   local out, i, n, start = {}, 1, #s, 1
@@ -182,8 +225,17 @@ end
 
 function Client:on_stdout(data)
   -- data[1] continues the last partial line; data[#data] is the new partial.
-  data[1] = self.partial .. data[1]
-  self.partial = data[#data]
+  -- A long line (a 10 MiB diff) arrives in many chunks: its pieces are kept
+  -- in a list and joined once, when the line ends. Joining on every chunk
+  -- copied the growing line each time (quadratic, hundreds of MB of garbage).
+  local partial = self.partial
+  if #data == 1 then
+    partial[#partial + 1] = data[1]
+    return
+  end
+  partial[#partial + 1] = data[1]
+  data[1] = table.concat(partial)
+  self.partial = { data[#data] }
   for i = 1, #data - 1 do
     local line = data[i]
     if line:find("%S") then

@@ -18,7 +18,19 @@ const fakeKey = "sk-ant-api03-fake-nvim-key-0123456789abcdefghij"
 // terminal; it connects through the environment the plugin gives it, sees
 // the selection, and its Edit becomes a diff that :w accepts. The CLI, not
 // the plugin, writes the file.
-func TestRealClaudeInTerminal(t *testing.T) {
+// realClaude is Neovim with the plugin running the real Claude Code CLI in
+// its terminal, against a fake model API, in the project proj.
+type realClaude struct {
+	n      *nvim
+	api    *fakeapi.Server
+	proj   string
+	screen func() string
+}
+
+// startRealClaude starts it all with the CLI in the given permission mode,
+// calls before (files to open) and waits until the CLI is connected and ready.
+func startRealClaude(t *testing.T, mode string, before func(n *nvim, proj string)) *realClaude {
+	t.Helper()
 	bin := os.Getenv("CLAUDE_BIN")
 	if bin == "" {
 		t.Skip("CLAUDE_BIN not set (CLAUDE_BIN=$(scripts/ensure-claude-cli)): the Neovim plugin's test with the real Claude Code CLI is NOT running")
@@ -42,11 +54,6 @@ func TestRealClaudeInTerminal(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(cfg, ".claude.json"), seed, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(proj, "hello.txt")
-	if err := os.WriteFile(path, []byte("hello world\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-
 	n := startNvim(t, proj,
 		"HOME="+home, "CLAUDE_CONFIG_DIR="+cfg, "LANG=C.UTF-8",
 		"ANTHROPIC_API_KEY="+fakeKey, "ANTHROPIC_BASE_URL="+api.URL,
@@ -63,15 +70,29 @@ func TestRealClaudeInTerminal(t *testing.T) {
 		e.stopBridge(t)
 	})
 	n.ex(t, "set columns=220 lines=50")
+	// Every warning, and the wall-clock time (s) of every buffer read.
+	n.lua(t, `_G.NVT_notes, _G.NVT_readat = {}, {}
+		local orig = vim.notify
+		vim.notify = function(msg, level, o)
+			table.insert(_G.NVT_notes, msg)
+			return orig(msg, level, o)
+		end
+		vim.api.nvim_create_autocmd("BufReadPost", { callback = function(ev)
+			local s, us = (vim.uv or vim.loop).gettimeofday()
+			_G.NVT_readat[vim.api.nvim_buf_get_name(ev.buf)] = s + us / 1e6
+		end })`)
 	n.lua(t, `require("claude-ide-bridge").setup(...)`, map[string]any{
 		"bin":          bridgeBin,
-		"terminal_cmd": []string{bin, "--permission-mode", "default"},
+		"terminal_cmd": []string{bin, "--permission-mode", mode},
 		"terminal":     map[string]any{"size": 0.7},
 	})
 	n.waitLua(t, `true`, `return require("claude-ide-bridge").state().ready`)
-	n.ex(t, "edit "+path)
+	if before != nil {
+		before(n, proj)
+	}
 	n.ex(t, "ClaudeCode")
-	screen := func() string {
+	rc := &realClaude{n: n, api: api, proj: proj}
+	rc.screen = func() string {
 		return n.str(t, `local b = require("claude-ide-bridge.terminal").buf()
 			return b and table.concat(vim.api.nvim_buf_get_lines(b, 0, -1, false), "\n") or ""`)
 	}
@@ -79,10 +100,75 @@ func TestRealClaudeInTerminal(t *testing.T) {
 	if !pollFor(90*time.Second, func() bool {
 		var c int
 		n.luaInto(t, &c, `return require("claude-ide-bridge").state().clients`)
-		return c == 1 && strings.Contains(screen(), "? for shortcuts")
+		// The footer when ready: "? for shortcuts", or the mode in others.
+		scr := rc.screen()
+		return c == 1 && (strings.Contains(scr, "? for shortcuts") || strings.Contains(scr, "accept edits on"))
 	}) {
-		t.Fatalf("the CLI did not connect and get ready; screen:\n%s", screen())
+		t.Fatalf("the CLI did not connect and get ready; screen:\n%s\nstate: %s\nmessages: %s", rc.screen(),
+			n.lua(t, `return vim.inspect(require("claude-ide-bridge").state())`), n.lua(t, `return vim.fn.execute("messages")`))
 	}
+	return rc
+}
+
+// prompt types text and Enter into the CLI's terminal.
+func (rc *realClaude) prompt(t *testing.T, text string) {
+	t.Helper()
+	send := `vim.fn.chansend(vim.b[require("claude-ide-bridge.terminal").buf()].terminal_job_id, ...)`
+	rc.n.lua(t, send, text)
+	time.Sleep(300 * time.Millisecond) // not an assertion: the TUI treats a burst ending in Enter as a paste
+	rc.n.lua(t, send, "\r")
+}
+
+// waitBufferFollows waits, sending no input, until path's buffer shows want,
+// and checks that it was read again within 1 s of the file's last write
+// (issue 14: "shows the new text within 1 s, with no input").
+func (rc *realClaude) waitBufferFollows(t *testing.T, path, want string) {
+	t.Helper()
+	text := func() string {
+		return rc.n.str(t, `local b = require("claude-ide-bridge.files").find(...)
+			return table.concat(vim.api.nvim_buf_get_lines(b, 0, -1, false), "\n")`, path)
+	}
+	if !poll(func() bool { return text() == want }) {
+		t.Fatalf("buffer of %s shows %q after the CLI wrote %q", path, text(), fileText(t, path))
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var at float64
+	rc.n.luaInto(t, &at, `return _G.NVT_readat[...] or 0`, path)
+	mtime := float64(fi.ModTime().UnixNano()) / 1e9
+	if d := at - mtime; at == 0 || d > 1 {
+		t.Errorf("buffer of %s reloaded %.3f s after the CLI's write, want within 1 s", path, d)
+	}
+}
+
+// notes are the plugin's warnings so far that mention s.
+func (rc *realClaude) notes(t *testing.T, s string) []string {
+	t.Helper()
+	var out []string
+	for _, m := range strings.Split(rc.n.str(t, `return table.concat(_G.NVT_notes, "\0")`), "\x00") {
+		if strings.Contains(m, s) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// The whole way: :ClaudeCode runs the real Claude Code CLI in Neovim's
+// terminal; it connects through the environment the plugin gives it, sees
+// the selection, and its Edit becomes a diff that :w accepts. The CLI, not
+// the plugin, writes the file, and the file's buffer follows (issue 14).
+func TestRealClaudeInTerminal(t *testing.T) {
+	var path string
+	rc := startRealClaude(t, "default", func(n *nvim, proj string) {
+		path = filepath.Join(proj, "hello.txt")
+		if err := os.WriteFile(path, []byte("hello world\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		n.ex(t, "edit "+path)
+	})
+	n, api, screen := rc.n, rc.api, rc.screen
 
 	// Back in the file, select "world", then type in the terminal again. The
 	// CLI shows what it got before the user types, as a user would see. One
@@ -106,10 +192,7 @@ func TestRealClaudeInTerminal(t *testing.T) {
 		fakeapi.Tool("Edit", map[string]any{"file_path": path, "old_string": "world", "new_string": "there"}),
 		fakeapi.Text("EDIT ACCEPTED"),
 	)
-	send := `vim.fn.chansend(vim.b[require("claude-ide-bridge.terminal").buf()].terminal_job_id, ...)`
-	n.lua(t, send, "edit hello")
-	time.Sleep(300 * time.Millisecond) // not an assertion: the TUI treats a burst ending in Enter as a paste
-	n.lua(t, send, "\r")
+	rc.prompt(t, "edit hello")
 
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -141,4 +224,58 @@ func TestRealClaudeInTerminal(t *testing.T) {
 		t.Fatalf("the turn did not finish; screen:\n%s", screen())
 	}
 	n.waitLua(t, `0`, `return #require("claude-ide-bridge.diff").list()`)
+	// The buffer of hello.txt in the first tab shows the CLI's write.
+	rc.waitBufferFollows(t, path, "hello there")
+	if w := rc.notes(t, "hello.txt"); len(w) != 0 {
+		t.Errorf("warnings about hello.txt: %q", w)
+	}
+}
+
+// Issue 14: a file the CLI writes with no diff (acceptEdits mode: "openDiff
+// ... for Edit/Write in the default permission mode (not in acceptEdits/auto)"
+// says the facts) is followed by its unmodified buffer; a buffer with unsaved
+// changes keeps them and the warning names the file.
+func TestRealClaudeWritesWithoutDiff(t *testing.T) {
+	var clean, dirty string
+	rc := startRealClaude(t, "acceptEdits", func(n *nvim, proj string) {
+		clean, dirty = filepath.Join(proj, "clean.txt"), filepath.Join(proj, "dirty.txt")
+		for _, p := range []string{clean, dirty} {
+			if err := os.WriteFile(p, []byte("hello world\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		n.ex(t, "edit "+dirty)
+		n.lua(t, `vim.api.nvim_buf_set_lines(0, 0, -1, false, {"my unsaved text"})`)
+		n.ex(t, "split "+clean)
+	})
+	rc.api.Push(
+		fakeapi.Tool("Read", map[string]any{"file_path": clean}),
+		fakeapi.Tool("Edit", map[string]any{"file_path": clean, "old_string": "world", "new_string": "there"}),
+		fakeapi.Tool("Read", map[string]any{"file_path": dirty}),
+		fakeapi.Tool("Edit", map[string]any{"file_path": dirty, "old_string": "world", "new_string": "there"}),
+		fakeapi.Text("EDITS DONE"),
+	)
+	rc.prompt(t, "edit both")
+	if !pollFor(90*time.Second, func() bool { return strings.Contains(rc.screen(), "EDITS DONE") }) {
+		t.Fatalf("the turn did not finish; files %q %q; screen:\n%s", fileText(t, clean), fileText(t, dirty), rc.screen())
+	}
+	if got := fileText(t, clean) + fileText(t, dirty); got != "hello there\nhello there\n" {
+		t.Fatalf("the CLI did not write both files: %q", got)
+	}
+	var diffs int
+	rc.n.luaInto(t, &diffs, `return #require("claude-ide-bridge.diff").list()`)
+	if diffs != 0 {
+		t.Fatalf("%d diffs shown in acceptEdits mode", diffs)
+	}
+	rc.waitBufferFollows(t, clean, "hello there")
+	if !poll(func() bool { return len(rc.notes(t, "dirty.txt")) > 0 }) {
+		t.Fatal("no warning names dirty.txt")
+	}
+	if w := rc.notes(t, "dirty.txt"); len(w) != 1 || !strings.Contains(w[0], "unsaved changes") {
+		t.Errorf("warnings about dirty.txt: %q, want one about its unsaved changes", w)
+	}
+	if got := rc.n.str(t, `local b = require("claude-ide-bridge.files").find(...)
+		return table.concat(vim.api.nvim_buf_get_lines(b, 0, -1, false), "\n")`, dirty); got != "my unsaved text" {
+		t.Errorf("the modified buffer was overwritten: %q", got)
+	}
 }

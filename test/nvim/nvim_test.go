@@ -46,7 +46,7 @@ func startNvim(t *testing.T, dir string, env ...string) *nvim {
 	if err := os.WriteFile(helper, []byte(helperLua), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	n.cmd = exec.Command("nvim", "--headless", "--clean", "-u", "NONE", "-i", "NONE", "-n",
+	n.cmd = exec.Command(nvimBin, "--headless", "--clean", "-u", "NONE", "-i", "NONE", "-n",
 		"--listen", n.sock,
 		"--cmd", "set rtp^="+pluginDir,
 		"--cmd", "luafile "+helper)
@@ -90,7 +90,7 @@ func (n *nvim) tryLua(code string, args ...any) (json.RawMessage, error) {
 		return nil, err
 	}
 	expr := "luaeval('NVT(_A)', '" + strings.ReplaceAll(string(req), "'", "''") + "')"
-	cmd := exec.Command("nvim", "--clean", "--headless", "-u", "NONE", "-i", "NONE", "--server", n.sock, "--remote-expr", expr)
+	cmd := exec.Command(nvimBin, "--clean", "--headless", "-u", "NONE", "-i", "NONE", "--server", n.sock, "--remote-expr", expr)
 	var out bytes.Buffer
 	// The answer of --remote-expr is printed on stderr.
 	cmd.Stdout, cmd.Stderr = &out, &out
