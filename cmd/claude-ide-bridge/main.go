@@ -4,6 +4,7 @@
 //	claude-ide-bridge serve --stdio            (run by an editor plugin)
 //	claude-ide-bridge env [--workspace DIR]    (exports for the terminal running claude)
 //	claude-ide-bridge locks [--clean]
+//	claude-ide-bridge mcp-config [--workspace DIR | --port N] [--json | --path]
 //	claude-ide-bridge mention PATH[:START[-END]]  (an @-mention from the shell)
 //	claude-ide-bridge select PATH[:START[-END]]   (the current selection, from the shell)
 //	claude-ide-bridge probe [--port N | --lock FILE] [--checks LIST] [--diff] [--timeout D]
@@ -27,6 +28,7 @@ Usage:
   claude-ide-bridge serve --stdio     run as an editor plugin's sidecar (docs/editor-protocol.md)
   claude-ide-bridge env [flags]       print the exports for the terminal running claude
   claude-ide-bridge locks [--clean]   list IDE lock files; --clean removes stale ones
+  claude-ide-bridge mcp-config        print the --mcp-config of a running bridge's code tools
   claude-ide-bridge mention PATH[:START[-END]]
                                       @-mention a file or lines (1-based) in Claude
   claude-ide-bridge select PATH[:START[-END]]
@@ -57,6 +59,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		err = cmdEnv(args[1:], stdout, stderr)
 	case "locks":
 		err = cmdLocks(args[1:], stdout, stderr)
+	case "mcp-config":
+		err = cmdMCPConfig(args[1:], stdout, stderr)
 	case "mention", "select":
 		err = cmdMention(ctx, args[0], args[1:], stdout, stderr)
 	case "probe":

@@ -95,7 +95,7 @@ func TestServePagerInTmux(t *testing.T) {
 			}
 		}
 	}
-	waitScreen("claude\n")
+	waitScreen(".mcp.json\n") // the banner's last line: claude --mcp-config <file>
 	s := &server{}
 	locks, _ := filepath.Glob(filepath.Join(h.cfg, "ide", "*.lock"))
 	if len(locks) != 1 {

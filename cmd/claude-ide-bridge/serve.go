@@ -17,6 +17,7 @@ import (
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/editors/terminal"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/lsp"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/modeltools"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/pathmap"
 )
 
@@ -123,6 +124,7 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	info := terminal.Info(*ideName)
 	var editor ide.Editor = ed
+	var code modeltools.Source // the model's code tools (/mcp) ask the same servers
 	if len(servers) > 0 {
 		m, err := lsp.New(lsp.Config{Root: root, Servers: servers, Log: log, Encoding: string(info.Encoding)})
 		if err != nil {
@@ -131,17 +133,19 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		}
 		defer m.Close() // after the bridge's Close: no getDiagnostics is running any more
 		editor, info = lsp.WithDiagnostics(ed, info, m)
+		code = modeltools.LSPSource(m)
 	}
 	b, err := bridge.Start(bridge.Config{
 		Editor: editor, Info: info, Folders: folders, Port: *port, Trace: traceW, Log: log, Keepalive: *keepalive, MaxClients: *maxClients,
+		Code: code,
 	})
 	if err != nil {
 		return err
 	}
 	defer b.Close()
 	ed.Bind(b.Model)
-	fmt.Fprintf(stdout, "claude-ide-bridge: %s IDE on 127.0.0.1:%d for %v\nlock file: %s\n\nIn the terminal where you run claude:\n\n%s\n  claude\n\n",
-		*ideName, b.Port(), b.Model.Folders(), b.LockPath(), exportLines(b.Env()))
+	fmt.Fprintf(stdout, "claude-ide-bridge: %s IDE on 127.0.0.1:%d for %v\nlock file: %s\n\nIn the terminal where you run claude (--mcp-config adds the code tools):\n\n%s\n  claude --mcp-config %s\n\n",
+		*ideName, b.Port(), b.Model.Folders(), b.LockPath(), exportLines(b.Env()), shellQuote(b.MCPConfigPath()))
 	fmt.Fprintf(stdout, "language servers (getDiagnostics): %s\n\n", lsp.Describe(servers))
 	ed.Run(ctx)
 	fmt.Fprintln(stdout, "\nclaude-ide-bridge: stopping")

@@ -18,6 +18,7 @@ import (
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/mcp"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/modeltools"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/remote"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/transport"
 )
@@ -36,7 +37,13 @@ type Config struct {
 	Keepalive time.Duration
 	// MaxClients bounds concurrent Claude connections (default 64); over it, 503.
 	MaxClients int
-	Log        *slog.Logger
+	// EditorCode is the editor's language servers for the model's code tools (/mcp): the
+	// editor protocol's lspRequest. Nil: the editor offers none.
+	EditorCode modeltools.Source
+	// Code answers the code tools when the editor has no language server for a file: the
+	// bridge's own language-server clients (modeltools.LSPSource). Optional.
+	Code modeltools.Source
+	Log  *slog.Logger
 }
 
 // Bridge is a running IDE server. Close it to remove its lock and disconnect its clients.
@@ -51,6 +58,8 @@ type Bridge struct {
 	ln       net.Listener
 	srv      *http.Server
 	handler  *transport.Handler
+	mcpToken string
+	mcpPath  string // the MCP config file next to the lock
 	log      *slog.Logger
 
 	lockMu    sync.Mutex // serialises lock rewrites with removal
@@ -117,10 +126,24 @@ func Start(cfg Config) (*Bridge, error) {
 			mcp.Serve(ctx, c, b.Model, log)
 		},
 	})
+	if b.mcpToken, err = discovery.NewToken(); err != nil {
+		ln.Close()
+		return nil, fmt.Errorf("bridge: no MCP token, refusing to start: %w", err)
+	}
+	// The route's gate (below) and the handler's own both check the MCP token: the handler
+	// never serves without one, wherever it is mounted.
+	mcpCheck := func(r *http.Request) (int, string) { return transport.CheckBearer(r, b.port, b.mcpToken) }
+	code := modeltools.NewHandler(modeltools.Options{
+		Source:  modeltools.First(editorSource(cfg.EditorCode, cfg.Info), ownSource(cfg.Code)),
+		Folders: b.Model.Folders,
+		Version: Version,
+	}, mcpCheck, log)
 	control := remote.Handler(b.Model)
-	// The shell's mention and select share the listener, each route with its gate
-	// (transport.Mux, docs/security.md).
+	// The shell's mention and select, and the model's code tools at /mcp, share the listener,
+	// each route with its own gate (transport.Mux, docs/security.md); neither token opens the
+	// other's routes.
 	b.srv = transport.Server(transport.Mux(b.handler,
+		transport.Route{Name: "mcp", Match: func(r *http.Request) bool { return r.URL.Path == "/mcp" }, Check: mcpCheck, Serve: code},
 		transport.Route{Name: "shell", Match: remote.Is, Check: b.handler.Authorize, Serve: control}))
 	b.srv.ReadHeaderTimeout = 5 * time.Second // a client that never finishes its handshake is dropped
 	b.srv.IdleTimeout = 5 * time.Second       // and so is an idle keep-alive connection
@@ -131,7 +154,12 @@ func Start(cfg Config) (*Bridge, error) {
 	if removed, err := discovery.SweepOwn([]string{dir}); len(removed) > 0 || err != nil {
 		log.Info("removed stale lock files", "paths", removed, "err", err)
 	}
+	if b.mcpPath, err = discovery.WriteMCPConfig(dir, b.port, discovery.NewMCPConfig(b.port, b.mcpToken)); err != nil {
+		ln.Close()
+		return nil, err
+	}
 	if b.lockPath, err = discovery.WriteLock(dir, b.port, b.lock); err != nil {
+		os.Remove(b.mcpPath)
 		ln.Close()
 		return nil, err
 	}
@@ -148,6 +176,12 @@ func (b *Bridge) Port() int { return b.port }
 
 // Token is the auth token (also in the lock file).
 func (b *Bridge) Token() string { return b.token }
+
+// MCPToken is the bearer token of the model's MCP server at /mcp (also in MCPConfigPath).
+func (b *Bridge) MCPToken() string { return b.mcpToken }
+
+// MCPConfigPath is the file holding the CLI's --mcp-config for /mcp (0600, next to the lock).
+func (b *Bridge) MCPConfigPath() string { return b.mcpPath }
 
 // LockPath is the lock file's path.
 func (b *Bridge) LockPath() string { return b.lockPath }
@@ -180,6 +214,9 @@ func (b *Bridge) Close() error {
 		b.lockMu.Lock()
 		err = discovery.RemoveLock(b.lockPath)
 		b.lockPath = ""
+		if rerr := discovery.RemoveLock(b.mcpPath); err == nil {
+			err = rerr
+		}
 		b.lockMu.Unlock()
 		b.Model.Close()
 		b.srv.SetKeepAlivesEnabled(false)
@@ -191,4 +228,29 @@ func (b *Bridge) Close() error {
 		<-b.served
 	})
 	return err
+}
+
+// Version is the bridge's version, as MCP servers report it.
+const Version = "0.1.0"
+
+// editorSource is the editor's language servers, or a source that says it offers none.
+func editorSource(s modeltools.Source, info ide.EditorInfo) modeltools.Source {
+	if s != nil {
+		return s
+	}
+	return noServer(info.Name, "does not share its language servers with the bridge")
+}
+
+// ownSource is the bridge's own language servers, or a source that says there are none.
+func ownSource(s modeltools.Source) modeltools.Source {
+	if s != nil {
+		return s
+	}
+	return noServer("the bridge", "has no language servers of its own here")
+}
+
+func noServer(source, reason string) modeltools.Source {
+	return modeltools.SourceFunc(func(context.Context, string, string, any, any) (modeltools.Answer, error) {
+		return modeltools.Answer{}, &modeltools.NoServerError{Source: source, Reason: reason}
+	})
 }

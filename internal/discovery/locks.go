@@ -204,6 +204,7 @@ func CleanLocks(dirs []string) (removed []string, err error) {
 			errs = append(errs, err)
 			continue
 		}
+		removeMCPConfig(li)
 		removed = append(removed, li.Path)
 	}
 	return removed, errors.Join(errs...)

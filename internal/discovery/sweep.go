@@ -17,6 +17,7 @@ func SweepOwn(dirs []string) (removed []string, err error) {
 			errs = append(errs, err)
 			continue
 		}
+		removeMCPConfig(li)
 		removed = append(removed, li.Path)
 	}
 	return removed, errors.Join(errs...)

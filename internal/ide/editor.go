@@ -41,6 +41,9 @@ type Capabilities struct {
 	Diagnostics      bool `json:"getDiagnostics"`
 	ExecuteCode      bool `json:"executeCode"`
 	SetBufferText    bool `json:"setBufferText"`
+	// LSPRequest: the editor answers lspRequest with its own language servers (the model's
+	// code tools, internal/modeltools); the ide.Editor interface does not carry it.
+	LSPRequest bool `json:"lspRequest"`
 }
 
 // Encoding is the unit of Position.Character an editor uses.

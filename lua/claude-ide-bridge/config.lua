@@ -39,6 +39,9 @@ M.defaults = {
   install = {
     base_url = "https://github.com/claude-ide-bridge/claude-ide-bridge/releases/download",
   },
+  -- :ClaudeCode registers the code tools (definition, references, ...: the
+  -- bridge's MCP server, answered by this Neovim's language servers).
+  model_tools = true,
   -- Run the bridge and claude on another machine: { cmd = { "ssh", "host" },
   -- path_map = { [LOCAL] = REMOTE }, bin = "claude-ide-bridge" } (remote.lua).
   remote = false,
@@ -47,7 +50,7 @@ M.defaults = {
 -- Keys allowed in the user's table (the defaults' keys include those whose default is nil).
 local known = {
   bin = true, auto_start = true, terminal_cmd = true, terminal = true, track_selection = true,
-  selection_debounce_ms = true, ide_name = true, install = true, remote = true,
+  selection_debounce_ms = true, ide_name = true, install = true, remote = true, model_tools = true,
 }
 local known_terminal = { provider = true, split = true, size = true, float = true, external_cmd = true, snacks_win = true }
 local known_install = { base_url = true }
@@ -73,6 +76,7 @@ local function validate(o)
   vim.validate({
     bin = { o.bin, "string", true },
     auto_start = { o.auto_start, "boolean" },
+    model_tools = { o.model_tools, "boolean" },
     terminal_cmd = {
       o.terminal_cmd,
       function(v)

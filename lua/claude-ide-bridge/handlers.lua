@@ -188,5 +188,6 @@ end
 M.showDiff = diff.show
 M.closeDiff = diff.close
 M.setBufferText = diff.set_buffer_text
+M.lspRequest = require("claude-ide-bridge.lsp").request
 
 return M

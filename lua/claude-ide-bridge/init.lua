@@ -103,6 +103,28 @@ local function on_ready(err, result)
   end
 end
 
+--- A bridge that dies without cleaning up (SIGKILL, a crash) leaves its lock, which names this
+--- editor's live pid: Claude would keep trusting it, and another local user could take over the
+--- freed port (docs/security.md). Removes the lock at path if it still names this editor.
+--- Remote mode has nothing to remove here: that lock is on the other machine and names the
+--- bridge's own (now dead) pid.
+---@param path string|nil the lockPath from initialize
+local function remove_own_lock(path)
+  if type(path) ~= "string" or path == "" then
+    return
+  end
+  local f = io.open(path, "r")
+  if not f then
+    return
+  end
+  local raw = f:read("*a")
+  f:close()
+  local ok, lock = pcall(vim.fn.json_decode, raw)
+  if ok and type(lock) == "table" and lock.pid == vim.fn.getpid() then
+    os.remove(path)
+  end
+end
+
 --- Starts the bridge (if it is not running); cb(info) runs once it is ready.
 function M.start(cb)
   if S.info and S.client and S.client:running() then
@@ -131,6 +153,9 @@ function M.start(cb)
         return
       end
       local was_ready = S.info ~= nil
+      if was_ready and not remote.enabled() then
+        remove_own_lock(S.info.lockPath)
+      end
       S.client, S.info, S.clients, S.exit_code = nil, nil, 0, code
       S.waiting = {}
       tracker.stop()
@@ -164,6 +189,7 @@ function M.start(cb)
       openFile = true, showDiff = true, canCloseTabs = true, getOpenEditors = true,
       getCurrentSelection = true, checkDocumentDirty = true, saveDocument = true,
       getDiagnostics = true, executeCode = false, setBufferText = true,
+      lspRequest = true,
     },
   }, function(e, result)
     vim.schedule(function()
@@ -217,6 +243,8 @@ end
 -- the remote command in the REMOTE folder of Neovim's cwd.
 local function claude_cmd(info, args)
   local cmd = terminal.command(config.options.terminal_cmd, args)
+  -- The model's code tools: --mcp-config with the bridge's config file (mcp.lua).
+  cmd = require("claude-ide-bridge.mcp").with_config(cmd, info)
   if remote.enabled() then
     local dir, why = remote.to_remote(workspace_folders()[1])
     if not dir then
@@ -299,9 +327,11 @@ end
 function M.state()
   return {
     running = S.client ~= nil and S.client:running(),
+    bridge_pid = S.client and S.client.job and vim.fn.jobpid(S.client.job) or nil,
     ready = S.info ~= nil,
     port = S.info and S.info.port,
     lockPath = S.info and S.info.lockPath,
+    mcpConfig = S.info and S.info.mcpConfig,
     clients = S.clients,
     diffs = diff.list(),
     terminal = terminal.running(),

@@ -5,6 +5,7 @@
 const test = require("node:test");
 const assert = require("node:assert");
 const fs = require("node:fs");
+const path = require("node:path");
 const { setup, readLock, lockFiles, waitFor } = require("./support/harness.js");
 const { ClaudeClient } = require("./support/claude.js");
 const { binaryName } = require("../ClaudeIDEBridge.novaextension/Scripts/session.js");
@@ -88,7 +89,8 @@ test("Copy Terminal Command puts the env prefix and claude on the clipboard", as
   assert.match(line, /(^| )ENABLE_IDE_INTEGRATION=true( |$)/);
   // facts: set no_proxy/NO_PROXY to include 127.0.0.1,localhost,::1.
   assert.match(line, /(^| )no_proxy=[^ ]*127\.0\.0\.1/);
-  assert.match(line, / claude$/);
+  // The code tools: --mcp-config with the bridge's config file beside its lock (docs/model-tools.md).
+  assert.ok(line.endsWith(` claude --mcp-config ${path.join(env.configDir, "ide", `${port}.mcp.json`)}`), line);
 });
 
 test("binaryName picks the bundled binary for the Mac's architecture", () => {

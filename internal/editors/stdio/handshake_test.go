@@ -75,10 +75,12 @@ func TestInitializeOrder(t *testing.T) {
 		if err := s.call(t, "initialize", s.initParams(), nil); rpcCode(err) != jsonrpc.CodeNotInitialized {
 			t.Errorf("second initialize: %v, want -32002", err)
 		}
-		// The failed attempts wrote no lock; the one that worked wrote exactly one.
+		// The failed attempts wrote no lock; the one that worked wrote exactly one, and the
+		// MCP config of the model's code tools beside it (docs/model-tools.md).
 		entries, _ := os.ReadDir(filepath.Join(s.cfgDir, "ide"))
-		if len(entries) != 1 || filepath.Join(s.cfgDir, "ide", entries[0].Name()) != r.LockPath {
-			t.Errorf("lock dir holds %v, want only %s", entries, r.LockPath)
+		want := []string{filepath.Base(r.LockPath), strings.TrimSuffix(filepath.Base(r.LockPath), ".lock") + ".mcp.json"}
+		if len(entries) != 2 || entries[0].Name() != want[0] || entries[1].Name() != want[1] {
+			t.Errorf("lock dir holds %v, want only %v", entries, want)
 		}
 		// "-32601 unknown method"
 		if err := s.call(t, "frobnicate", nil, nil); rpcCode(err) != jsonrpc.CodeMethodNotFound {

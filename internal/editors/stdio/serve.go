@@ -6,6 +6,7 @@ package stdio
 import (
 	"context"
 	"errors"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/modeltools"
 	"io"
 	"log/slog"
 	"os"
@@ -266,7 +267,9 @@ func (s *server) initialize(req *jsonrpc.Request) (any, error) {
 		LockDir:   s.opt.LockDir,
 		Trace:     s.opt.Trace,
 		Keepalive: s.opt.Keepalive, MaxClients: s.opt.MaxClients,
-		Log: s.opt.Log,
+		EditorCode: s.editorCode(conn, p.Capabilities),
+		Code:       lspCode(m),
+		Log:        s.opt.Log,
 		Events: ide.Events{
 			ClientConnected: func(id ide.ClientID, n int) {
 				conn.Notify(context.Background(), "clientConnected", map[string]any{"clientId": id, "clients": n})
@@ -287,7 +290,18 @@ func (s *server) initialize(req *jsonrpc.Request) (any, error) {
 	return map[string]any{
 		"port": b.Port(), "lockPath": b.LockPath(), "ideName": p.Name, "version": mcp.Version,
 		"env": b.Env(), "envPrefix": discovery.EnvPrefix(b.Port()),
+		"mcpConfig": b.MCPConfigPath(),
 	}, nil
+}
+
+// editorCode is the editor's language servers for the model's code tools (lspRequest), when it
+// declares them. Not with a path map: paths inside LSP params and results (URIs in any member)
+// are not translated, so the bridge's own servers answer instead.
+func (s *server) editorCode(conn *jsonrpc.Conn, caps ide.Capabilities) modeltools.Source {
+	if !caps.LSPRequest || !s.opt.PathMap.Empty() {
+		return nil
+	}
+	return remote{conn}
 }
 
 // lspRoot is the language servers' workspace: the editor's first folder, or the current
@@ -297,4 +311,12 @@ func lspRoot(folders []string) (string, error) {
 		return filepath.Abs(folders[0])
 	}
 	return os.Getwd()
+}
+
+// lspCode is the bridge's own language servers for the model's code tools, nil without them.
+func lspCode(m *lsp.Manager) modeltools.Source {
+	if m == nil {
+		return nil
+	}
+	return modeltools.LSPSource(m)
 }

@@ -17,13 +17,18 @@ const { selectionOf } = require("./editors.js");
 
 const ID = "claude-ide-bridge";
 
-/** terminalCommand is the line to paste into a shell that did not inherit the bridge's env. */
+/**
+ * terminalCommand is the line to paste into a shell that did not inherit the bridge's env. It
+ * ends with --mcp-config and the bridge's 0600 config file, which gives the model the code tools
+ * (docs/model-tools.md); the file's path, never its token, is on the line.
+ */
 function terminalCommand(info) {
   const env = info.env || {};
   const keys = Object.keys(env);
-  if (keys.length === 0 && info.envPrefix) return `${info.envPrefix} claude`;
   const quote = (v) => (/^[A-Za-z0-9_.,:/@%+=-]*$/.test(v) ? v : `'${v.replace(/'/g, `'\\''`)}'`);
-  return keys.map((k) => `${k}=${quote(String(env[k]))}`).join(" ") + " claude";
+  const claude = info.mcpConfig ? ` claude --mcp-config ${quote(String(info.mcpConfig))}` : " claude";
+  if (keys.length === 0 && info.envPrefix) return info.envPrefix + claude;
+  return keys.map((k) => `${k}=${quote(String(env[k]))}`).join(" ") + claude;
 }
 
 /** mentionOf turns an editor's selection into atMentioned params (0-based, lineEnd inclusive). */

@@ -1,0 +1,100 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
+)
+
+// cmdMCPConfig prints how to give a CLI started elsewhere the code tools of the live bridge
+// serving the current directory (or --workspace, or the one on --port): the --mcp-config JSON,
+// the file holding it, and the equivalent `claude mcp add`. The token is read from that file
+// (0600, next to the bridge's lock file; docs/security.md).
+func cmdMCPConfig(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("mcp-config", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var (
+		workspace = fs.String("workspace", "", "directory to find a bridge for (default: the current directory)")
+		port      = fs.Int("port", 0, "the bridge on this port, whatever its workspace")
+		jsonOnly  = fs.Bool("json", false, "print only the JSON (for --mcp-config '<json>' or a file)")
+		pathOnly  = fs.Bool("path", false, "print only the config file's path (for --mcp-config <path>)")
+	)
+	if err := fs.Parse(args); err != nil {
+		return errUsage
+	}
+	li, err := findBridge(*workspace, *port)
+	if err != nil {
+		return err
+	}
+	dir := filepath.Dir(li.Path)
+	c, err := discovery.ReadMCPConfig(dir, li.Port)
+	if err != nil {
+		return err
+	}
+	path := discovery.MCPConfigPath(dir, li.Port)
+	data, _ := json.MarshalIndent(c, "", "  ")
+	switch {
+	case *pathOnly:
+		fmt.Fprintln(stdout, path)
+		return nil
+	case *jsonOnly:
+		fmt.Fprintln(stdout, string(data))
+		return nil
+	}
+	s := c.MCPServers[discovery.MCPServerName]
+	fmt.Fprintf(stdout, "%s\n\nStart claude with the code tools of the bridge on port %d (the file is 0600 and\ngoes away with the bridge; the token stays off the command line):\n\n  claude --mcp-config %s\n",
+		data, li.Port, shellQuote(path))
+	fmt.Fprintf(stdout, "\nOr register them (stored in claude's config; stale once this bridge stops):\n\n  claude mcp add --transport http %s %s --header %s\n",
+		discovery.MCPServerName, s.URL, shellQuote("Authorization: "+s.Headers["Authorization"]))
+	return nil
+}
+
+// findBridge is the live bridge on port, else the newest live one whose workspace holds dir.
+func findBridge(dir string, port int) (discovery.LockInfo, error) {
+	locks, err := discovery.ListLocks(discovery.Dirs())
+	if err != nil && len(locks) == 0 {
+		return discovery.LockInfo{}, err
+	}
+	if port != 0 {
+		for _, li := range locks {
+			if li.Port == port && li.ParseErr == nil && !li.Stale() && li.PortAnswering {
+				return li, nil
+			}
+		}
+		return discovery.LockInfo{}, fmt.Errorf("no running IDE server on port %d", port)
+	}
+	if dir == "" {
+		dir, _ = os.Getwd()
+	}
+	resolved, err := discovery.ResolveFolders([]string{dir})
+	if err != nil {
+		return discovery.LockInfo{}, err
+	}
+	dir = resolved[0]
+	for _, li := range locks { // newest first, like the CLI
+		if li.ParseErr != nil || li.Stale() || !li.PortAnswering {
+			continue
+		}
+		for _, f := range li.Lock.WorkspaceFolders {
+			if dir == f || strings.HasPrefix(dir, strings.TrimSuffix(f, string(filepath.Separator))+string(filepath.Separator)) {
+				return li, nil
+			}
+		}
+	}
+	return discovery.LockInfo{}, errors.New("no running IDE server serves " + dir + ` (start one with "claude-ide-bridge serve")`)
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-:=@+,") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

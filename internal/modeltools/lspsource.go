@@ -1,0 +1,41 @@
+package modeltools
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/lsp"
+)
+
+// LSPSource is the bridge's own language servers (internal/lsp) as a Source. A file whose
+// extension has no configured server is a *NoServerError naming the flag that would add one;
+// positions are UTF-16 both ways (the Manager offers servers no other encoding).
+func LSPSource(m *lsp.Manager) Source {
+	return SourceFunc(func(ctx context.Context, path, method string, params, result any) (Answer, error) {
+		if !m.Handles(path) {
+			return Answer{}, &NoServerError{Source: "the bridge", Reason: noBridgeServer(path)}
+		}
+		err := m.Request(ctx, path, method, params, result)
+		if errors.Is(err, lsp.ErrNoServer) {
+			return Answer{}, &NoServerError{Source: "the bridge", Reason: err.Error()}
+		}
+		name := ""
+		for _, s := range m.Servers() {
+			for _, ext := range s.Extensions {
+				if lsp.NormalizeExt(ext) == lsp.NormalizeExt(filepath.Ext(path)) {
+					name = s.Name()
+				}
+			}
+		}
+		return Answer{Encoding: "utf-16", Server: name}, err
+	})
+}
+
+func noBridgeServer(path string) string {
+	ext := filepath.Ext(path)
+	if ext == "" {
+		return "no language server configured for " + filepath.Base(path) + " (it has no extension)"
+	}
+	return "no language server configured for " + ext + " files (serve --lsp " + ext + "=COMMAND)"
+}

@@ -1,0 +1,193 @@
+package modeltools
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// maxFileSize bounds what is read to find a column or a context line.
+const maxFileSize = 32 << 20
+
+// lspPosition is an LSP Position (0-based line, character in the server's unit).
+type lspPosition struct {
+	Line      int `json:"line"`
+	Character int `json:"character"`
+}
+
+type lspRange struct {
+	Start lspPosition `json:"start"`
+	End   lspPosition `json:"end"`
+}
+
+type textDocument struct {
+	URI string `json:"uri"`
+}
+
+// positionParams is TextDocumentPositionParams (and what references and rename add to it).
+type positionParams struct {
+	TextDocument textDocument   `json:"textDocument"`
+	Position     lspPosition    `json:"position"`
+	Context      *refContext    `json:"context,omitempty"`
+	NewName      string         `json:"newName,omitempty"`
+	units        map[string]int // the column in every unit; see Units
+}
+
+type refContext struct {
+	IncludeDeclaration bool `json:"includeDeclaration"`
+}
+
+// Units is the request's column in each position encoding ("utf-8", "utf-16", "utf-32"), for a
+// source whose server did not negotiate UTF-16.
+func (p positionParams) Units() map[string]int { return p.units }
+
+// PositionUnits is implemented by params that carry a position: the same column in every
+// encoding, so that a source can hand its server the one it negotiated.
+type PositionUnits interface{ Units() map[string]int }
+
+// pathURI makes a file:// URI of an absolute path.
+func pathURI(path string) string {
+	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(path)}).String()
+}
+
+// uriPath makes a path of a file:// URI ("" if it is not one).
+func uriPath(uri string) string {
+	u, err := url.Parse(uri)
+	if err != nil || u.Scheme != "file" {
+		return ""
+	}
+	return filepath.FromSlash(u.Path)
+}
+
+// files reads and caches the lines of files for one tool call.
+type files struct {
+	m map[string][]string
+}
+
+func (f *files) lines(path string) ([]string, error) {
+	if l, ok := f.m[path]; ok {
+		return l, nil
+	}
+	if f.m == nil {
+		f.m = map[string][]string{}
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%s does not exist", path)
+		}
+		return nil, err
+	}
+	if fi.IsDir() {
+		return nil, fmt.Errorf("%s is a directory, not a file", path)
+	}
+	if fi.Size() > maxFileSize {
+		return nil, fmt.Errorf("%s is too big (%d bytes)", path, fi.Size())
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	l := strings.Split(strings.ReplaceAll(string(b), "\r\n", "\n"), "\n")
+	f.m[path] = l
+	return l, nil
+}
+
+// line is the text of a 0-based line, "" when out of range or unreadable.
+func (f *files) line(path string, n int) string {
+	l, err := f.lines(path)
+	if err != nil || n < 0 || n >= len(l) {
+		return ""
+	}
+	return l[n]
+}
+
+// findSymbol returns the byte offset of symbol on line: the first occurrence as a whole word,
+// else the first occurrence at all. -1 when absent.
+func findSymbol(line, symbol string) int {
+	first := -1
+	for i := 0; ; {
+		j := strings.Index(line[i:], symbol)
+		if j < 0 {
+			return first
+		}
+		at := i + j
+		if first < 0 {
+			first = at
+		}
+		if wordEdge(line, at, at+len(symbol)) {
+			return at
+		}
+		i = at + 1
+		if i >= len(line) {
+			return first
+		}
+	}
+}
+
+func wordEdge(line string, start, end int) bool {
+	isWord := func(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) }
+	if start > 0 {
+		r, _ := utf8.DecodeLastRuneInString(line[:start])
+		if isWord(r) {
+			return false
+		}
+	}
+	if end < len(line) {
+		r, _ := utf8.DecodeRuneInString(line[end:])
+		if isWord(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// units converts a byte offset on line into the column in every encoding.
+func units(line string, byteOff int) map[string]int {
+	prefix := line[:byteOff]
+	u16 := 0
+	for _, r := range prefix {
+		if l := utf16.RuneLen(r); l > 0 {
+			u16 += l
+		} else {
+			u16++
+		}
+	}
+	return map[string]int{"utf-8": byteOff, "utf-16": u16, "utf-32": utf8.RuneCountInString(prefix)}
+}
+
+// column converts a server's character offset on line (in enc) into a 1-based column counted
+// in characters (runes): what a model reads, whatever the server's unit.
+func column(line string, character int, enc string) int {
+	if character <= 0 {
+		return 1
+	}
+	n := 0 // units consumed
+	col := 0
+	for _, r := range line {
+		if n >= character {
+			return col + 1
+		}
+		switch enc {
+		case "utf-8":
+			n += utf8.RuneLen(r)
+		case "utf-32":
+			n++
+		default:
+			if l := utf16.RuneLen(r); l > 0 {
+				n += l
+			} else {
+				n++
+			}
+		}
+		col++
+	}
+	return col + 1
+}

@@ -1,0 +1,186 @@
+package modeltools
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// location is a place in a file, as a server gave it (0-based, server units).
+type location struct {
+	URI   string   `json:"uri"`
+	Range lspRange `json:"range"`
+}
+
+// anyLocation holds either shape; one pass decodes a list of either.
+type anyLocation struct {
+	URI                  string    `json:"uri"`
+	Range                lspRange  `json:"range"`
+	TargetURI            string    `json:"targetUri"`
+	TargetSelectionRange *lspRange `json:"targetSelectionRange"`
+}
+
+func (a anyLocation) location() location {
+	if a.TargetURI != "" {
+		l := location{URI: a.TargetURI}
+		if a.TargetSelectionRange != nil {
+			l.Range = *a.TargetSelectionRange
+		}
+		return l
+	}
+	return location{URI: a.URI, Range: a.Range}
+}
+
+// parseLocations reads Location | Location[] | LocationLink[] | null.
+func parseLocations(raw json.RawMessage) ([]location, error) {
+	raw = json.RawMessage(strings.TrimSpace(string(raw)))
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	if raw[0] == '{' {
+		var l anyLocation
+		if err := json.Unmarshal(raw, &l); err != nil {
+			return nil, fmt.Errorf("unreadable location from the language server: %w", err)
+		}
+		return []location{l.location()}, nil
+	}
+	var items []anyLocation
+	if err := json.Unmarshal(raw, &items); err != nil {
+		return nil, fmt.Errorf("unreadable locations from the language server: %w", err)
+	}
+	out := make([]location, len(items))
+	for i, it := range items {
+		out[i] = it.location()
+	}
+	return out, nil
+}
+
+// entry is one line of a tool's answer: a place and what to say after it.
+type entry struct {
+	path      string // absolute
+	line, col int    // 1-based; col in characters
+	text      string // after "path:line:col: "; the context line when empty
+	order     int    // keeps the server's order among equal places (document symbols)
+}
+
+// formatter turns server places into the model's lines.
+type formatter struct {
+	files   files
+	folders []string
+	enc     string
+	max     int
+}
+
+// at makes an entry of a server position in path.
+func (f *formatter) at(path string, p lspPosition, text string) entry {
+	line := f.files.line(path, p.Line)
+	return entry{path: path, line: p.Line + 1, col: column(line, p.Character, f.enc), text: text}
+}
+
+// display is path relative to the workspace folder holding it, else absolute.
+func (f *formatter) display(path string) string {
+	for _, d := range f.folders {
+		if rel, err := filepath.Rel(d, path); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return filepath.ToSlash(rel)
+		}
+	}
+	return path
+}
+
+// context is a line of a file, trimmed and bounded, for one result line.
+func (f *formatter) context(path string, line int) string {
+	s := strings.TrimSpace(f.files.line(path, line-1))
+	return clip(s, 160)
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+// list writes entries sorted by place (unless keepOrder), without repeats, at most f.max,
+// then "… N more" when there were more.
+func (f *formatter) list(header string, es []entry, keepOrder bool) string {
+	if !keepOrder {
+		sort.SliceStable(es, func(i, j int) bool {
+			a, b := es[i], es[j]
+			if a.path != b.path {
+				return f.display(a.path) < f.display(b.path)
+			}
+			if a.line != b.line {
+				return a.line < b.line
+			}
+			return a.col < b.col
+		})
+	}
+	var b strings.Builder
+	b.WriteString(header)
+	b.WriteByte('\n')
+	shown, seen := 0, map[string]bool{}
+	total := 0
+	for _, e := range es {
+		text := e.text
+		if text == "" {
+			text = f.context(e.path, e.line)
+		}
+		s := fmt.Sprintf("%s:%d:%d: %s", f.display(e.path), e.line, e.col, text)
+		if seen[s] {
+			continue
+		}
+		seen[s] = true
+		total++
+		if shown < f.max {
+			b.WriteString(strings.TrimRight(s, " "))
+			b.WriteByte('\n')
+			shown++
+		}
+	}
+	if total > shown {
+		fmt.Fprintf(&b, "… %d more not shown (%d in all)\n", total-shown, total)
+	}
+	return b.String()
+}
+
+// byteOffset converts a server character offset on line into a byte offset (clamped).
+func byteOffset(line string, character int, enc string) int {
+	n := 0
+	for i, r := range line {
+		if n >= character {
+			return i
+		}
+		switch enc {
+		case "utf-8":
+			n += utf8.RuneLen(r)
+		case "utf-32":
+			n++
+		default:
+			if l := utf16.RuneLen(r); l > 0 {
+				n += l
+			} else {
+				n++
+			}
+		}
+	}
+	return len(line)
+}
+
+var symbolKinds = [...]string{1: "file", "module", "namespace", "package", "class", "method", "property",
+	"field", "constructor", "enum", "interface", "function", "variable", "constant", "string", "number",
+	"boolean", "array", "object", "key", "null", "enum member", "struct", "event", "operator", "type parameter"}
+
+func kindName(k int) string {
+	if k > 0 && k < len(symbolKinds) {
+		return symbolKinds[k]
+	}
+	return "symbol"
+}

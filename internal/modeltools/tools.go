@@ -1,0 +1,548 @@
+package modeltools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Options configures the tools.
+type Options struct {
+	Source Source
+	// Folders returns the workspace folders (absolute); relative paths are taken against the
+	// first, and paths inside one are shown relative to it.
+	Folders func() []string
+	// MaxResults bounds the lines of one answer (default 50); the rest is counted as "N more".
+	MaxResults int
+	Version    string
+}
+
+// PositionInput is where a model points: a line and the name on it, never a column.
+type PositionInput struct {
+	Path   string `json:"path" jsonschema:"the file: relative to the workspace root, or absolute"`
+	Line   int    `json:"line" jsonschema:"1-based line number, as an editor or grep -n shows it"`
+	Symbol string `json:"symbol" jsonschema:"the identifier as it appears on that line (e.g. Close, not c.Close()); the tool finds its column"`
+}
+
+// RenameInput is a position and the name to rename to.
+type RenameInput struct {
+	Path    string `json:"path" jsonschema:"the file: relative to the workspace root, or absolute"`
+	Line    int    `json:"line" jsonschema:"1-based line number, as an editor or grep -n shows it"`
+	Symbol  string `json:"symbol" jsonschema:"the identifier as it appears on that line; the tool finds its column"`
+	NewName string `json:"new_name" jsonschema:"the new name"`
+}
+
+// FileInput names a file.
+type FileInput struct {
+	Path string `json:"path" jsonschema:"the file: relative to the workspace root, or absolute"`
+}
+
+// QueryInput searches the workspace.
+type QueryInput struct {
+	Query string `json:"query" jsonschema:"a symbol name or part of one (the language server matches fuzzily)"`
+	Path  string `json:"path" jsonschema:"any file of the project in the language to search: it picks the language server"`
+}
+
+const posHelp = " Point at a symbol with path, a 1-based line and the symbol's name on that line. " +
+	"Results are path:line:col (1-based) followed by the line's text."
+
+// NewServer returns the MCP server with the eight tools. Its handlers are safe for concurrent
+// use; each tool call makes one or two requests to o.Source.
+func NewServer(o Options) *mcp.Server {
+	if o.MaxResults <= 0 {
+		o.MaxResults = 50
+	}
+	if o.Folders == nil {
+		o.Folders = func() []string { return nil }
+	}
+	if o.Version == "" {
+		o.Version = "0"
+	}
+	t := &tools{o: o}
+	s := mcp.NewServer(&mcp.Implementation{Name: "claude-ide-bridge-code", Version: o.Version}, &mcp.ServerOptions{
+		Instructions: "Code navigation answered by the project's language servers (the editor's when it has them). " +
+			"Prefer these to grep for definitions, references, implementations and callers: they understand scopes and types.",
+	})
+	readOnly := &mcp.ToolAnnotations{ReadOnlyHint: true}
+	mcp.AddTool(s, &mcp.Tool{Name: "definition", Annotations: readOnly,
+		Description: "Where a symbol is defined (go to definition)." + posHelp}, t.definition)
+	mcp.AddTool(s, &mcp.Tool{Name: "references", Annotations: readOnly,
+		Description: "Every use of a symbol across the project, its declaration included (find references)." + posHelp}, t.references)
+	mcp.AddTool(s, &mcp.Tool{Name: "hover", Annotations: readOnly,
+		Description: "A symbol's type or signature and its documentation." + posHelp}, t.hover)
+	mcp.AddTool(s, &mcp.Tool{Name: "document_symbols", Annotations: readOnly,
+		Description: "The outline of one file: its types, functions, methods, fields, with their places."}, t.documentSymbols)
+	mcp.AddTool(s, &mcp.Tool{Name: "workspace_symbols", Annotations: readOnly,
+		Description: "Find symbols by name across the project. Give path: any file of the project in that language."}, t.workspaceSymbols)
+	mcp.AddTool(s, &mcp.Tool{Name: "implementations", Annotations: readOnly,
+		Description: "The types implementing an interface, or the methods implementing an interface method." + posHelp}, t.implementations)
+	mcp.AddTool(s, &mcp.Tool{Name: "incoming_calls", Annotations: readOnly,
+		Description: "The places that call a function or method, with the calling function's name." + posHelp}, t.incomingCalls)
+	mcp.AddTool(s, &mcp.Tool{Name: "rename_preview", Annotations: readOnly,
+		Description: "Every edit renaming a symbol would make, each shown as the changed line. Nothing is changed: apply the edits yourself if you want them." + posHelp}, t.renamePreview)
+	return s
+}
+
+type tools struct{ o Options }
+
+// call is one tool call's state: the formatter (file cache) and what the source said.
+type call struct {
+	t    *tools
+	f    formatter
+	note string
+	srv  string
+}
+
+func (t *tools) newCall() *call {
+	return &call{t: t, f: formatter{folders: t.o.Folders(), max: t.o.MaxResults}}
+}
+
+// abs resolves a path the model gave.
+func (c *call) abs(p string) (string, error) {
+	p = strings.TrimSpace(strings.TrimPrefix(p, "file://"))
+	if p == "" {
+		return "", errors.New("path is required")
+	}
+	if !filepath.IsAbs(p) {
+		if len(c.f.folders) == 0 {
+			return "", fmt.Errorf("path %q is relative and there is no workspace folder; give an absolute path", p)
+		}
+		p = filepath.Join(c.f.folders[0], p)
+	}
+	p = filepath.Clean(p)
+	if _, err := c.f.files.lines(p); err != nil {
+		return "", err
+	}
+	return p, nil
+}
+
+// position finds the symbol on the line and builds the request's params.
+func (c *call) position(path string, line int, symbol string) (positionParams, error) {
+	var pp positionParams
+	abs, err := c.abs(path)
+	if err != nil {
+		return pp, err
+	}
+	symbol = strings.TrimSpace(symbol)
+	if symbol == "" {
+		return pp, errors.New("symbol is required: the name as it appears on the line")
+	}
+	lines, _ := c.f.files.lines(abs)
+	if line < 1 || line > len(lines) {
+		return pp, fmt.Errorf("line %d is out of range: %s has %d lines", line, c.f.display(abs), len(lines))
+	}
+	text := lines[line-1]
+	at := findSymbol(text, symbol)
+	if at < 0 {
+		return pp, fmt.Errorf("%q is not on line %d of %s, which reads: %s", symbol, line, c.f.display(abs), clip(strings.TrimSpace(text), 200))
+	}
+	u := units(text, at)
+	pp.TextDocument.URI = pathURI(abs)
+	pp.Position = lspPosition{Line: line - 1, Character: u["utf-16"]}
+	pp.units = u
+	return pp, nil
+}
+
+// request asks the source and remembers how to read its answer.
+func (c *call) request(ctx context.Context, path, method string, params any) (json.RawMessage, error) {
+	var raw json.RawMessage
+	a, err := c.t.o.Source.Request(ctx, path, method, params, &raw)
+	if err != nil {
+		return nil, err
+	}
+	c.f.enc = a.Encoding
+	if c.f.enc == "" {
+		c.f.enc = "utf-16"
+	}
+	if a.Note != "" {
+		c.note = a.Note
+	}
+	if a.Server != "" {
+		c.srv = a.Server
+	}
+	return raw, nil
+}
+
+// text is a tool result: the body, with the source's note after it.
+func (c *call) text(body string) *mcp.CallToolResult {
+	if c.note != "" {
+		body += "(" + c.note + ")\n"
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: body}}}
+}
+
+func (c *call) locations(ctx context.Context, in PositionInput, method, what string, extra func(*positionParams)) (*mcp.CallToolResult, any, error) {
+	pp, err := c.position(in.Path, in.Line, in.Symbol)
+	if err != nil {
+		return nil, nil, err
+	}
+	if extra != nil {
+		extra(&pp)
+	}
+	abs := uriPath(pp.TextDocument.URI)
+	raw, err := c.request(ctx, abs, method, pp)
+	if err != nil {
+		return nil, nil, err
+	}
+	locs, err := parseLocations(raw)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(locs) == 0 {
+		return c.text(fmt.Sprintf("No %s found for %s at %s:%d.\n", what, in.Symbol, c.f.display(abs), in.Line)), nil, nil
+	}
+	es := make([]entry, 0, len(locs))
+	for _, l := range locs {
+		p := uriPath(l.URI)
+		if p == "" {
+			continue
+		}
+		es = append(es, c.f.at(p, l.Range.Start, ""))
+	}
+	return c.text(c.f.list(fmt.Sprintf("%s of %s (%s:%d):", what, in.Symbol, c.f.display(abs), in.Line), es, false)), nil, nil
+}
+
+func (t *tools) definition(ctx context.Context, _ *mcp.CallToolRequest, in PositionInput) (*mcp.CallToolResult, any, error) {
+	return t.newCall().locations(ctx, in, "textDocument/definition", "definition", nil)
+}
+
+func (t *tools) references(ctx context.Context, _ *mcp.CallToolRequest, in PositionInput) (*mcp.CallToolResult, any, error) {
+	return t.newCall().locations(ctx, in, "textDocument/references", "references", func(p *positionParams) {
+		p.Context = &refContext{IncludeDeclaration: true}
+	})
+}
+
+func (t *tools) implementations(ctx context.Context, _ *mcp.CallToolRequest, in PositionInput) (*mcp.CallToolResult, any, error) {
+	return t.newCall().locations(ctx, in, "textDocument/implementation", "implementations", nil)
+}
+
+func (t *tools) hover(ctx context.Context, _ *mcp.CallToolRequest, in PositionInput) (*mcp.CallToolResult, any, error) {
+	c := t.newCall()
+	pp, err := c.position(in.Path, in.Line, in.Symbol)
+	if err != nil {
+		return nil, nil, err
+	}
+	raw, err := c.request(ctx, uriPath(pp.TextDocument.URI), "textDocument/hover", pp)
+	if err != nil {
+		return nil, nil, err
+	}
+	var h struct {
+		Contents json.RawMessage `json:"contents"`
+	}
+	if len(raw) > 0 && string(raw) != "null" {
+		if err := json.Unmarshal(raw, &h); err != nil {
+			return nil, nil, fmt.Errorf("unreadable hover from the language server: %w", err)
+		}
+	}
+	s := strings.TrimSpace(hoverText(h.Contents))
+	if s == "" {
+		return c.text(fmt.Sprintf("No hover information for %s at %s:%d.\n", in.Symbol, in.Path, in.Line)), nil, nil
+	}
+	return c.text(clip(s, 8000) + "\n"), nil, nil
+}
+
+// hoverText reads MarkupContent | MarkedString | MarkedString[].
+func hoverText(raw json.RawMessage) string {
+	if len(raw) == 0 || string(raw) == "null" {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var mc struct {
+		Kind, Language, Value string
+	}
+	if json.Unmarshal(raw, &mc) == nil && (mc.Value != "" || mc.Kind != "") {
+		if mc.Language != "" {
+			return "```" + mc.Language + "\n" + mc.Value + "\n```"
+		}
+		return mc.Value
+	}
+	var list []json.RawMessage
+	if json.Unmarshal(raw, &list) == nil {
+		parts := make([]string, 0, len(list))
+		for _, it := range list {
+			parts = append(parts, hoverText(it))
+		}
+		return strings.Join(parts, "\n\n")
+	}
+	return ""
+}
+
+// symbol is DocumentSymbol or SymbolInformation/WorkspaceSymbol, whichever came.
+type symbol struct {
+	Name           string          `json:"name"`
+	Detail         string          `json:"detail"`
+	Kind           int             `json:"kind"`
+	ContainerName  string          `json:"containerName"`
+	SelectionRange *lspRange       `json:"selectionRange"`
+	Location       json.RawMessage `json:"location"`
+	Children       []symbol        `json:"children"`
+}
+
+func (c *call) symbolEntries(ss []symbol, docPath, prefix string, out []entry) []entry {
+	for _, s := range ss {
+		name := s.Name
+		if prefix != "" {
+			name = prefix + "." + s.Name
+		}
+		text := kindName(s.Kind) + " " + name
+		if d := strings.TrimSpace(s.Detail); d != "" {
+			text += " " + clip(strings.Join(strings.Fields(d), " "), 120)
+		}
+		if s.ContainerName != "" {
+			text += " (in " + s.ContainerName + ")"
+		}
+		switch {
+		case s.SelectionRange != nil:
+			e := c.f.at(docPath, s.SelectionRange.Start, text)
+			e.order = len(out)
+			out = append(out, e)
+		case len(s.Location) > 0:
+			var l struct {
+				URI   string    `json:"uri"`
+				Range *lspRange `json:"range"`
+			}
+			if json.Unmarshal(s.Location, &l) != nil || uriPath(l.URI) == "" {
+				continue
+			}
+			var p lspPosition
+			if l.Range != nil {
+				p = l.Range.Start
+			}
+			e := c.f.at(uriPath(l.URI), p, text)
+			if l.Range == nil {
+				e.line, e.col = 1, 1
+			}
+			e.order = len(out)
+			out = append(out, e)
+		}
+		out = c.symbolEntries(s.Children, docPath, name, out)
+	}
+	return out
+}
+
+func (t *tools) documentSymbols(ctx context.Context, _ *mcp.CallToolRequest, in FileInput) (*mcp.CallToolResult, any, error) {
+	c := t.newCall()
+	abs, err := c.abs(in.Path)
+	if err != nil {
+		return nil, nil, err
+	}
+	raw, err := c.request(ctx, abs, "textDocument/documentSymbol", map[string]any{"textDocument": textDocument{URI: pathURI(abs)}})
+	if err != nil {
+		return nil, nil, err
+	}
+	var ss []symbol
+	if len(raw) > 0 && string(raw) != "null" {
+		if err := json.Unmarshal(raw, &ss); err != nil {
+			return nil, nil, fmt.Errorf("unreadable symbols from the language server: %w", err)
+		}
+	}
+	if len(ss) == 0 {
+		return c.text(fmt.Sprintf("No symbols in %s.\n", c.f.display(abs))), nil, nil
+	}
+	es := c.symbolEntries(ss, abs, "", nil)
+	sort.SliceStable(es, func(i, j int) bool {
+		if es[i].line != es[j].line {
+			return es[i].line < es[j].line
+		}
+		return es[i].order < es[j].order
+	})
+	return c.text(c.f.list(fmt.Sprintf("symbols of %s:", c.f.display(abs)), es, true)), nil, nil
+}
+
+func (t *tools) workspaceSymbols(ctx context.Context, _ *mcp.CallToolRequest, in QueryInput) (*mcp.CallToolResult, any, error) {
+	c := t.newCall()
+	if strings.TrimSpace(in.Query) == "" {
+		return nil, nil, errors.New("query is required")
+	}
+	if strings.TrimSpace(in.Path) == "" {
+		return nil, nil, errors.New("path is required: any file of the project in the language to search (it picks the language server)")
+	}
+	abs, err := c.abs(in.Path)
+	if err != nil {
+		return nil, nil, err
+	}
+	raw, err := c.request(ctx, abs, "workspace/symbol", map[string]string{"query": in.Query})
+	if err != nil {
+		return nil, nil, err
+	}
+	var ss []symbol
+	if len(raw) > 0 && string(raw) != "null" {
+		if err := json.Unmarshal(raw, &ss); err != nil {
+			return nil, nil, fmt.Errorf("unreadable symbols from the language server: %w", err)
+		}
+	}
+	if len(ss) == 0 {
+		return c.text(fmt.Sprintf("No symbols match %q.\n", in.Query)), nil, nil
+	}
+	return c.text(c.f.list(fmt.Sprintf("symbols matching %q:", in.Query), c.symbolEntries(ss, "", "", nil), false)), nil, nil
+}
+
+func (t *tools) incomingCalls(ctx context.Context, _ *mcp.CallToolRequest, in PositionInput) (*mcp.CallToolResult, any, error) {
+	c := t.newCall()
+	pp, err := c.position(in.Path, in.Line, in.Symbol)
+	if err != nil {
+		return nil, nil, err
+	}
+	abs := uriPath(pp.TextDocument.URI)
+	raw, err := c.request(ctx, abs, "textDocument/prepareCallHierarchy", pp)
+	if err != nil {
+		return nil, nil, err
+	}
+	var items []json.RawMessage
+	if len(raw) > 0 && string(raw) != "null" {
+		if err := json.Unmarshal(raw, &items); err != nil {
+			return nil, nil, fmt.Errorf("unreadable call hierarchy from the language server: %w", err)
+		}
+	}
+	if len(items) == 0 {
+		return c.text(fmt.Sprintf("%s at %s:%d is not a function or method the language server can find callers of.\n", in.Symbol, c.f.display(abs), in.Line)), nil, nil
+	}
+	var es []entry
+	for _, item := range items {
+		var calls []struct {
+			From struct {
+				Name string `json:"name"`
+				URI  string `json:"uri"`
+			} `json:"from"`
+			FromRanges []lspRange `json:"fromRanges"`
+		}
+		raw, err := c.request(ctx, abs, "callHierarchy/incomingCalls", map[string]json.RawMessage{"item": item})
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(raw) > 0 && string(raw) != "null" {
+			if err := json.Unmarshal(raw, &calls); err != nil {
+				return nil, nil, fmt.Errorf("unreadable incoming calls from the language server: %w", err)
+			}
+		}
+		for _, call := range calls {
+			p := uriPath(call.From.URI)
+			if p == "" {
+				continue
+			}
+			for _, r := range call.FromRanges {
+				e := c.f.at(p, r.Start, "")
+				e.text = c.f.context(p, e.line) + "   (in " + call.From.Name + ")"
+				es = append(es, e)
+			}
+		}
+	}
+	if len(es) == 0 {
+		return c.text(fmt.Sprintf("No calls to %s found.\n", in.Symbol)), nil, nil
+	}
+	return c.text(c.f.list(fmt.Sprintf("calls to %s (%s:%d):", in.Symbol, c.f.display(abs), in.Line), es, false)), nil, nil
+}
+
+type textEdit struct {
+	Range   lspRange `json:"range"`
+	NewText string   `json:"newText"`
+}
+
+func (t *tools) renamePreview(ctx context.Context, _ *mcp.CallToolRequest, in RenameInput) (*mcp.CallToolResult, any, error) {
+	c := t.newCall()
+	if strings.TrimSpace(in.NewName) == "" {
+		return nil, nil, errors.New("new_name is required")
+	}
+	pp, err := c.position(in.Path, in.Line, in.Symbol)
+	if err != nil {
+		return nil, nil, err
+	}
+	pp.NewName = in.NewName
+	abs := uriPath(pp.TextDocument.URI)
+	raw, err := c.request(ctx, abs, "textDocument/rename", pp)
+	if err != nil {
+		return nil, nil, err
+	}
+	var we struct {
+		Changes         map[string][]textEdit `json:"changes"`
+		DocumentChanges []struct {
+			Kind         string       `json:"kind"`
+			TextDocument textDocument `json:"textDocument"`
+			Edits        []textEdit   `json:"edits"`
+			OldURI       string       `json:"oldUri"`
+			NewURI       string       `json:"newUri"`
+			URI          string       `json:"uri"`
+		} `json:"documentChanges"`
+	}
+	if len(raw) > 0 && string(raw) != "null" {
+		if err := json.Unmarshal(raw, &we); err != nil {
+			return nil, nil, fmt.Errorf("unreadable rename edits from the language server: %w", err)
+		}
+	}
+	edits := map[string][]textEdit{}
+	var ops []string
+	for uri, es := range we.Changes {
+		edits[uri] = append(edits[uri], es...)
+	}
+	for _, dc := range we.DocumentChanges {
+		switch dc.Kind {
+		case "":
+			edits[dc.TextDocument.URI] = append(edits[dc.TextDocument.URI], dc.Edits...)
+		case "rename":
+			ops = append(ops, fmt.Sprintf("rename file %s to %s", c.f.display(uriPath(dc.OldURI)), c.f.display(uriPath(dc.NewURI))))
+		default:
+			ops = append(ops, fmt.Sprintf("%s file %s", dc.Kind, c.f.display(uriPath(dc.URI))))
+		}
+	}
+	var es []entry
+	for uri, list := range edits {
+		p := uriPath(uri)
+		if p == "" {
+			continue
+		}
+		es = append(es, c.previewEdits(p, list)...)
+	}
+	if len(es) == 0 && len(ops) == 0 {
+		return c.text(fmt.Sprintf("Renaming %s would change nothing.\n", in.Symbol)), nil, nil
+	}
+	header := fmt.Sprintf("renaming %s to %s would make %d edits in %d files (nothing was changed; each line is shown as it would read):", in.Symbol, in.NewName, len(es), len(edits))
+	out := c.f.list(header, es, false)
+	for _, op := range ops {
+		out += "and " + op + "\n"
+	}
+	return c.text(out), nil, nil
+}
+
+// previewEdits shows each edit at its place, with its line as it would read after every edit on
+// that line (edits spanning lines show their new text).
+func (c *call) previewEdits(path string, list []textEdit) []entry {
+	byLine := map[int][]textEdit{}
+	for _, e := range list {
+		byLine[e.Range.Start.Line] = append(byLine[e.Range.Start.Line], e)
+	}
+	var out []entry
+	for ln, es := range byLine {
+		line := c.f.files.line(path, ln)
+		sort.Slice(es, func(i, j int) bool { return es[i].Range.Start.Character > es[j].Range.Start.Character })
+		after := line
+		multi := false
+		for _, e := range es {
+			if e.Range.End.Line != ln {
+				multi = true
+				continue
+			}
+			s, t := byteOffset(after, e.Range.Start.Character, c.f.enc), byteOffset(after, e.Range.End.Character, c.f.enc)
+			// after is edited right to left, so offsets to the left are still the server's.
+			if s <= t && t <= len(after) {
+				after = after[:s] + e.NewText + after[t:]
+			}
+		}
+		for _, e := range es {
+			text := clip(strings.TrimSpace(after), 160)
+			if multi && e.Range.End.Line != ln {
+				text = "replace through line " + fmt.Sprint(e.Range.End.Line+1) + " with " + clip(fmt.Sprintf("%q", e.NewText), 160)
+			}
+			out = append(out, c.f.at(path, e.Range.Start, text))
+		}
+	}
+	return out
+}
