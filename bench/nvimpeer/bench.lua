@@ -112,6 +112,12 @@ end
 
 -- BenchWiggle moves the cursor every `every` ms, count times (the CPU row).
 function BenchWiggle(every, count)
+  local sel = vim.fn.bufwinid(os.getenv("BENCH_SEL_FILE"))
+  if sel ~= -1 then
+    api.nvim_set_current_win(sel)
+  else
+    vim.cmd("edit " .. vim.fn.fnameescape(os.getenv("BENCH_SEL_FILE")))
+  end
   local line = 1
   vim.fn.timer_start(every, function()
     line = line % 150 + 1

@@ -220,6 +220,7 @@ func session(cfg config, target, tmp string) (metrics, error) {
 	m["cpu_pct"] = 100 * (cpuOf(pids) - cpu0) / time.Since(t0).Seconds()
 	m["cpu_selections"] = float64(c.selections() - before)
 	if m["cpu_selections"] == 0 {
+		delete(m, "cpu_pct") // not the row's load
 		return m, errors.New("no selection_changed during the CPU row")
 	}
 	return m, nil
