@@ -173,7 +173,8 @@ func TestClaudeCodeArgs(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			os.Remove(out)
-			e := newEnv(t, map[string]any{"terminal_cmd": tc.cmd}, false)
+			// model_tools off: only the user's arguments here (--mcp-config has its own test).
+			e := newEnv(t, map[string]any{"terminal_cmd": tc.cmd, "model_tools": false}, false)
 			e.n.ex(t, "ClaudeCode --resume")
 			waitFor(t, "the CLI's arguments", func() bool { _, err := os.Stat(out); return err == nil })
 			if got := fileText(t, out); got != "--resume\n" {
@@ -236,6 +237,7 @@ func TestExternalProvider(t *testing.T) {
 	e := newEnv(t, map[string]any{
 		"terminal_cmd": []string{"sh", "-c", `printf '%s\n' "$CLAUDE_CODE_SSE_PORT" "$ENABLE_IDE_INTEGRATION" "$@" > ` + out + `.tmp && mv ` + out + `.tmp ` + out, "sh"},
 		"terminal":     map[string]any{"provider": "external", "external_cmd": "sh -c %s"},
+		"model_tools":  false, // only :ClaudeCode's own arguments here
 	}, false)
 	port, _ := readLock(t, e.cfg)
 	e.n.ex(t, "ClaudeCode --continue")
