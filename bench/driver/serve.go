@@ -104,4 +104,3 @@ func measureServeAuto(bin string, cfg config, content string) (metrics, error) {
 	kib := float64(printed.Load()-before) / 1024 / float64(cfg.diffIters)
 	return metrics{"serve_auto_ms": d, "serve_auto_printed_kib": kib}, nil
 }
-

@@ -24,12 +24,13 @@ type realClaude struct {
 	n      *nvim
 	api    *fakeapi.Server
 	proj   string
+	cfg    string // CLAUDE_CONFIG_DIR, where the lock and the MCP config are
 	screen func() string
 }
 
-// startRealClaude starts it all with the CLI in the given permission mode,
+// startRealClaude starts it all with the CLI's arguments args (e.g. a permission mode),
 // calls before (files to open) and waits until the CLI is connected and ready.
-func startRealClaude(t *testing.T, mode string, before func(n *nvim, proj string)) *realClaude {
+func startRealClaude(t *testing.T, args []string, before func(n *nvim, proj string)) *realClaude {
 	t.Helper()
 	bin := os.Getenv("CLAUDE_BIN")
 	if bin == "" {
@@ -83,7 +84,7 @@ func startRealClaude(t *testing.T, mode string, before func(n *nvim, proj string
 		end })`)
 	n.lua(t, `require("claude-ide-bridge").setup(...)`, map[string]any{
 		"bin":          bridgeBin,
-		"terminal_cmd": []string{bin, "--permission-mode", mode},
+		"terminal_cmd": append([]string{bin}, args...),
 		"terminal":     map[string]any{"size": 0.7},
 	})
 	n.waitLua(t, `true`, `return require("claude-ide-bridge").state().ready`)
@@ -91,7 +92,7 @@ func startRealClaude(t *testing.T, mode string, before func(n *nvim, proj string
 		before(n, proj)
 	}
 	n.ex(t, "ClaudeCode")
-	rc := &realClaude{n: n, api: api, proj: proj}
+	rc := &realClaude{n: n, api: api, proj: proj, cfg: cfg}
 	rc.screen = func() string {
 		return n.str(t, `local b = require("claude-ide-bridge.terminal").buf()
 			return b and table.concat(vim.api.nvim_buf_get_lines(b, 0, -1, false), "\n") or ""`)
@@ -111,12 +112,15 @@ func startRealClaude(t *testing.T, mode string, before func(n *nvim, proj string
 }
 
 // prompt types text and Enter into the CLI's terminal.
-func (rc *realClaude) prompt(t *testing.T, text string) {
+func (rc *realClaude) prompt(t *testing.T, text string) { typePrompt(t, rc.n, text) }
+
+// typePrompt types text and Enter into the CLI running in the plugin's terminal.
+func typePrompt(t *testing.T, n *nvim, text string) {
 	t.Helper()
 	send := `vim.fn.chansend(vim.b[require("claude-ide-bridge.terminal").buf()].terminal_job_id, ...)`
-	rc.n.lua(t, send, text)
+	n.lua(t, send, text)
 	time.Sleep(300 * time.Millisecond) // not an assertion: the TUI treats a burst ending in Enter as a paste
-	rc.n.lua(t, send, "\r")
+	n.lua(t, send, "\r")
 }
 
 // waitBufferFollows waits, sending no input, until path's buffer shows want,
@@ -161,7 +165,7 @@ func (rc *realClaude) notes(t *testing.T, s string) []string {
 // the plugin, writes the file, and the file's buffer follows (issue 14).
 func TestRealClaudeInTerminal(t *testing.T) {
 	var path string
-	rc := startRealClaude(t, "default", func(n *nvim, proj string) {
+	rc := startRealClaude(t, []string{"--permission-mode", "default"}, func(n *nvim, proj string) {
 		path = filepath.Join(proj, "hello.txt")
 		if err := os.WriteFile(path, []byte("hello world\n"), 0o644); err != nil {
 			t.Fatal(err)
@@ -237,7 +241,7 @@ func TestRealClaudeInTerminal(t *testing.T) {
 // changes keeps them and the warning names the file.
 func TestRealClaudeWritesWithoutDiff(t *testing.T) {
 	var clean, dirty string
-	rc := startRealClaude(t, "acceptEdits", func(n *nvim, proj string) {
+	rc := startRealClaude(t, []string{"--permission-mode", "acceptEdits"}, func(n *nvim, proj string) {
 		clean, dirty = filepath.Join(proj, "clean.txt"), filepath.Join(proj, "dirty.txt")
 		for _, p := range []string{clean, dirty} {
 			if err := os.WriteFile(p, []byte("hello world\n"), 0o644); err != nil {

@@ -417,10 +417,7 @@ func realClaudeRemote(t *testing.T, s split, cmd []string, bin string) {
 		fakeapi.Tool("Edit", map[string]any{"file_path": remote, "old_string": "world", "new_string": "there"}),
 		fakeapi.Text("EDIT ACCEPTED"),
 	)
-	send := `vim.fn.chansend(vim.b[require("claude-ide-bridge.terminal").buf()].terminal_job_id, ...)`
-	n.lua(t, send, "edit hello")
-	time.Sleep(300 * time.Millisecond) // not an assertion: the TUI treats a burst ending in Enter as a paste
-	n.lua(t, send, "\r")
+	typePrompt(t, n, "edit hello")
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	first, err := api.WaitMain(ctx, 1)
