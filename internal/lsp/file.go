@@ -1,38 +1,17 @@
 package lsp
 
 import (
-	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/userfile"
 )
 
-// readBounded reads a regular file of at most max bytes.
+// readBounded reads a regular file of at most max bytes through userfile.Read, the bridge's one
+// bounded read of user files (/proc, /sys, /dev refused; a FIFO never opened).
 func readBounded(path string, max int64) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return "", err
-	}
-	if !fi.Mode().IsRegular() {
-		return "", fmt.Errorf("%s is not a regular file", path)
-	}
-	if fi.Size() > max {
-		return "", fmt.Errorf("%s is too large for a language server (%d bytes, limit %d)", path, fi.Size(), max)
-	}
-	b, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil {
-		return "", err
-	}
-	if int64(len(b)) > max {
-		return "", fmt.Errorf("%s is too large for a language server (over %d bytes)", path, max)
-	}
-	return string(b), nil
+	b, err := userfile.Read(path, max)
+	return string(b), err
 }
 
 // languageIDs are the protocol's language identifiers by extension.

@@ -5,12 +5,13 @@ import (
 	"fmt"
 	"io/fs"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/userfile"
 )
 
 // maxFileSize bounds what is read to find a column or a context line.
@@ -78,20 +79,10 @@ func (f *files) lines(path string) ([]string, error) {
 	if f.m == nil {
 		f.m = map[string][]string{}
 	}
-	fi, err := os.Stat(path)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("%s does not exist", path)
-		}
-		return nil, err
+	b, err := userfile.Read(path, maxFileSize)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s does not exist", path)
 	}
-	if fi.IsDir() {
-		return nil, fmt.Errorf("%s is a directory, not a file", path)
-	}
-	if fi.Size() > maxFileSize {
-		return nil, fmt.Errorf("%s is too big (%d bytes)", path, fi.Size())
-	}
-	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}

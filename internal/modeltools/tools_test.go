@@ -88,6 +88,8 @@ func TestSymbolColumnAndBadInput(t *testing.T) {
 		{map[string]any{"path": "use.go", "line": 5, "symbol": "Nope"}, `"Nope" is not on line 5 of use.go, which reads: return Total(`},
 		{map[string]any{"path": "use.go", "line": 99, "symbol": "Total"}, "line 99 is out of range: use.go has"},
 		{map[string]any{"path": "missing.go", "line": 1, "symbol": "x"}, "missing.go does not exist"},
+		// /proc/self/pagemap stats as 0 bytes and reads ~256 GiB (issue 15): refused, never read.
+		{map[string]any{"path": "/proc/self/pagemap", "line": 1, "symbol": "x"}, "holds no user files"},
 		{map[string]any{"path": "use.go", "line": 5, "symbol": ""}, "symbol is required"},
 	} {
 		text, isErr := call(t, s, "definition", c.args)
