@@ -121,10 +121,21 @@ func (m *Model) OpenDiff(ctx context.Context, id ClientID, a OpenDiffArgs) ([]Co
 	cancel()
 	if err != nil {
 		m.mu.Lock()
-		if m.diffs[a.TabName] == d {
+		ours := m.diffs[a.TabName] == d
+		if ours {
 			delete(m.diffs, a.TabName)
 		}
 		m.mu.Unlock()
+		// Settled while the editor was showing it (replaced, closed, shutdown), or the editor went
+		// away with it on screen: the user did not accept it, so the answer is a reject.
+		select {
+		case res := <-d.answer:
+			return res, nil
+		default:
+		}
+		if ours && errors.Is(err, ErrEditorGone) {
+			return rejected(a.TabName), nil
+		}
 		return nil, fmt.Errorf("%s could not show the diff: %w", m.info.Name, err)
 	}
 

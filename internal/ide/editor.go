@@ -3,6 +3,7 @@ package ide
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"time"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/jsonrpc"
@@ -13,6 +14,9 @@ import (
 // promptly (ShowDiff once the diff is on screen, not when the user decides). The user's decisions
 // and other editor events flow back through the Model's methods (DiffAccepted, SelectionChanged,
 // ...). Methods for capabilities the editor did not declare are never called.
+//
+// A method whose editor has gone away (its connection ended) returns an error wrapping
+// ErrEditorGone.
 type Editor interface {
 	OpenFile(ctx context.Context, p OpenFileParams) (OpenFileResult, error)
 	ShowDiff(ctx context.Context, p ShowDiffParams) error
@@ -28,6 +32,10 @@ type Editor interface {
 	Diagnostics(ctx context.Context, path string) ([]FileDiagnostics, error)
 	ExecuteCode(ctx context.Context, code string) ([]Content, error)
 }
+
+// ErrEditorGone: the editor's connection ended, so no answer will come. A diff being shown when
+// it happens is settled as rejected, like at shutdown: the user can no longer accept it.
+var ErrEditorGone = errors.New("the editor has gone away")
 
 // Capabilities says which Editor methods an editor serves.
 type Capabilities struct {

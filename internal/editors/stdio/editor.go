@@ -26,7 +26,7 @@ func (e remote) call(ctx context.Context, method string, params, result any) err
 		return &editorError{rpcErr.Message}
 	}
 	if errors.Is(err, jsonrpc.ErrClosed) {
-		return errors.New("the editor has gone away")
+		return ide.ErrEditorGone
 	}
 	return err
 }
