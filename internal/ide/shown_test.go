@@ -50,7 +50,7 @@ func TestDiffAcceptedShownRefusesReplaced(t *testing.T) {
 	if err := m.DiffAcceptedShown("T", b.Seq, "B edited\n"); err != nil {
 		t.Fatal(err)
 	}
-	if r := <-ansB; r[0].Text != "FILE_SAVED" || r[1].raw.String() != "B edited\n" {
+	if r := <-ansB; r[0].Text != "FILE_SAVED" || r[1].File.String() != "B edited\n" {
 		t.Fatalf("B answered %+v", r)
 	}
 }

@@ -19,7 +19,7 @@ import (
 // refused instead of being taken for it (the MCP go-sdk matches case-sensitively for the same
 // reason).
 //
-// Fields of type json.RawMessage or RawKeeper (a file text) are kept as the slice of params they
+// Fields of type json.RawMessage or Text (a file's text) are kept as the slice of params they
 // came in, without encoding/json reading them: that is the one walk over members this adds. Only
 // the other members go through encoding/json, so a 10 MiB text is not checked and copied again.
 func UnmarshalParams(params json.RawMessage, v any) error {
@@ -47,13 +47,6 @@ func UnmarshalParams(params json.RawMessage, v any) error {
 		return Errorf(CodeInvalidParams, "invalid params: %q must be %s, not %s", te.Field, kind(te.Type.Kind().String()), te.Value)
 	}
 	return Errorf(CodeInvalidParams, "invalid params: %v", err)
-}
-
-// RawKeeper is a field type that keeps its member's JSON as it came, such as a file text passed
-// through. UnmarshalParams calls KeepRawJSON with the checked value, which aliases params: a
-// 10 MiB text is not copied. (json.Unmarshaler must copy: encoding/json may reuse its input.)
-type RawKeeper interface {
-	KeepRawJSON(value []byte) error
 }
 
 // keyError is a duplicate key, or a name that matches a field only when case is ignored.
@@ -186,8 +179,8 @@ func eachElement(d []byte, fn func(e []byte) error) error {
 }
 
 func keepRaw(dst reflect.Value, value []byte) error {
-	if k, ok := dst.Addr().Interface().(RawKeeper); ok {
-		return k.KeepRawJSON(value)
+	if t, ok := dst.Addr().Interface().(*Text); ok {
+		return t.keep(value)
 	}
 	dst.SetBytes(value) // a json.RawMessage aliases params, as Decode's Params alias the message
 	return nil
@@ -231,7 +224,7 @@ type field struct {
 	name  string
 	index []int
 	typ   reflect.Type
-	raw   bool // json.RawMessage or RawKeeper: kept as it came
+	raw   bool // json.RawMessage or Text: kept as it came
 }
 
 type fieldSet struct {
@@ -279,7 +272,7 @@ func (s *fieldSet) fold(name []byte) *field {
 var (
 	fieldCache     sync.Map // reflect.Type → *fieldSet (nil: not a struct)
 	rawMessageType = reflect.TypeFor[json.RawMessage]()
-	rawKeeperType  = reflect.TypeFor[RawKeeper]()
+	textType       = reflect.TypeFor[Text]()
 )
 
 // fieldsOf lists the fields of struct type t as encoding/json names them, those of embedded
@@ -309,7 +302,7 @@ func fieldsOf(t reflect.Type) *fieldSet {
 			if name == "" {
 				name = f.Name
 			}
-			raw := f.Type == rawMessageType || reflect.PointerTo(f.Type).Implements(rawKeeperType)
+			raw := f.Type == rawMessageType || f.Type == textType
 			s.raw = s.raw || raw
 			s.list = append(s.list, field{name: name, index: idx, typ: f.Type, raw: raw})
 		}
