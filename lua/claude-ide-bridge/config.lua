@@ -1,4 +1,6 @@
 -- Options, their defaults and their validation.
+local state = require("claude-ide-bridge.state")
+
 local M = {}
 
 ---@class ClaudeIdeBridgeTerminalOpts
@@ -55,7 +57,16 @@ local known = {
 local known_terminal = { provider = true, split = true, size = true, float = true, external_cmd = true, snacks_win = true }
 local known_install = { base_url = true }
 
-M.options = vim.deepcopy(M.defaults)
+-- The options in force live in state.options; config.options reads them
+-- (a field, not a copy: code that sets config.options.x changes them).
+state.options = state.options or vim.deepcopy(M.defaults)
+setmetatable(M, {
+  __index = function(_, k)
+    if k == "options" then
+      return state.options
+    end
+  end,
+})
 
 local function one_of(values)
   return function(v)
@@ -157,15 +168,16 @@ function M.set(user)
     local msg = tostring(err):gsub("^[^\n]-:%d+: ", "")
     error("claude-ide-bridge: option " .. msg, 3)
   end
-  M.options = merged
-  return M.options
+  state.options = merged
+  return merged
 end
 
 --- The name in the CLI's /ide list: the ide_name option, else "Neovim (<cwd basename>)".
 ---@return string
 function M.ide_name()
-  if M.options.ide_name and M.options.ide_name ~= "" then
-    return M.options.ide_name
+  local name = state.options.ide_name
+  if name and name ~= "" then
+    return name
   end
   local cwd = vim.fn.getcwd(-1, -1)
   local base = vim.fn.fnamemodify(cwd, ":t")

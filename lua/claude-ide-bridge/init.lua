@@ -7,6 +7,7 @@ local events = require("claude-ide-bridge.events")
 local handlers = require("claude-ide-bridge.handlers")
 local remote = require("claude-ide-bridge.remote")
 local rpc = require("claude-ide-bridge.rpc")
+local state = require("claude-ide-bridge.state")
 local terminal = require("claude-ide-bridge.terminal")
 local tracker = require("claude-ide-bridge.tracker")
 
@@ -14,8 +15,8 @@ local M = {}
 
 local LOOPBACK = { "127.0.0.1", "localhost", "::1" }
 
--- client: rpc client; info: initialize result; waiting: callbacks for ready.
-local S = { client = nil, info = nil, waiting = {}, clients = 0, exit_code = nil }
+-- The bridge connection (state.lua): read here, changed through state's functions.
+local S = state.bridge
 
 local augroup = vim.api.nvim_create_augroup("ClaudeIdeBridge", { clear = true })
 
@@ -47,16 +48,7 @@ local function workspace_folders()
   return { (vim.uv or vim.loop).fs_realpath(cwd) or cwd }
 end
 
-local function request(method, params, cb)
-  if not (S.client and S.info) then
-    if cb then
-      cb({ code = -32099, message = "the bridge is not running (:ClaudeCodeStart)" })
-    end
-    return
-  end
-  S.client:request(method, params, cb)
-end
-diff.request = request
+local request = state.request
 
 local function bridge_handlers()
   local h = {}
@@ -66,15 +58,15 @@ local function bridge_handlers()
     end
   end
   h.clientConnected = function(p)
-    S.clients = tonumber(p.clients) or S.clients
+    local n = state.set_clients(p.clients)
     vim.schedule(function()
-      events.emit("ClaudeCodeConnected", { clients = S.clients })
+      events.emit("ClaudeCodeConnected", { clients = n })
     end)
   end
   h.clientDisconnected = function(p)
-    S.clients = tonumber(p.clients) or S.clients
+    local n = state.set_clients(p.clients)
     vim.schedule(function()
-      events.emit("ClaudeCodeDisconnected", { clients = S.clients })
+      events.emit("ClaudeCodeDisconnected", { clients = n })
     end)
   end
   return h
@@ -88,7 +80,7 @@ local function on_ready(err, result)
     end
     return
   end
-  S.info = result
+  local waiting = state.bridge_ready(result)
   if config.options.track_selection then
     tracker.start(function(sel)
       if S.client then
@@ -96,8 +88,6 @@ local function on_ready(err, result)
       end
     end, config.options.selection_debounce_ms)
   end
-  local waiting = S.waiting
-  S.waiting = {}
   for _, cb in ipairs(waiting) do
     cb(result)
   end
@@ -134,7 +124,7 @@ function M.start(cb)
     return true
   end
   if cb then
-    table.insert(S.waiting, cb)
+    state.bridge_wait(cb)
   end
   if S.client and S.client:running() then
     return true
@@ -142,7 +132,7 @@ function M.start(cb)
   local bin = remote.enabled() and "remote" or M.bin()
   if not bin then
     notify("claude-ide-bridge not found: set the `bin` option or put it on PATH (see :help claude-ide-bridge-install)", vim.log.levels.ERROR)
-    S.waiting = {}
+    state.bridge_failed()
     return false
   end
   local client = rpc.new(bridge_handlers())
@@ -152,32 +142,30 @@ function M.start(cb)
       if S.client ~= client then
         return
       end
-      local was_ready = S.info ~= nil
+      local info, stopping = state.bridge_exited(code)
+      local was_ready = info ~= nil
       if was_ready and not remote.enabled() then
-        remove_own_lock(S.info.lockPath)
+        remove_own_lock(info.lockPath)
       end
-      S.client, S.info, S.clients, S.exit_code = nil, nil, 0, code
-      S.waiting = {}
       tracker.stop()
       tracker.watch_windows()
       diff.close_all_views()
-      if remote.enabled() and not S.stopping then
+      if remote.enabled() and not stopping then
         -- The remote command died (ssh dropped, container restarted): say why.
         notify(remote.exit_message(code, client.stderr, was_ready), vim.log.levels.ERROR)
-      elseif code ~= 0 and not S.stopping then
+      elseif code ~= 0 and not stopping then
         local tail = client.stderr[#client.stderr] or ""
         notify(("bridge exited with status %d%s"):format(code, tail ~= "" and (": " .. tail) or ""),
           was_ready and vim.log.levels.WARN or vim.log.levels.ERROR)
       end
-      S.stopping = false
     end)
   end)
   if err then
     notify(err, vim.log.levels.ERROR)
-    S.waiting = {}
+    state.bridge_failed()
     return false
   end
-  S.client, S.last_stderr = client, client.stderr
+  state.bridge_started(client)
   client:request("initialize", {
     name = config.ide_name(),
     -- Remote: the editor's pid means nothing there; the lock gets the bridge's.
@@ -205,11 +193,11 @@ function M.stop()
   tracker.stop()
   tracker.watch_windows()
   diff.close_all_views()
-  if S.client then
-    S.stopping = true
-    S.client:stop()
+  local client = S.client
+  state.bridge_stopping()
+  if client then
+    client:stop()
   end
-  S.info = nil
 end
 
 --- The environment for a `claude` started against this bridge.
@@ -400,8 +388,9 @@ function M.setup(opts)
   vim.api.nvim_create_autocmd("DirChanged", {
     group = augroup,
     callback = function()
-      if S.client and S.info then
-        S.client:notify("workspaceFoldersChanged", { folders = workspace_folders() })
+      local client = state.ready_client()
+      if client then
+        client:notify("workspaceFoldersChanged", { folders = workspace_folders() })
       end
     end,
   })
