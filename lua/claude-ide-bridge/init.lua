@@ -375,11 +375,22 @@ function M.show_status()
   end)
 end
 
---- Sets the options (validated: a bad one is an error naming it) and starts
---- the bridge unless auto_start is false. lazy.nvim calls it with `opts`.
----@param opts? ClaudeIdeBridgeOpts
+--- Sets the options and starts the bridge unless auto_start is false.
+--- lazy.nvim calls it with `opts`. Options are checked with vim.validate: an
+--- unknown or bad one is reported in one ERROR notification naming each, and
+--- its default is used (config.set says when the bridge is not started).
+--- Never raises for bad options.
+---@param opts? claude-ide-bridge.Config
 function M.setup(opts)
-  config.set(opts)
+  local _, problems = config.set(opts)
+  if #problems > 0 then
+    local lines = {}
+    for i, p in ipairs(problems) do
+      lines[i] = p:find("^setup%(%)") and p or ("option " .. p)
+    end
+    lines[#lines + 1] = "(ignored: the defaults apply; :help claude-ide-bridge-options)"
+    notify(table.concat(lines, "\n"), vim.log.levels.ERROR)
+  end
   require("claude-ide-bridge.commands").create()
   tracker.watch_windows()
   -- Buffers follow the disk (Claude's writes): see watch.lua.

@@ -30,6 +30,10 @@ M.bridge = { client = nil, info = nil, waiting = {}, clients = 0, exit_code = ni
 ---@type claude-ide-bridge.Config
 M.options = nil
 
+--- What the last setup() ignored in its options (config.set), for :checkhealth.
+---@type string[]
+M.option_problems = {}
+
 --- Diff views shown, by tabName (diff.lua): {tab_name, file_path, orig_buf,
 --- prop_buf, wins, state, closing}.
 ---@type table<string, table>
