@@ -11,7 +11,16 @@ local state = require("claude-ide-bridge.state")
 local terminal = require("claude-ide-bridge.terminal")
 local tracker = require("claude-ide-bridge.tracker")
 
+--- The public API: require("claude-ide-bridge").
+---@class claude-ide-bridge
 local M = {}
+
+--- The bridge's answer to initialize (docs/editor-protocol.md), passed to start()'s callback.
+---@class claude-ide-bridge.Info
+---@field port integer the WebSocket port Claude connects to
+---@field lockPath string the lock file the CLI reads
+---@field mcpConfig? string the 0600 --mcp-config file of the code tools
+---@field env? table<string, string> variables for a claude started against it
 
 local LOOPBACK = { "127.0.0.1", "localhost", "::1" }
 
@@ -115,7 +124,11 @@ local function remove_own_lock(path)
   end
 end
 
---- Starts the bridge (if it is not running); cb(info) runs once it is ready.
+--- Starts the bridge (if it is not running); cb(info) runs once it is ready
+--- (at once when it already is). Returns false when it cannot start (no
+--- binary, jobstart failed: an ERROR notification says why; cb never runs).
+---@param cb? fun(info: claude-ide-bridge.Info)
+---@return boolean started
 function M.start(cb)
   if S.info and S.client and S.client:running() then
     if cb then
@@ -200,7 +213,10 @@ function M.stop()
   end
 end
 
---- The environment for a `claude` started against this bridge.
+--- The environment for a `claude` started against this bridge: no_proxy for
+--- loopback, ENABLE_IDE_INTEGRATION, CLAUDE_CODE_SSE_PORT and the bridge's env.
+---@param info? claude-ide-bridge.Info default: the running bridge's
+---@return table<string, string>
 function M.env(info)
   info = info or S.info or {}
   local env = {}
@@ -273,7 +289,11 @@ function M.close_terminal()
   terminal.close(config.options.terminal)
 end
 
---- Sends an at-mention: lines are 0-based and inclusive; nil for the whole file.
+--- Sends an at-mention: lines are 0-based and inclusive; nil for the whole
+--- file. Starts the bridge when needed; errors are notified, never raised.
+---@param path string absolute path of a file or folder
+---@param line_start? integer first line, 0-based
+---@param line_end? integer last line, 0-based, inclusive (default line_start)
 function M.at_mention(path, line_start, line_end)
   local params = { filePath = path }
   if line_start then
@@ -311,7 +331,21 @@ function M.close_all_diffs()
   end)
 end
 
---- State for :ClaudeCodeStatus and tests.
+---@class claude-ide-bridge.Snapshot
+---@field running boolean the bridge process runs
+---@field bridge_pid integer|nil its pid
+---@field ready boolean it answered initialize
+---@field port integer|nil
+---@field lockPath string|nil
+---@field mcpConfig string|nil
+---@field clients integer Claude clients connected
+---@field diffs { tab_name: string, file_path: string, state: string }[] diff views shown
+---@field terminal boolean the native terminal's claude runs
+---@field exit_code integer|nil how the last bridge ended
+---@field stderr string[] the bridge's last stderr lines
+
+--- A copy of the plugin's state (state.lua) for :checkhealth and tests.
+---@return claude-ide-bridge.Snapshot
 function M.state()
   return {
     running = S.client ~= nil and S.client:running(),
@@ -328,14 +362,14 @@ function M.state()
   }
 end
 
----@class ClaudeIdeBridgeStatus
+---@class claude-ide-bridge.Status
 ---@field running boolean the bridge is up and has answered initialize
 ---@field port integer|nil its WebSocket port
 ---@field clients integer Claude clients connected
 ---@field pending_diffs integer diffs waiting for the user's decision
 
 --- For statuslines: cheap, no request to the bridge.
----@return ClaudeIdeBridgeStatus
+---@return claude-ide-bridge.Status
 function M.status()
   local pending = 0
   for _, d in ipairs(diff.list()) do
