@@ -139,6 +139,15 @@ func TestOptionValidation(t *testing.T) {
 	if text := n.str(t, `return table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), "\n")`); strings.Contains(text, "ignored") {
 		t.Fatalf("checkhealth after valid options:\n%s", text)
 	}
+	// What a user sees (setupNotes restored vim.deprecate, and setup() ran many times above):
+	// :checkhealth vim.deprecated (Neovim 0.11+) lists no vim.validate call of ours.
+	if n.str(t, `return tostring(vim.fn.has("nvim-0.11"))`) == "1" {
+		n.lua(t, `require("claude-ide-bridge").setup(...)`, map[string]any{"auto_start": false, "terminal": map[string]any{"size": 0.5}})
+		n.ex(t, "checkhealth vim.deprecated")
+		if text := n.str(t, `return table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), "\n")`); strings.Contains(text, "vim.validate") {
+			t.Fatalf(":checkhealth vim.deprecated names vim.validate:\n%s", text)
+		}
+	}
 }
 
 // An unknown option does not keep the plugin from starting: the bridge starts with the rest.
