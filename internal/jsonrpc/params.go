@@ -63,11 +63,11 @@ func (e *keyError) Error() string {
 }
 
 // decodeStrict decodes the JSON value d into v (see UnmarshalParams), names matched exactly if
-// exact, else as encoding/json matches them. Its errors: syntax (errSyntax), *keyError,
-// *json.UnmarshalTypeError, or encoding/json's.
+// exact, else as encoding/json matches them (and no member kept raw). Its errors: syntax
+// (errSyntax), *keyError, *json.UnmarshalTypeError, or encoding/json's.
 func decodeStrict(d []byte, v any, exact bool) error {
 	rv := reflect.ValueOf(v)
-	if d = trimSpace(d); len(d) == 0 || d[0] != '{' || rv.Kind() != reflect.Pointer || rv.IsNil() {
+	if d = trimSpace(d); !exact || len(d) == 0 || d[0] != '{' || rv.Kind() != reflect.Pointer || rv.IsNil() {
 		var st keyState
 		if err := valid(d, &st); err != nil {
 			return err
@@ -94,10 +94,7 @@ func decodeStrict(d []byte, v any, exact bool) error {
 	}
 	err := eachMember(d, &st, func(key, value []byte) error {
 		f, err := fs.lookup(memberName(key))
-		if !exact {
-			f, err = fs.fold(memberName(key)), nil
-		}
-		if exact && err == nil && f != nil && !f.raw {
+		if err == nil && f != nil && !f.raw {
 			err = checkNames(value, f.typ)
 		}
 		if err != nil {
@@ -249,24 +246,6 @@ func (s *fieldSet) lookup(name []byte) (*field, error) {
 		}
 	}
 	return nil, nil
-}
-
-// fold finds the field encoding/json takes name for: exactly, else ignoring case.
-func (s *fieldSet) fold(name []byte) *field {
-	if s == nil {
-		return nil
-	}
-	for i := range s.list {
-		if string(name) == s.list[i].name {
-			return &s.list[i]
-		}
-	}
-	for i := range s.list {
-		if bytes.EqualFold(name, []byte(s.list[i].name)) {
-			return &s.list[i]
-		}
-	}
-	return nil
 }
 
 var (
