@@ -7,14 +7,13 @@
 -- and buffers it opened for a diff.
 local events = require("claude-ide-bridge.events")
 local files = require("claude-ide-bridge.files")
+local state = require("claude-ide-bridge.state")
 
 local M = {}
 
 -- tabName -> {tab_name, file_path, orig_buf, prop_buf, wins, state, closing}
-local diffs = {}
-
--- Set by init: function(method, params, cb) sending a request to the bridge.
-M.request = nil
+-- (state.lua; the table is never replaced, only its entries).
+local diffs = state.diffs
 
 local augroup = vim.api.nvim_create_augroup("ClaudeIdeBridgeDiff", { clear = true })
 
@@ -112,7 +111,7 @@ function M.accept(d)
   local contents = files.text(d.prop_buf)
   set_state(d, "accepting")
   vim.bo[d.prop_buf].modified = false
-  M.request("diffAccepted", { tabName = d.tab_name, contents = contents }, function(err)
+  state.request("diffAccepted", { tabName = d.tab_name, contents = contents }, function(err)
     if err then
       if diffs[d.tab_name] == d then
         set_state(d, "pending")
@@ -135,7 +134,7 @@ function M.reject(d)
     return
   end
   set_state(d, "rejecting")
-  M.request("diffRejected", { tabName = d.tab_name }, function(err)
+  state.request("diffRejected", { tabName = d.tab_name }, function(err)
     if err then
       notify("reject failed: " .. tostring(err.message), vim.log.levels.ERROR)
     end
