@@ -56,7 +56,7 @@ func TestDiffAcceptedShownRefusesReplaced(t *testing.T) {
 	if m.DiffPendingShown("T", b.Seq) {
 		t.Fatal("an accepted proposal still counts as pending")
 	}
-	if r := <-ansB; r[0].Text != "FILE_SAVED" || r[1].raw.String() != "B edited\n" {
+	if r := <-ansB; r[0].Text != "FILE_SAVED" || r[1].File.String() != "B edited\n" {
 		t.Fatalf("B answered %+v", r)
 	}
 }

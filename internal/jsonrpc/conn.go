@@ -28,6 +28,14 @@ type Conn struct {
 	// OnError, if set before Run, is told about messages that could not be decoded or answered,
 	// and about notifications whose handler failed.
 	OnError func(error)
+	// Latest, if set before Run, names notifications where only the newest counts (an editor's
+	// selection). One read while the stream already holds the next message is held back, and
+	// dropped unpassed to the handler if the next message is the same notification: in a flood
+	// only the last of each batch read is decoded and handled. Anything else that arrives hands
+	// the held one to the handler first, so order is kept and none is lost that is not replaced.
+	Latest func(method string) bool
+
+	held *Request // a Latest notification waiting for the next message; reader only
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -66,6 +74,9 @@ func (c *Conn) Run(ctx context.Context) error {
 		}
 		c.dispatch(data)
 	}
+	if c.held != nil {
+		c.run(c.held)
+	}
 	c.shutdown()
 	c.wg.Wait()
 	return err
@@ -73,6 +84,12 @@ func (c *Conn) Run(ctx context.Context) error {
 
 func (c *Conn) dispatch(data []byte) {
 	m, err := Decode(data)
+	if h := c.held; h != nil { // the next message: unless it replaces h, h goes first
+		c.held = nil
+		if err != nil || m.ID != nil || m.Method != h.Method {
+			c.run(h)
+		}
+	}
 	if err != nil {
 		var rpcErr *Error
 		errors.As(err, &rpcErr)
@@ -100,6 +117,21 @@ func (c *Conn) dispatch(data []byte) {
 		return
 	}
 	req := &Request{Method: m.Method, Params: m.Params, ID: m.ID}
+	if !req.IsCall() && c.Latest != nil && c.Latest(req.Method) && c.more() {
+		c.held = req
+		return
+	}
+	c.run(req)
+}
+
+// more reports whether the stream holds the start of another message already.
+func (c *Conn) more() bool {
+	b, ok := c.stream.(interface{ Buffered() bool })
+	return ok && b.Buffered()
+}
+
+// run handles req: a call in a goroutine of its own, a notification in order, on the reader.
+func (c *Conn) run(req *Request) {
 	c.wg.Add(1)
 	c.mu.Lock()
 	if c.active == 0 {

@@ -309,54 +309,17 @@ func stringBody(d []byte, i int) (int, strStatus) {
 			return i, strCtl
 		case c < utf8.RuneSelf:
 			i++ // the tail shorter than a word
-		default:
-			size, ok := utf8Char(d[i:])
-			switch {
-			case !ok:
+		default: // RFC 3629, as utf8.Valid: no overlong forms, no surrogates, nothing above U+10FFFF
+			if !utf8.FullRune(d[i:]) {
+				return i, strShort // cut by the end of d; maybe a character, maybe not
+			}
+			r, size := utf8.DecodeRune(d[i:])
+			if r == utf8.RuneError && size == 1 {
 				return i, strUTF8
-			case size == 0:
-				return i, strShort
 			}
 			i += size
 		}
 	}
-}
-
-// utf8Char checks the multi-byte character d begins with (RFC 3629, as utf8.Valid: no overlong
-// forms, no surrogates, nothing above U+10FFFF) and returns its size; 0 with ok when d ends
-// before the character does and what is there could still be one.
-func utf8Char(d []byte) (size int, ok bool) {
-	c := d[0]
-	lo, hi := byte(0x80), byte(0xbf) // the second byte's range
-	switch {
-	case c >= 0xc2 && c <= 0xdf:
-		size = 2
-	case c >= 0xe0 && c <= 0xef:
-		size = 3
-		if c == 0xe0 {
-			lo = 0xa0
-		} else if c == 0xed {
-			hi = 0x9f
-		}
-	case c >= 0xf0 && c <= 0xf4:
-		size = 4
-		if c == 0xf0 {
-			lo = 0x90
-		} else if c == 0xf4 {
-			hi = 0x8f
-		}
-	default:
-		return 0, false
-	}
-	for k := 1; k < size; k++ {
-		if k >= len(d) {
-			return 0, true
-		}
-		if b := d[k]; k == 1 && (b < lo || b > hi) || b&0xc0 != 0x80 {
-			return 0, false
-		}
-	}
-	return size, true
 }
 
 // escapeLen is the length of each escape by the byte after its backslash (0: invalid).

@@ -208,3 +208,10 @@ func (s *ioStream) WritePieces(ctx context.Context, msg net.Buffers) error {
 }
 
 func (s *ioStream) Close() error { return s.closer.Close() }
+
+// Buffered reports whether more than white space was read past the last message returned (for
+// Conn.Latest). For the reader's goroutine only.
+func (s *ioStream) Buffered() bool {
+	b, _ := s.r.Peek(s.r.Buffered())
+	return len(trimSpace(b)) > 0
+}

@@ -17,10 +17,12 @@ import (
 // instead of one per message, each of which costs tens of µs on a VM. A message is delayed only
 // when the two before it came less than readBatch apart (a stream), so an editor that debounces
 // (50 ms) never waits, nor does an answer that quickly follows another (an editor's accept right
-// after its showDiff answer), and a flood's last selection still reaches clients within
-// readBatch plus the transport's 25 ms pacing (37 ms), inside one debounce. Flood CPU (% of a
-// core, 3 runs each, batch/pacing): 4 ms/20 ms 5.4-6.7, 8/20 4.2-5.2, 12/20 4.3-4.6, 12/25 3.6-3.7.
-var readBatch = 12 * time.Millisecond
+// after its showDiff answer). It equals the transport's pacing of selections (25 ms per client):
+// each batch's last selection (jsonrpc.Conn.Latest drops the others unread) is then due when it
+// is read, and is written by this goroutine at once, so a flood costs one wake-up per 25 ms and
+// no pacer tick, and its last selection reaches clients within 25 ms. Flood CPU (% of a core,
+// bench driver, shared 2-core machine, interleaved runs): 12 ms 7.2 and 3.8, 25 ms 3.6, 4.5, 4.7.
+var readBatch = 25 * time.Millisecond
 
 // smallRead is the most a read may return and still count as part of a stream of small
 // messages; a big text crossing the pipe is never held back.

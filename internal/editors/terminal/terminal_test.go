@@ -3,7 +3,6 @@ package terminal
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
@@ -80,10 +79,7 @@ func (r *rig) openDiff(id ide.ClientID, path, tab, text string) <-chan answer {
 func texts(a answer) string {
 	var s []string
 	for _, c := range a.c {
-		b, _ := json.Marshal(c) // an accepted text is held raw; JSON shows it
-		var v struct{ Text string }
-		json.Unmarshal(b, &v)
-		s = append(s, v.Text)
+		s = append(s, c.Text+c.File.String()) // an accepted text is the block's File
 	}
 	return strings.Join(s, "|")
 }
