@@ -15,6 +15,7 @@ import (
 // file: the CLI sends no Origin, connects to 127.0.0.1, and "A 401 fails the connection".
 // A browser page (Origin) or a DNS-rebinding name (Host) must not get in even with the token.
 func TestAuthMatrix(t *testing.T) {
+	t.Parallel()
 	b, _ := start(t)
 	tests := []struct {
 		name   string
@@ -51,6 +52,7 @@ func TestAuthMatrix(t *testing.T) {
 // A page on evil.example that resolves to 127.0.0.1 sends "Host: evil.example:<port>"; the token
 // alone must not let it upgrade.
 func TestAuthForeignHost(t *testing.T) {
+	t.Parallel()
 	b, _ := start(t)
 	for _, host := range []string{"evil.example:" + strconv.Itoa(b.Port()), "127.0.0.1:1"} {
 		if got := rawUpgrade(t, b.Port(), host, b.Token()); got != http.StatusForbidden {
@@ -88,6 +90,7 @@ func rawUpgrade(t *testing.T, port int, host, token string) int {
 // Facts file: "The server MUST answer with Sec-WebSocket-Protocol: mcp; otherwise the CLI fails
 // with "Missing client protocol" and never retries."
 func TestSubprotocolEchoed(t *testing.T) {
+	t.Parallel()
 	b, _ := start(t)
 	c, resp, err := probe.Dial(ctxT(t), b.Port(), b.Token(), nil)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 // A panic in an editor call becomes an error answer (jsonrpc.Handler: "A panic becomes a
 // CodeInternalError answer") and the bridge keeps serving that client and others.
 func TestEditorPanicAnswersError(t *testing.T) {
+	t.Parallel()
 	b, _ := start(t)
 	c := connect(t, b)
 	_, err := c.Tool(ctxT(t), "checkDocumentDirty", map[string]any{"filePath": panicPath})
@@ -23,6 +24,7 @@ func TestEditorPanicAnswersError(t *testing.T) {
 // same connection and other clients are still served (the CLI keeps calling getDiagnostics and
 // close_tab while a diff is open).
 func TestBlockingOpenDiffBlocksNothingElse(t *testing.T) {
+	t.Parallel()
 	b, ed := start(t)
 	a := connect(t, b)
 	path := filepath.Join(b.Model.Folders()[0], "f.txt")

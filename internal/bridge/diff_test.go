@@ -16,6 +16,7 @@ import (
 // openDiff call opened it." Facts: closeAllDiffTabs "must touch only the diffs this integration
 // opened"; FILE_SAVED carries "<final file contents>"; a refusal is "error -32000".
 func TestDiffOwnershipPerConnection(t *testing.T) {
+	t.Parallel()
 	b, ed, _ := startWatched(t)
 	path, mtime := writeFile(t, b, "f.txt", "old\n")
 	a, c := connect(t, b), connect(t, b)
@@ -53,6 +54,7 @@ func TestDiffOwnershipPerConnection(t *testing.T) {
 // "settles diffs, closes clients with 1001". The DIFF_REJECTED answer must reach the CLI before
 // its connection closes (Model.SetDrain), or it would see a failed call instead of a reject.
 func TestShutdownAnswersPendingDiff(t *testing.T) {
+	t.Parallel()
 	b, ed, _ := startWatched(t)
 	path, mtime := writeFile(t, b, "f.txt", "old\n")
 	a := connect(t, b)

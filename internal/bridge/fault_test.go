@@ -90,6 +90,7 @@ func openDiffAsync(ctx context.Context, c *probe.Client, path, contents, tab str
 // Spec 000: a diff belongs to the client whose openDiff opened it; when that client goes away
 // mid-diff the diff is settled as rejected, never accepted, and its view is closed.
 func TestDisconnectMidOpenDiff(t *testing.T) {
+	t.Parallel()
 	b, ed, gone := startWatched(t)
 	path, mtime := writeFile(t, b, "f.txt", "old\n")
 	a := connect(t, b)
@@ -118,6 +119,7 @@ func TestDisconnectMidOpenDiff(t *testing.T) {
 // cannot close or replace what it accepted before. (What the user's close-all then does with the
 // text: internal/ide's step tests.)
 func TestAcceptedTextSurvivesDisconnect(t *testing.T) {
+	t.Parallel()
 	b, ed, gone := startWatched(t)
 	path, mtime := writeFile(t, b, "f.txt", "old\n")
 	a := connect(t, b)
@@ -302,6 +304,7 @@ func openFDs(t *testing.T) int {
 // 64 clients (the connection limit), each blocked in its own openDiff: every one gets its own
 // answer, decided independently; the 65th connection is refused with 503.
 func TestManyClientsBlockingDiffs(t *testing.T) {
+	t.Parallel()
 	b, ed, _ := startWatched(t)
 	stop := make(chan struct{})
 	t.Cleanup(func() { close(stop) })
@@ -315,10 +318,7 @@ func TestManyClientsBlockingDiffs(t *testing.T) {
 		}
 	}()
 	const n = 64
-	clients := make([]*probe.Client, n)
-	for i := range clients {
-		clients[i] = connect(t, b)
-	}
+	clients := connectMany(t, b, n)
 	if c, resp, err := probe.Dial(ctxT(t), b.Port(), b.Token(), nil); err == nil {
 		c.Close()
 		t.Fatal("a 65th connection was accepted")
@@ -363,10 +363,51 @@ func TestManyClientsBlockingDiffs(t *testing.T) {
 	}
 }
 
+// connectMany dials n clients at once (one by one, each waits ~250 ms for the session's quiet
+// time) and returns once the bridge sends notifications to all of them.
+func connectMany(t *testing.T, b *bridge.Bridge, n int) []*probe.Client {
+	t.Helper()
+	ctx := ctxT(t)
+	clients := make([]*probe.Client, n)
+	errs := make(chan error, n)
+	for i := range clients {
+		go func() {
+			c, _, err := probe.Dial(ctx, b.Port(), b.Token(), nil)
+			if err == nil {
+				clients[i] = c
+				_, err = c.Handshake(ctx)
+			}
+			errs <- err
+		}()
+	}
+	for range n {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	for _, c := range clients {
+		if c != nil {
+			t.Cleanup(func() { c.Close() })
+		}
+	}
+	if t.Failed() {
+		t.FailNow()
+	}
+	for b.Model.Listeners() < n {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("the bridge counted %d of %d clients", b.Model.Listeners(), n)
+		case <-time.After(time.Millisecond):
+		}
+	}
+	return clients
+}
+
 // A fixed port that is taken is an error at start, and no lock file is written for it; a
 // running bridge on that port is not disturbed. (Random ports retry on EADDRINUSE:
 // discovery.TestListenRetriesTakenPort.)
 func TestPortCollision(t *testing.T) {
+	t.Parallel()
 	first, _ := start(t)
 	lockDir := t.TempDir()
 	_, err := bridge.Start(bridge.Config{Editor: newTestEditor(), Info: ide.EditorInfo{Name: "Second"},

@@ -10,6 +10,7 @@ import (
 // 2025-03-26, 2024-11-05, 2024-10-07". Spec 000: the protocol "is based on MCP (Model Context
 // Protocol) specification 2025-03-26", so an unknown or missing version gets 2025-03-26.
 func TestInitializeNegotiation(t *testing.T) {
+	t.Parallel()
 	b, _ := start(t)
 	tests := []struct {
 		asked any // nil: the field is left out

@@ -51,6 +51,7 @@ func rawMCP(t *testing.T, port int, method, path, host string, header map[string
 // before the token is looked at; the IDE's lock token opens nothing here, and the MCP token
 // opens nothing on the WebSocket.
 func TestMCPAuthMatrix(t *testing.T) {
+	t.Parallel()
 	b, _ := start(t)
 	port := b.Port()
 	self := "127.0.0.1:" + strconv.Itoa(port)
@@ -102,6 +103,7 @@ func TestMCPAuthMatrix(t *testing.T) {
 
 // The listener is loopback only: the machine's other addresses are not served at all.
 func TestMCPNotOnOtherAddresses(t *testing.T) {
+	t.Parallel()
 	b, _ := start(t)
 	addrs, _ := net.InterfaceAddrs()
 	tried := 0
@@ -125,6 +127,7 @@ func TestMCPNotOnOtherAddresses(t *testing.T) {
 // The MCP config file next to the lock is 0600, names /mcp on this port with the token, and
 // goes away with the bridge.
 func TestMCPConfigFile(t *testing.T) {
+	t.Parallel()
 	b, _ := start(t)
 	p := b.MCPConfigPath()
 	fi, err := os.Stat(p)

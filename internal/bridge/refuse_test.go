@@ -26,6 +26,7 @@ func closedAfter(t *testing.T, resp *http.Response, br io.Reader) {
 // Issue 15 item 5: `OPTIONS *` was answered 200 by net/http before the Origin, Host and token
 // checks, and kept alive; any non-GET too must be refused before it is served, connection closed.
 func TestNonGetRefusedBeforeServed(t *testing.T) {
+	t.Parallel()
 	b, _ := start(t)
 	port, tok := b.Port(), b.Token()
 	cases := []struct {
@@ -67,6 +68,7 @@ func (s *syncBuf) String() string              { s.mu.Lock(); defer s.mu.Unlock(
 // Issue 15 item 8: a failed token is logged as a warning (serve's terminal mode shows warnings
 // only), and refusals are rate-limited: 50 refused connections write a bounded number of lines.
 func TestRefusalLogs(t *testing.T) {
+	t.Parallel()
 	var logs syncBuf
 	b, _ := startWith(t, func(c *bridge.Config) {
 		c.Log = slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
@@ -90,6 +92,7 @@ func TestRefusalLogs(t *testing.T) {
 
 // Issue 15 item 8: an unmasked client frame closed 1000 instead of 1002 (RFC 6455 5.1).
 func TestUnmaskedFrameCloses1002(t *testing.T) {
+	t.Parallel()
 	b, _ := start(t)
 	resp, c, br := roundTrip(t, b.Port(), cliRequest(b.Port(), b.Token()).bytes())
 	if resp.StatusCode != http.StatusSwitchingProtocols {

@@ -42,6 +42,7 @@ func startLocked(t *testing.T) (*bridge.Bridge, string) {
 // are 0-based, and lineEnd is the last selected line"; `mention a.go:2-4` names lines as editors
 // show them (1-based).
 func TestShellMentionReachesClaude(t *testing.T) {
+	t.Parallel()
 	b, lockDir := startLocked(t)
 	path, target := shellFile(t, b, lockDir)
 	c := connect(t, b)
@@ -71,6 +72,7 @@ func TestShellMentionReachesClaude(t *testing.T) {
 
 // Spec 000: with no client connected the mention is held (30 s) for the first one.
 func TestShellMentionHeldUntilClaudeConnects(t *testing.T) {
+	t.Parallel()
 	b, lockDir := startLocked(t)
 	path, target := shellFile(t, b, lockDir)
 	reply, err := remote.Send(ctxT(t), target, remote.PathMention, remote.Request{FilePath: path, Lines: []int{5, 5}})
@@ -93,6 +95,7 @@ func TestShellMentionHeldUntilClaudeConnects(t *testing.T) {
 // select makes whole lines the selection (text read from the file), as a linewise Visual
 // selection: from the first line's start to the last line's end, characters in UTF-16 units.
 func TestShellSelectSetsSelection(t *testing.T) {
+	t.Parallel()
 	b, lockDir := startLocked(t)
 	path, target := shellFile(t, b, lockDir)
 	c := connect(t, b)
@@ -135,6 +138,7 @@ func TestShellSelectSetsSelection(t *testing.T) {
 
 // Bad requests get a clear reason and change nothing.
 func TestShellBadRequestsRefused(t *testing.T) {
+	t.Parallel()
 	b, lockDir := startLocked(t)
 	path, target := shellFile(t, b, lockDir)
 	outside := filepath.Join(t.TempDir(), "x.go")
@@ -168,6 +172,7 @@ func TestShellBadRequestsRefused(t *testing.T) {
 // The shell's endpoints are behind the WebSocket's own gate: token (constant time), no Origin,
 // loopback Host. Each refusal is checked on the real listener.
 func TestShellEndpointsNeedTheToken(t *testing.T) {
+	t.Parallel()
 	b, lockDir := startLocked(t)
 	path, _ := shellFile(t, b, lockDir)
 	body := `{"filePath":"` + path + `"}`

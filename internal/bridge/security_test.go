@@ -260,6 +260,7 @@ func flipLast(tok string) string {
 }
 
 func TestHandshakeMatrix(t *testing.T) {
+	t.Parallel()
 	b, _ := start(t)
 	for _, tc := range handshakeCases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -296,6 +297,7 @@ func isTimeout(err error) bool {
 // server (ReadHeaderTimeout); it cannot hold a socket forever. Several idle and half-sent
 // connections are checked together so the suite waits for the deadline once.
 func TestHandshakeTimeBound(t *testing.T) {
+	t.Parallel()
 	b, _ := start(t)
 	partial := cliRequest(b.Port(), b.Token()).bytes()
 	partial = partial[:len(partial)-4] // no blank line: the headers never end
@@ -429,6 +431,7 @@ var wsBadInputs = []badInput{
 }
 
 func TestWebSocketBadInput(t *testing.T) {
+	t.Parallel()
 	b, _ := start(t)
 	ws := wsClient(t, b)
 	for _, tc := range wsBadInputs {
@@ -526,6 +529,7 @@ func isRPCError(code int, names string) func(*testing.T, *probe.ToolResult, erro
 // workspace folder (never the bridge's cwd); missing files, directories, special files and
 // binary files get a clear answer, never a hang or a crash; required names must be non-empty.
 func TestToolArgumentPaths(t *testing.T) {
+	t.Parallel()
 	b, ed := start(t)
 	ws := b.Model.Folders()[0]
 	must := func(err error) {
@@ -605,6 +609,7 @@ func TestToolArgumentPaths(t *testing.T) {
 // The openDiff path cases that reach the editor: a relative path is made absolute against the
 // workspace, and a missing file is shown as a new file.
 func TestOpenDiffPaths(t *testing.T) {
+	t.Parallel()
 	b, ed := start(t)
 	ws := b.Model.Folders()[0]
 	c := connect(t, b)

@@ -20,6 +20,7 @@ func sel(file string, line int) ide.Selection {
 // Spec 000 getLatestSelection: "Get the most recent text selection (even if not in active
 // editor)"; selection_changed is "Sent whenever the user's selection changes".
 func TestLatestSelectionKept(t *testing.T) {
+	t.Parallel()
 	b, _ := start(t)
 	c := connect(t, b)
 	b.Model.SelectionChanged(sel("/w/a.go", 1))
@@ -67,6 +68,7 @@ func (r *recorder) SendLatest(msg []byte) {
 // The same selection twice is sent once: the editor protocol says "the bridge also drops
 // repeats". A recorder next to the real clients sees exactly what the Model hands out.
 func TestSelectionSentOnlyOnChange(t *testing.T) {
+	t.Parallel()
 	b, _ := start(t)
 	rec := &recorder{}
 	id := b.Model.Connect(rec)
@@ -101,6 +103,7 @@ func nextMention(t *testing.T, c *probe.Client) map[string]any {
 // Spec 000 at_mentioned: "lineStart and lineEnd are 0-based, and lineEnd is the last selected
 // line" and "filePath is absolute"; facts file: "Omit both lines for a whole file."
 func TestAtMentionedShape(t *testing.T) {
+	t.Parallel()
 	b, _ := start(t)
 	c := connect(t, b)
 	folder := b.Model.Folders()[0]
@@ -132,6 +135,7 @@ func TestAtMentionedShape(t *testing.T) {
 // With no client, a mention is held and goes to the first client once its handshake is done
 // (editor protocol: "delivered to the first client that completes its handshake").
 func TestMentionHeldForFirstClient(t *testing.T) {
+	t.Parallel()
 	b, _ := start(t)
 	first, _, err := probe.Dial(ctxT(t), b.Port(), b.Token(), nil)
 	if err != nil {
@@ -160,6 +164,7 @@ func TestMentionHeldForFirstClient(t *testing.T) {
 
 // A held mention older than MentionHold is dropped: the user has moved on.
 func TestHeldMentionExpires(t *testing.T) {
+	t.Parallel()
 	b, _ := start(t)
 	b.Model.MentionHold = time.Nanosecond // AtMentioned and Ready read it under the Model's lock
 	if _, held, _ := b.Model.AtMentioned(ide.Mention{FilePath: "/w/old.go"}); !held {

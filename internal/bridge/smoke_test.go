@@ -6,6 +6,7 @@ import (
 )
 
 func TestOpenDiffAcceptRoundTrip(t *testing.T) {
+	t.Parallel()
 	b, ed := start(t)
 	c := connect(t, b)
 	ctx := ctxT(t)

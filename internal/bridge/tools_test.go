@@ -57,6 +57,7 @@ func listTools(t *testing.T, c *probe.Client) map[string]listedTool {
 }
 
 func TestToolsList(t *testing.T) {
+	t.Parallel()
 	b, _ := start(t)
 	got := listTools(t, connect(t, b))
 	if len(got) != 12 {
@@ -82,6 +83,7 @@ func TestToolsList(t *testing.T) {
 // An editor that cannot serve a tool does not list it (facts file: the CLI calls the tools it
 // needs "by name even if tools/list lacks them"), and a call gets a clear tool error.
 func TestToolsListWithoutCapabilities(t *testing.T) {
+	t.Parallel()
 	b, _ := startWith(t, func(c *bridge.Config) {
 		c.Info.Caps.Diagnostics, c.Info.Caps.ExecuteCode = false, false
 	})
@@ -104,6 +106,7 @@ func TestToolsListWithoutCapabilities(t *testing.T) {
 // Each tool's result shape, as spec 000 and the facts file give it. Keys are compared exactly;
 // optional keys are listed separately.
 func TestToolResultShapes(t *testing.T) {
+	t.Parallel()
 	b, _ := start(t)
 	c := connect(t, b)
 	folder := b.Model.Folders()[0]
@@ -250,6 +253,7 @@ func wantDiagnostics(uri string) func(*testing.T, *probe.ToolResult) {
 // Spec 000 openFile: startText/endText select a range. The bridge resolves it in the editor's
 // encoding: "character is a 0-based UTF-8 byte offset ... VS Code counts UTF-16 code units".
 func TestOpenFileSelectionEncoding(t *testing.T) {
+	t.Parallel()
 	content := "package x\n// 日本語 start here\n"
 	tests := []struct {
 		enc  ide.Encoding
@@ -276,6 +280,7 @@ func TestOpenFileSelectionEncoding(t *testing.T) {
 
 // Bad calls are JSON-RPC errors, and the message names what was wrong.
 func TestProtocolErrors(t *testing.T) {
+	t.Parallel()
 	b, _ := start(t)
 	c := connect(t, b)
 	tests := []struct {

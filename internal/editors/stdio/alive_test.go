@@ -9,6 +9,7 @@ import (
 
 // processGone tells a living process (this one) from one that has exited and been reaped.
 func TestProcessGone(t *testing.T) {
+	t.Parallel()
 	if processGone(os.Getpid()) {
 		t.Fatal("this process is reported gone")
 	}

@@ -65,6 +65,7 @@ func tabOf(c call) string {
 }
 
 func TestDiffAccepted(t *testing.T) {
+	t.Parallel()
 	forBoth(t, func(t *testing.T, framing string) {
 		s := startSidecar(t, framing)
 		c := claude(t, s.initialize(t, nil))
@@ -115,6 +116,7 @@ func TestDiffAccepted(t *testing.T) {
 }
 
 func TestDiffRejected(t *testing.T) {
+	t.Parallel()
 	forBoth(t, func(t *testing.T, framing string) {
 		s := startSidecar(t, framing)
 		c := claude(t, s.initialize(t, nil))
@@ -139,6 +141,7 @@ func TestDiffRejected(t *testing.T) {
 }
 
 func TestNewFileDiff(t *testing.T) {
+	t.Parallel()
 	s := startSidecar(t, "line")
 	c := claude(t, s.initialize(t, nil))
 	path := s.ws + "/new.txt"
@@ -158,6 +161,7 @@ func TestNewFileDiff(t *testing.T) {
 }
 
 func TestShowDiffRefused(t *testing.T) {
+	t.Parallel()
 	forBoth(t, func(t *testing.T, framing string) {
 		s := startSidecar(t, framing)
 		c := claude(t, s.initialize(t, nil))
@@ -180,6 +184,7 @@ func TestShowDiffRefused(t *testing.T) {
 }
 
 func TestCloseAllDiffs(t *testing.T) {
+	t.Parallel()
 	forBoth(t, func(t *testing.T, framing string) {
 		s := startSidecar(t, framing)
 		c := claude(t, s.initialize(t, nil))
@@ -227,6 +232,7 @@ func TestCloseAllDiffs(t *testing.T) {
 }
 
 func TestAcceptedDiffWithoutSetBufferText(t *testing.T) {
+	t.Parallel()
 	s := startSidecar(t, "header")
 	p := s.initParams()
 	caps := allCaps()

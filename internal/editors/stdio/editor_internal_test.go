@@ -13,6 +13,7 @@ import (
 // of the params (not checked or copied again), and the params read as docs/editor-protocol.md's
 // showDiff.
 func TestShowDiffParamsPassTheTextThrough(t *testing.T) {
+	t.Parallel()
 	text := ide.TextOf(strings.Repeat("x := \"é\"\t\n", 16<<10))
 	p := showDiffParams(ide.ShowDiffParams{TabName: "T", FilePath: "/w/a", NewFilePath: "/w/b", NewContents: text, FileExists: true, Seq: 9})
 	shared := false

@@ -13,6 +13,7 @@ import (
 )
 
 func TestSelectionChanged(t *testing.T) {
+	t.Parallel()
 	forBoth(t, func(t *testing.T, framing string) {
 		s := startSidecar(t, framing)
 		c := claude(t, s.initialize(t, nil))
@@ -53,6 +54,7 @@ func TestSelectionChanged(t *testing.T) {
 }
 
 func TestWorkspaceFoldersChanged(t *testing.T) {
+	t.Parallel()
 	forBoth(t, func(t *testing.T, framing string) {
 		s := startSidecar(t, framing)
 		r := s.initialize(t, nil)
@@ -80,6 +82,7 @@ func TestWorkspaceFoldersChanged(t *testing.T) {
 }
 
 func TestAtMentioned(t *testing.T) {
+	t.Parallel()
 	forBoth(t, func(t *testing.T, framing string) {
 		s := startSidecar(t, framing)
 		r := s.initialize(t, nil)
@@ -138,6 +141,7 @@ func TestAtMentioned(t *testing.T) {
 }
 
 func TestClientNotifications(t *testing.T) {
+	t.Parallel()
 	forBoth(t, func(t *testing.T, framing string) {
 		s := startSidecar(t, framing)
 		r := s.initialize(t, nil)

@@ -16,6 +16,7 @@ import (
 // (this test process) is still alive, so the lock's pid alone does not reveal the death: its
 // port does.
 func TestSIGKILLThenNextStartCleansLock(t *testing.T) {
+	t.Parallel()
 	cfg := t.TempDir()
 	ws, _ := filepath.EvalSymlinks(t.TempDir())
 

@@ -10,6 +10,7 @@ import (
 )
 
 func TestInitialize(t *testing.T) {
+	t.Parallel()
 	forBoth(t, func(t *testing.T, framing string) {
 		s := startSidecar(t, framing)
 		r := s.initialize(t, nil)
@@ -45,6 +46,7 @@ func TestInitialize(t *testing.T) {
 }
 
 func TestInitializeOrder(t *testing.T) {
+	t.Parallel()
 	forBoth(t, func(t *testing.T, framing string) {
 		s := startSidecar(t, framing)
 		// "-32002: a request other than initialize before initialize, or initialize twice"
@@ -90,6 +92,7 @@ func TestInitializeOrder(t *testing.T) {
 }
 
 func TestStatus(t *testing.T) {
+	t.Parallel()
 	forBoth(t, func(t *testing.T, framing string) {
 		s := startSidecar(t, framing)
 		r := s.initialize(t, nil)

@@ -36,7 +36,10 @@ var framings = []string{"line", "header"}
 
 func forBoth(t *testing.T, f func(t *testing.T, framing string)) {
 	for _, fr := range framings {
-		t.Run(fr, func(t *testing.T) { f(t, fr) })
+		t.Run(fr, func(t *testing.T) {
+			t.Parallel()
+			f(t, fr)
+		})
 	}
 }
 
@@ -73,6 +76,13 @@ type sidecar struct {
 // framing. On cleanup it closes stdin, waits for the exit and checks stdout held only frames.
 func startSidecar(t *testing.T, framing string, args ...string) *sidecar {
 	t.Helper()
+	return startSidecarEnv(t, nil, framing, args...)
+}
+
+// startSidecarEnv is startSidecar with env added to the child's environment (the test's own
+// environment is never changed, so tests can run in parallel).
+func startSidecarEnv(t *testing.T, env []string, framing string, args ...string) *sidecar {
+	t.Helper()
 	tmp := t.TempDir()
 	ws, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
@@ -93,6 +103,7 @@ func startSidecar(t *testing.T, framing string, args ...string) *sidecar {
 	s.cmd.Dir = ws
 	s.cmd.Env = append(os.Environ(), "CLAUDE_CONFIG_DIR="+s.cfgDir, "HOME="+tmp,
 		"GORACE=atexit_sleep_ms=0") // a -race binary otherwise sleeps 1s before exiting
+	s.cmd.Env = append(s.cmd.Env, env...)
 	s.cmd.Stdin, s.cmd.Stdout, s.cmd.Stderr = inR, outW, &s.stderr
 	if err := s.cmd.Start(); err != nil {
 		t.Fatal(err)

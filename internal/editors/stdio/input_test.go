@@ -51,11 +51,9 @@ func TestInputReadsPipeDirectly(t *testing.T) {
 			}
 			buf := make([]byte, 64)
 			if name == "waiting" {
-				defer func(d time.Duration) { readBatch = d }(readBatch)
-				readBatch = 0
+				in.fdr.batch = 0
 			} else {
-				defer func(d time.Duration) { readBatch = d }(readBatch)
-				readBatch = time.Hour // after two small messages the next Read pauses; only Close can end it
+				in.fdr.batch = time.Hour // after two small messages the next Read pauses; only Close can end it
 			}
 			for _, msg := range []string{"hello\n", "again\n"} {
 				w.Write([]byte(msg))
@@ -121,12 +119,11 @@ func (f readerFunc) Read(p []byte) (int, error) { return f(p) }
 // answer waits meanwhile (stdin_unix.go). Decided from the goroutine's state, not by timing.
 func TestWaitingReadLeavesThePFree(t *testing.T) {
 	r, _ := blockingPipe(t)
-	defer func(d time.Duration) { readBatch = d }(readBatch)
-	readBatch = 0
 	in := newInput(r)
 	if in.fdr == nil {
 		t.Fatal("a pipe on stdin was not read directly")
 	}
+	in.fdr.batch = 0
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -169,10 +166,9 @@ func readerState() string {
 // small messages is batched.
 func TestOneSmallMessageDoesNotPause(t *testing.T) {
 	r, w := blockingPipe(t)
-	defer func(d time.Duration) { readBatch = d }(readBatch)
-	readBatch = time.Hour
 	in := newInput(r)
 	defer in.Close()
+	in.fdr.batch = time.Hour
 	buf := make([]byte, 64)
 	w.Write([]byte("{}\n"))
 	if n, err := in.Read(buf); err != nil || string(buf[:n]) != "{}\n" {

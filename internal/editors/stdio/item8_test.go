@@ -7,6 +7,7 @@ import (
 
 // Issue 15 item 8: initialize took pid 2^62 (and wrote it to the lock).
 func TestInitializeRefusesImpossiblePID(t *testing.T) {
+	t.Parallel()
 	s := startSidecar(t, "line")
 	p := s.initParams()
 	p["pid"] = int64(1) << 62

@@ -63,6 +63,7 @@ func pendingDiff(t *testing.T, s *sidecar, r initResult) (*probe.Client, <-chan 
 }
 
 func TestStdinEOF(t *testing.T) {
+	t.Parallel()
 	forBoth(t, func(t *testing.T, framing string) {
 		s := startSidecar(t, framing)
 		r := s.initialize(t, nil)
@@ -72,6 +73,7 @@ func TestStdinEOF(t *testing.T) {
 }
 
 func TestEditorPIDDies(t *testing.T) {
+	t.Parallel()
 	s := startSidecar(t, "line")
 	editor := exec.Command("sleep", "60")
 	if err := editor.Start(); err != nil {
@@ -92,6 +94,7 @@ func TestEditorPIDDies(t *testing.T) {
 }
 
 func TestSignals(t *testing.T) {
+	t.Parallel()
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
 		t.Run(sig.String(), func(t *testing.T) {
 			s := startSidecar(t, "header")
@@ -103,6 +106,7 @@ func TestSignals(t *testing.T) {
 }
 
 func TestSignalBeforeInitialize(t *testing.T) {
+	t.Parallel()
 	s := startSidecar(t, "line")
 	s.call(t, "status", nil, nil) // answered: the bridge runs and handles signals
 	s.cmd.Process.Signal(syscall.SIGTERM)
@@ -117,6 +121,7 @@ func TestSignalBeforeInitialize(t *testing.T) {
 
 // "Any other first byte: the bridge writes a line to stderr and exits with status 1."
 func TestGarbageFirstByte(t *testing.T) {
+	t.Parallel()
 	for _, garbage := range []string{"hello\n", "\x00\x01", "Xontent-Length: 2\r\n\r\n{}"} {
 		s := startSidecar(t, "line")
 		io.WriteString(s.stdin, garbage)
@@ -136,6 +141,7 @@ func TestGarbageFirstByte(t *testing.T) {
 // "Logs go to stderr, never stdout." Every test checks stdout on cleanup; this one checks the
 // logs are on stderr, and that --log-file moves them there.
 func TestLogs(t *testing.T) {
+	t.Parallel()
 	s := startSidecar(t, "line")
 	r := s.initialize(t, nil)
 	claude(t, r)

@@ -11,11 +11,12 @@ import (
 	"testing"
 )
 
-// goplsForTest finds gopls ($GOPLS, else on PATH) and keeps the go command's caches warm
-// although the sidecar gets a private HOME. Skipped without gopls, except under CI.
-func goplsForTest(t *testing.T) string {
+// goplsForTest finds gopls ($GOPLS, else on PATH) and returns it with the environment that keeps
+// the go command's caches warm although the sidecar gets a private HOME. Skipped without gopls,
+// except under CI.
+func goplsForTest(t *testing.T) (gopls string, env []string) {
 	t.Helper()
-	gopls := os.Getenv("GOPLS")
+	gopls = os.Getenv("GOPLS")
 	if gopls == "" {
 		gopls, _ = exec.LookPath("gopls")
 	}
@@ -30,20 +31,16 @@ func goplsForTest(t *testing.T) string {
 		t.Fatal(err)
 	}
 	v := strings.Split(strings.TrimSpace(string(out)), "\n")
-	t.Setenv("GOCACHE", v[0])
-	t.Setenv("GOMODCACHE", v[1])
-	t.Setenv("GOPATH", v[2])
-	t.Setenv("GOTOOLCHAIN", "local")
-	t.Setenv("GOPROXY", "off")
-	return gopls
+	return gopls, []string{"GOCACHE=" + v[0], "GOMODCACHE=" + v[1], "GOPATH=" + v[2], "GOTOOLCHAIN=local", "GOPROXY=off"}
 }
 
 // An editor without a diagnostics capability (Nova: its API cannot read other extensions'
 // issues) gets getDiagnostics answered by the bridge's own language servers (serve --stdio
 // --lsp), in the editor's position encoding; the editor itself is never asked.
 func TestLSPDiagnosticsForEditorWithout(t *testing.T) {
-	gopls := goplsForTest(t)
-	s := startSidecar(t, "header", "--lsp", ".go="+gopls)
+	t.Parallel()
+	gopls, env := goplsForTest(t)
+	s := startSidecarEnv(t, env, "header", "--lsp", ".go="+gopls)
 	os.WriteFile(filepath.Join(s.ws, "go.mod"), []byte("module example.com/m\n\ngo 1.22\n"), 0o644)
 	path := filepath.Join(s.ws, "main.go")
 	src := "package main\n\nfunc main() {\n\t_ = \"😀\"; var s string = 1\n\t_ = s\n}\n"
@@ -80,6 +77,7 @@ func TestLSPDiagnosticsForEditorWithout(t *testing.T) {
 // An editor that declares diagnostics keeps answering them itself: its own are what the user
 // sees, --lsp or not.
 func TestLSPNotUsedWhenEditorHasDiagnostics(t *testing.T) {
+	t.Parallel()
 	s := startSidecar(t, "line", "--lsp", ".go=/nonexistent/gopls")
 	s.answer("getDiagnostics", func(ctx context.Context, params json.RawMessage) (any, error) {
 		return map[string]any{"files": []any{map[string]any{"filePath": filepath.Join(s.ws, "a.go"), "diagnostics": []any{

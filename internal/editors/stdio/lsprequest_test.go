@@ -28,6 +28,7 @@ func connectTools(t *testing.T, r initResult) func(string, map[string]any) (stri
 // UTF-16 and the same column in every unit; the editor's answer is read in the encoding it
 // names, and columns reach the model counted in characters.
 func TestLSPRequest(t *testing.T) {
+	t.Parallel()
 	s := startSidecar(t, "line")
 	p := s.initParams()
 	caps := allCaps()
@@ -81,6 +82,7 @@ func TestLSPRequest(t *testing.T) {
 
 // An editor without the lspRequest capability is never asked; the model is told why.
 func TestLSPRequestNotDeclared(t *testing.T) {
+	t.Parallel()
 	s := startSidecar(t, "line")
 	r := s.initialize(t, nil)
 	call := connectTools(t, r)
@@ -95,6 +97,7 @@ func TestLSPRequestNotDeclared(t *testing.T) {
 // With a path map the editor's language servers are not asked, even when declared: paths
 // inside LSP params and results are not translated (docs/model-tools.md).
 func TestLSPRequestNotWithPathMap(t *testing.T) {
+	t.Parallel()
 	s := startSidecar(t, "line", "--path-map", "/=/")
 	p := s.initParams()
 	caps := allCaps()

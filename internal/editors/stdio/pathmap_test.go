@@ -29,6 +29,7 @@ func remoteWS(t *testing.T) string {
 // sent it, never passed through silently. The lock's workspaceFolders are REMOTE paths; its pid
 // is the bridge's own." (issue 19)
 func TestPathMapEveryMessage(t *testing.T) {
+	t.Parallel()
 	forBoth(t, func(t *testing.T, framing string) {
 		rws := remoteWS(t)
 		other := remoteWS(t)
@@ -188,6 +189,7 @@ func TestPathMapEveryMessage(t *testing.T) {
 
 // TestPathMapInitializeRefused: an unmapped workspace folder is an error to the editor.
 func TestPathMapInitializeRefused(t *testing.T) {
+	t.Parallel()
 	s := startSidecar(t, "line", "--path-map", localWS+"="+remoteWS(t))
 	p := s.initParams()
 	p["workspaceFolders"] = []string{"/somewhere/else"}
@@ -201,6 +203,7 @@ func TestPathMapInitializeRefused(t *testing.T) {
 
 // TestPathMapWindows: a WSL mapping written the Windows way, drive letters in either case.
 func TestPathMapWindows(t *testing.T) {
+	t.Parallel()
 	rws := remoteWS(t)
 	s := startSidecar(t, "header", "--path-map", `C:\src\app=`+rws)
 	p := s.initParams()
@@ -232,6 +235,7 @@ func TestPathMapWindows(t *testing.T) {
 // TestPathMapIgnoresEditorPID: in remote mode the editor's pid names nothing where the bridge
 // runs; a bridge that polled it would end at once (or never). It ends with its stdin instead.
 func TestPathMapIgnoresEditorPID(t *testing.T) {
+	t.Parallel()
 	dead := exec.Command("true")
 	if err := dead.Run(); err != nil {
 		t.Skip(err)
@@ -250,6 +254,7 @@ func TestPathMapIgnoresEditorPID(t *testing.T) {
 }
 
 func TestPathMapFlagErrors(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{
 		{"serve", "--stdio", "--path-map", "relative=/x"},
 		{"serve", "--stdio", "--path-map", "/a"},

@@ -8,6 +8,7 @@ import (
 // TestPipesGrown: the bridge enlarges its stdio pipes to 1 MiB (F_SETPIPE_SZ), so a 10 MiB
 // openDiff crosses in ~10 wake-ups instead of ~160 (docs/performance.md).
 func TestPipesGrown(t *testing.T) {
+	t.Parallel()
 	s := startSidecar(t, "line")
 	s.initialize(t, s.initParams())
 	rc, err := s.stdin.SyscallConn()

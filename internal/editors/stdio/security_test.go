@@ -179,6 +179,7 @@ var stdioAfterInit = []stdioBadInput{
 // TestStdioBadInput runs the editor-channel table against the real binary: every case gets the
 // listed answer and the channel stays usable (a status request after each is answered).
 func TestStdioBadInput(t *testing.T) {
+	t.Parallel()
 	c := startRaw(t, t.TempDir())
 	run := func(cases []stdioBadInput) {
 		for _, tc := range cases {

@@ -11,6 +11,7 @@ import (
 // `claude-ide-bridge mention` and `select` reach a `serve --stdio` bridge too: they find it by
 // the workspace the editor gave in initialize, through its lock file.
 func TestShellMentionAndSelectReachStdioBridge(t *testing.T) {
+	t.Parallel()
 	s := startSidecar(t, "line")
 	r := s.initialize(t, nil)
 	path := s.writeFile(t, "a.go", "package a\n\nfunc A() {}\n")

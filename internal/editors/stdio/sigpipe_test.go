@@ -14,6 +14,7 @@ import (
 // closed first, then the client leaves (a write to the dead pipe), then SIGTERM: the bridge must
 // exit 0 and remove its lock.
 func TestQuitWithStdoutGone(t *testing.T) {
+	t.Parallel()
 	s := startSidecar(t, "line")
 	r := s.initialize(t, nil)
 	c := claude(t, r)

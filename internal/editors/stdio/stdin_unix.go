@@ -12,17 +12,18 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// readBatch is the least time between two waits for stdin while the editor streams small
+// defaultReadBatch is the least time between two waits for stdin while the editor streams small
 // messages (a flood of selections): they are then read several at a time, one wake-up per batch
 // instead of one per message, each of which costs tens of µs on a VM. A message is delayed only
-// when the two before it came less than readBatch apart (a stream), so an editor that debounces
+// when the two before it came less than that apart (a stream), so an editor that debounces
 // (50 ms) never waits, nor does an answer that quickly follows another (an editor's accept right
 // after its showDiff answer). It equals the transport's pacing of selections (25 ms per client):
 // each batch's last selection (jsonrpc.Conn.Latest drops the others unread) is then due when it
 // is read, and is written by this goroutine at once, so a flood costs one wake-up per 25 ms and
 // no pacer tick, and its last selection reaches clients within 25 ms. Flood CPU (% of a core,
 // bench driver, shared 2-core machine, interleaved runs): 12 ms 7.2 and 3.8, 25 ms 3.6, 4.5, 4.7.
-var readBatch = 25 * time.Millisecond
+// Each fdReader has its own (fdReader.batch), so a test can change it without touching others.
+const defaultReadBatch = 25 * time.Millisecond
 
 // smallRead is the most a read may return and still count as part of a stream of small
 // messages; a big text crossing the pipe is never held back.
@@ -32,7 +33,7 @@ const smallRead = 16 << 10
 // editor parks there ("IO wait") and holds no thread, and Close ends it at once. It reads a
 // duplicate of the descriptor, made non-blocking (what puts an *os.File into the poller); the
 // mode, which the duplicate shares with stdin, is put back on Close. While small messages stream
-// in it pauses instead of waiting for each (readBatch), which is why it reads with unix.Read
+// in it pauses instead of waiting for each (batch), which is why it reads with unix.Read
 // inside RawConn.Read: that tells "nothing there yet" (pause, or wait) from data.
 type fdReader struct {
 	orig *os.File // stdin, to put its mode back
@@ -40,9 +41,10 @@ type fdReader struct {
 	rc   syscall.RawConn
 	done <-chan struct{}
 
-	last   time.Time // when the last small read returned
-	stream bool      // it came within readBatch of the small read before, or after a pause
-	paused bool      // the last wait was a pause
+	last   time.Time     // when the last small read returned
+	batch  time.Duration // defaultReadBatch; set only before the first Read
+	stream bool          // it came within batch of the small read before, or after a pause
+	paused bool          // the last wait was a pause
 	pause  *time.Timer
 
 	wasBlocking bool
@@ -74,7 +76,7 @@ func newFDReader(f *os.File, done <-chan struct{}) *fdReader {
 	if dup < 0 {
 		return nil
 	}
-	r := &fdReader{orig: f, f: os.NewFile(uintptr(dup), f.Name()), done: done, wasBlocking: blocking}
+	r := &fdReader{orig: f, f: os.NewFile(uintptr(dup), f.Name()), done: done, batch: defaultReadBatch, wasBlocking: blocking}
 	if r.rc, err = r.f.SyscallConn(); err != nil {
 		r.Close()
 		return nil
@@ -104,14 +106,14 @@ func (r *fdReader) Read(p []byte) (int, error) {
 			}
 			// Nothing there yet: in a stream, pause so that what comes meanwhile is read at
 			// once; else wait in the poller (false).
-			pause = r.stream && time.Since(r.last) < readBatch
+			pause = r.stream && time.Since(r.last) < r.batch
 			return pause
 		})
 		switch {
 		case err != nil:
 			return 0, os.ErrClosed
 		case pause:
-			r.wait(readBatch - time.Since(r.last))
+			r.wait(r.batch - time.Since(r.last))
 			r.last, r.paused = time.Time{}, true
 			continue
 		case rerr != nil:
@@ -120,7 +122,7 @@ func (r *fdReader) Read(p []byte) (int, error) {
 			return 0, io.EOF
 		}
 		if now := time.Now(); n <= smallRead {
-			r.stream = r.paused || now.Sub(r.last) < readBatch
+			r.stream = r.paused || now.Sub(r.last) < r.batch
 			r.last = now
 		} else {
 			r.last, r.stream = time.Time{}, false

@@ -13,6 +13,7 @@ import (
 // TestToolRequests drives each Claude tool that needs the editor and checks the request the
 // editor gets ("bridge → editor" in the document) and what Claude gets back.
 func TestToolRequests(t *testing.T) {
+	t.Parallel()
 	forBoth(t, func(t *testing.T, framing string) {
 		s := startSidecar(t, framing)
 		p := s.initParams()
@@ -122,6 +123,7 @@ func TestToolRequests(t *testing.T) {
 }
 
 func TestCapabilitiesFalse(t *testing.T) {
+	t.Parallel()
 	forBoth(t, func(t *testing.T, framing string) {
 		s := startSidecar(t, framing)
 		p := s.initParams()
@@ -164,6 +166,7 @@ func TestCapabilitiesFalse(t *testing.T) {
 }
 
 func TestEditorAnswersWithError(t *testing.T) {
+	t.Parallel()
 	forBoth(t, func(t *testing.T, framing string) {
 		s := startSidecar(t, framing)
 		c := claude(t, s.initialize(t, nil))
@@ -186,6 +189,7 @@ func TestEditorAnswersWithError(t *testing.T) {
 }
 
 func TestEditorNeverAnswers(t *testing.T) {
+	t.Parallel()
 	forBoth(t, func(t *testing.T, framing string) {
 		// "An editor that does not answer within the bound ... turns into a tool error too; it
 		// never blocks the bridge." --editor-timeout sets the bound (showDiff gets 3x).
