@@ -17,8 +17,12 @@ var loopbackHosts = []string{"127.0.0.1", "localhost", "::1"}
 // no_proxy and NO_PROXY both get the entries already in either variable of this
 // process's environment (so neither spelling loses any), then the loopback hosts,
 // without duplicates.
-func Env(port int) map[string]string {
-	np := noProxy()
+func Env(port int) map[string]string { return envWith(port, os.Getenv) }
+
+// envWith is Env with this process's environment read through getenv (tests give their own, so
+// they need not change the process's).
+func envWith(port int, getenv func(string) string) map[string]string {
+	np := noProxy(getenv)
 	return map[string]string{
 		"CLAUDE_CODE_SSE_PORT":   strconv.Itoa(port),
 		"ENABLE_IDE_INTEGRATION": "true",
@@ -27,7 +31,7 @@ func Env(port int) map[string]string {
 	}
 }
 
-func noProxy() string {
+func noProxy(getenv func(string) string) string {
 	var out []string
 	seen := map[string]bool{}
 	add := func(list string) {
@@ -41,8 +45,8 @@ func noProxy() string {
 			out = append(out, e)
 		}
 	}
-	add(os.Getenv("no_proxy"))
-	add(os.Getenv("NO_PROXY"))
+	add(getenv("no_proxy"))
+	add(getenv("NO_PROXY"))
 	add(strings.Join(loopbackHosts, ","))
 	return strings.Join(out, ",")
 }
@@ -50,8 +54,9 @@ func noProxy() string {
 // EnvPrefix returns Env as "K=v K=v ..." in a stable order, to put before a command in a
 // POSIX shell. Values are single-quoted only when they contain characters the shell treats
 // specially.
-func EnvPrefix(port int) string {
-	env := Env(port)
+func EnvPrefix(port int) string { return prefixOf(Env(port)) }
+
+func prefixOf(env map[string]string) string {
 	parts := make([]string, 0, len(envKeys))
 	for _, k := range envKeys {
 		parts = append(parts, k+"="+shellQuote(env[k], false))
@@ -61,8 +66,9 @@ func EnvPrefix(port int) string {
 
 // ExportLines returns one "export K='v'" line per variable in a stable order, for
 // eval "$(claude-ide-bridge env)" in a POSIX shell.
-func ExportLines(port int) string {
-	env := Env(port)
+func ExportLines(port int) string { return exportsOf(Env(port)) }
+
+func exportsOf(env map[string]string) string {
 	var b strings.Builder
 	for _, k := range envKeys {
 		b.WriteString("export " + k + "=" + shellQuote(env[k], true) + "\n")

@@ -11,37 +11,36 @@ import (
 // port; ENABLE_IDE_INTEGRATION: Set to "true"". Facts: "set no_proxy/NO_PROXY to include
 // 127.0.0.1,localhost,::1 in the terminal you launch it from."
 func TestEnv(t *testing.T) {
-	t.Setenv("no_proxy", "")
-	t.Setenv("NO_PROXY", "")
+	t.Parallel()
+	getenv := vars(map[string]string{"no_proxy": "", "NO_PROXY": ""})
 	want := map[string]string{
 		"CLAUDE_CODE_SSE_PORT":   "34567",
 		"ENABLE_IDE_INTEGRATION": "true",
 		"no_proxy":               "127.0.0.1,localhost,::1",
 		"NO_PROXY":               "127.0.0.1,localhost,::1",
 	}
-	if got := Env(34567); !reflect.DeepEqual(got, want) {
+	if got := envWith(34567, getenv); !reflect.DeepEqual(got, want) {
 		t.Errorf("Env = %v\nwant %v", got, want)
 	}
 	wantPrefix := "CLAUDE_CODE_SSE_PORT=34567 ENABLE_IDE_INTEGRATION=true " +
 		"no_proxy=127.0.0.1,localhost,::1 NO_PROXY=127.0.0.1,localhost,::1"
-	if got := EnvPrefix(34567); got != wantPrefix {
+	if got := prefixOf(envWith(34567, getenv)); got != wantPrefix {
 		t.Errorf("EnvPrefix = %q\nwant %q", got, wantPrefix)
 	}
 	wantExport := "export CLAUDE_CODE_SSE_PORT='34567'\n" +
 		"export ENABLE_IDE_INTEGRATION='true'\n" +
 		"export no_proxy='127.0.0.1,localhost,::1'\n" +
 		"export NO_PROXY='127.0.0.1,localhost,::1'\n"
-	if got := ExportLines(34567); got != wantExport {
+	if got := exportsOf(envWith(34567, getenv)); got != wantExport {
 		t.Errorf("ExportLines = %q\nwant %q", got, wantExport)
 	}
 }
 
 // Editor protocol: "existing no_proxy entries of the bridge's environment are kept".
 func TestEnvKeepsNoProxy(t *testing.T) {
-	t.Setenv("no_proxy", "corp.example, localhost,,.internal")
-	t.Setenv("NO_PROXY", "10.0.0.0/8,CORP.example")
+	t.Parallel()
 	want := "corp.example,localhost,.internal,10.0.0.0/8,127.0.0.1,::1"
-	env := Env(1)
+	env := envWith(1, vars(map[string]string{"no_proxy": "corp.example, localhost,,.internal", "NO_PROXY": "10.0.0.0/8,CORP.example"}))
 	if env["no_proxy"] != want || env["NO_PROXY"] != want {
 		t.Errorf("no_proxy = %q, NO_PROXY = %q, want both %q", env["no_proxy"], env["NO_PROXY"], want)
 	}
@@ -67,15 +66,17 @@ func shellEnv(t *testing.T, script string) []string {
 // What a POSIX shell makes of EnvPrefix and ExportLines must be exactly Env, even for
 // values that need quoting.
 func TestEnvShellRoundTrip(t *testing.T) {
-	t.Setenv("no_proxy", `it's a host; $(touch /tmp/x) "q"`)
-	t.Setenv("NO_PROXY", "")
-	env := Env(34567)
+	t.Parallel()
+	env := envWith(34567, vars(map[string]string{"no_proxy": `it's a host; $(touch /tmp/x) "q"`}))
 	want := []string{env["CLAUDE_CODE_SSE_PORT"], env["ENABLE_IDE_INTEGRATION"], env["no_proxy"], env["NO_PROXY"]}
 
-	if got := shellEnv(t, ExportLines(34567)); !reflect.DeepEqual(got, want) {
+	if got := shellEnv(t, exportsOf(env)); !reflect.DeepEqual(got, want) {
 		t.Errorf("eval ExportLines: %q\nwant %q", got, want)
 	}
-	if got := shellEnv(t, "export "+EnvPrefix(34567)); !reflect.DeepEqual(got, want) {
+	if got := shellEnv(t, "export "+prefixOf(env)); !reflect.DeepEqual(got, want) {
 		t.Errorf("EnvPrefix: %q\nwant %q", got, want)
 	}
 }
+
+// vars is a getenv over m.
+func vars(m map[string]string) func(string) string { return func(k string) string { return m[k] } }

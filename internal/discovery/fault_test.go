@@ -12,6 +12,7 @@ import (
 // editor's pid). SweepOwn, run by the next bridge at start, removes exactly the stale locks that
 // claude-ide-bridge wrote, never a live one and never another IDE's.
 func TestSweepOwn(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	dead := deadPID(t)
 	live := os.Getpid()

@@ -12,6 +12,7 @@ import (
 
 // A FIFO named like a lock must not block the listing: `locks` has to return.
 func TestListLocksSkipsFIFO(t *testing.T) {
+	t.Parallel()
 	fifo := filepath.Join(t.TempDir(), "34567.lock")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Skipf("mkfifo: %v", err)

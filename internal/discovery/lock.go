@@ -26,11 +26,15 @@ type Lock struct {
 
 // Dir returns the directory this process should write its lock file in:
 // $CLAUDE_CONFIG_DIR/ide when that is set and non-empty, else ~/.claude/ide.
-func Dir() (string, error) {
-	if c := os.Getenv("CLAUDE_CONFIG_DIR"); c != "" {
-		return filepath.Join(c, "ide"), nil
+func Dir() (string, error) { return dirFor(os.Getenv("CLAUDE_CONFIG_DIR"), os.UserHomeDir) }
+
+// dirFor is Dir with $CLAUDE_CONFIG_DIR and the home directory given (tests give their own, so
+// they need not change the process's environment).
+func dirFor(configDir string, userHome func() (string, error)) (string, error) {
+	if configDir != "" {
+		return filepath.Join(configDir, "ide"), nil
 	}
-	home, err := os.UserHomeDir()
+	home, err := userHome()
 	if err != nil {
 		return "", fmt.Errorf("discovery: lock dir: %w", err)
 	}
@@ -39,7 +43,10 @@ func Dir() (string, error) {
 
 // Dirs returns every directory the CLI scans for lock files: Dir(), plus ~/.claude/ide
 // when CLAUDE_CONFIG_DIR is set (the CLI scans both). Duplicates are dropped.
-func Dirs() []string {
+func Dirs() []string { return dirsFor(os.Getenv("CLAUDE_CONFIG_DIR"), os.UserHomeDir) }
+
+// dirsFor is Dirs with $CLAUDE_CONFIG_DIR and the home directory given, like dirFor.
+func dirsFor(configDir string, userHome func() (string, error)) []string {
 	var dirs []string
 	add := func(d string) {
 		d = filepath.Clean(d)
@@ -50,10 +57,10 @@ func Dirs() []string {
 		}
 		dirs = append(dirs, d)
 	}
-	if d, err := Dir(); err == nil {
+	if d, err := dirFor(configDir, userHome); err == nil {
 		add(d)
 	}
-	if home, err := os.UserHomeDir(); err == nil {
+	if home, err := userHome(); err == nil {
 		add(filepath.Join(home, ".claude", "ide"))
 	}
 	return dirs

@@ -14,31 +14,38 @@ import (
 // Facts: "Lock files: $CLAUDE_CONFIG_DIR/ide/*.lock, else ~/.claude/ide/*.lock; with
 // CLAUDE_CONFIG_DIR set, ~/.claude/ide is scanned too."
 func TestDir(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
-	t.Setenv("HOME", home)
+	userHome := func() (string, error) { return home, nil }
 
-	t.Setenv("CLAUDE_CONFIG_DIR", "")
-	if d, err := Dir(); err != nil || d != filepath.Join(home, ".claude", "ide") {
+	if d, err := dirFor("", userHome); err != nil || d != filepath.Join(home, ".claude", "ide") {
 		t.Errorf("unset: Dir() = %q, %v", d, err)
 	}
-	if d := Dirs(); !slices.Equal(d, []string{filepath.Join(home, ".claude", "ide")}) {
+	if d := dirsFor("", userHome); !slices.Equal(d, []string{filepath.Join(home, ".claude", "ide")}) {
 		t.Errorf("unset: Dirs() = %q", d)
 	}
 
 	cfg := t.TempDir()
-	t.Setenv("CLAUDE_CONFIG_DIR", cfg)
-	if d, err := Dir(); err != nil || d != filepath.Join(cfg, "ide") {
+	if d, err := dirFor(cfg, userHome); err != nil || d != filepath.Join(cfg, "ide") {
 		t.Errorf("set: Dir() = %q, %v", d, err)
 	}
 	want := []string{filepath.Join(cfg, "ide"), filepath.Join(home, ".claude", "ide")}
-	if d := Dirs(); !slices.Equal(d, want) {
+	if d := dirsFor(cfg, userHome); !slices.Equal(d, want) {
 		t.Errorf("set: Dirs() = %q, want %q", d, want)
 	}
 
 	// CLAUDE_CONFIG_DIR pointing at ~/.claude gives one dir, not two.
-	t.Setenv("CLAUDE_CONFIG_DIR", filepath.Join(home, ".claude")+"/")
-	if d := Dirs(); !slices.Equal(d, []string{filepath.Join(home, ".claude", "ide")}) {
+	if d := dirsFor(filepath.Join(home, ".claude")+"/", userHome); !slices.Equal(d, []string{filepath.Join(home, ".claude", "ide")}) {
 		t.Errorf("same dir: Dirs() = %q", d)
+	}
+
+	// No home and no CLAUDE_CONFIG_DIR: an error, and no dir at all.
+	noHome := func() (string, error) { return "", errors.New("$HOME is not defined") }
+	if d, err := dirFor("", noHome); err == nil {
+		t.Errorf("no home: Dir() = %q, want an error", d)
+	}
+	if d := dirsFor("", noHome); len(d) != 0 {
+		t.Errorf("no home: Dirs() = %q", d)
 	}
 }
 
@@ -69,6 +76,7 @@ const testToken = "a3f1c2d4e5f60718293a4b5c6d7e8f90"
 // Facts: "JSON fields read: workspaceFolders, pid, ideName, transport (only "ws" means
 // WebSocket ...), authToken, runningInWindows."
 func TestWriteLockFields(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "ide")
 	path, err := WriteLock(dir, 43117, Lock{
 		PID:              4242,
@@ -115,6 +123,7 @@ func TestWriteLockFields(t *testing.T) {
 }
 
 func TestWriteLockRejects(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, tc := range []struct {
 		port int
@@ -134,6 +143,7 @@ func TestWriteLockRejects(t *testing.T) {
 }
 
 func TestWriteLockModes(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "claude", "ide")
 	path, err := WriteLock(dir, 43117, Lock{AuthToken: testToken})
 	if err != nil {
@@ -172,6 +182,7 @@ func assertNoTemp(t *testing.T, dir string) {
 }
 
 func TestWriteLockRepairsDir(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "ide")
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		t.Fatal(err)
@@ -188,6 +199,7 @@ func TestWriteLockRepairsDir(t *testing.T) {
 }
 
 func TestWriteLockRefusesSymlinkDir(t *testing.T) {
+	t.Parallel()
 	tmp := t.TempDir()
 	real := filepath.Join(tmp, "elsewhere")
 	if err := os.Mkdir(real, 0o700); err != nil {
@@ -207,6 +219,7 @@ func TestWriteLockRefusesSymlinkDir(t *testing.T) {
 }
 
 func TestWriteLockRefusesForeignOwner(t *testing.T) {
+	t.Parallel()
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to give the dir to another uid")
 	}
@@ -223,6 +236,7 @@ func TestWriteLockRefusesForeignOwner(t *testing.T) {
 }
 
 func TestWriteLockReplacesSymlinkTarget(t *testing.T) {
+	t.Parallel()
 	tmp := t.TempDir()
 	victim := filepath.Join(tmp, "victim")
 	if err := os.WriteFile(victim, []byte("precious"), 0o644); err != nil {
@@ -251,6 +265,7 @@ func TestWriteLockReplacesSymlinkTarget(t *testing.T) {
 }
 
 func TestWriteLockRefusesDirTarget(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if err := os.Mkdir(filepath.Join(dir, "43117.lock"), 0o700); err != nil {
 		t.Fatal(err)
@@ -262,6 +277,7 @@ func TestWriteLockRefusesDirTarget(t *testing.T) {
 }
 
 func TestRemoveLock(t *testing.T) {
+	t.Parallel()
 	path, err := WriteLock(t.TempDir(), 43117, Lock{AuthToken: testToken})
 	if err != nil {
 		t.Fatal(err)

@@ -137,6 +137,7 @@ func writeCases(t *testing.T, cases []lockCase) {
 }
 
 func TestListLocks(t *testing.T) {
+	t.Parallel()
 	tmp := t.TempDir()
 	a, b := filepath.Join(tmp, "a"), filepath.Join(tmp, "b")
 	cases := lockCases(t, a, b)
@@ -172,6 +173,7 @@ func TestListLocks(t *testing.T) {
 }
 
 func TestCleanLocks(t *testing.T) {
+	t.Parallel()
 	tmp := t.TempDir()
 	a, b := filepath.Join(tmp, "a"), filepath.Join(tmp, "b")
 	cases := lockCases(t, a, b)
@@ -194,6 +196,7 @@ func TestCleanLocks(t *testing.T) {
 }
 
 func TestFormatLocks(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	FormatLocks(&buf, nil)
 	if buf.String() != "no lock files\n" {

@@ -9,6 +9,7 @@ import (
 // The MCP config is written 0600 like the lock, read back, and removed with a stale lock by
 // SweepOwn (a bridge killed by SIGKILL leaves both).
 func TestMCPConfigWriteReadSweep(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "ide")
 	c := NewMCPConfig(40001, "0123456789abcdef0123456789abcdef")
 	p, err := WriteMCPConfig(dir, 40001, c)

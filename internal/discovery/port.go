@@ -17,13 +17,17 @@ const (
 	listenHost = "127.0.0.1"
 )
 
-// pickPort returns a candidate port in [minPort, maxPort]; tests swap it to force collisions.
-var pickPort = func() int { return minPort + rand.IntN(maxPort-minPort+1) }
+// randomPort returns a candidate port in [minPort, maxPort].
+func randomPort() int { return minPort + rand.IntN(maxPort-minPort+1) }
 
 // Listen binds TCP on 127.0.0.1 only (IPv4: the CLI dials ws://127.0.0.1:<port>/).
 // port > 0 binds exactly that port and fails if it is taken. port == 0 tries random
 // ports in 10000-65535, retrying only on EADDRINUSE, up to 50 times.
-func Listen(port int) (net.Listener, error) {
+func Listen(port int) (net.Listener, error) { return listenPicking(port, randomPort) }
+
+// listenPicking is Listen with the candidate ports of port 0 from pick (a test forces
+// collisions with it).
+func listenPicking(port int, pick func() int) (net.Listener, error) {
 	if port < 0 || port > maxPort {
 		return nil, fmt.Errorf("discovery: port %d out of range", port)
 	}
@@ -36,7 +40,7 @@ func Listen(port int) (net.Listener, error) {
 	}
 	var last error
 	for range portTries {
-		ln, err := listen(pickPort())
+		ln, err := listen(pick())
 		if err == nil {
 			return ln, nil
 		}

@@ -20,6 +20,7 @@ func tcpPort(t *testing.T, ln net.Listener) int {
 // Spec: "The extension starts a WebSocket server on a random port (10000-65535)";
 // facts: the CLI dials ws://127.0.0.1:<port>/.
 func TestListenRandom(t *testing.T) {
+	t.Parallel()
 	for range 20 {
 		ln, err := Listen(0)
 		if err != nil {
@@ -34,6 +35,7 @@ func TestListenRandom(t *testing.T) {
 }
 
 func TestListenFixed(t *testing.T) {
+	t.Parallel()
 	p := freePort(t)
 	ln, err := Listen(p)
 	if err != nil {
@@ -53,6 +55,7 @@ func TestListenFixed(t *testing.T) {
 }
 
 func TestListenBadPort(t *testing.T) {
+	t.Parallel()
 	for _, p := range []int{-1, 65536} {
 		if ln, err := Listen(p); err == nil {
 			ln.Close()
@@ -72,30 +75,28 @@ func freePort(t *testing.T) int {
 	return tcpPort(t, ln)
 }
 
-// setPicker makes pickPort return ports in turn (repeating the last) and counts calls.
-func setPicker(t *testing.T, ports ...int) *int {
-	t.Helper()
+// picker returns a pick func for listenPicking that returns ports in turn (repeating the last),
+// and its count of calls.
+func picker(ports ...int) (func() int, *int) {
 	calls := 0
-	old := pickPort
-	pickPort = func() int {
+	return func() int {
 		p := ports[min(calls, len(ports)-1)]
 		calls++
 		return p
-	}
-	t.Cleanup(func() { pickPort = old })
-	return &calls
+	}, &calls
 }
 
 func TestListenRetriesTakenPort(t *testing.T) {
+	t.Parallel()
 	taken, err := Listen(0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer taken.Close()
 	free := freePort(t)
-	calls := setPicker(t, tcpPort(t, taken), tcpPort(t, taken), free)
+	pick, calls := picker(tcpPort(t, taken), tcpPort(t, taken), free)
 
-	ln, err := Listen(0)
+	ln, err := listenPicking(0, pick)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,14 +107,15 @@ func TestListenRetriesTakenPort(t *testing.T) {
 }
 
 func TestListenGivesUp(t *testing.T) {
+	t.Parallel()
 	taken, err := Listen(0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer taken.Close()
-	calls := setPicker(t, tcpPort(t, taken))
+	pick, calls := picker(tcpPort(t, taken))
 
-	if ln, err := Listen(0); err == nil {
+	if ln, err := listenPicking(0, pick); err == nil {
 		ln.Close()
 		t.Fatal("Listen(0) succeeded with every port taken")
 	}

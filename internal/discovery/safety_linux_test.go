@@ -44,6 +44,7 @@ func listenAs(t *testing.T, uid int) int {
 // following it handed the token to the impostor. Now a listener of another uid (read from
 // /proc/net/tcp, no token sent) makes the lock stale.
 func TestPortTakenByAnotherUser(t *testing.T) {
+	t.Parallel()
 	needRoot(t)
 	dir := t.TempDir()
 	port := listenAs(t, nobody)
@@ -71,6 +72,7 @@ func TestPortTakenByAnotherUser(t *testing.T) {
 // poetry.lock, Gemfile.lock. Nothing in a symlinked dir, nothing not named <digits>.lock,
 // nothing that is not a regular file is removed; each is reported.
 func TestCleanLeavesForeignFiles(t *testing.T) {
+	t.Parallel()
 	tmp := t.TempDir()
 	project := filepath.Join(tmp, "project")
 	os.Mkdir(project, 0o700)
@@ -113,6 +115,7 @@ func TestCleanLeavesForeignFiles(t *testing.T) {
 // printed the planted port. Now they are removed; the user's own files stay; a planted directory
 // makes the dir refused.
 func TestTightenRemovesPlanted(t *testing.T) {
+	t.Parallel()
 	needRoot(t)
 	dir := filepath.Join(t.TempDir(), "ide")
 	os.Mkdir(dir, 0o777)
