@@ -77,6 +77,7 @@ func fakeFile(t *testing.T) (dir, path string) {
 // The brief's bound: a server that never answers gives a clear error within the start bound,
 // never a hang.
 func TestHangingServerGivesErrorWithinBound(t *testing.T) {
+	t.Parallel()
 	dir, path := fakeFile(t)
 	m := newManager(t, dir, lsp.Config{
 		Servers:      []lsp.ServerConfig{{Extensions: []string{".fake"}, Command: []string{fakeServer(t), "hang"}}},
@@ -98,6 +99,7 @@ func TestHangingServerGivesErrorWithinBound(t *testing.T) {
 }
 
 func TestCrashOnInitializeIsAnError(t *testing.T) {
+	t.Parallel()
 	dir, path := fakeFile(t)
 	m := newManager(t, dir, lsp.Config{Servers: []lsp.ServerConfig{{Extensions: []string{".fake"}, Command: []string{fakeServer(t), "crash-init"}}}})
 	_, err := m.Diagnostics(context.Background(), path)
@@ -108,6 +110,7 @@ func TestCrashOnInitializeIsAnError(t *testing.T) {
 
 // A server that answers but never publishes: an empty list once Wait has passed.
 func TestSilentServerGivesEmptyWithinWait(t *testing.T) {
+	t.Parallel()
 	dir, path := fakeFile(t)
 	m := newManager(t, dir, lsp.Config{
 		Servers: []lsp.ServerConfig{{Extensions: []string{".fake"}, Command: []string{fakeServer(t), "silent"}}},
@@ -124,6 +127,7 @@ func TestSilentServerGivesEmptyWithinWait(t *testing.T) {
 // A crash during a request is an error naming it; the next request starts the server again.
 // Its stderr goes to the log, escape sequences quoted.
 func TestCrashedServerRestartsOnNextRequest(t *testing.T) {
+	t.Parallel()
 	dir, path := fakeFile(t)
 	var logBuf syncBuffer
 	m := newManager(t, dir, lsp.Config{
@@ -153,6 +157,7 @@ func TestCrashedServerRestartsOnNextRequest(t *testing.T) {
 }
 
 func TestNoServerForExtension(t *testing.T) {
+	t.Parallel()
 	dir, path := fakeFile(t)
 	m := newManager(t, dir, lsp.Config{})
 	_, err := m.Diagnostics(context.Background(), path)
@@ -162,6 +167,7 @@ func TestNoServerForExtension(t *testing.T) {
 }
 
 func TestClosedManager(t *testing.T) {
+	t.Parallel()
 	dir, path := fakeFile(t)
 	m := newManager(t, dir, lsp.Config{Servers: []lsp.ServerConfig{{Extensions: []string{".fake"}, Command: []string{fakeServer(t), "silent"}}}, Wait: time.Second})
 	if _, err := m.Diagnostics(context.Background(), path); err != nil {
