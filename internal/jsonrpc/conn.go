@@ -44,9 +44,8 @@ type Conn struct {
 	mu      sync.Mutex
 	pending map[string]chan *Message // outgoing calls by id
 	closed  bool
-	wg      sync.WaitGroup // running handlers
-	active  int            // running handlers, under mu, for Drain
-	idle    chan struct{}  // closed when active drops to 0
+	active  int           // running handlers, under mu
+	idle    chan struct{} // closed when active drops to 0
 }
 
 // NewConn returns a connection; nothing is read until Run.
@@ -78,7 +77,7 @@ func (c *Conn) Run(ctx context.Context) error {
 		c.run(c.held)
 	}
 	c.shutdown()
-	c.wg.Wait()
+	c.Drain(context.Background())
 	return err
 }
 
@@ -132,7 +131,6 @@ func (c *Conn) more() bool {
 
 // run handles req: a call in a goroutine of its own, a notification in order, on the reader.
 func (c *Conn) run(req *Request) {
-	c.wg.Add(1)
 	c.mu.Lock()
 	if c.active == 0 {
 		c.idle = make(chan struct{})
@@ -163,7 +161,6 @@ func looksLikeResponse(data []byte) bool {
 }
 
 func (c *Conn) handle(req *Request) {
-	defer c.wg.Done()
 	defer func() { // after the answer was written
 		c.mu.Lock()
 		if c.active--; c.active == 0 {

@@ -160,16 +160,12 @@ func scanString(d []byte, i int) (int, error) {
 	if j, st := stringBody(d[:i+bigString], i+1); st != strShort {
 		return stringResult(d, i, j, st)
 	}
-	end, ok, h, hn := seenAt(d, i)
-	if ok {
+	if end, ok := seenAt(d, i); ok {
 		return end, nil
 	}
 	end, err := checkString(d, i)
 	if err == nil {
-		if end-i != hn { // a new text of a remembered length was hashed already
-			h = maphash.Bytes(bigSeed, d[i:end])
-		}
-		rememberBig(h, end-i)
+		rememberBig(maphash.Bytes(bigSeed, d[i:end]), end-i)
 	}
 	return end, err
 }
@@ -198,26 +194,19 @@ type bigEntry struct {
 // search for the end is needed: the n bytes at d[i] that hash like a remembered string of n
 // bytes are that string, quotes included, so it ends there. Only lengths that would end on a
 // quote are hashed, each once.
-//
-// h is the hash of d[i:i+hn], the last length it hashed (hn 0: none): a new text of a remembered
-// length need not be hashed again to be remembered.
-func seenAt(d []byte, i int) (end int, ok bool, h uint64, hn int) {
+func seenAt(d []byte, i int) (end int, ok bool) {
 	bigMu.Lock()
 	seen := bigSeen
 	bigMu.Unlock()
 	for k, e := range seen {
-		if e.n == 0 || e.n > len(d)-i || d[i+e.n-1] != '"' {
+		if e.n == 0 || e.n > len(d)-i || d[i+e.n-1] != '"' || slices.ContainsFunc(seen[:k], func(f bigEntry) bool { return f.n == e.n }) {
 			continue
 		}
-		if slices.ContainsFunc(seen[:k], func(f bigEntry) bool { return f.n == e.n }) {
-			continue // that length was hashed already
-		}
-		h, hn = maphash.Bytes(bigSeed, d[i:i+e.n]), e.n
-		if slices.Contains(seen[k:], bigEntry{h, e.n}) {
-			return i + e.n, true, h, hn
+		if slices.Contains(seen[k:], bigEntry{maphash.Bytes(bigSeed, d[i:i+e.n]), e.n}) {
+			return i + e.n, true
 		}
 	}
-	return 0, false, h, hn
+	return 0, false
 }
 
 func rememberBig(h uint64, n int) {

@@ -53,9 +53,9 @@ func TestInputReadsPipeDirectly(t *testing.T) {
 			if name == "waiting" {
 				in.fdr.batch = 0
 			} else {
-				in.fdr.batch = time.Hour // after two small messages the next Read pauses; only Close can end it
+				in.fdr.batch = time.Hour // after three small messages the next Read pauses; only Close can end it
 			}
-			for _, msg := range []string{"hello\n", "again\n"} {
+			for _, msg := range []string{"hello\n", "again\n", "more\n"} {
 				w.Write([]byte(msg))
 				n, err := in.Read(buf)
 				if err != nil || string(buf[:n]) != msg {
@@ -161,18 +161,20 @@ func readerState() string {
 	return ""
 }
 
-// TestOneSmallMessageDoesNotPause: an answer that follows one small message at once (an editor's
-// accept right after its showDiff answer) is read without waiting for a batch: only a stream of
-// small messages is batched.
-func TestOneSmallMessageDoesNotPause(t *testing.T) {
+// TestTwoSmallMessagesDoNotPause: an answer that follows two small messages at once (an editor's
+// accept right after its showDiff answer, which came right after its closeDiff answer) is read
+// without waiting for a batch: only a stream of small messages is batched.
+func TestTwoSmallMessagesDoNotPause(t *testing.T) {
 	r, w := blockingPipe(t)
 	in := newInput(r)
 	defer in.Close()
 	in.fdr.batch = time.Hour
 	buf := make([]byte, 64)
-	w.Write([]byte("{}\n"))
-	if n, err := in.Read(buf); err != nil || string(buf[:n]) != "{}\n" {
-		t.Fatalf("Read = %q, %v", buf[:n], err)
+	for range 2 {
+		w.Write([]byte("{}\n"))
+		if n, err := in.Read(buf); err != nil || string(buf[:n]) != "{}\n" {
+			t.Fatalf("Read = %q, %v", buf[:n], err)
+		}
 	}
 	got := make(chan string, 1)
 	go func() {
@@ -191,6 +193,6 @@ func TestOneSmallMessageDoesNotPause(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		in.Close()
 		<-got
-		t.Fatal("the message after a single small one waited for a batch")
+		t.Fatal("the message after two small ones waited for a batch")
 	}
 }
