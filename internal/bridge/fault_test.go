@@ -114,10 +114,9 @@ func TestDisconnectMidOpenDiff(t *testing.T) {
 }
 
 // Spec 000: "A diff that the user accepted before the reconnect stays open, the same as a diff
-// whose Claude exited", "the accepted diff stays open until that client closes it or the user runs
-// :ClaudeCodeCloseAllDiffs. That command closes it once the file holds the accepted text, or after
-// it puts the text into the file's buffer as unsaved changes." Nothing the user accepted is lost,
-// and the bridge never writes the file itself.
+// whose Claude exited": a CLI that drops its real connection and comes back is a new client, and
+// cannot close or replace what it accepted before. (What the user's close-all then does with the
+// text: internal/ide's step tests.)
 func TestAcceptedTextSurvivesDisconnect(t *testing.T) {
 	b, ed, gone := startWatched(t)
 	path, mtime := writeFile(t, b, "f.txt", "old\n")
@@ -133,7 +132,6 @@ func TestAcceptedTextSurvivesDisconnect(t *testing.T) {
 	a.Close() // the CLI dies before it writes the file or sends close_tab
 	recv(t, gone, "disconnect")
 
-	// The CLI comes back as a new client: it cannot close or replace the accepted diff.
 	c := connect(t, b)
 	wantText("CLOSED_0_DIFF_TABS")(t, tool(t, c, "closeAllDiffTabs", nil))
 	wantText("TAB_CLOSED")(t, tool(t, c, "close_tab", map[string]any{"tab_name": "T"}))
@@ -143,16 +141,6 @@ func TestAcceptedTextSurvivesDisconnect(t *testing.T) {
 	}
 	if d := b.Model.Diffs(); len(d) != 1 || d[0].State != "accepted" {
 		t.Fatalf("diffs %+v, want T still accepted", d)
-	}
-	untouched(t, path, "old\n", mtime)
-
-	// The user closes all diffs: the text goes into the buffer, unsaved, never onto disk.
-	closed, restored, err := b.Model.CloseAllDiffs()
-	if err != nil || closed != 1 || len(restored) != 1 || restored[0] != path {
-		t.Fatalf("CloseAllDiffs = %d, %v, %v", closed, restored, err)
-	}
-	if got := ed.bufferText()[path]; got != "new, edited\n" {
-		t.Fatalf("buffer holds %q", got)
 	}
 	untouched(t, path, "old\n", mtime)
 }

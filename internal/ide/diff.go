@@ -178,7 +178,7 @@ func (m *Model) accept(tab string, seq uint64, text Text) error {
 		return jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "the accepted text is over %d MiB, more than Claude accepts in one message; the diff stays open", MaxDiffText>>20)
 	}
 	d.state, d.text = accepted, text
-	d.answer <- []Content{{Type: "text", Text: "FILE_SAVED"}, {Type: "text", raw: text}}
+	d.answer <- []Content{{Type: "text", Text: "FILE_SAVED"}, {Type: "text", File: text}}
 	return nil
 }
 

@@ -2,11 +2,8 @@ package ide
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"time"
-
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/jsonrpc"
 )
 
 // Editor is what an editor provides to the bridge: primitive facts and UI actions, no protocol
@@ -111,25 +108,6 @@ type ShowDiffParams struct {
 	Seq uint64 `json:"-"`
 }
 
-// AppendJSON writes the params with the text as it came (jsonrpc.Appender): json.Marshal would
-// check the 10 MiB literal once more.
-func (p ShowDiffParams) AppendJSON(b *jsonrpc.Builder) error {
-	head, err := json.Marshal(struct {
-		TabName     string `json:"tabName"`
-		FilePath    string `json:"filePath"`
-		NewFilePath string `json:"newFilePath"`
-		FileExists  bool   `json:"fileExists"`
-	}{p.TabName, p.FilePath, p.NewFilePath, p.FileExists})
-	if err != nil {
-		return err
-	}
-	b.Append(head[:len(head)-1])
-	b.AppendString(`,"newContents":`)
-	p.NewContents.AppendJSON(b)
-	b.AppendByte('}')
-	return nil
-}
-
 // OpenEditor is one open tab.
 type OpenEditor struct {
 	FilePath   string `json:"filePath"`
@@ -168,28 +146,10 @@ type Content struct {
 	Text     string `json:"text,omitempty"`
 	Data     string `json:"data,omitempty"`
 	MimeType string `json:"mimeType,omitempty"`
-	raw      Text   // a text block passed through as it came (an accepted file)
-}
-
-// MarshalJSON writes a passed-through text block without decoding it.
-func (c Content) MarshalJSON() ([]byte, error) {
-	var b jsonrpc.Builder
-	err := c.AppendJSON(&b)
-	return b.Bytes(), err
-}
-
-// AppendJSON is MarshalJSON into a message, a passed-through text by reference (jsonrpc.Appender).
-func (c Content) AppendJSON(b *jsonrpc.Builder) error {
-	if c.raw.IsZero() {
-		type plain Content
-		enc, err := json.Marshal(plain(c))
-		b.Append(enc)
-		return err
-	}
-	b.AppendString(`{"type":"text","text":`)
-	c.raw.AppendJSON(b)
-	b.AppendByte('}')
-	return nil
+	// File is a file's text passed through as it came (openDiff's FILE_SAVED answer carries the
+	// accepted file), the block's text when not zero (Text is then empty). The MCP layer writes
+	// it; encoding/json leaves it out.
+	File Text `json:"-"`
 }
 
 // Selection is a selection as the spec's selection_changed carries it.

@@ -29,3 +29,14 @@ func errReplaced(tab string) error {
 func (m *Model) DiffAcceptedShownText(tab string, seq uint64, text Text) error {
 	return m.accept(tab, seq, text)
 }
+
+// DiffPendingShown reports whether the proposal numbered seq is still the pending diff named tab:
+// false once it was answered, closed or replaced. A reviewer that queues proposals checks it
+// before displaying one: a same-name openDiff settles the old call before the editor is sent the
+// new proposal, so for a moment the editor still holds the old one, already answered.
+func (m *Model) DiffPendingShown(tab string, seq uint64) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	d := m.diffs[tab]
+	return d != nil && d.seq == seq && d.state == pending
+}

@@ -41,6 +41,9 @@ func TestDiffAcceptedShownRefusesReplaced(t *testing.T) {
 	if r := <-ansA; r[0].Text != "DIFF_REJECTED" {
 		t.Fatalf("A answered %v", r)
 	}
+	if m.DiffPendingShown("T", a.Seq) || !m.DiffPendingShown("T", b.Seq) {
+		t.Fatalf("pending: replaced A %v, B %v; want false, true", m.DiffPendingShown("T", a.Seq), m.DiffPendingShown("T", b.Seq))
+	}
 	if err := m.DiffAcceptedShown("T", a.Seq, "A\n"); err == nil || !strings.Contains(err.Error(), "replaced") {
 		t.Fatalf("accept of the replaced proposal: %v", err)
 	}
@@ -50,7 +53,10 @@ func TestDiffAcceptedShownRefusesReplaced(t *testing.T) {
 	if err := m.DiffAcceptedShown("T", b.Seq, "B edited\n"); err != nil {
 		t.Fatal(err)
 	}
-	if r := <-ansB; r[0].Text != "FILE_SAVED" || r[1].raw.String() != "B edited\n" {
+	if m.DiffPendingShown("T", b.Seq) {
+		t.Fatal("an accepted proposal still counts as pending")
+	}
+	if r := <-ansB; r[0].Text != "FILE_SAVED" || r[1].File.String() != "B edited\n" {
 		t.Fatalf("B answered %+v", r)
 	}
 }

@@ -18,29 +18,6 @@ type ToolResult struct {
 	IsError bool      `json:"isError,omitempty"`
 }
 
-// AppendJSON writes the result with passed-through texts as they came (jsonrpc.Appender).
-func (r *ToolResult) AppendJSON(b *jsonrpc.Builder) error {
-	if r == nil {
-		b.AppendString("null")
-		return nil
-	}
-	b.AppendString(`{"content":[`)
-	for i, c := range r.Content {
-		if i > 0 {
-			b.AppendByte(',')
-		}
-		if err := c.AppendJSON(b); err != nil {
-			return err
-		}
-	}
-	b.AppendByte(']')
-	if r.IsError {
-		b.AppendString(`,"isError":true`)
-	}
-	b.AppendByte('}')
-	return nil
-}
-
 // ErrUnsupported marks a tool the editor cannot serve.
 var ErrUnsupported = errors.New("not supported")
 

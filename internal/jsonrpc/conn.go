@@ -28,6 +28,14 @@ type Conn struct {
 	// OnError, if set before Run, is told about messages that could not be decoded or answered,
 	// and about notifications whose handler failed.
 	OnError func(error)
+	// Latest, if set before Run, names notifications where only the newest counts (an editor's
+	// selection). One read while the stream already holds the next message is held back, and
+	// dropped unpassed to the handler if the next message is the same notification: in a flood
+	// only the last of each batch read is decoded and handled. Anything else that arrives hands
+	// the held one to the handler first, so order is kept and none is lost that is not replaced.
+	Latest func(method string) bool
+
+	held *Request // a Latest notification waiting for the next message; reader only
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -36,9 +44,8 @@ type Conn struct {
 	mu      sync.Mutex
 	pending map[string]chan *Message // outgoing calls by id
 	closed  bool
-	wg      sync.WaitGroup // running handlers
-	active  int            // running handlers, under mu, for Drain
-	idle    chan struct{}  // closed when active drops to 0
+	active  int           // running handlers, under mu
+	idle    chan struct{} // closed when active drops to 0
 }
 
 // NewConn returns a connection; nothing is read until Run.
@@ -66,13 +73,22 @@ func (c *Conn) Run(ctx context.Context) error {
 		}
 		c.dispatch(data)
 	}
+	if c.held != nil {
+		c.run(c.held)
+	}
 	c.shutdown()
-	c.wg.Wait()
+	c.Drain(context.Background())
 	return err
 }
 
 func (c *Conn) dispatch(data []byte) {
 	m, err := Decode(data)
+	if h := c.held; h != nil { // the next message: unless it replaces h, h goes first
+		c.held = nil
+		if err != nil || m.ID != nil || m.Method != h.Method {
+			c.run(h)
+		}
+	}
 	if err != nil {
 		var rpcErr *Error
 		errors.As(err, &rpcErr)
@@ -100,7 +116,21 @@ func (c *Conn) dispatch(data []byte) {
 		return
 	}
 	req := &Request{Method: m.Method, Params: m.Params, ID: m.ID}
-	c.wg.Add(1)
+	if !req.IsCall() && c.Latest != nil && c.Latest(req.Method) && c.more() {
+		c.held = req
+		return
+	}
+	c.run(req)
+}
+
+// more reports whether the stream holds the start of another message already.
+func (c *Conn) more() bool {
+	b, ok := c.stream.(interface{ Buffered() bool })
+	return ok && b.Buffered()
+}
+
+// run handles req: a call in a goroutine of its own, a notification in order, on the reader.
+func (c *Conn) run(req *Request) {
 	c.mu.Lock()
 	if c.active == 0 {
 		c.idle = make(chan struct{})
@@ -131,7 +161,6 @@ func looksLikeResponse(data []byte) bool {
 }
 
 func (c *Conn) handle(req *Request) {
-	defer c.wg.Done()
 	defer func() { // after the answer was written
 		c.mu.Lock()
 		if c.active--; c.active == 0 {

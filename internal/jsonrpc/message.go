@@ -244,50 +244,26 @@ func encodeResponse(id json.RawMessage, result any, rpcErr *Error) (net.Buffers,
 
 // envelope writes {"jsonrpc":"2.0",["id":id,]["method":method,]key:v} by hand, v encoded in
 // place: json.Marshal of a RawMessage field would scan and copy it again, which for a 10 MiB
-// file costs more than encoding it. An Appender's big texts stay pieces of their own (Builder).
-// A nil v is sent as {}.
+// file costs more than encoding it. Pieces stay pieces (big ones apart). A nil v is sent as {}.
 func envelope(id json.RawMessage, method, key string, v any) (net.Buffers, error) {
-	var raw json.RawMessage
-	app, isApp := v.(Appender)
-	if !isApp {
-		var err error
-		if raw, err = marshalResult(v); err != nil {
+	body, ok := v.(Pieces)
+	if !ok {
+		raw, err := marshalResult(v)
+		if err != nil {
 			return nil, err
 		}
-		if len(raw) == 0 {
-			raw = json.RawMessage("{}")
-		}
+		body = Pieces{raw}
 	}
-	var b Builder
-	b.cur = make([]byte, 0, len(raw)+len(id)+len(method)+64)
-	b.AppendString(`{"jsonrpc":"2.0"`)
+	head := append(make([]byte, 0, 256), `{"jsonrpc":"2.0"`...)
 	if id != nil {
-		b.AppendString(`,"id":`)
-		b.Append(id)
+		head = append(append(head, `,"id":`...), id...)
 	}
 	if method != "" {
 		m, _ := json.Marshal(method)
-		b.AppendString(`,"method":`)
-		b.Append(m)
+		head = append(append(head, `,"method":`...), m...)
 	}
-	b.AppendString(`,"` + key + `":`)
-	if isApp {
-		if err := app.AppendJSON(&b); err != nil {
-			return nil, err
-		}
-	} else {
-		b.Append(raw)
-	}
-	b.AppendByte('}')
-	return b.Pieces(), nil
-}
-
-// Appender is a value that writes its own JSON: AppendJSON writes one valid, compact JSON value
-// to b, big texts by reference (Builder.Ref). Results and params that implement it are written
-// straight into the message. encoding/json would check and compact a json.Marshaler's output
-// once more, a full pass over a 10 MiB file text, and then copy it into the message.
-type Appender interface {
-	AppendJSON(b *Builder) error
+	head = append(head, `,"`+key+`":`...)
+	return appendPieces(net.Buffers{head}, append(body, []byte("}"))...), nil
 }
 
 func marshalResult(v any) (json.RawMessage, error) {
@@ -295,11 +271,12 @@ func marshalResult(v any) (json.RawMessage, error) {
 	case nil:
 		return json.RawMessage("{}"), nil
 	case json.RawMessage:
+		if len(v) == 0 {
+			return json.RawMessage("{}"), nil
+		}
 		return v, nil
-	case Appender:
-		var b Builder
-		err := v.AppendJSON(&b)
-		return b.Bytes(), err
+	case Pieces:
+		return bytes.Join(v, nil), nil
 	}
 	return json.Marshal(v)
 }
@@ -311,5 +288,5 @@ func EncodeNotification(method string, params any) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return join(msg), nil
+	return bytes.Join(msg, nil), nil
 }

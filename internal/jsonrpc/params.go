@@ -19,7 +19,7 @@ import (
 // refused instead of being taken for it (the MCP go-sdk matches case-sensitively for the same
 // reason).
 //
-// Fields of type json.RawMessage or RawKeeper (a file text) are kept as the slice of params they
+// Fields of type json.RawMessage or Text (a file's text) are kept as the slice of params they
 // came in, without encoding/json reading them: that is the one walk over members this adds. Only
 // the other members go through encoding/json, so a 10 MiB text is not checked and copied again.
 func UnmarshalParams(params json.RawMessage, v any) error {
@@ -49,13 +49,6 @@ func UnmarshalParams(params json.RawMessage, v any) error {
 	return Errorf(CodeInvalidParams, "invalid params: %v", err)
 }
 
-// RawKeeper is a field type that keeps its member's JSON as it came, such as a file text passed
-// through. UnmarshalParams calls KeepRawJSON with the checked value, which aliases params: a
-// 10 MiB text is not copied. (json.Unmarshaler must copy: encoding/json may reuse its input.)
-type RawKeeper interface {
-	KeepRawJSON(value []byte) error
-}
-
 // keyError is a duplicate key, or a name that matches a field only when case is ignored.
 type keyError struct {
 	key  string
@@ -70,11 +63,11 @@ func (e *keyError) Error() string {
 }
 
 // decodeStrict decodes the JSON value d into v (see UnmarshalParams), names matched exactly if
-// exact, else as encoding/json matches them. Its errors: syntax (errSyntax), *keyError,
-// *json.UnmarshalTypeError, or encoding/json's.
+// exact, else as encoding/json matches them (and no member kept raw). Its errors: syntax
+// (errSyntax), *keyError, *json.UnmarshalTypeError, or encoding/json's.
 func decodeStrict(d []byte, v any, exact bool) error {
 	rv := reflect.ValueOf(v)
-	if d = trimSpace(d); len(d) == 0 || d[0] != '{' || rv.Kind() != reflect.Pointer || rv.IsNil() {
+	if d = trimSpace(d); !exact || len(d) == 0 || d[0] != '{' || rv.Kind() != reflect.Pointer || rv.IsNil() {
 		var st keyState
 		if err := valid(d, &st); err != nil {
 			return err
@@ -101,10 +94,7 @@ func decodeStrict(d []byte, v any, exact bool) error {
 	}
 	err := eachMember(d, &st, func(key, value []byte) error {
 		f, err := fs.lookup(memberName(key))
-		if !exact {
-			f, err = fs.fold(memberName(key)), nil
-		}
-		if exact && err == nil && f != nil && !f.raw {
+		if err == nil && f != nil && !f.raw {
 			err = checkNames(value, f.typ)
 		}
 		if err != nil {
@@ -186,8 +176,8 @@ func eachElement(d []byte, fn func(e []byte) error) error {
 }
 
 func keepRaw(dst reflect.Value, value []byte) error {
-	if k, ok := dst.Addr().Interface().(RawKeeper); ok {
-		return k.KeepRawJSON(value)
+	if t, ok := dst.Addr().Interface().(*Text); ok {
+		return t.keep(value)
 	}
 	dst.SetBytes(value) // a json.RawMessage aliases params, as Decode's Params alias the message
 	return nil
@@ -231,7 +221,7 @@ type field struct {
 	name  string
 	index []int
 	typ   reflect.Type
-	raw   bool // json.RawMessage or RawKeeper: kept as it came
+	raw   bool // json.RawMessage or Text: kept as it came
 }
 
 type fieldSet struct {
@@ -258,28 +248,10 @@ func (s *fieldSet) lookup(name []byte) (*field, error) {
 	return nil, nil
 }
 
-// fold finds the field encoding/json takes name for: exactly, else ignoring case.
-func (s *fieldSet) fold(name []byte) *field {
-	if s == nil {
-		return nil
-	}
-	for i := range s.list {
-		if string(name) == s.list[i].name {
-			return &s.list[i]
-		}
-	}
-	for i := range s.list {
-		if bytes.EqualFold(name, []byte(s.list[i].name)) {
-			return &s.list[i]
-		}
-	}
-	return nil
-}
-
 var (
 	fieldCache     sync.Map // reflect.Type → *fieldSet (nil: not a struct)
 	rawMessageType = reflect.TypeFor[json.RawMessage]()
-	rawKeeperType  = reflect.TypeFor[RawKeeper]()
+	textType       = reflect.TypeFor[Text]()
 )
 
 // fieldsOf lists the fields of struct type t as encoding/json names them, those of embedded
@@ -309,7 +281,7 @@ func fieldsOf(t reflect.Type) *fieldSet {
 			if name == "" {
 				name = f.Name
 			}
-			raw := f.Type == rawMessageType || reflect.PointerTo(f.Type).Implements(rawKeeperType)
+			raw := f.Type == rawMessageType || f.Type == textType
 			s.raw = s.raw || raw
 			s.list = append(s.list, field{name: name, index: idx, typ: f.Type, raw: raw})
 		}

@@ -160,16 +160,12 @@ func scanString(d []byte, i int) (int, error) {
 	if j, st := stringBody(d[:i+bigString], i+1); st != strShort {
 		return stringResult(d, i, j, st)
 	}
-	end, ok, h, hn := seenAt(d, i)
-	if ok {
+	if end, ok := seenAt(d, i); ok {
 		return end, nil
 	}
 	end, err := checkString(d, i)
 	if err == nil {
-		if end-i != hn { // a new text of a remembered length was hashed already
-			h = maphash.Bytes(bigSeed, d[i:end])
-		}
-		rememberBig(h, end-i)
+		rememberBig(maphash.Bytes(bigSeed, d[i:end]), end-i)
 	}
 	return end, err
 }
@@ -198,26 +194,19 @@ type bigEntry struct {
 // search for the end is needed: the n bytes at d[i] that hash like a remembered string of n
 // bytes are that string, quotes included, so it ends there. Only lengths that would end on a
 // quote are hashed, each once.
-//
-// h is the hash of d[i:i+hn], the last length it hashed (hn 0: none): a new text of a remembered
-// length need not be hashed again to be remembered.
-func seenAt(d []byte, i int) (end int, ok bool, h uint64, hn int) {
+func seenAt(d []byte, i int) (end int, ok bool) {
 	bigMu.Lock()
 	seen := bigSeen
 	bigMu.Unlock()
 	for k, e := range seen {
-		if e.n == 0 || e.n > len(d)-i || d[i+e.n-1] != '"' {
+		if e.n == 0 || e.n > len(d)-i || d[i+e.n-1] != '"' || slices.ContainsFunc(seen[:k], func(f bigEntry) bool { return f.n == e.n }) {
 			continue
 		}
-		if slices.ContainsFunc(seen[:k], func(f bigEntry) bool { return f.n == e.n }) {
-			continue // that length was hashed already
-		}
-		h, hn = maphash.Bytes(bigSeed, d[i:i+e.n]), e.n
-		if slices.Contains(seen[k:], bigEntry{h, e.n}) {
-			return i + e.n, true, h, hn
+		if slices.Contains(seen[k:], bigEntry{maphash.Bytes(bigSeed, d[i:i+e.n]), e.n}) {
+			return i + e.n, true
 		}
 	}
-	return 0, false, h, hn
+	return 0, false
 }
 
 func rememberBig(h uint64, n int) {
@@ -309,54 +298,17 @@ func stringBody(d []byte, i int) (int, strStatus) {
 			return i, strCtl
 		case c < utf8.RuneSelf:
 			i++ // the tail shorter than a word
-		default:
-			size, ok := utf8Char(d[i:])
-			switch {
-			case !ok:
+		default: // RFC 3629, as utf8.Valid: no overlong forms, no surrogates, nothing above U+10FFFF
+			if !utf8.FullRune(d[i:]) {
+				return i, strShort // cut by the end of d; maybe a character, maybe not
+			}
+			r, size := utf8.DecodeRune(d[i:])
+			if r == utf8.RuneError && size == 1 {
 				return i, strUTF8
-			case size == 0:
-				return i, strShort
 			}
 			i += size
 		}
 	}
-}
-
-// utf8Char checks the multi-byte character d begins with (RFC 3629, as utf8.Valid: no overlong
-// forms, no surrogates, nothing above U+10FFFF) and returns its size; 0 with ok when d ends
-// before the character does and what is there could still be one.
-func utf8Char(d []byte) (size int, ok bool) {
-	c := d[0]
-	lo, hi := byte(0x80), byte(0xbf) // the second byte's range
-	switch {
-	case c >= 0xc2 && c <= 0xdf:
-		size = 2
-	case c >= 0xe0 && c <= 0xef:
-		size = 3
-		if c == 0xe0 {
-			lo = 0xa0
-		} else if c == 0xed {
-			hi = 0x9f
-		}
-	case c >= 0xf0 && c <= 0xf4:
-		size = 4
-		if c == 0xf0 {
-			lo = 0x90
-		} else if c == 0xf4 {
-			hi = 0x8f
-		}
-	default:
-		return 0, false
-	}
-	for k := 1; k < size; k++ {
-		if k >= len(d) {
-			return 0, true
-		}
-		if b := d[k]; k == 1 && (b < lo || b > hi) || b&0xc0 != 0x80 {
-			return 0, false
-		}
-	}
-	return size, true
 }
 
 // escapeLen is the length of each escape by the byte after its backslash (0: invalid).

@@ -10,7 +10,7 @@ import (
 	"net"
 	"strconv"
 	"strings"
-	"sync"
+	"sync/atomic"
 )
 
 // Stream carries whole messages. Read is called from one goroutine only; Write may be called
@@ -28,37 +28,29 @@ const MaxFrame = 256 << 20
 // stream stays usable.
 var ErrFrameTooLarge = errors.New("jsonrpc: frame too large")
 
-// Framing names a stdio framing.
-type Framing int
-
-const (
-	FramingUnknown Framing = iota
-	FramingLine            // newline-delimited JSON
-	FramingHeader          // LSP Content-Length headers
-)
-
 // ioStream frames messages over a byte pipe.
 type ioStream struct {
 	r        *bufio.Reader
 	w        io.Writer
 	closer   io.Closer
-	framing  Framing // set once before the first Write; guarded by mu for writers
+	headers  atomic.Bool // LSP Content-Length headers, else newline-delimited JSON; set before Read returns
 	detect   bool
 	max      int // frame limit; 0 means MaxFrame (tests lower it)
 	lastLong int // the length of the last line longer than r's buffer (readline.go); for the reader only
 
-	mu   sync.Mutex    // guards framing
 	turn chan struct{} // 1-buffered: one write at a time
 }
 
 // NewLineStream frames newline-delimited JSON.
 func NewLineStream(r io.Reader, w io.WriteCloser) Stream {
-	return &ioStream{r: bufio.NewReaderSize(r, 64<<10), w: w, closer: w, framing: FramingLine, turn: make(chan struct{}, 1)}
+	return &ioStream{r: bufio.NewReaderSize(r, 64<<10), w: w, closer: w, turn: make(chan struct{}, 1)}
 }
 
 // NewHeaderStream frames with Content-Length headers.
 func NewHeaderStream(r io.Reader, w io.WriteCloser) Stream {
-	return &ioStream{r: bufio.NewReaderSize(r, 64<<10), w: w, closer: w, framing: FramingHeader, turn: make(chan struct{}, 1)}
+	s := &ioStream{r: bufio.NewReaderSize(r, 64<<10), w: w, closer: w, turn: make(chan struct{}, 1)}
+	s.headers.Store(true)
+	return s
 }
 
 // NewDetectStream detects the peer's framing from its first byte ('C' for headers, '{' or '['
@@ -77,7 +69,7 @@ func (s *ioStream) Read(ctx context.Context) ([]byte, error) {
 			return nil, err
 		}
 	}
-	if s.framing == FramingHeader {
+	if s.headers.Load() {
 		return s.readHeader()
 	}
 	return s.readLine()
@@ -94,21 +86,14 @@ func (s *ioStream) detectFraming() error {
 			s.r.ReadByte()
 			continue
 		case 'C', 'c':
-			s.setFraming(FramingHeader)
+			s.headers.Store(true)
 		case '{', '[':
-			s.setFraming(FramingLine)
 		default:
 			return fmt.Errorf("%w: first byte %q", ErrUnknownFraming, b[0])
 		}
 		s.detect = false
 		return nil
 	}
-}
-
-func (s *ioStream) setFraming(f Framing) {
-	s.mu.Lock()
-	s.framing = f
-	s.mu.Unlock()
 }
 
 func (s *ioStream) readHeader() ([]byte, error) {
@@ -175,9 +160,6 @@ func (s *ioStream) WritePieces(ctx context.Context, msg net.Buffers) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-	s.mu.Lock()
-	framing := s.framing
-	s.mu.Unlock()
 	// A JSON message never holds a raw newline, so a line is a message. A small message goes out
 	// in one write; a big one is not copied just to add its framing.
 	n := 0
@@ -185,7 +167,7 @@ func (s *ioStream) WritePieces(ctx context.Context, msg net.Buffers) error {
 		n += len(p)
 	}
 	parts := make(net.Buffers, 0, len(msg)+1)
-	if framing == FramingHeader {
+	if s.headers.Load() {
 		parts = append(append(parts, fmt.Appendf(nil, "Content-Length: %d\r\n\r\n", n)), msg...)
 	} else {
 		parts = append(append(parts, msg...), []byte{'\n'})
@@ -208,3 +190,10 @@ func (s *ioStream) WritePieces(ctx context.Context, msg net.Buffers) error {
 }
 
 func (s *ioStream) Close() error { return s.closer.Close() }
+
+// Buffered reports whether more than white space was read past the last message returned (for
+// Conn.Latest). For the reader's goroutine only.
+func (s *ioStream) Buffered() bool {
+	b, _ := s.r.Peek(s.r.Buffered())
+	return len(trimSpace(b)) > 0
+}

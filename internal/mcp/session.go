@@ -153,7 +153,11 @@ func (s *session) handle(ctx context.Context, req *jsonrpc.Request) (any, error)
 			return nil, err
 		}
 		s.log.Debug("tools/call", "tool", p.Name)
-		return s.model.CallTool(ctx, s.id, p.Name, p.Arguments)
+		r, err := s.model.CallTool(ctx, s.id, p.Name, p.Arguments)
+		if err != nil {
+			return nil, err
+		}
+		return toolResult(r), nil
 	case "prompts/list":
 		s.listenAfter(listenAfterList)
 		return map[string]any{"prompts": []any{}}, nil

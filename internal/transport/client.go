@@ -154,7 +154,7 @@ func (c *Client) SendLatest(msg []byte) {
 	c.armed = true
 	due := c.latestAt.Add(latestEvery)
 	c.latestMu.Unlock()
-	if now := time.Now(); now.Before(due) {
+	if now := time.Now(); now.Add(paceSlack).Before(due) {
 		c.h.pacer.hold(c, due)
 	} else {
 		c.deliverLatest(now)
@@ -162,9 +162,10 @@ func (c *Client) SendLatest(msg []byte) {
 }
 
 // latestEvery bounds how often one client is sent a latest-wins message (a selection): a flood
-// from the editor costs each client at most one write per interval, and the newest selection
-// still goes out within it, inside the editors' 50 ms debounce (with the editor channel's read
-// batching, at most 37 ms late: internal/editors/stdio/stdin_linux.go has the measurements).
+// from the editor costs each client at most one write per interval (less paceSlack, so that a
+// sender that itself wakes every interval, the editor channel's reader, finds it due), and the
+// newest selection still goes out within it, inside the editors' 50 ms debounce
+// (internal/editors/stdio/stdin_unix.go has the measurements).
 var latestEvery = 25 * time.Millisecond
 
 // directMax bounds a message written directly by SendLatest's caller: into an empty send queue

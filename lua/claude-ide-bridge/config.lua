@@ -1,25 +1,41 @@
 -- Options, their defaults and their validation.
+local state = require("claude-ide-bridge.state")
+
 local M = {}
 
----@class ClaudeIdeBridgeTerminalOpts
+---@class claude-ide-bridge.TerminalConfig
 ---@field provider? "native"|"snacks"|"external"|"none" who runs the CLI (default "native")
 ---@field split? string native: the split command (default "botright vertical")
----@field size? number native: width (vertical) or height as a fraction of the screen (default 0.35)
----@field float? boolean native: a floating window instead of a split
+---@field size? number native: width (vertical) or height as a fraction of the screen, in (0, 1] (default 0.35)
+---@field float? boolean native: a floating window instead of a split (default false)
 ---@field external_cmd? string external: a command line with %s for the CLI's command line
 ---@field snacks_win? table snacks: the `win` options of Snacks.terminal
 
----@class ClaudeIdeBridgeOpts
+---@class claude-ide-bridge.InstallConfig
+---@field base_url? string where :ClaudeCodeInstall downloads releases from
+
+---@class claude-ide-bridge.RemoteConfig
+---@field cmd string[] runs a command on the other machine, e.g. { "ssh", "host" }
+---@field path_map? table<string, string> LOCAL folder -> REMOTE folder
+---@field bin? string the bridge on the other machine (default "claude-ide-bridge")
+---@field terminal_cmd? string[] the command that runs claude there with a terminal (default: cmd with -t)
+---@field shell? boolean whether cmd passes one shell command line (default: true for ssh)
+
+--- The options of setup(); every field is optional (lua-language-server
+--- completes them on `opts`). :help claude-ide-bridge-options.
+---@class claude-ide-bridge.Config
 ---@field bin? string path of the claude-ide-bridge binary (default: $PATH, then the installed copy)
 ---@field auto_start? boolean start the bridge in setup() (default true)
 ---@field terminal_cmd? string|string[] the CLI command (default "claude")
----@field terminal? ClaudeIdeBridgeTerminalOpts
+---@field terminal? claude-ide-bridge.TerminalConfig
 ---@field track_selection? boolean send the selection as it changes (default true)
 ---@field selection_debounce_ms? integer quiet time before a selection is sent (default 50)
 ---@field ide_name? string the name in the CLI's /ide list (default "Neovim (<cwd basename>)")
----@field install? { base_url?: string } where :ClaudeCodeInstall downloads releases from
----@field remote? false|{ cmd: string[], path_map?: table<string, string>, bin?: string, terminal_cmd?: string[], shell?: boolean } bridge and claude on another machine (remote.lua)
+---@field install? claude-ide-bridge.InstallConfig
+---@field model_tools? boolean :ClaudeCode registers the code tools with the CLI (default true)
+---@field remote? false|claude-ide-bridge.RemoteConfig bridge and claude on another machine (default false)
 
+---@type claude-ide-bridge.Config
 M.defaults = {
   bin = nil,
   auto_start = true,
@@ -55,7 +71,50 @@ local known = {
 local known_terminal = { provider = true, split = true, size = true, float = true, external_cmd = true, snacks_win = true }
 local known_install = { base_url = true }
 
-M.options = vim.deepcopy(M.defaults)
+-- The options in force live in state.options; config.options reads them
+-- (a field, not a copy: code that sets config.options.x changes them).
+state.options = state.options or vim.deepcopy(M.defaults)
+setmetatable(M, {
+  __index = function(_, k)
+    if k == "options" then
+      return state.options
+    end
+  end,
+})
+
+-- vim.validate changed its signature in Neovim 0.11: the table form still
+-- works on 0.12 but reports itself to vim.deprecate (:checkhealth
+-- vim.deprecated), and 0.10 and older know only the table form. One call, in
+-- the form the running Neovim prefers. optional and message are never both given.
+local new_validate = vim.fn.has("nvim-0.11") == 1
+
+---@param name string
+---@param value any
+---@param validator string|function
+---@param extra? boolean|string optional (type names) or the message (functions)
+local function validate(name, value, validator, extra)
+  if new_validate then
+    if type(extra) == "string" then
+      vim.validate(name, value, validator, false, extra)
+    else
+      vim.validate(name, value, validator, extra)
+    end
+  else
+    vim.validate({ [name] = { value, validator, extra } })
+  end
+end
+
+--- The problem with value as option name, or nil when it is fine:
+--- "<name>: expected ..., got ..." as vim.validate words it.
+local function problem(name, value, validator, extra)
+  local ok, err = pcall(validate, name, value, validator, extra)
+  if ok then
+    return nil
+  end
+  -- Neovim 0.7-0.10 prefix the message with vim.validate's file:line; a
+  -- table's address says nothing to the user.
+  return (tostring(err):gsub("^[^\n]-:%d+: ", ""):gsub("got table: 0x%x+", "got a table"))
+end
 
 local function one_of(values)
   return function(v)
@@ -63,109 +122,181 @@ local function one_of(values)
   end, "one of " .. table.concat(values, ", ")
 end
 
-local function check_keys(tbl, allowed, prefix)
-  for k in pairs(tbl) do
-    if not allowed[k] then
-      error(prefix .. tostring(k) .. ": no such option", 0)
+-- A non-empty list whose items are all strings (and nothing else in it).
+local function list_of_strings(v)
+  if type(v) ~= "table" or #v == 0 then
+    return false
+  end
+  local n = 0
+  for _, x in pairs(v) do
+    if type(x) ~= "string" then
+      return false
+    end
+    n = n + 1
+  end
+  return n == #v
+end
+
+-- The rules, in the order they are checked: option name (dotted for nested
+-- ones), validator, and vim.validate's third argument. An option that breaks
+-- its rule is reported and gets its default.
+local provider_ok, provider_msg = one_of({ "native", "snacks", "external", "none" })
+local rules = {
+  { "bin", "string", true },
+  { "auto_start", "boolean" },
+  { "model_tools", "boolean" },
+  {
+    "terminal_cmd",
+    function(v)
+      if type(v) == "string" then
+        return v ~= ""
+      end
+      return list_of_strings(v)
+    end,
+    "a non-empty string or list of strings",
+  },
+  { "track_selection", "boolean" },
+  {
+    "selection_debounce_ms",
+    function(v)
+      return type(v) == "number" and v >= 0 and v == math.floor(v)
+    end,
+    "a whole number of milliseconds >= 0",
+  },
+  { "ide_name", "string", true },
+  { "terminal.provider", provider_ok, provider_msg },
+  { "terminal.split", "string" },
+  {
+    "terminal.size",
+    function(v)
+      return type(v) == "number" and v > 0 and v <= 1
+    end,
+    "a fraction of the screen in (0, 1]",
+  },
+  { "terminal.float", "boolean" },
+  { "terminal.external_cmd", "string", true },
+  { "terminal.snacks_win", "table", true },
+  { "install.base_url", "string" },
+}
+
+-- remote is checked as a whole: a remote half right would run the bridge
+-- somewhere the user did not mean.
+local function remote_ok(v)
+  if v == false or v == nil then
+    return true
+  end
+  if type(v) ~= "table" or not list_of_strings(v.cmd) then
+    return false
+  end
+  for k in pairs(v) do
+    if not (k == "cmd" or k == "path_map" or k == "bin" or k == "terminal_cmd" or k == "shell") then
+      return false
     end
   end
+  local map_ok = v.path_map == nil or type(v.path_map) == "table"
+  for l, r in pairs(type(v.path_map) == "table" and v.path_map or {}) do
+    map_ok = map_ok and type(l) == "string" and type(r) == "string"
+  end
+  return map_ok
+    and (v.bin == nil or type(v.bin) == "string")
+    and (v.terminal_cmd == nil or list_of_strings(v.terminal_cmd))
+    and (v.shell == nil or type(v.shell) == "boolean")
+end
+local REMOTE_MSG = "false, or { cmd = { \"ssh\", \"host\" }, path_map? = { [LOCAL] = REMOTE }, bin? = string,"
+  .. " terminal_cmd? = list of strings, shell? = boolean }"
+
+-- The tables whose keys are options of their own.
+local groups = { terminal = true, install = true }
+
+local function get(o, name)
+  local g, k = name:match("^(%w+)%.([%w_]+)$")
+  if g then
+    return o[g][k]
+  end
+  return o[name]
 end
 
--- Raises "<option>: expected ..., got ..." for the first bad option.
-local function validate(o)
-  vim.validate({
-    bin = { o.bin, "string", true },
-    auto_start = { o.auto_start, "boolean" },
-    model_tools = { o.model_tools, "boolean" },
-    terminal_cmd = {
-      o.terminal_cmd,
-      function(v)
-        if type(v) == "string" then
-          return v ~= ""
-        end
-        return type(v) == "table" and #v > 0 and #vim.tbl_filter(function(x)
-          return type(x) ~= "string"
-        end, v) == 0
-      end,
-      "a non-empty string or list of strings",
-    },
-    terminal = { o.terminal, "table" },
-    track_selection = { o.track_selection, "boolean" },
-    selection_debounce_ms = {
-      o.selection_debounce_ms,
-      function(v)
-        return type(v) == "number" and v >= 0 and v == math.floor(v)
-      end,
-      "a whole number of milliseconds >= 0",
-    },
-    ide_name = { o.ide_name, "string", true },
-    install = { o.install, "table" },
-    remote = {
-      o.remote,
-      function(v)
-        return v == false or v == nil or (type(v) == "table" and type(v.cmd) == "table" and #v.cmd > 0)
-      end,
-      "false, or a table whose cmd is a non-empty list (e.g. { \"ssh\", \"host\" })",
-    },
-  })
-  local t = o.terminal
-  check_keys(t, known_terminal, "terminal.")
-  local provider, provider_msg = one_of({ "native", "snacks", "external", "none" })
-  vim.validate({
-    ["terminal.provider"] = { t.provider, provider, provider_msg },
-    ["terminal.split"] = { t.split, "string" },
-    ["terminal.size"] = {
-      t.size,
-      function(v)
-        return type(v) == "number" and v > 0 and v <= 1
-      end,
-      "a fraction of the screen in (0, 1]",
-    },
-    ["terminal.float"] = { t.float, "boolean" },
-    ["terminal.external_cmd"] = {
-      t.external_cmd,
-      function(v)
-        if t.provider == "external" then
-          return type(v) == "string" and v:find("%s", 1, true) ~= nil
-        end
-        return v == nil or type(v) == "string"
-      end,
-      "a command line with %s for the CLI's (needed by provider external)",
-    },
-    ["terminal.snacks_win"] = { t.snacks_win, "table", true },
-  })
-  check_keys(o.install, known_install, "install.")
-  vim.validate({ ["install.base_url"] = { o.install.base_url, "string" } })
+local function put(o, name, v)
+  local g, k = name:match("^(%w+)%.([%w_]+)$")
+  if g then
+    o[g][k] = v
+  else
+    o[name] = v
+  end
 end
 
---- Merges user options over the defaults and validates them. A bad option is
---- an error naming it: "claude-ide-bridge: option terminal.size: expected ...".
----@param user? ClaudeIdeBridgeOpts
----@return ClaudeIdeBridgeOpts
+--- Merges user options over the defaults and checks each one with
+--- vim.validate. Never raises: an option that is unknown or breaks its rule
+--- is left out (its default applies) and listed in the problems, each
+--- "<option>: expected ..., got ..." or "<option>: no such option". Two
+--- exceptions, because the default would do something the user did not ask
+--- for: a bad `remote` also turns auto_start off (a local bridge would show
+--- Claude this machine's files), and provider "external" without a usable
+--- external_cmd falls back to "native". The result is the options in force
+--- (state.options).
+---@param user? claude-ide-bridge.Config
+---@return claude-ide-bridge.Config options, string[] problems
 function M.set(user)
-  user = user or {}
-  if type(user) ~= "table" then
-    error("claude-ide-bridge: setup() takes a table of options, got " .. type(user), 3)
+  local problems = {}
+  if user == nil then
+    user = {}
+  elseif type(user) ~= "table" then
+    problems[1] = ("setup(): expected a table of options, got %s"):format(type(user))
+    user = {}
   end
-  local merged = vim.tbl_deep_extend("force", vim.deepcopy(M.defaults), user)
-  local ok, err = pcall(function()
-    check_keys(user, known, "")
-    validate(merged)
-  end)
-  if not ok then
-    -- vim.validate's messages start with the option's name (and on 0.7 a file:line).
-    local msg = tostring(err):gsub("^[^\n]-:%d+: ", "")
-    error("claude-ide-bridge: option " .. msg, 3)
+  local o = vim.deepcopy(M.defaults)
+  for k, v in pairs(user) do
+    if not known[k] then
+      problems[#problems + 1] = tostring(k) .. ": no such option"
+    elseif groups[k] then
+      local err = problem(k, v, "table")
+      if err then
+        problems[#problems + 1] = err
+      else
+        local allowed = k == "terminal" and known_terminal or known_install
+        for sk, sv in pairs(v) do
+          if allowed[sk] then
+            o[k][sk] = sv
+          else
+            problems[#problems + 1] = k .. "." .. tostring(sk) .. ": no such option"
+          end
+        end
+      end
+    else
+      o[k] = v
+    end
   end
-  M.options = merged
-  return M.options
+  for _, r in ipairs(rules) do
+    local err = problem(r[1], get(o, r[1]), r[2], r[3])
+    if err then
+      problems[#problems + 1] = err
+      put(o, r[1], vim.deepcopy(get(M.defaults, r[1])))
+    end
+  end
+  if o.terminal.provider == "external" then
+    local err = problem("terminal.external_cmd", o.terminal.external_cmd, function(v)
+      return type(v) == "string" and v:find("%s", 1, true) ~= nil
+    end, "a command line with %s for the CLI's (needed by provider external; the native terminal is used)")
+    if err then
+      problems[#problems + 1] = err
+      o.terminal.provider, o.terminal.external_cmd = "native", nil
+    end
+  end
+  local err = problem("remote", o.remote, remote_ok, REMOTE_MSG)
+  if err then
+    problems[#problems + 1] = err .. " (the bridge is not started: fix remote, then :ClaudeCodeStart)"
+    o.remote, o.auto_start = false, false
+  end
+  state.options, state.option_problems = o, problems
+  return o, problems
 end
 
 --- The name in the CLI's /ide list: the ide_name option, else "Neovim (<cwd basename>)".
 ---@return string
 function M.ide_name()
-  if M.options.ide_name and M.options.ide_name ~= "" then
-    return M.options.ide_name
+  local name = state.options.ide_name
+  if name and name ~= "" then
+    return name
   end
   local cwd = vim.fn.getcwd(-1, -1)
   local base = vim.fn.fnamemodify(cwd, ":t")

@@ -8,14 +8,13 @@
 local events = require("claude-ide-bridge.events")
 local files = require("claude-ide-bridge.files")
 local rpc = require("claude-ide-bridge.rpc")
+local state = require("claude-ide-bridge.state")
 
 local M = {}
 
 -- tabName -> {tab_name, file_path, orig_buf, prop_buf, wins, state, closing}
-local diffs = {}
-
--- Set by init: function(method, params, cb) sending a request to the bridge.
-M.request = nil
+-- (state.lua; the table is never replaced, only its entries).
+local diffs = state.diffs
 
 local augroup = vim.api.nvim_create_augroup("ClaudeIdeBridgeDiff", { clear = true })
 
@@ -40,8 +39,7 @@ end
 -- exact value back when that tab page is left or the diff closes. A value the
 -- user sets meanwhile is kept (never overwritten by the restore).
 M.BIG_DIFF = 256 * 1024 -- bytes of both sides together
-local diffopt_saved, diffopt_ours -- the user's value and ours, while ours is set
-local opening = false -- a diff's tab page is being built: TabEnter must wait
+local dopt = state.diffopt
 
 local function cheap_diffopt(value)
   local out, changed = {}, false
@@ -55,23 +53,23 @@ local function cheap_diffopt(value)
 end
 
 local function use_cheap_diffopt()
-  if diffopt_saved then
+  if dopt.saved then
     return
   end
   local cur = vim.o.diffopt
   local cheap = cheap_diffopt(cur)
   if cheap then
-    diffopt_saved, diffopt_ours = cur, cheap
+    dopt.saved, dopt.ours = cur, cheap
     vim.o.diffopt = cheap
   end
 end
 
 local function restore_diffopt()
-  if not diffopt_saved then
+  if not dopt.saved then
     return
   end
-  local saved, ours = diffopt_saved, diffopt_ours
-  diffopt_saved, diffopt_ours = nil, nil
+  local saved, ours = dopt.saved, dopt.ours
+  dopt.saved, dopt.ours = nil, nil
   if vim.o.diffopt == ours then
     vim.o.diffopt = saved
   end
@@ -80,7 +78,7 @@ end
 -- Puts the cheap 'diffopt' in effect exactly while the current tab page shows
 -- a big diff.
 local function sync_diffopt()
-  if opening then
+  if dopt.opening then
     return
   end
   local tab = vim.api.nvim_get_current_tabpage()
@@ -179,7 +177,7 @@ function M.accept(d)
   local contents = rpc.lines_value(vim.api.nvim_buf_get_lines(d.prop_buf, 0, -1, false), vim.bo[d.prop_buf].eol)
   set_state(d, "accepting")
   vim.bo[d.prop_buf].modified = false
-  M.request("diffAccepted", { tabName = d.tab_name, contents = contents }, function(err)
+  state.request("diffAccepted", { tabName = d.tab_name, contents = contents }, function(err)
     if err then
       if diffs[d.tab_name] == d then
         set_state(d, "pending")
@@ -202,7 +200,7 @@ function M.reject(d)
     return
   end
   set_state(d, "rejecting")
-  M.request("diffRejected", { tabName = d.tab_name }, function(err)
+  state.request("diffRejected", { tabName = d.tab_name }, function(err)
     if err then
       notify("reject failed: " .. tostring(err.message), vim.log.levels.ERROR)
     end
@@ -283,9 +281,9 @@ function M.show(p, reply)
   if d.big then
     use_cheap_diffopt()
   end
-  opening = true
+  dopt.opening = true
   local ok, err = pcall(vim.cmd, "tab sbuffer " .. orig)
-  opening = false
+  dopt.opening = false
   if not ok then
     sync_diffopt()
     error(err, 0)

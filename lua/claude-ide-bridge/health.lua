@@ -22,6 +22,11 @@ function M.check()
   else
     r.error("Neovim 0.7 or newer is needed")
   end
+  local problems = require("claude-ide-bridge.state").option_problems
+  if #problems > 0 then
+    r.error("setup() ignored these options (their defaults apply):\n" .. table.concat(problems, "\n"),
+      { ":help claude-ide-bridge-options" })
+  end
   local install = require("claude-ide-bridge.install")
   local remote = require("claude-ide-bridge.config").options.remote
   local bin = bridge.bin()

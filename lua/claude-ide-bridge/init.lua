@@ -7,15 +7,25 @@ local events = require("claude-ide-bridge.events")
 local handlers = require("claude-ide-bridge.handlers")
 local remote = require("claude-ide-bridge.remote")
 local rpc = require("claude-ide-bridge.rpc")
+local state = require("claude-ide-bridge.state")
 local terminal = require("claude-ide-bridge.terminal")
 local tracker = require("claude-ide-bridge.tracker")
 
+--- The public API: require("claude-ide-bridge").
+---@class claude-ide-bridge
 local M = {}
+
+--- The bridge's answer to initialize (docs/editor-protocol.md), passed to start()'s callback.
+---@class claude-ide-bridge.Info
+---@field port integer the WebSocket port Claude connects to
+---@field lockPath string the lock file the CLI reads
+---@field mcpConfig? string the 0600 --mcp-config file of the code tools
+---@field env? table<string, string> variables for a claude started against it
 
 local LOOPBACK = { "127.0.0.1", "localhost", "::1" }
 
--- client: rpc client; info: initialize result; waiting: callbacks for ready.
-local S = { client = nil, info = nil, waiting = {}, clients = 0, exit_code = nil }
+-- The bridge connection (state.lua): read here, changed through state's functions.
+local S = state.bridge
 
 local augroup = vim.api.nvim_create_augroup("ClaudeIdeBridge", { clear = true })
 
@@ -47,16 +57,7 @@ local function workspace_folders()
   return { (vim.uv or vim.loop).fs_realpath(cwd) or cwd }
 end
 
-local function request(method, params, cb)
-  if not (S.client and S.info) then
-    if cb then
-      cb({ code = -32099, message = "the bridge is not running (:ClaudeCodeStart)" })
-    end
-    return
-  end
-  S.client:request(method, params, cb)
-end
-diff.request = request
+local request = state.request
 
 local function bridge_handlers()
   local h = {}
@@ -66,15 +67,15 @@ local function bridge_handlers()
     end
   end
   h.clientConnected = function(p)
-    S.clients = tonumber(p.clients) or S.clients
+    local n = state.set_clients(p.clients)
     vim.schedule(function()
-      events.emit("ClaudeCodeConnected", { clients = S.clients })
+      events.emit("ClaudeCodeConnected", { clients = n })
     end)
   end
   h.clientDisconnected = function(p)
-    S.clients = tonumber(p.clients) or S.clients
+    local n = state.set_clients(p.clients)
     vim.schedule(function()
-      events.emit("ClaudeCodeDisconnected", { clients = S.clients })
+      events.emit("ClaudeCodeDisconnected", { clients = n })
     end)
   end
   return h
@@ -88,7 +89,7 @@ local function on_ready(err, result)
     end
     return
   end
-  S.info = result
+  local waiting = state.bridge_ready(result)
   if config.options.track_selection then
     tracker.start(function(sel)
       if S.client then
@@ -96,8 +97,6 @@ local function on_ready(err, result)
       end
     end, config.options.selection_debounce_ms)
   end
-  local waiting = S.waiting
-  S.waiting = {}
   for _, cb in ipairs(waiting) do
     cb(result)
   end
@@ -125,7 +124,11 @@ local function remove_own_lock(path)
   end
 end
 
---- Starts the bridge (if it is not running); cb(info) runs once it is ready.
+--- Starts the bridge (if it is not running); cb(info) runs once it is ready
+--- (at once when it already is). Returns false when it cannot start (no
+--- binary, jobstart failed: an ERROR notification says why; cb never runs).
+---@param cb? fun(info: claude-ide-bridge.Info)
+---@return boolean started
 function M.start(cb)
   if S.info and S.client and S.client:running() then
     if cb then
@@ -134,7 +137,7 @@ function M.start(cb)
     return true
   end
   if cb then
-    table.insert(S.waiting, cb)
+    state.bridge_wait(cb)
   end
   if S.client and S.client:running() then
     return true
@@ -142,7 +145,7 @@ function M.start(cb)
   local bin = remote.enabled() and "remote" or M.bin()
   if not bin then
     notify("claude-ide-bridge not found: set the `bin` option or put it on PATH (see :help claude-ide-bridge-install)", vim.log.levels.ERROR)
-    S.waiting = {}
+    state.bridge_failed()
     return false
   end
   local client = rpc.new(bridge_handlers())
@@ -152,32 +155,30 @@ function M.start(cb)
       if S.client ~= client then
         return
       end
-      local was_ready = S.info ~= nil
+      local info, stopping = state.bridge_exited(code)
+      local was_ready = info ~= nil
       if was_ready and not remote.enabled() then
-        remove_own_lock(S.info.lockPath)
+        remove_own_lock(info.lockPath)
       end
-      S.client, S.info, S.clients, S.exit_code = nil, nil, 0, code
-      S.waiting = {}
       tracker.stop()
       tracker.watch_windows()
       diff.close_all_views()
-      if remote.enabled() and not S.stopping then
+      if remote.enabled() and not stopping then
         -- The remote command died (ssh dropped, container restarted): say why.
         notify(remote.exit_message(code, client.stderr, was_ready), vim.log.levels.ERROR)
-      elseif code ~= 0 and not S.stopping then
+      elseif code ~= 0 and not stopping then
         local tail = client.stderr[#client.stderr] or ""
         notify(("bridge exited with status %d%s"):format(code, tail ~= "" and (": " .. tail) or ""),
           was_ready and vim.log.levels.WARN or vim.log.levels.ERROR)
       end
-      S.stopping = false
     end)
   end)
   if err then
     notify(err, vim.log.levels.ERROR)
-    S.waiting = {}
+    state.bridge_failed()
     return false
   end
-  S.client, S.last_stderr = client, client.stderr
+  state.bridge_started(client)
   client:request("initialize", {
     name = config.ide_name(),
     -- Remote: the editor's pid means nothing there; the lock gets the bridge's.
@@ -205,14 +206,17 @@ function M.stop()
   tracker.stop()
   tracker.watch_windows()
   diff.close_all_views()
-  if S.client then
-    S.stopping = true
-    S.client:stop()
+  local client = S.client
+  state.bridge_stopping()
+  if client then
+    client:stop()
   end
-  S.info = nil
 end
 
---- The environment for a `claude` started against this bridge.
+--- The environment for a `claude` started against this bridge: no_proxy for
+--- loopback, ENABLE_IDE_INTEGRATION, CLAUDE_CODE_SSE_PORT and the bridge's env.
+---@param info? claude-ide-bridge.Info default: the running bridge's
+---@return table<string, string>
 function M.env(info)
   info = info or S.info or {}
   local env = {}
@@ -285,7 +289,11 @@ function M.close_terminal()
   terminal.close(config.options.terminal)
 end
 
---- Sends an at-mention: lines are 0-based and inclusive; nil for the whole file.
+--- Sends an at-mention: lines are 0-based and inclusive; nil for the whole
+--- file. Starts the bridge when needed; errors are notified, never raised.
+---@param path string absolute path of a file or folder
+---@param line_start? integer first line, 0-based
+---@param line_end? integer last line, 0-based, inclusive (default line_start)
 function M.at_mention(path, line_start, line_end)
   local params = { filePath = path }
   if line_start then
@@ -323,7 +331,21 @@ function M.close_all_diffs()
   end)
 end
 
---- State for :ClaudeCodeStatus and tests.
+---@class claude-ide-bridge.Snapshot
+---@field running boolean the bridge process runs
+---@field bridge_pid integer|nil its pid
+---@field ready boolean it answered initialize
+---@field port integer|nil
+---@field lockPath string|nil
+---@field mcpConfig string|nil
+---@field clients integer Claude clients connected
+---@field diffs { tab_name: string, file_path: string, state: string }[] diff views shown
+---@field terminal boolean the native terminal's claude runs
+---@field exit_code integer|nil how the last bridge ended
+---@field stderr string[] the bridge's last stderr lines
+
+--- A copy of the plugin's state (state.lua) for :checkhealth and tests.
+---@return claude-ide-bridge.Snapshot
 function M.state()
   return {
     running = S.client ~= nil and S.client:running(),
@@ -340,14 +362,14 @@ function M.state()
   }
 end
 
----@class ClaudeIdeBridgeStatus
+---@class claude-ide-bridge.Status
 ---@field running boolean the bridge is up and has answered initialize
 ---@field port integer|nil its WebSocket port
 ---@field clients integer Claude clients connected
 ---@field pending_diffs integer diffs waiting for the user's decision
 
 --- For statuslines: cheap, no request to the bridge.
----@return ClaudeIdeBridgeStatus
+---@return claude-ide-bridge.Status
 function M.status()
   local pending = 0
   for _, d in ipairs(diff.list()) do
@@ -387,11 +409,22 @@ function M.show_status()
   end)
 end
 
---- Sets the options (validated: a bad one is an error naming it) and starts
---- the bridge unless auto_start is false. lazy.nvim calls it with `opts`.
----@param opts? ClaudeIdeBridgeOpts
+--- Sets the options and starts the bridge unless auto_start is false.
+--- lazy.nvim calls it with `opts`. Options are checked with vim.validate: an
+--- unknown or bad one is reported in one ERROR notification naming each, and
+--- its default is used (config.set says when the bridge is not started).
+--- Never raises for bad options.
+---@param opts? claude-ide-bridge.Config
 function M.setup(opts)
-  config.set(opts)
+  local _, problems = config.set(opts)
+  if #problems > 0 then
+    local lines = {}
+    for i, p in ipairs(problems) do
+      lines[i] = p:find("^setup%(%)") and p or ("option " .. p)
+    end
+    lines[#lines + 1] = "(ignored: the defaults apply; :help claude-ide-bridge-options)"
+    notify(table.concat(lines, "\n"), vim.log.levels.ERROR)
+  end
   require("claude-ide-bridge.commands").create()
   tracker.watch_windows()
   -- Buffers follow the disk (Claude's writes): see watch.lua.
@@ -400,8 +433,9 @@ function M.setup(opts)
   vim.api.nvim_create_autocmd("DirChanged", {
     group = augroup,
     callback = function()
-      if S.client and S.info then
-        S.client:notify("workspaceFoldersChanged", { folders = workspace_folders() })
+      local client = state.ready_client()
+      if client then
+        client:notify("workspaceFoldersChanged", { folders = workspace_folders() })
       end
     end,
   })

@@ -7,7 +7,18 @@
 -- that does not match installs nothing and does not fall back to building.
 -- When the release cannot be downloaded and `go` is on $PATH, the bridge is
 -- built from this checkout instead. Runs synchronously (a few seconds).
+local state = require("claude-ide-bridge.state")
+
 local M = {}
+
+-- install.last (the outcome of the last run, for tests) reads state.install.last.
+setmetatable(M, {
+  __index = function(_, k)
+    if k == "last" then
+      return state.install.last
+    end
+  end,
+})
 
 local uv = vim.uv or vim.loop
 
@@ -236,7 +247,7 @@ function M.run(opts)
     end
   end
   vim.fn.delete(tmp, "rf")
-  M.last = { path = path, err = err }
+  state.install.last = { path = path, err = err }
   if not path then
     notify("install failed: " .. err, vim.log.levels.ERROR)
     return nil, err

@@ -6,7 +6,8 @@
 --   none      nothing is started; run `claude` yourself and use /ide
 local M = {}
 
-local term = { buf = nil, job = nil }
+-- The native terminal's buffer and job: state.terminal (state.lua).
+local term = require("claude-ide-bridge.state").terminal
 
 function M.buf()
   if term.buf and vim.api.nvim_buf_is_valid(term.buf) then

@@ -5,15 +5,8 @@ local selection = require("claude-ide-bridge.selection")
 
 local M = {}
 
-local state = {
-  timer = nil,
-  last = nil, -- JSON of the last selection sent
-  last_win = nil, -- last window that showed a file
-  send = nil,
-  delay = 50,
-  flushes = 0, -- debounce timers that fired
-  sent = 0, -- selections sent
-}
+-- Tracking state lives in state.lua (state.tracker); the table is never replaced.
+local state = require("claude-ide-bridge.state").tracker
 
 local augroup = vim.api.nvim_create_augroup("ClaudeIdeBridgeSelection", { clear = true })
 

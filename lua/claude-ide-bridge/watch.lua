@@ -33,9 +33,8 @@ local POLL_MS = 1000
 
 -- dirs[dir] = { handle, kind = "event"|"poll", files = { [basename] = true } }
 -- bufs[buf] = { path, dir, base, stat (or false: missing), warned (stat key), timer, polls }
-local S = { dirs = {}, bufs = {}, enabled = false }
-
-local augroup
+-- Watches, watched buffers, on/off and the augroup: state.watch (state.lua).
+local S = require("claude-ide-bridge.state").watch
 
 local function notify(msg, level)
   vim.notify("claude-ide-bridge: " .. msg, level or vim.log.levels.WARN)
@@ -291,7 +290,8 @@ function M.start()
     return
   end
   S.enabled = true
-  augroup = vim.api.nvim_create_augroup("ClaudeIdeBridgeWatch", { clear = true })
+  S.augroup = vim.api.nvim_create_augroup("ClaudeIdeBridgeWatch", { clear = true })
+  local augroup = S.augroup
   vim.api.nvim_create_autocmd({ "BufReadPost", "BufWritePost", "BufFilePost", "BufNewFile", "FileChangedShellPost" }, {
     group = augroup,
     callback = function(ev)
@@ -323,7 +323,8 @@ function M.stop()
     return
   end
   S.enabled = false
-  pcall(vim.api.nvim_del_augroup_by_id, augroup)
+  pcall(vim.api.nvim_del_augroup_by_id, S.augroup)
+  S.augroup = nil
   for buf in pairs(S.bufs) do
     disarm(buf)
   end

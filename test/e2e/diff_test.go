@@ -207,7 +207,7 @@ func TestWriteNewFile(t *testing.T) {
 	s.waitCloseDiff(tab)
 }
 
-// (e2) A big file: its text passes the bridge by reference, not copied (jsonrpc.Builder), so the
+// (e2) A big file: its text passes the bridge by reference, not copied (jsonrpc.Pieces), so the
 // editor's showDiff is written in pieces and the FILE_SAVED answer reaches the CLI as one
 // WebSocket message in several frames, which the CLI must reassemble into the same text.
 func TestWriteBigNewFile(t *testing.T) {

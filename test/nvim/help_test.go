@@ -23,7 +23,7 @@ func TestHelp(t *testing.T) {
 	n := startNvim(t, root)
 	n.ex(t, "helptags "+doc)
 	n.ex(t, "set rtp^="+root)
-	for _, topic := range []string{"claude-ide-bridge", ":ClaudeCodeSend", "claude-ide-bridge-selection", "claude-ide-bridge.setup()"} {
+	for _, topic := range []string{"claude-ide-bridge", ":ClaudeCodeSend", "claude-ide-bridge-selection", "claude-ide-bridge.setup()", "claude-ide-bridge-options"} {
 		n.ex(t, "help "+topic)
 		if got := n.str(t, `return vim.fn.expand("%:t")`); got != "claude-ide-bridge.txt" {
 			t.Fatalf(":help %s opened %q", topic, got)

@@ -59,7 +59,10 @@ func startNvim(t *testing.T, dir string, env ...string) *nvim {
 	}
 	go func() { n.cmd.Wait(); close(n.done) }()
 	t.Cleanup(func() {
-		// :qa! lets Neovim end its jobs; SIGKILL only if it does not exit.
+		// :qa! lets Neovim end its jobs; SIGKILL only if it does not exit. What it started
+		// (vim.lsp's servers, jobs) may end after it: wait for that too, so that nothing writes
+		// into the test's temp dirs while they are removed.
+		kids := descendants(n.cmd.Process.Pid)
 		n.tryLua(`vim.schedule(function() vim.cmd("qa!") end)`)
 		select {
 		case <-n.done:
@@ -67,6 +70,7 @@ func startNvim(t *testing.T, dir string, env ...string) *nvim {
 			n.cmd.Process.Kill()
 			<-n.done
 		}
+		waitGone(t, kids)
 		if t.Failed() && logs.Len() > 0 {
 			t.Logf("nvim output:\n%s", logs.String())
 		}

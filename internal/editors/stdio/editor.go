@@ -2,6 +2,7 @@ package stdio
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
@@ -37,7 +38,20 @@ func (e remote) OpenFile(ctx context.Context, p ide.OpenFileParams) (ide.OpenFil
 }
 
 func (e remote) ShowDiff(ctx context.Context, p ide.ShowDiffParams) error {
-	return e.call(ctx, "showDiff", p, nil)
+	return e.call(ctx, "showDiff", showDiffParams(p), nil)
+}
+
+// showDiffParams are showDiff's params with the proposal as it came from Claude, a piece of the
+// message of its own (jsonrpc.Pieces): encoding/json would check the 10 MiB text once more and
+// copy it.
+func showDiffParams(p ide.ShowDiffParams) jsonrpc.Pieces {
+	head, _ := json.Marshal(struct { // strings and a bool: it always encodes
+		TabName     string `json:"tabName"`
+		FilePath    string `json:"filePath"`
+		NewFilePath string `json:"newFilePath"`
+		FileExists  bool   `json:"fileExists"`
+	}{p.TabName, p.FilePath, p.NewFilePath, p.FileExists})
+	return jsonrpc.Pieces{head[:len(head)-1], []byte(`,"newContents":`), p.NewContents.JSON(), []byte("}")}
 }
 
 func (e remote) CloseDiff(ctx context.Context, tab string) error {

@@ -55,9 +55,9 @@ func TestInputReadsPipeDirectly(t *testing.T) {
 				readBatch = 0
 			} else {
 				defer func(d time.Duration) { readBatch = d }(readBatch)
-				readBatch = time.Hour // after two small messages the next Read pauses; only Close can end it
+				readBatch = time.Hour // after three small messages the next Read pauses; only Close can end it
 			}
-			for _, msg := range []string{"hello\n", "again\n"} {
+			for _, msg := range []string{"hello\n", "again\n", "more\n"} {
 				w.Write([]byte(msg))
 				n, err := in.Read(buf)
 				if err != nil || string(buf[:n]) != msg {
@@ -164,19 +164,21 @@ func readerState() string {
 	return ""
 }
 
-// TestOneSmallMessageDoesNotPause: an answer that follows one small message at once (an editor's
-// accept right after its showDiff answer) is read without waiting for a batch: only a stream of
-// small messages is batched.
-func TestOneSmallMessageDoesNotPause(t *testing.T) {
+// TestTwoSmallMessagesDoNotPause: an answer that follows two small messages at once (an editor's
+// accept right after its showDiff answer, which came right after its closeDiff answer) is read
+// without waiting for a batch: only a stream of small messages is batched.
+func TestTwoSmallMessagesDoNotPause(t *testing.T) {
 	r, w := blockingPipe(t)
 	defer func(d time.Duration) { readBatch = d }(readBatch)
 	readBatch = time.Hour
 	in := newInput(r)
 	defer in.Close()
 	buf := make([]byte, 64)
-	w.Write([]byte("{}\n"))
-	if n, err := in.Read(buf); err != nil || string(buf[:n]) != "{}\n" {
-		t.Fatalf("Read = %q, %v", buf[:n], err)
+	for range 2 {
+		w.Write([]byte("{}\n"))
+		if n, err := in.Read(buf); err != nil || string(buf[:n]) != "{}\n" {
+			t.Fatalf("Read = %q, %v", buf[:n], err)
+		}
 	}
 	got := make(chan string, 1)
 	go func() {
@@ -195,6 +197,6 @@ func TestOneSmallMessageDoesNotPause(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		in.Close()
 		<-got
-		t.Fatal("the message after a single small one waited for a batch")
+		t.Fatal("the message after two small ones waited for a batch")
 	}
 }

@@ -62,6 +62,8 @@ func Serve(ctx context.Context, r io.Reader, w io.WriteCloser, opt Options) erro
 	in := newInput(r)
 	s.conn = jsonrpc.NewConn(jsonrpc.NewDetectStream(in, closers{w, w, in}), s.handler())
 	s.conn.OnError = func(err error) { opt.Log.Warn("editor message", "err", err) }
+	// In a flood of selections only the last of each batch read is decoded (CPU: docs/performance.md).
+	s.conn.Latest = func(method string) bool { return method == "selectionChanged" }
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var wg sync.WaitGroup

@@ -15,12 +15,21 @@ import (
 // readBatch is the least time between two waits for stdin while the editor streams small
 // messages (a flood of selections): they are then read several at a time, one wake-up per batch
 // instead of one per message, each of which costs tens of µs on a VM. A message is delayed only
-// when the two before it came less than readBatch apart (a stream), so an editor that debounces
-// (50 ms) never waits, nor does an answer that quickly follows another (an editor's accept right
-// after its showDiff answer), and a flood's last selection still reaches clients within
-// readBatch plus the transport's 25 ms pacing (37 ms), inside one debounce. Flood CPU (% of a
-// core, 3 runs each, batch/pacing): 4 ms/20 ms 5.4-6.7, 8/20 4.2-5.2, 12/20 4.3-4.6, 12/25 3.6-3.7.
-var readBatch = 12 * time.Millisecond
+// when the streamRun small reads before it came less than readBatch apart each (a stream), so an
+// editor that debounces (50 ms) never waits, nor does an answer that quickly follows another (an
+// editor's accept right after its showDiff answer, which came right after its closeDiff answer:
+// the benchmark's openDiff round trip, 10-25 ms slower when two small reads made a stream). It is a little longer than the transport's pacing of selections
+// (25 ms per client, less 2 ms of slack): each batch's last selection (jsonrpc.Conn.Latest drops
+// the others unread) is then due when it is read, even when writing the one before to 16
+// clients took a few ms, and this goroutine writes it at once: a flood costs one wake-up per
+// batch and no pacer tick, and its last selection reaches clients within about 30 ms. Flood CPU
+// (% of a core, bench driver, shared 2-core machine, interleaved runs): 12 ms 7.2, 3.8, 6.9, 8.0;
+// 25 ms 3.6, 4.5, 4.7, 4.3, 5.5 (last selection to all 16 clients: 21-42 ms).
+var readBatch = 28 * time.Millisecond
+
+// streamRun is how many small reads in a row, each within readBatch of the one before, make a
+// stream.
+const streamRun = 3
 
 // smallRead is the most a read may return and still count as part of a stream of small
 // messages; a big text crossing the pipe is never held back.
@@ -39,7 +48,7 @@ type fdReader struct {
 	done <-chan struct{}
 
 	last   time.Time // when the last small read returned
-	stream bool      // it came within readBatch of the small read before, or after a pause
+	run    int       // small reads in a row, each within readBatch of the one before or after a pause
 	paused bool      // the last wait was a pause
 	pause  *time.Timer
 
@@ -102,7 +111,7 @@ func (r *fdReader) Read(p []byte) (int, error) {
 			}
 			// Nothing there yet: in a stream, pause so that what comes meanwhile is read at
 			// once; else wait in the poller (false).
-			pause = r.stream && time.Since(r.last) < readBatch
+			pause = r.run >= streamRun && time.Since(r.last) < readBatch
 			return pause
 		})
 		switch {
@@ -117,11 +126,12 @@ func (r *fdReader) Read(p []byte) (int, error) {
 		case n == 0:
 			return 0, io.EOF
 		}
-		if now := time.Now(); n <= smallRead {
-			r.stream = r.paused || now.Sub(r.last) < readBatch
-			r.last = now
+		if now := time.Now(); n > smallRead {
+			r.last, r.run = time.Time{}, 0
+		} else if r.paused || now.Sub(r.last) < readBatch {
+			r.last, r.run = now, r.run+1
 		} else {
-			r.last, r.stream = time.Time{}, false
+			r.last, r.run = now, 1
 		}
 		r.paused = false
 		return n, nil

@@ -45,10 +45,13 @@ const (
 )
 
 // Decider receives the user's decisions (the ide.Model): each names the proposal displayed by
-// its ShowDiffParams.Seq and fails if that proposal was replaced or closed.
+// its ShowDiffParams.Seq and fails if that proposal was replaced or closed. DiffPendingShown
+// tells whether a queued proposal still waits for an answer, so that one already settled is
+// never displayed.
 type Decider interface {
 	DiffAcceptedShown(tab string, seq uint64, text string) error
 	DiffRejectedShown(tab string, seq uint64) error
+	DiffPendingShown(tab string, seq uint64) bool
 }
 
 // Editor is an ide.Editor on a terminal. Create it with New, then Bind the model, then Run.
@@ -151,13 +154,26 @@ func (e *Editor) Run(ctx context.Context) {
 				continue
 			}
 		}
-		pendingRead = e.review(pctx, *p, pendingRead, afterReplace)
+		// A same-name openDiff settles the queued proposal it replaces before it sends this
+		// editor the new one (ide.Model.OpenDiff): a proposal already settled is not displayed.
+		shown := e.stillPending(*p)
+		if shown {
+			pendingRead = e.review(pctx, *p, pendingRead, afterReplace)
+		}
 		e.mu.Lock()
 		e.cancel()
-		afterReplace = e.replaced
+		afterReplace = shown && e.replaced
 		e.current, e.cancel, e.replaced = "", nil, false
 		e.mu.Unlock()
 	}
+}
+
+// stillPending reports whether p still waits for an answer (true without a Decider).
+func (e *Editor) stillPending(p ide.ShowDiffParams) bool {
+	e.mu.Lock()
+	d := e.d
+	e.mu.Unlock()
+	return d == nil || d.DiffPendingShown(p.TabName, p.Seq)
 }
 
 func (e *Editor) paint(code, s string) string {

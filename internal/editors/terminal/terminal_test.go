@@ -3,7 +3,6 @@ package terminal
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
@@ -80,10 +79,7 @@ func (r *rig) openDiff(id ide.ClientID, path, tab, text string) <-chan answer {
 func texts(a answer) string {
 	var s []string
 	for _, c := range a.c {
-		b, _ := json.Marshal(c) // an accepted text is held raw; JSON shows it
-		var v struct{ Text string }
-		json.Unmarshal(b, &v)
-		s = append(s, v.Text)
+		s = append(s, c.Text+c.File.String()) // an accepted text is the block's File
 	}
 	return strings.Join(s, "|")
 }
@@ -195,6 +191,93 @@ func TestReviewerQueuedReplace(t *testing.T) {
 	}
 	if strings.Contains(r.scr.String(), "queued A") {
 		t.Fatal("the replaced queued proposal was shown")
+	}
+}
+
+// gatedEditor is the terminal Editor with the showing of one proposal held until the test
+// releases it: the window between ide.Model settling a replaced call and sending the editor its
+// replacement, which load opens at random (TestReviewerQueuedReplace was flaky in CI), is held
+// open on purpose.
+type gatedEditor struct {
+	*Editor
+	hold    string        // proposals with this text wait for release
+	release chan struct{} // closed by the test
+}
+
+func (g *gatedEditor) ShowDiff(ctx context.Context, p ide.ShowDiffParams) error {
+	if p.NewContents.String() == g.hold {
+		select {
+		case <-g.release:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return g.Editor.ShowDiff(ctx, p)
+}
+
+// A queued proposal that a same-name openDiff replaced is already answered (DIFF_REJECTED)
+// before its replacement reaches the reviewer; reaching it in the queue then, the reviewer skips
+// it instead of displaying a proposal whose answer no longer counts.
+func TestReviewerSkipsSettledQueued(t *testing.T) {
+	in, typing := io.Pipe()
+	scr := &tscreen{}
+	ed := New(in, scr, Ask, false)
+	ed.guard = 0
+	g := &gatedEditor{Editor: ed, hold: "queued B\n", release: make(chan struct{})}
+	dir := t.TempDir()
+	m := ide.New(g, Info("Terminal"), []string{dir}, ide.Events{}, nil)
+	ed.Bind(m)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { ed.Run(ctx); close(done) }()
+	released := false
+	t.Cleanup(func() {
+		if !released {
+			close(g.release)
+		}
+		cancel()
+		<-done
+		ed.Close()
+		typing.Close()
+		m.Close()
+	})
+	r := &rig{m: m, ed: ed, scr: scr, typing: typing, dir: dir}
+
+	p1, p2 := filepath.Join(dir, "one"), filepath.Join(dir, "two")
+	ans1 := r.openDiff(1, p1, "first", "first\n")
+	scr.waitFor(t, "Accept this change?", 1)
+	ansQ := r.openDiff(1, p2, "q", "queued A\n")
+	waitDiffs(t, m, 2)
+	ansR := r.openDiff(2, p2, "q", "queued B\n") // held in gatedEditor.ShowDiff
+	if a := recvAnswer(t, ansQ); !strings.HasPrefix(texts(a), "DIFF_REJECTED") {
+		t.Fatalf("the replaced call answered %q (err %v)", texts(a), a.err)
+	}
+	io.WriteString(typing, "n\n")
+	recvAnswer(t, ans1)
+	// The reviewer has taken the queued proposal: it either displays it (the bug) or skips it.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		ed.mu.Lock()
+		idle := len(ed.queue) == 0 && ed.current == ""
+		ed.mu.Unlock()
+		if idle || strings.Contains(scr.String(), "queued A") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the reviewer never took the queued proposal; it shows:\n%s", scr.String())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if strings.Contains(scr.String(), "queued A") {
+		t.Fatalf("the already answered proposal was displayed:\n%s", scr.String())
+	}
+	close(g.release)
+	released = true
+	scr.waitFor(t, "queued B", 1)
+	scr.waitFor(t, "Accept this change?", 2)
+	io.WriteString(typing, "y\n")
+	if a := recvAnswer(t, ansR); texts(a) != "FILE_SAVED|queued B\n" {
+		t.Fatalf("got %q (err %v)", texts(a), a.err)
 	}
 }
 

@@ -5,7 +5,8 @@
 --   terminal = { provider = "external", external_cmd = "tmux split-window -h %s" }
 local M = {}
 
-local job = nil
+-- The job of the external command: state.terminal.external_job (state.lua).
+local T = require("claude-ide-bridge.state").terminal
 
 --- The shell command line for cmd with env as `env K=V ... cmd`.
 ---@param cmd string|string[]
@@ -33,7 +34,7 @@ function M.buf()
 end
 
 function M.running()
-  return job ~= nil and vim.fn.jobwait({ job }, 0)[1] == -1
+  return T.external_job ~= nil and vim.fn.jobwait({ T.external_job }, 0)[1] == -1
 end
 
 function M.is_current()
@@ -47,16 +48,16 @@ function M.open(cmd, env, opts)
   local full = opts.external_cmd:gsub("%%s", function()
     return vim.fn.shellescape(line)
   end)
-  job = vim.fn.jobstart(full, { detach = true })
-  if job <= 0 then
-    job = nil
+  local job = vim.fn.jobstart(full, { detach = true })
+  T.external_job = job > 0 and job or nil
+  if not T.external_job then
     vim.notify("claude-ide-bridge: could not run " .. full, vim.log.levels.ERROR)
   end
 end
 
 -- The command started elsewhere belongs to the user: it is not stopped.
 function M.close()
-  job = nil
+  T.external_job = nil
 end
 
 return M

@@ -2,7 +2,8 @@
 -- documented API (Snacks.terminal.get/open, snacks.win's show/hide/focus).
 local M = {}
 
-local term = nil -- the snacks.win of the running claude
+-- The snacks.win of the running claude: state.terminal.snacks_win (state.lua).
+local T = require("claude-ide-bridge.state").terminal
 
 local function snacks()
   local ok, s = pcall(require, "snacks")
@@ -18,11 +19,11 @@ function M.available()
 end
 
 local function valid()
-  return term ~= nil and term.buf ~= nil and vim.api.nvim_buf_is_valid(term.buf)
+  return T.snacks_win ~= nil and T.snacks_win.buf ~= nil and vim.api.nvim_buf_is_valid(T.snacks_win.buf)
 end
 
 function M.buf()
-  return valid() and term.buf or nil
+  return valid() and T.snacks_win.buf or nil
 end
 
 function M.running()
@@ -30,50 +31,50 @@ function M.running()
     return false
   end
   local ok, job = pcall(function()
-    return vim.b[term.buf].terminal_job_id
+    return vim.b[T.snacks_win.buf].terminal_job_id
   end)
   return ok and job ~= nil and vim.fn.jobwait({ job }, 0)[1] == -1
 end
 
 function M.is_current()
-  return valid() and term.win ~= nil and term.win == vim.api.nvim_get_current_win()
+  return valid() and T.snacks_win.win ~= nil and T.snacks_win.win == vim.api.nvim_get_current_win()
 end
 
 function M.open(cmd, env, opts)
   if M.running() then
-    if term.show then
-      term:show()
+    if T.snacks_win.show then
+      T.snacks_win:show()
     end
-    if term.focus then
-      term:focus()
+    if T.snacks_win.focus then
+      T.snacks_win:focus()
     end
     return
   end
-  term = snacks().terminal.open(cmd, {
+  T.snacks_win = snacks().terminal.open(cmd, {
     env = env,
     interactive = true,
     win = opts.snacks_win or { position = "right" },
   })
-  if term and term.buf then
-    vim.b[term.buf].claude_ide_bridge_terminal = true
+  if T.snacks_win and T.snacks_win.buf then
+    vim.b[T.snacks_win.buf].claude_ide_bridge_terminal = true
   end
 end
 
 function M.hide()
-  if valid() and term.hide then
-    term:hide()
+  if valid() and T.snacks_win.hide then
+    T.snacks_win:hide()
   end
 end
 
 function M.close()
   if valid() then
-    if term.close then
-      term:close()
+    if T.snacks_win.close then
+      T.snacks_win:close()
     else
-      pcall(vim.api.nvim_buf_delete, term.buf, { force = true })
+      pcall(vim.api.nvim_buf_delete, T.snacks_win.buf, { force = true })
     end
   end
-  term = nil
+  T.snacks_win = nil
 end
 
 return M

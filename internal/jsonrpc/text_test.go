@@ -1,4 +1,4 @@
-package ide
+package jsonrpc_test
 
 import (
 	"encoding/json"
@@ -14,7 +14,7 @@ func TestTextPassesThrough(t *testing.T) {
 	for _, s := range []string{"", "plain\n", "tab\tquote\" backslash\\ nl\n", "日本語 \u2028 \U0001F600", "<html>&amp;</html>", "\x00\x1f"} {
 		raw, _ := json.Marshal(s)
 		var p struct {
-			Contents Text `json:"contents"`
+			Contents jsonrpc.Text `json:"contents"`
 		}
 		if err := jsonrpc.UnmarshalParams(json.RawMessage(`{"contents":`+string(raw)+`}`), &p); err != nil {
 			t.Fatalf("%q: %v", s, err)
@@ -22,14 +22,10 @@ func TestTextPassesThrough(t *testing.T) {
 		if got := p.Contents.String(); got != s {
 			t.Errorf("String() = %q, want %q", got, s)
 		}
-		out, err := json.Marshal(Content{Type: "text", raw: p.Contents})
-		if err != nil {
-			t.Fatal(err)
+		if got := p.Contents.JSON(); string(got) != string(raw) {
+			t.Errorf("JSON() = %s, want %s as it came", got, raw)
 		}
-		if want := `{"type":"text","text":` + string(raw) + `}`; string(out) != want {
-			t.Errorf("encoded %s, want %s", out, want)
-		}
-		if TextOf(s).String() != s {
+		if jsonrpc.TextOf(s).String() != s {
 			t.Errorf("TextOf(%q) does not round-trip", s)
 		}
 	}
@@ -39,7 +35,7 @@ func TestTextPassesThrough(t *testing.T) {
 func TestTextRejectsNonStrings(t *testing.T) {
 	for _, v := range []string{`1`, `true`, `{}`, `[]`} {
 		var p struct {
-			Contents Text `json:"contents"`
+			Contents jsonrpc.Text `json:"contents"`
 		}
 		err := jsonrpc.UnmarshalParams(json.RawMessage(`{"contents":`+v+`}`), &p)
 		var rpcErr *jsonrpc.Error
@@ -51,7 +47,7 @@ func TestTextRejectsNonStrings(t *testing.T) {
 		}
 	}
 	var p struct {
-		Contents Text `json:"contents"`
+		Contents jsonrpc.Text `json:"contents"`
 	}
 	if err := jsonrpc.UnmarshalParams(json.RawMessage(`{"contents":null}`), &p); err != nil || !p.Contents.IsZero() {
 		t.Errorf("null: %v, zero=%v; want absent", err, p.Contents.IsZero())

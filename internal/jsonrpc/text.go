@@ -1,0 +1,104 @@
+package jsonrpc
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net"
+	"reflect"
+)
+
+// Text is a string as it travels in JSON: the encoded literal, kept as it came. A file's text
+// crosses the bridge (Claude → editor, editor → Claude) without being unescaped and escaped
+// again, which for a 10 MiB file costs more than everything else the bridge does with it; it is
+// decoded only where the bridge reads it (String). UnmarshalParams keeps a Text field as the
+// slice of params it came in; a layer that sends one puts JSON() into its message as a piece of
+// its own (Pieces). The zero Text is the empty string, given by no one (IsZero).
+type Text struct{ lit []byte }
+
+// TextOf returns s as a Text.
+func TextOf(s string) Text {
+	b, _ := json.Marshal(s) // a string always encodes
+	return Text{b}
+}
+
+// String decodes the text.
+func (t Text) String() string {
+	s, _ := unquote(t.lit) // lit was checked to be a string literal
+	return s
+}
+
+// IsZero reports whether no text was given (absent or null).
+func (t Text) IsZero() bool { return t.lit == nil }
+
+// EncodedLen is the size of the text in a JSON message.
+func (t Text) EncodedLen() int { return len(t.JSON()) }
+
+// JSON returns the literal as it came; the caller must not change it.
+func (t Text) JSON() []byte {
+	if t.lit == nil {
+		return []byte(`""`)
+	}
+	return t.lit
+}
+
+// MarshalJSON writes the literal as it came.
+func (t Text) MarshalJSON() ([]byte, error) { return t.JSON(), nil }
+
+// UnmarshalJSON keeps a copy of the literal (encoding/json may reuse its input).
+func (t *Text) UnmarshalJSON(b []byte) error {
+	err := t.keep(b)
+	t.lit = bytes.Clone(t.lit)
+	return err
+}
+
+// keep keeps the checked value b itself; anything but a string (or null) is a type error naming
+// the field, like a plain string field's.
+func (t *Text) keep(b []byte) error {
+	switch {
+	case string(b) == "null":
+		return nil
+	case len(b) == 0 || b[0] != '"':
+		return &json.UnmarshalTypeError{Value: Kind(b), Type: reflect.TypeFor[string]()}
+	}
+	t.lit = b
+	return nil
+}
+
+// Pieces is params or a result already encoded as JSON, in pieces: written as they are, a big
+// piece (a Text's JSON) from where it is, not copied into one buffer. Copying a 13 MB text into
+// a fresh buffer costs 4-10 ms here (its pages are faulted in anew), more than the bridge's
+// remaining work on it.
+type Pieces net.Buffers
+
+// refMin is the least piece kept apart rather than copied into its neighbours: below it a copy
+// is cheaper than a piece of its own (another frame on a WebSocket, another write(2) on a pipe).
+const refMin = 64 << 10
+
+// appendPieces appends p to msg, pieces under refMin copied into the last one (which must be
+// the caller's own) and bigger ones referenced.
+func appendPieces(msg net.Buffers, p ...[]byte) net.Buffers {
+	for _, b := range p {
+		if len(b) < refMin {
+			msg[len(msg)-1] = append(msg[len(msg)-1], b...)
+		} else {
+			msg = append(msg, b, nil)
+		}
+	}
+	return msg
+}
+
+// PiecesWriter is implemented by a Stream that writes a message given in pieces as one message
+// (a vectored write on a pipe, frames of one message on a WebSocket). Conn joins the pieces for a
+// Stream without it.
+type PiecesWriter interface {
+	WritePieces(ctx context.Context, msg net.Buffers) error
+}
+
+// writeMsg writes msg to s in one piece or, when s can, in several.
+func writeMsg(ctx context.Context, s Stream, msg net.Buffers) error {
+	if pw, ok := s.(PiecesWriter); ok && len(msg) > 1 {
+		return pw.WritePieces(ctx, msg)
+	}
+	return s.Write(ctx, bytes.Join(msg, nil))
+}
