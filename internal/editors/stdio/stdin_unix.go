@@ -23,8 +23,10 @@ import (
 // the others unread) is then due when it is read, even when writing the one before to 16
 // clients took a few ms, and this goroutine writes it at once: a flood costs one wake-up per
 // batch and no pacer tick, and its last selection reaches clients within about 30 ms. Flood CPU
-// (% of a core, bench driver, shared 2-core machine, interleaved runs): 12 ms 7.2, 3.8, 6.9, 8.0;
-// 25 ms 3.6, 4.5, 4.7, 4.3, 5.5 (last selection to all 16 clients: 21-42 ms).
+// (% of a core, bench driver, shared 2-core machine, interleaved runs, Conn.Latest in all):
+// 12 ms 7.2, 3.8, 6.9, 8.0; 25 ms 3.6, 4.5, 4.7, 4.3, 5.5 (last selection at all 16 clients
+// after 21-42 ms: the pacer's tick when writing the one before took over 2 ms); 28 ms 5.4, 5.5,
+// 5.5 (4-27 ms). Before Conn.Latest, 12 ms: 7.3-8.4 (docs/performance.md section 9).
 var readBatch = 28 * time.Millisecond
 
 // streamRun is how many small reads in a row, each within readBatch of the one before, make a
