@@ -5,7 +5,7 @@
 // is bench.lua (embedded). Repetitions interleave the two plugins. It writes every number as
 // JSON and a Markdown table of medians; bench/run puts that into docs/performance.md.
 //
-//	nvimpeer -nvim BIN -bridge BIN -plugin DIR -peer-tar TGZ [-reps 5] [-smoke] -json OUT -md OUT
+//	nvimpeer -nvim BIN -bridge BIN -plugin DIR -peer-tar TGZ [-reps 5] [-smoke] [-sizes 1,10] -json OUT -md OUT
 //
 // If the peer tarball or the Neovim binary is missing it prints a SKIP line and exits 0. With
 // -smoke, an error measuring our plugin is fatal (exit 1); the peer's errors are listed only.
@@ -19,6 +19,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -36,6 +37,7 @@ func main() {
 		smoke     = flag.Bool("smoke", false, "one repetition, 64 KiB and 1 MiB diffs, short CPU window")
 		jsonOut   = flag.String("json", "", "write all numbers here")
 		mdOut     = flag.String("md", "", "write the Markdown table here")
+		sizesFlag = flag.String("sizes", "", "openDiff sizes in MiB, comma-separated (default 1,10; smoke 64 KiB and 1)")
 	)
 	flag.Parse()
 	if why := missing(*nvimBin, *peerTar); why != "" {
@@ -51,6 +53,20 @@ func main() {
 	if *smoke {
 		*reps = 1
 		cfg.sizes, cfg.selections, cfg.cpuFor, cfg.settle = []int{64 << 10, 1 << 20}, 3, 2*time.Second, time.Second
+	}
+	if *sizesFlag != "" {
+		cfg.sizes = nil
+		for _, f := range strings.Split(*sizesFlag, ",") {
+			mib, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil || mib <= 0 {
+				fmt.Fprintf(os.Stderr, "nvimpeer: -sizes: %q is not a number of MiB\n", f)
+				os.Exit(2)
+			}
+			cfg.sizes = append(cfg.sizes, mib<<20)
+		}
+	}
+	if abs, err := filepath.Abs(cfg.plugin); err == nil {
+		cfg.plugin = abs // Neovim runs in the project folder: a relative 'runtimepath' would miss
 	}
 	if err := run(cfg, *peerTar, *reps, *smoke, *jsonOut, *mdOut); err != nil {
 		fmt.Fprintln(os.Stderr, "nvimpeer:", err)

@@ -3,9 +3,13 @@ package modeltools
 import (
 	"log/slog"
 	"net/http"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
+
+// newServer is NewServer; a test counts its calls.
+var newServer = NewServer
 
 // NewHandler serves the tools over streamable HTTP (stateless, JSON answers: one request, one
 // answer; no session state to leak or expire). Every request first goes through check, which
@@ -15,13 +19,18 @@ func NewHandler(o Options, check func(*http.Request) (int, string), log *slog.Lo
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	srv := NewServer(o)
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{
-		Stateless:    true,
-		JSONResponse: true,
-		Logger:       log,
-		// Tool arguments are small; a position or a query never needs more.
-		MaxRequestBodyBytes: 1 << 20,
+	// The server (its tools' schemas, inferred by reflection) is built at the first request
+	// that passes check, not at start: a bridge whose /mcp is never asked (most editor
+	// sessions) does not keep it in memory (issue 14's idle-memory row).
+	h := sync.OnceValue(func() http.Handler {
+		srv := newServer(o)
+		return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{
+			Stateless:    true,
+			JSONResponse: true,
+			Logger:       log,
+			// Tool arguments are small; a position or a query never needs more.
+			MaxRequestBodyBytes: 1 << 20,
+		})
 	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if status, reason := check(r); status != 0 {
@@ -33,6 +42,6 @@ func NewHandler(o Options, check func(*http.Request) (int, string), log *slog.Lo
 			http.Error(w, reason, status)
 			return
 		}
-		h.ServeHTTP(w, r)
+		h().ServeHTTP(w, r)
 	})
 }

@@ -30,6 +30,10 @@ end
 -- counts it as a character of its own.
 local REPLACEMENT = "\239\191\189"
 
+-- Stands for a Lines value while the rest of a message is encoded; the
+-- control bytes keep it apart from any text a message carries.
+local LINES_PLACEHOLDER = "\1claude-ide-bridge:lines\1"
+
 local function valid_seq(s, i, n)
   local b = s:byte(i)
   local len, min
@@ -125,9 +129,166 @@ function M.valid_utf8(s)
   return table.concat(out)
 end
 
+-- A string value given as buffer lines: lines joined by "\n", with a final
+-- "\n" when eol. Client:send writes it into the message straight from the
+-- lines (a 10 MiB proposal on :w): no joined copy, no pass of lua-cjson over
+-- it, no copy to append the line break.
+local Lines = {}
+Lines.__index = Lines
+
+--- A string value made of buffer lines (see Lines); a message may hold one.
+function M.lines_value(lines, eol)
+  return setmetatable({ lines = lines, eol = eol }, Lines)
+end
+
+-- The text of a Lines value as one string (the path without the FFI).
+local function lines_string(v)
+  local text = table.concat(v.lines, "\n")
+  if v.eol then
+    text = text .. "\n"
+  end
+  return text
+end
+
+-- encode_lines(prefix, lines, eol, suffix): prefix, the JSON string literal
+-- of the Lines value, suffix and "\n", as one string; nil without the FFI.
+-- Everything is written into one buffer that becomes the one string sent: a
+-- line that needs no escape (most, checked eight bytes at a time) is copied
+-- as is; any other is escaped byte by byte ('"' and '\\' escaped, control
+-- bytes as \u00XX; a NUL of the file is "\n" inside a buffer line and goes
+-- out as \u0000), after valid_utf8 when it has a byte above 127, so valid
+-- UTF-8 goes out as is and each invalid byte as U+FFFD, as for any string
+-- sent. Measured on 10 MiB (loaded machine, noisy): about 0.5-0.8x the time
+-- of concat + lua-cjson + the copies around them.
+local encode_lines
+do
+  local ok_ffi, ffi = pcall(require, "ffi")
+  local ok_bit, bit = pcall(require, "bit")
+  if ok_ffi and ok_bit then
+    local buf_t = ffi.typeof("uint8_t[?]")
+    local u8p = ffi.typeof("const uint8_t *")
+    local band, rshift = bit.band, bit.rshift
+    local u64p = ffi.typeof("const uint64_t *")
+    local bor, bxor, bnot = bit.bor, bit.bxor, bit.bnot
+    local HEX = ffi.new("const uint8_t[16]", { 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 97, 98, 99, 100, 101, 102 })
+    local ONES, HIGH = 0x0101010101010101ULL, 0x8080808080808080ULL
+    local SPACES, QUOTES, BACKSLASHES = 0x2020202020202020ULL, 0x2222222222222222ULL, 0x5C5C5C5C5C5C5C5CULL
+    -- escape writes s (valid UTF-8) escaped into out at pos; returns the
+    -- new pos. Neovim gives a NUL of the file as "\n": it goes out as \u0000.
+    local function escape(out, pos, s, len)
+      local p = ffi.cast(u8p, s)
+      for j = 0, len - 1 do
+        local c = p[j]
+        if c >= 32 and c ~= 34 and c ~= 92 then
+          out[pos] = c
+          pos = pos + 1
+        elseif c >= 32 then
+          out[pos] = 92
+          out[pos + 1] = c
+          pos = pos + 2
+        else
+          if c == 10 then
+            c = 0
+          end
+          out[pos] = 92
+          out[pos + 1] = 117
+          out[pos + 2] = 48
+          out[pos + 3] = 48
+          out[pos + 4] = HEX[rshift(c, 4)]
+          out[pos + 5] = HEX[band(c, 15)]
+          pos = pos + 6
+        end
+      end
+      return pos
+    end
+
+    -- plain(s, len): whether s goes into a JSON string as is (printable
+    -- ASCII, no '"' or '\\'). Eight bytes at a time: (x - 0x20..) & ~x has a
+    -- high bit set iff some byte of x is below 0x20 (x's own high bits
+    -- counted too); the same with 1 after xor finds '"' and '\\'.
+    local function plain(s, len)
+      local w = ffi.cast(u64p, s)
+      local acc = 0ULL
+      for i = 0, math.floor(len / 8) - 1 do
+        local x = w[i]
+        local q, b = bxor(x, QUOTES), bxor(x, BACKSLASHES)
+        acc = bor(acc, x, band(x - SPACES, bnot(x)), band(q - ONES, bnot(q)), band(b - ONES, bnot(b)))
+      end
+      if band(acc, HIGH) ~= 0ULL then
+        return false
+      end
+      local p = ffi.cast(u8p, s)
+      for i = len - len % 8, len - 1 do
+        local c = p[i]
+        if c < 32 or c > 126 or c == 34 or c == 92 then
+          return false
+        end
+      end
+      return true
+    end
+
+    encode_lines = function(prefix, lines, eol, suffix)
+      local n = #lines
+      local cap = #prefix + #suffix + 2 * n + 64
+      for i = 1, n do
+        cap = cap + #lines[i]
+      end
+      cap = cap + math.floor(cap / 8)
+      local out = ffi.new(buf_t, cap)
+      ffi.copy(out, prefix, #prefix)
+      local pos = #prefix
+      out[pos] = 34 -- "
+      pos = pos + 1
+      for i = 1, n do
+        local s = lines[i]
+        local len = #s
+        if pos + len + 16 > cap then
+          local bigger = ffi.new(buf_t, 2 * cap + len + 16)
+          ffi.copy(bigger, out, pos)
+          out, cap = bigger, 2 * cap + len + 16
+        end
+        if plain(s, len) then
+          ffi.copy(out + pos, s, len)
+          pos = pos + len
+        else
+          if not ascii(s) then
+            s = M.valid_utf8(s)
+            len = #s
+          end
+          if pos + 6 * len + 16 > cap then
+            local bigger = ffi.new(buf_t, 2 * cap + 6 * len + 16)
+            ffi.copy(bigger, out, pos)
+            out, cap = bigger, 2 * cap + 6 * len + 16
+          end
+          pos = escape(out, pos, s, len)
+        end
+        if i < n or eol then
+          out[pos], out[pos + 1] = 92, 110 -- \n
+          pos = pos + 2
+        end
+      end
+      out[pos] = 34
+      pos = pos + 1
+      if pos + #suffix + 1 > cap then
+        local bigger = ffi.new(buf_t, pos + #suffix + 1)
+        ffi.copy(bigger, out, pos)
+        out = bigger
+      end
+      ffi.copy(out + pos, suffix, #suffix)
+      pos = pos + #suffix
+      out[pos] = 10
+      return ffi.string(out, pos + 1)
+    end
+  end
+end
+M._encode_lines = encode_lines
+
 local function sanitize(v)
   if type(v) == "string" then
     return M.valid_utf8(v)
+  end
+  if getmetatable(v) == Lines then
+    return v
   end
   if type(v) == "table" and v ~= vim.NIL then
     local mt = getmetatable(v)
@@ -161,11 +322,41 @@ function Client:send(msg)
     return false
   end
   msg.jsonrpc = "2.0"
-  local ok, line = pcall(vim.json.encode, sanitize(msg))
+  msg = sanitize(msg)
+  -- A Lines value among params: encoded around a placeholder, then written
+  -- into the line from its lines (encode_lines).
+  local params, key = msg.params, nil
+  if type(params) == "table" then
+    for k, v in pairs(params) do
+      if getmetatable(v) == Lines then
+        key = k
+      end
+    end
+  end
+  local value = key and params[key]
+  if value and encode_lines then
+    params[key] = LINES_PLACEHOLDER
+    local ok, line = pcall(vim.json.encode, msg)
+    params[key] = value
+    if not ok then
+      return false
+    end
+    local quoted = vim.json.encode(LINES_PLACEHOLDER)
+    local a, b = line:find(quoted, 1, true)
+    if a and not line:find(quoted, b + 1, true) then
+      local out = encode_lines(line:sub(1, a - 1), value.lines, value.eol, line:sub(b + 1))
+      return vim.fn.chansend(self.job, out) > 0
+    end
+  end
+  if value then
+    params[key] = lines_string(value)
+  end
+  local ok, line = pcall(vim.json.encode, msg)
   if not ok then
     return false
   end
-  return vim.fn.chansend(self.job, line .. "\n") > 0
+  -- A list: the line break is added as it is written, not by copying the line.
+  return vim.fn.chansend(self.job, { line, "" }) > 0
 end
 
 function Client:reply(id, result, err)

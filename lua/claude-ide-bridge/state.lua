@@ -39,6 +39,11 @@ M.option_problems = {}
 ---@type table<string, table>
 M.diffs = {}
 
+--- The user's 'diffopt' while a big diff's cheaper one is set (diff.lua):
+--- saved is the user's value, ours the one the plugin set; opening is true
+--- while a diff's tab page is being built (TabEnter waits for it).
+M.diffopt = { saved = nil, ours = nil, opening = false }
+
 --- Selection tracking (tracker.lua).
 M.tracker = {
   timer = nil, -- the debounce timer (libuv), nil when stopped

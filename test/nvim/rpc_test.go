@@ -1,7 +1,9 @@
 package nvimtest
 
 import (
+	"encoding/json"
 	"os"
+	"strings"
 	"testing"
 )
 
@@ -82,6 +84,48 @@ func TestValidUTF8(t *testing.T) {
 		got := n.str(t, `return require("claude-ide-bridge.rpc").valid_utf8(loadstring("return " .. ...)())`, in)
 		if got != want {
 			t.Errorf("valid_utf8(%s) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// encode_lines (the accept's path for a proposal's text, issue 14 item 2):
+// the buffer lines joined by "\n" (and a final "\n" with 'eol') as a JSON
+// string between prefix and suffix, one message line. The rules are those of
+// every string sent: valid UTF-8 as is, each invalid byte U+FFFD, and the
+// escapes JSON needs; a NUL of the file (Neovim's "\n" in a line) stays NUL.
+// Line lengths around 8 cover the eight-bytes-at-a-time check and its tail.
+func TestEncodeLines(t *testing.T) {
+	n := startNvim(t, os.TempDir())
+	if n.str(t, `return tostring(require("claude-ide-bridge.rpc")._encode_lines ~= nil)`) != "true" {
+		t.Skip("no LuaJIT FFI in this Neovim: the accept sends through lua-cjson")
+	}
+	cases := []struct {
+		lines string // a Lua table literal
+		eol   bool
+		want  string
+	}{
+		{`{""}`, false, ""},
+		{`{""}`, true, "\n"},
+		{`{"abcdefg", "abcdefgh", "abcdefghi", ""}`, true, "abcdefg\nabcdefgh\nabcdefghi\n\n"},
+		{`{"say \"hi\"", "C:\\dir\\", "\tindented"}`, true, "say \"hi\"\nC:\\dir\\\n\tindented\n"},
+		{`{"abcdefgh\"", "abcdefghijklmnop\\x", "abcdefgh\1\31\127"}`, false, "abcdefgh\"\nabcdefghijklmnop\\x\nabcdefgh\x01\x1f\x7f"},
+		{`{"h\195\169llo \226\156\187", "abcdefgh\255", "\128ok"}`, true, "h\u00e9llo \u273b\nabcdefgh\ufffd\n\ufffdok\n"},
+		{`{"a\nb", "</script>"}`, true, "a\x00b\n</script>\n"},
+	}
+	for _, c := range cases {
+		line := n.str(t, `local lines, eol = ...
+			return require("claude-ide-bridge.rpc")._encode_lines('{"id":1,"text":', loadstring("return " .. lines)(), eol, '}')`,
+			c.lines, c.eol)
+		if !strings.HasSuffix(line, "}\n") || strings.Count(line, "\n") != 1 {
+			t.Errorf("encode_lines(%s) is not one message line: %q", c.lines, line)
+			continue
+		}
+		var msg struct {
+			ID   int    `json:"id"`
+			Text string `json:"text"`
+		}
+		if err := json.Unmarshal([]byte(line), &msg); err != nil || msg.ID != 1 || msg.Text != c.want {
+			t.Errorf("encode_lines(%s, eol %v) = %q (%v), want the text %q", c.lines, c.eol, line, err, c.want)
 		}
 	}
 }
