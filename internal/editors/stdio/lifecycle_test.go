@@ -146,8 +146,16 @@ func TestLogs(t *testing.T) {
 	r := s.initialize(t, nil)
 	claude(t, r)
 	s.next(t, "clientConnected")
-	if e := s.stderr.String(); !strings.Contains(e, "msg=listening") || !strings.Contains(e, "client connected") {
-		t.Errorf("stderr = %q, want the bridge's log", e)
+	// The log comes through the child's stderr pipe and exec's copying goroutine, which can lag
+	// behind the clientConnected notification on stdout: wait for it (bounded).
+	for deadline := time.Now().Add(bound); ; time.Sleep(10 * time.Millisecond) {
+		e := s.stderr.String()
+		if strings.Contains(e, "msg=listening") && strings.Contains(e, "client connected") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("stderr = %q, want the bridge's log", e)
+		}
 	}
 
 	logFile := t.TempDir() + "/bridge.log"
