@@ -373,7 +373,7 @@ func TestManyClientsBlockingDiffs(t *testing.T) {
 	}
 }
 
-// connectMany dials n clients at once (one by one, each waits ~250 ms for the session's quiet
+// connectMany dials n clients at once (one by one, each waits ~1 s for the session's quiet
 // time) and returns once the bridge sends notifications to all of them.
 func connectMany(t *testing.T, b *bridge.Bridge, n int) []*probe.Client {
 	t.Helper()

@@ -64,8 +64,11 @@ func Serve(ctx context.Context, c Conn, model *ide.Model, log *slog.Logger) erro
 // wire, a selection sent right after those answers is ignored and one sent ~50 ms later is not.
 // So notifications start listenAfterList after the last list call, or listenFallback after
 // ide_connected for a client that lists nothing. Until then the model keeps them for it.
+// 250 ms was not enough on a loaded 2-core machine (CI: the CLI dropped a selection and a mention
+// sent 250 ms after its lists while the rest of the suite ran); 1 s only delays the first
+// notification after a connect.
 var (
-	listenAfterList = 250 * time.Millisecond
+	listenAfterList = time.Second
 	listenFallback  = 2 * time.Second
 )
 

@@ -27,7 +27,7 @@ func TestShellMentionAndSelectReachStdioBridge(t *testing.T) {
 		}
 		return string(out)
 	}
-	// The CLI starts listening ~250 ms after its handshake; until then a mention is queued for
+	// The CLI starts listening ~1 s after its handshake; until then a mention is queued for
 	// it, so it arrives either way.
 	out := run("mention", path+":2-3")
 	if !strings.Contains(out, "a.go:2-3") {
