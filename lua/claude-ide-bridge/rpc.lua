@@ -71,11 +71,20 @@ end
 -- took 140-260 ms on 10 MiB; LuaJIT's FFI reads the bytes 8 at a time
 -- (a few ms). Without the FFI a byte loop, which LuaJIT traces, is the
 -- fallback.
+-- LuaJIT's FFI and bit library (Neovim's LuaJIT builds have both), or nil:
+-- ascii and encode_lines below fall back to plain Lua without them.
+local ffi, bit
+do
+  local ok_ffi, f = pcall(require, "ffi")
+  local ok_bit, b = pcall(require, "bit")
+  if ok_ffi and ok_bit then
+    ffi, bit = f, b
+  end
+end
+
 local ascii
 do
-  local ok_ffi, ffi = pcall(require, "ffi")
-  local ok_bit, bit = pcall(require, "bit")
-  if ok_ffi and ok_bit then
+  if ffi then
     local u8p = ffi.typeof("const uint8_t *")
     local u64p = ffi.typeof("const uint64_t *")
     local HIGH = 0x8080808080808080ULL
@@ -162,9 +171,7 @@ end
 -- of concat + lua-cjson + the copies around them.
 local encode_lines
 do
-  local ok_ffi, ffi = pcall(require, "ffi")
-  local ok_bit, bit = pcall(require, "bit")
-  if ok_ffi and ok_bit then
+  if ffi then
     local buf_t = ffi.typeof("uint8_t[?]")
     local u8p = ffi.typeof("const uint8_t *")
     local band, rshift = bit.band, bit.rshift
@@ -227,6 +234,17 @@ do
       return true
     end
 
+    -- grow returns out (holding pos bytes) in a buffer of at least need
+    -- bytes, and its capacity.
+    local function grow(out, cap, pos, need)
+      if need <= cap then
+        return out, cap
+      end
+      local bigger = ffi.new(buf_t, 2 * cap + need)
+      ffi.copy(bigger, out, pos)
+      return bigger, 2 * cap + need
+    end
+
     encode_lines = function(prefix, lines, eol, suffix)
       local n = #lines
       local cap = #prefix + #suffix + 2 * n + 64
@@ -242,11 +260,7 @@ do
       for i = 1, n do
         local s = lines[i]
         local len = #s
-        if pos + len + 16 > cap then
-          local bigger = ffi.new(buf_t, 2 * cap + len + 16)
-          ffi.copy(bigger, out, pos)
-          out, cap = bigger, 2 * cap + len + 16
-        end
+        out, cap = grow(out, cap, pos, pos + len + 16)
         if plain(s, len) then
           ffi.copy(out + pos, s, len)
           pos = pos + len
@@ -255,11 +269,7 @@ do
             s = M.valid_utf8(s)
             len = #s
           end
-          if pos + 6 * len + 16 > cap then
-            local bigger = ffi.new(buf_t, 2 * cap + 6 * len + 16)
-            ffi.copy(bigger, out, pos)
-            out, cap = bigger, 2 * cap + 6 * len + 16
-          end
+          out, cap = grow(out, cap, pos, pos + 6 * len + 16)
           pos = escape(out, pos, s, len)
         end
         if i < n or eol then
@@ -269,11 +279,7 @@ do
       end
       out[pos] = 34
       pos = pos + 1
-      if pos + #suffix + 1 > cap then
-        local bigger = ffi.new(buf_t, pos + #suffix + 1)
-        ffi.copy(bigger, out, pos)
-        out = bigger
-      end
+      out = grow(out, cap, pos, pos + #suffix + 1)
       ffi.copy(out + pos, suffix, #suffix)
       pos = pos + #suffix
       out[pos] = 10

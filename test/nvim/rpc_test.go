@@ -111,6 +111,8 @@ func TestEncodeLines(t *testing.T) {
 		{`{"abcdefgh\"", "abcdefghijklmnop\\x", "abcdefgh\1\31\127"}`, false, "abcdefgh\"\nabcdefghijklmnop\\x\nabcdefgh\x01\x1f\x7f"},
 		{`{"h\195\169llo \226\156\187", "abcdefgh\255", "\128ok"}`, true, "h\u00e9llo \u273b\nabcdefgh\ufffd\n\ufffdok\n"},
 		{`{"a\nb", "</script>"}`, true, "a\x00b\n</script>\n"},
+		// Escapes outgrow the first buffer (sized for the raw text): it must grow, keeping what it holds.
+		{`{("\1"):rep(60), ("\""):rep(30), "end"}`, false, strings.Repeat("\x01", 60) + "\n" + strings.Repeat(`"`, 30) + "\nend"},
 	}
 	for _, c := range cases {
 		line := n.str(t, `local lines, eol = ...
