@@ -8,14 +8,16 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// newServer is NewServer; a test counts its calls.
-var newServer = NewServer
-
 // NewHandler serves the tools over streamable HTTP (stateless, JSON answers: one request, one
 // answer; no session state to leak or expire). Every request first goes through check, which
 // returns 0 to serve it or an HTTP status and a reason to refuse it; a refused request gets no
 // further than that and its connection is closed.
 func NewHandler(o Options, check func(*http.Request) (int, string), log *slog.Logger) http.Handler {
+	return newHandler(o, check, log, NewServer)
+}
+
+// newHandler is NewHandler building its server with newServer (a test counts the builds).
+func newHandler(o Options, check func(*http.Request) (int, string), log *slog.Logger, newServer func(Options) *mcp.Server) http.Handler {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}

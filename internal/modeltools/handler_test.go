@@ -14,14 +14,13 @@ import (
 // without the token, never builds it.
 func TestHandlerBuildsServerAtFirstAllowedRequest(t *testing.T) {
 	built := 0
-	newServer = func(o Options) *mcp.Server { built++; return NewServer(o) }
-	t.Cleanup(func() { newServer = NewServer })
-	h := NewHandler(Options{}, func(r *http.Request) (int, string) {
+	count := func(o Options) *mcp.Server { built++; return NewServer(o) }
+	h := newHandler(Options{}, func(r *http.Request) (int, string) {
 		if r.Header.Get("Authorization") != "Bearer ok" {
 			return http.StatusUnauthorized, "no token"
 		}
 		return 0, ""
-	}, nil)
+	}, nil, count)
 	if built != 0 {
 		t.Fatalf("NewHandler built the server %d times; want none before a request", built)
 	}
