@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net"
 	"net/http"
 	"strconv"
 	"sync"
@@ -15,7 +16,8 @@ import (
 // seen is one selection_changed as a client received it.
 type seen struct {
 	seq int
-	at  time.Time
+	at  time.Time // when the client's ws.Read returned it
+	rx  time.Time // when the kernel received it (the sidecar's write on loopback); zero if unknown
 }
 
 // claude is one Claude-side connection as the CLI makes it (URL, headers, subprotocol,
@@ -23,6 +25,7 @@ type seen struct {
 // moment the frame was read.
 type claude struct {
 	ws   *websocket.Conn
+	conn net.Conn // the TCP connection under ws, for its receive timestamps (rxTime)
 	sel  chan seen
 	done chan struct{}
 
@@ -32,7 +35,14 @@ type claude struct {
 }
 
 func dialClaude(ctx context.Context, port int, token string) (*claude, error) {
+	var conn net.Conn
+	dial := func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := dialStamped(ctx, network, addr)
+		conn = c
+		return c, err
+	}
 	ws, _, err := websocket.Dial(ctx, "ws://127.0.0.1:"+strconv.Itoa(port)+"/", &websocket.DialOptions{
+		HTTPClient:      &http.Client{Transport: &http.Transport{DialContext: dial, DisableKeepAlives: true}},
 		HTTPHeader:      http.Header{"X-Claude-Code-Ide-Authorization": {token}, "User-Agent": {"claude-code/bench (cli)"}},
 		Subprotocols:    []string{"mcp"},
 		CompressionMode: websocket.CompressionDisabled,
@@ -45,7 +55,7 @@ func dialClaude(ctx context.Context, port int, token string) (*claude, error) {
 		return nil, errors.New("server did not answer with subprotocol mcp")
 	}
 	ws.SetReadLimit(256 << 20)
-	c := &claude{ws: ws, sel: make(chan seen, 1<<15), done: make(chan struct{}), calls: map[string]chan []byte{}}
+	c := &claude{ws: ws, conn: conn, sel: make(chan seen, 1<<15), done: make(chan struct{}), calls: map[string]chan []byte{}}
 	go c.read()
 	return c, nil
 }
@@ -58,12 +68,13 @@ func (c *claude) read() {
 			return
 		}
 		at := time.Now()
+		rx, _ := rxTime(c.conn)
 		h := parseHead(msg)
 		switch {
 		case h.Method == "selection_changed":
 			if seq, ok := selectionSeq(msg); ok {
 				select {
-				case c.sel <- seen{seq, at}:
+				case c.sel <- seen{seq, at, rx}:
 				default: // a phase that does not drain loses samples, never stalls the reader
 				}
 			}

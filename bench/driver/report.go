@@ -84,6 +84,8 @@ func (r results) table(cfg config) string {
 		{"Selection fan-out to 16 clients, p50", "fan_p50_ms", "ms", false, nil, ""},
 		{"Selection fan-out to 16 clients, p99", "fan_p99_ms", "ms", false,
 			func(b, n, e float64) (string, bool) { return "≤ 0.5 × Node", b <= n/2 }, ""},
+		{"Fan-out timed at the driver's reader goroutine instead of the socket, p50", "fan_read_p50_ms", "ms", false, nil, ""},
+		{"Fan-out timed at the driver's reader goroutine instead of the socket, p99", "fan_read_p99_ms", "ms", false, nil, ""},
 		{"Flood 1000 updates/s, 16 clients: sidecar CPU", "flood_cpu_pct", "% of a core", false,
 			func(b, n, e float64) (string, bool) { return "< 5 %", b < 5 }, ""},
 		{"Flood: updates actually sent by the driver", "flood_rate", "per s", false, nil, ""},
