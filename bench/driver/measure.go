@@ -268,7 +268,7 @@ var nextSeq = 0
 //
 // A receipt is when the kernel received the message on the client's socket (SO_TIMESTAMPNS: on
 // loopback, during the sidecar's write), not when the driver's reader goroutine got to it: the
-// 16 clients are goroutines of this one process, and their own scheduling put up to ~3 ms into
+// 16 clients are goroutines of this one process, and their own scheduling put 1 to ~4 ms into
 // the top 1 % of samples after the sidecar had written (per-sample timelines, docs/performance.md
 // section 10). The reader's time is reported too (read). The driver also collects the receipts
 // only after the interval, so its main goroutine is not woken 16 times per update while the
