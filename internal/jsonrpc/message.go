@@ -16,7 +16,8 @@ import (
 	"fmt"
 	"net"
 	"reflect"
-	"unicode/utf8"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // Standard and bridge error codes.
@@ -73,44 +74,51 @@ type Request struct {
 // IsCall reports whether the peer waits for an answer.
 func (r *Request) IsCall() bool { return r.ID != nil }
 
-// maxDepth bounds nesting so that a hostile message cannot make decoding deep.
-const maxDepth = 256
-
-// Decode parses one message. Its errors are *Error with CodeParseError (not JSON, invalid UTF-8,
-// too deep) or CodeInvalidRequest (a batch, not an object, wrong "jsonrpc", bad id); the partly
-// decoded message is returned with them where it carries an id, so the answer can name it.
+// Decode parses one message. Its errors are *Error with CodeParseError (not JSON, invalid UTF-8)
+// or CodeInvalidRequest (a batch, not an object, wrong "jsonrpc", bad id, a key twice or in the
+// wrong case); the partly decoded message is returned with them where it carries an id, so the
+// answer can name it.
 //
 // The message's ID, Params and Result alias data: the caller must not change data afterwards.
-// The whole message is scanned once (see scan.go); Params and Result are handed on as slices.
+// The whole message is read once by jsontext (object.go); Params and Result are handed on as
+// slices.
 func Decode(data []byte) (*Message, error) {
-	data = trimSpace(data) // JSON's white space only: bytes.TrimSpace would also take U+2006
+	data = trimSpace(data)
 	if len(data) == 0 || data[0] != '{' {
-		if err := valid(data, nil); err != nil {
-			return nil, parseError(err)
+		if err := check(data, jsontext.AllowDuplicateNames(true)); err != nil {
+			return nil, Errorf(CodeParseError, "parse error: %v", err)
 		}
 		if data[0] == '[' {
 			return nil, Errorf(CodeInvalidRequest, "invalid request: batch arrays are not supported")
 		}
 		return nil, Errorf(CodeInvalidRequest, "invalid request: message must be a JSON object")
 	}
-	var (
-		m       Message
-		st      keyState
-		typeErr error // the first bad member; a syntax error anywhere comes first
-	)
-	err := eachMember(data, &st, func(key, value []byte) error {
-		if err := m.set(memberName(key), value); err != nil && typeErr == nil {
+	members, err := readObject(data, false)
+	var dup *jsontext.SyntacticError
+	if errors.Is(err, jsontext.ErrDuplicateName) && errors.As(err, &dup) {
+		// Read again letting names repeat: a syntax error anywhere comes first. A duplicate
+		// deeper down is refused where the bridge reads it: in params (UnmarshalParams, -32602,
+		// answered with the request's id) and in a result (Conn.Call).
+		members, err = readObject(data, true)
+	}
+	if err != nil {
+		return nil, Errorf(CodeParseError, "parse error: %v", err)
+	}
+	if dup != nil { // jsontext stopped at the first duplicate: is one in the envelope itself?
+		seen := map[string]bool{}
+		for _, mb := range members {
+			if seen[mb.name] {
+				return nil, Errorf(CodeInvalidRequest, "invalid request: duplicate key %q", mb.name)
+			}
+			seen[mb.name] = true
+		}
+	}
+	var m Message
+	var typeErr error // the first bad member
+	for _, mb := range members {
+		if err := m.set(mb.name, mb.value); err != nil && typeErr == nil {
 			typeErr = err
 		}
-		return nil
-	})
-	if err != nil {
-		return nil, parseError(err)
-	}
-	// Deeper duplicates are refused where the bridge reads them: in params (UnmarshalParams,
-	// -32602) and in a result (Conn.Call).
-	if st.depth == 1 {
-		return nil, Errorf(CodeInvalidRequest, "invalid request: duplicate key %q", st.dup)
 	}
 	if typeErr != nil {
 		return nil, typeErr
@@ -133,37 +141,30 @@ func Decode(data []byte) (*Message, error) {
 	return &m, nil
 }
 
-func parseError(err error) *Error {
-	if errors.Is(err, errDepth) {
-		return Errorf(CodeParseError, "parse error: nesting deeper than %d", maxDepth)
-	}
-	return Errorf(CodeParseError, "parse error: %v", err)
-}
-
 // set stores one member of the envelope. Names match exactly; a name that differs from one of
 // the envelope's only in case is refused (encoding/json would take "METHOD" for "method", and
 // the --trace line would read differently from what ran); other unknown members are ignored.
-func (m *Message) set(name []byte, value []byte) error {
+func (m *Message) set(name string, value []byte) error {
 	null := string(value) == "null"
-	wrong := func(field string) error {
-		return Errorf(CodeInvalidRequest, "invalid request: field %q has the wrong type", field)
+	wrong := func() error {
+		return Errorf(CodeInvalidRequest, "invalid request: field %q has the wrong type", name)
 	}
-	str := func(field string, dst *string) error {
+	str := func(dst *string) error {
 		if null {
 			return nil
 		}
-		s, ok := unquote(value)
-		if !ok {
-			return wrong(field)
+		if value[0] != '"' {
+			return wrong()
 		}
-		*dst = s
+		s, _ := jsontext.AppendUnquote(nil, value) // checked by jsontext already
+		*dst = string(s)
 		return nil
 	}
-	switch field := string(name); field {
+	switch name {
 	case "jsonrpc":
-		return str(field, &m.JSONRPC)
+		return str(&m.JSONRPC)
 	case "method":
-		return str(field, &m.Method)
+		return str(&m.Method)
 	case "id":
 		m.ID = value
 	case "params":
@@ -176,8 +177,8 @@ func (m *Message) set(name []byte, value []byte) error {
 			return nil
 		}
 		var e Error
-		if value[0] != '{' || decodeStrict(value, &e, true) != nil {
-			return wrong(field)
+		if value[0] != '{' || unmarshalStrict(value, &e) != nil {
+			return wrong()
 		}
 		m.Error = &e
 	default:
@@ -189,30 +190,6 @@ func (m *Message) set(name []byte, value []byte) error {
 }
 
 var envelopeFields = fieldsOf(reflect.TypeFor[Message]())
-
-// memberName returns a checked member name without its quotes, decoded if it has escapes
-// (rare): the bytes themselves otherwise, so looking a member up allocates nothing.
-func memberName(key []byte) []byte {
-	body := key[1 : len(key)-1]
-	if bytes.IndexByte(body, '\\') < 0 {
-		return body
-	}
-	s, _ := unquote(key)
-	return []byte(s)
-}
-
-// unquote decodes a checked JSON value that should be a string; ok is false for any other
-// value. Strings without escapes (nearly all) are copied as they are.
-func unquote(lit []byte) (s string, ok bool) {
-	if len(lit) < 2 || lit[0] != '"' {
-		return "", false
-	}
-	body := lit[1 : len(lit)-1]
-	if bytes.IndexByte(body, '\\') < 0 && utf8.Valid(body) {
-		return string(body), true
-	}
-	return s, json.Unmarshal(lit, &s) == nil
-}
 
 func validID(id json.RawMessage) bool {
 	if len(id) == 0 {

@@ -8,32 +8,35 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 )
 
-// UnmarshalParams decodes params into v (a pointer to a struct) with encoding/json. Missing or
-// null params decode as {}. Errors are *Error with CodeInvalidParams naming the offending member.
+// UnmarshalParams decodes params into v (a pointer to a struct) with encoding/json/v2
+// (github.com/go-json-experiment/json). Missing or null params decode as {}. Errors are *Error
+// with CodeInvalidParams naming the offending member.
 //
-// Stricter than encoding/json in two ways, because a message must read the same in a log
-// (--trace) as where it runs: a duplicate key at any level is refused, and member names are
-// matched exactly: a name that matches a field only when case is ignored ("PATH" for "path") is
-// refused instead of being taken for it (the MCP go-sdk matches case-sensitively for the same
-// reason).
+// Strict, because a message must read the same in a log (--trace) as where it runs: a
+// duplicate key at any level is refused, member names are matched exactly (v2's default), and a
+// name that matches a field only when case is ignored ("PATH" for "path"), which encoding/json
+// would have taken for it, is refused rather than ignored (the MCP go-sdk matches
+// case-sensitively for the same reason).
 //
 // Fields of type json.RawMessage or Text (a file's text) are kept as the slice of params they
-// came in, without encoding/json reading them: that is the one walk over members this adds. Only
-// the other members go through encoding/json, so a 10 MiB text is not checked and copied again.
+// came in; only the other members are decoded, so a 10 MiB text is not unescaped or copied.
 func UnmarshalParams(params json.RawMessage, v any) error {
 	p := trimSpace(params)
-	if len(p) == 0 || bytes.Equal(p, []byte("null")) {
+	if len(p) == 0 || string(p) == "null" {
 		p = []byte("{}")
 	}
 	if p[0] != '{' {
 		return Errorf(CodeInvalidParams, "invalid params: params must be an object")
 	}
-	err := decodeStrict(p, v, true)
+	err := unmarshalStrict(p, v)
 	var (
-		te  *json.UnmarshalTypeError
 		ke  *keyError
+		se  *jsonv2.SemanticError
 		rpc *Error
 	)
 	switch {
@@ -43,8 +46,10 @@ func UnmarshalParams(params json.RawMessage, v any) error {
 		return rpc
 	case errors.As(err, &ke):
 		return Errorf(CodeInvalidParams, "invalid params: %v", ke)
-	case errors.As(err, &te):
-		return Errorf(CodeInvalidParams, "invalid params: %q must be %s, not %s", te.Field, kind(te.Type.Kind().String()), te.Value)
+	case errors.As(err, &se) && se.Err == nil && se.GoType != nil && se.JSONKind != 0:
+		return Errorf(CodeInvalidParams, "invalid params: %q must be %s, not %s", path(se.JSONPointer), kind(se.GoType.Kind()), kindName(se.JSONKind))
+	case errors.As(err, &se) && se.JSONPointer != "":
+		return Errorf(CodeInvalidParams, "invalid params: %q: %v", path(se.JSONPointer), err)
 	}
 	return Errorf(CodeInvalidParams, "invalid params: %v", err)
 }
@@ -62,117 +67,119 @@ func (e *keyError) Error() string {
 	return fmt.Sprintf("unknown key %q (names are case-sensitive: %q)", e.key, e.want)
 }
 
-// decodeStrict decodes the JSON value d into v (see UnmarshalParams), names matched exactly if
-// exact, else as encoding/json matches them (and no member kept raw). Its errors: syntax
-// (errSyntax), *keyError, *json.UnmarshalTypeError, or encoding/json's.
-func decodeStrict(d []byte, v any, exact bool) error {
+// dupError turns jsontext's duplicate-name error into a *keyError naming the key; other errors
+// are returned as they are.
+func dupError(err error) error {
+	var se *jsontext.SyntacticError
+	if errors.Is(err, jsontext.ErrDuplicateName) && errors.As(err, &se) {
+		return &keyError{key: se.JSONPointer.LastToken()}
+	}
+	return err
+}
+
+// unmarshalStrict decodes the JSON object d into v as UnmarshalParams describes. Its errors:
+// *keyError, jsontext's syntax errors, or the v2 decoder's (*jsonv2.SemanticError).
+func unmarshalStrict(d []byte, v any) error {
 	rv := reflect.ValueOf(v)
-	if d = trimSpace(d); !exact || len(d) == 0 || d[0] != '{' || rv.Kind() != reflect.Pointer || rv.IsNil() {
-		var st keyState
-		if err := valid(d, &st); err != nil {
-			return err
+	if rv.Kind() != reflect.Pointer || rv.IsNil() {
+		return jsonv2.Unmarshal(d, v) // its error for a bad v
+	}
+	t := rv.Elem().Type()
+	if fs := fieldsOf(t); fs != nil && fs.raw {
+		ms, ok := recall(d)
+		if !ok {
+			var err error
+			if ms, err = readObject(d, false); err != nil {
+				return dupError(err)
+			}
 		}
-		if st.depth > 0 {
-			return &keyError{key: st.dup}
-		}
-		if exact && rv.Kind() == reflect.Pointer && !rv.IsNil() {
-			if err := checkNames(d, rv.Elem().Type()); err != nil {
+		// The members not kept raw, as an object of their own.
+		rest := append(make([]byte, 0, 256), '{')
+		for _, m := range ms {
+			f, err := fs.lookup(m.name)
+			switch {
+			case err != nil:
 				return err
+			case f != nil && f.raw:
+				if err := keepRaw(rv.Elem().FieldByIndex(f.index), m.value); err != nil {
+					return fmt.Errorf("%q: %w", f.name, err)
+				}
+				continue
 			}
-		}
-		return json.Unmarshal(d, v) // encoding/json's InvalidUnmarshalError for a bad v
-	}
-	fs := fieldsOf(rv.Elem().Type())
-	var (
-		st     keyState
-		keyErr error
-		rawErr error
-		rest   []byte // the members encoding/json decodes, when some are kept raw
-	)
-	if fs != nil && fs.raw {
-		rest = append(make([]byte, 0, 256), '{')
-	}
-	err := eachMember(d, &st, func(key, value []byte) error {
-		f, err := fs.lookup(memberName(key))
-		if err == nil && f != nil && !f.raw {
-			err = checkNames(value, f.typ)
-		}
-		if err != nil {
-			if keyErr == nil {
-				keyErr = err
-			}
-			return nil
-		}
-		switch {
-		case f != nil && f.raw && rawErr == nil:
-			rawErr = keepRaw(rv.Elem().FieldByIndex(f.index), value)
-			if rawErr != nil {
-				rawErr = withField(f.name, rawErr)
-			}
-		case rest != nil:
 			if len(rest) > 1 {
 				rest = append(rest, ',')
 			}
-			rest = append(append(append(rest, key...), ':'), value...)
+			rest, _ = jsontext.AppendQuote(rest, m.name) // a name read from valid JSON always quotes
+			rest = append(append(rest, ':'), m.value...)
 		}
-		return nil
-	})
-	switch {
-	case err != nil:
-		return err
-	case st.depth > 0:
-		return &keyError{key: st.dup}
-	case keyErr != nil:
-		return keyErr
-	case rawErr != nil:
-		return rawErr
-	case rest != nil:
 		d = append(rest, '}')
 	}
-	return json.Unmarshal(d, v)
+	if err := checkNames(d, t); err != nil {
+		return dupError(err)
+	}
+	return jsonv2.Unmarshal(d, v)
 }
 
-// checkNames applies the exact-name rule to the members of a nested value of type t.
-func checkNames(value []byte, t reflect.Type) error {
-	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Array {
-		if t.Kind() != reflect.Pointer && len(value) > 0 && value[0] == '[' {
-			return eachElement(value, func(e []byte) error { return checkNames(e, t.Elem()) })
-		}
+// checkNames reads the JSON value d, to be decoded into a value of type t, and refuses a member
+// name that matches no field of its struct exactly but one when case is ignored. A syntax error
+// or a duplicate name anywhere comes first.
+func checkNames(d []byte, t reflect.Type) error {
+	dec := jsontext.NewDecoder(bytes.NewBuffer(d))
+	var first error
+	if err := walkNames(dec, t, &first); err != nil {
+		return err
+	}
+	if err := end(dec); err != nil {
+		return err
+	}
+	return first
+}
+
+// walkNames reads the value at dec's next token (of Go type t), recording the first name in the
+// wrong case in first and reading on.
+func walkNames(dec *jsontext.Decoder, t reflect.Type, first *error) error {
+	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
+	k := dec.PeekKind()
+	obj := k == '{' && (t.Kind() == reflect.Struct || t.Kind() == reflect.Map)
+	if !obj && (k != '[' || t.Kind() != reflect.Slice && t.Kind() != reflect.Array) {
+		return dec.SkipValue() // nothing in it has a name to check
+	}
 	fs := fieldsOf(t)
-	if fs == nil || len(value) == 0 || value[0] != '{' {
-		return nil
-	}
-	return eachMember(value, nil, func(key, v []byte) error {
-		f, err := fs.lookup(memberName(key))
-		if err == nil && f != nil {
-			err = checkNames(v, f.typ)
-		}
+	if _, err := dec.ReadToken(); err != nil {
 		return err
-	})
-}
-
-// eachElement calls fn for each element of the checked array d.
-func eachElement(d []byte, fn func(e []byte) error) error {
-	i := skipSpace(d, 1)
-	if i < len(d) && d[i] == ']' {
-		return nil
 	}
-	for {
-		start := i
-		var err error
-		if i, err = scanValue(d, i, 1, nil); err != nil {
-			return err
+	for k := dec.PeekKind(); k != '}' && k != ']'; k = dec.PeekKind() {
+		elem := t
+		if obj {
+			name, err := dec.ReadToken()
+			if err != nil {
+				return err
+			}
+			if fs != nil {
+				f, err := fs.lookup(name.String())
+				if err != nil && *first == nil {
+					*first = err
+				}
+				if f == nil {
+					if err := dec.SkipValue(); err != nil {
+						return err
+					}
+					continue
+				}
+				elem = f.typ
+			}
 		}
-		if err := fn(d[start:i]); err != nil {
-			return err
+		if fs == nil {
+			elem = t.Elem()
 		}
-		var done bool
-		if i, done, err = afterItem(d, i, ']'); done || err != nil {
+		if err := walkNames(dec, elem, first); err != nil {
 			return err
 		}
 	}
+	_, err := dec.ReadToken()
+	return err
 }
 
 func keepRaw(dst reflect.Value, value []byte) error {
@@ -183,27 +190,17 @@ func keepRaw(dst reflect.Value, value []byte) error {
 	return nil
 }
 
-// withField prefixes a type error's field path with name.
-func withField(name string, err error) error {
-	var te *json.UnmarshalTypeError
-	if !errors.As(err, &te) {
-		return fmt.Errorf("%q: %w", name, err)
-	}
-	c := *te
-	c.Field = name
-	if te.Field != "" {
-		c.Field += "." + te.Field
-	}
-	return &c
-}
-
 // Kind names the JSON type of a value as encoding/json's type errors do ("string", "number",
 // "object", "array", "bool"), for a json.Unmarshaler that reports one.
 func Kind(b []byte) string {
 	if len(b) == 0 {
 		return "nothing"
 	}
-	switch b[0] {
+	return kindName(jsontext.Value(b).Kind())
+}
+
+func kindName(k jsontext.Kind) string {
+	switch k {
 	case '"':
 		return "string"
 	case '{':
@@ -212,8 +209,19 @@ func Kind(b []byte) string {
 		return "array"
 	case 't', 'f':
 		return "bool"
+	case 'n':
+		return "null"
 	}
 	return "number"
+}
+
+// path writes a JSON pointer as encoding/json names a field: "range.start.line".
+func path(p jsontext.Pointer) string {
+	var parts []string
+	for tok := range p.Tokens() {
+		parts = append(parts, tok)
+	}
+	return strings.Join(parts, ".")
 }
 
 // field is one struct field, by its JSON name.
@@ -230,32 +238,32 @@ type fieldSet struct {
 }
 
 // lookup finds the field named exactly name; a name that matches one only when case is ignored
-// (which encoding/json would take for it) is a *keyError. A nil set knows no names.
-func (s *fieldSet) lookup(name []byte) (*field, error) {
+// is a *keyError. A nil set knows no names.
+func (s *fieldSet) lookup(name string) (*field, error) {
 	if s == nil {
 		return nil, nil
 	}
 	for i := range s.list {
-		if string(name) == s.list[i].name {
+		if name == s.list[i].name {
 			return &s.list[i], nil
 		}
 	}
 	for i := range s.list {
-		if bytes.EqualFold(name, []byte(s.list[i].name)) {
-			return nil, &keyError{key: string(name), want: s.list[i].name}
+		if strings.EqualFold(name, s.list[i].name) {
+			return nil, &keyError{key: name, want: s.list[i].name}
 		}
 	}
 	return nil, nil
 }
 
 var (
-	fieldCache     sync.Map // reflect.Type → *fieldSet (nil: not a struct)
+	fieldCache     sync.Map // reflect.Type → *fieldSet
 	rawMessageType = reflect.TypeFor[json.RawMessage]()
 	textType       = reflect.TypeFor[Text]()
 )
 
-// fieldsOf lists the fields of struct type t as encoding/json names them, those of embedded
-// structs included; nil if t is not a struct.
+// fieldsOf lists the fields of struct type t by the names v2 gives them (the tag's, else the
+// Go name), those of embedded structs included; nil if t is not a struct.
 func fieldsOf(t reflect.Type) *fieldSet {
 	if t.Kind() != reflect.Struct {
 		return nil
@@ -291,20 +299,18 @@ func fieldsOf(t reflect.Type) *fieldSet {
 	return s
 }
 
-func kind(k string) string {
+func kind(k reflect.Kind) string {
 	switch k {
-	case "string":
+	case reflect.String:
 		return "a string"
-	case "bool":
+	case reflect.Bool:
 		return "a boolean"
-	case "int", "int64", "float64", "uint":
-		return "a number"
-	case "slice":
+	case reflect.Slice, reflect.Array:
 		return "an array"
-	case "struct", "map", "ptr":
+	case reflect.Struct, reflect.Map, reflect.Pointer:
 		return "an object"
 	}
-	return k
+	return "a number"
 }
 
 // Required returns a CodeInvalidParams error naming field when ok is false.
