@@ -51,8 +51,28 @@ func end(dec *jsontext.Decoder) error {
 
 // readObject checks that d is exactly one JSON object (white space around it allowed) and
 // returns its members in order. With dups a name may repeat (the caller reports it elsewhere).
-// Big objects among the values, at any depth, are remembered with their members (below).
+// A remembered big string in it (below) is not read again.
 func readObject(d []byte, dups bool) ([]member, error) {
+	sub, at, n := substitute(d)
+	ms, err := readMembers(sub, dups)
+	if err != nil && at >= 0 {
+		return readMembers(d, dups) // the error, or the rare valid input where sub is not
+	}
+	for i, m := range ms { // the same bytes in d
+		start := cap(sub) - cap(m.value) // m.value is a slice of sub
+		end := start + len(m.value)
+		if at >= 0 && end > at {
+			end += n - 2
+			if start > at {
+				start += n - 2
+			}
+		}
+		ms[i].value = d[start:end]
+	}
+	return ms, err
+}
+
+func readMembers(d []byte, dups bool) ([]member, error) {
 	dec := jsontext.NewDecoder(bytes.NewBuffer(d), jsontext.AllowDuplicateNames(dups))
 	if dec.PeekKind() != '{' {
 		if err := dec.SkipValue(); err != nil {
@@ -60,7 +80,7 @@ func readObject(d []byte, dups bool) ([]member, error) {
 		}
 		return nil, errors.New("jsontext: want an object")
 	}
-	ms, err := walkObject(dec, d, !dups)
+	ms, err := walkObject(dec, d)
 	if err == nil {
 		err = end(dec)
 	}
@@ -68,9 +88,9 @@ func readObject(d []byte, dups bool) ([]member, error) {
 }
 
 // walkObject reads the object at dec's next token; d is dec's whole input. An object value
-// that may be big (more than bigObject bytes of input are left) is walked the same way, so
-// that the next layer finds its members in the memo; others are read whole by jsontext.
-func walkObject(dec *jsontext.Decoder, d []byte, keep bool) ([]member, error) {
+// that may hold a big string (more than bigString bytes of input are left) is walked the same
+// way, so that the string is remembered; others are read whole by jsontext.
+func walkObject(dec *jsontext.Decoder, d []byte) ([]member, error) {
 	if _, err := dec.ReadToken(); err != nil {
 		return nil, err
 	}
@@ -81,22 +101,20 @@ func walkObject(dec *jsontext.Decoder, d []byte, keep bool) ([]member, error) {
 			return nil, err
 		}
 		m := member{name: name.String()}
-		if start := int(dec.InputOffset()); dec.PeekKind() == '{' && len(d)-start >= bigObject {
-			sub, err := walkObject(dec, d, keep)
-			if err != nil {
+		if start := int(dec.InputOffset()); dec.PeekKind() == '{' && len(d)-start >= bigString {
+			if _, err := walkObject(dec, d); err != nil {
 				return nil, err
 			}
 			m.value = bytes.TrimLeft(d[start:dec.InputOffset()], " \t\r\n:")
-			if keep && len(m.value) >= bigObject {
-				remember(m.value, sub)
-			}
 		} else {
 			v, err := dec.ReadValue()
 			if err != nil {
 				return nil, err
 			}
 			end := int(dec.InputOffset())
-			m.value = d[end-len(v) : end]
+			if m.value = d[end-len(v) : end]; len(v) >= bigString && v[0] == '"' {
+				remember(m.value)
+			}
 		}
 		ms = append(ms, m)
 	}
@@ -105,13 +123,12 @@ func walkObject(dec *jsontext.Decoder, d []byte, keep bool) ([]member, error) {
 }
 
 // A file text crosses several layers that each read their message: JSON-RPC, MCP's tools/call,
-// the tool's arguments. Each layer but the first gets an object the one before checked whole
-// (params, then arguments), and jsontext checks a 10 MiB text at ~0.3 GB/s. So an object of at
-// least bigObject bytes that was read without fault is remembered by length and a seeded 64-bit
-// hash of its bytes (maphash), with where its members are: the next layer that reads the same
-// bytes only hashes them (~8 GB/s here). Bytes that differ in any way hash differently and are
-// read in full.
-const bigObject = 64 << 10
+// the tool's arguments, and the editor's accept brings the same text back; jsontext checks a
+// 10 MiB text at ~0.3 GB/s. So a string of at least bigString bytes found valid is remembered by
+// length, a seeded 64-bit hash of its bytes (maphash) and its first bytes; where the next layer
+// meets the same bytes as a value it reads `""` in their place, and only hashes them (~8 GB/s
+// here). Bytes that differ in any way hash differently and are read in full.
+const bigString = 64 << 10
 
 var memo struct {
 	sync.Mutex
@@ -123,45 +140,45 @@ var memo struct {
 func init() { memo.seed = maphash.MakeSeed() }
 
 type memoEntry struct {
-	h       uint64
-	n       int // the object's length; 0: unused
-	members []memberAt
+	h      uint64
+	n      int    // the literal's length, quotes included; 0: unused
+	prefix string // its first bytes, to find it by
 }
 
-// memberAt is a remembered member: its value is obj[off:off+n].
-type memberAt struct {
-	name   string
-	off, n int
-}
-
-func remember(obj []byte, ms []member) {
-	e := memoEntry{h: maphash.Bytes(memo.seed, obj), n: len(obj), members: make([]memberAt, len(ms))}
-	for i, m := range ms {
-		// m.value is a slice of obj: their capacities differ by its offset.
-		e.members[i] = memberAt{m.name, cap(obj) - cap(m.value), len(m.value)}
-	}
+func remember(lit []byte) {
+	e := memoEntry{maphash.Bytes(memo.seed, lit), len(lit), string(lit[:32])}
 	memo.Lock()
 	defer memo.Unlock()
 	memo.entries[memo.next] = e
 	memo.next = (memo.next + 1) % len(memo.entries)
 }
 
-// recall returns the members of d if d is a remembered object.
-func recall(d []byte) ([]member, bool) {
-	if len(d) < bigObject {
-		return nil, false
+// substitute returns d with the first remembered string that is a value in it replaced by `""`
+// at d[at:], n the length of what it replaced; at < 0 (and d itself) if there is none.
+//
+// Where the result is valid JSON, reading it is reading d: the bytes before at are the same, so
+// a reader is in the same state at at in both; it is not inside a string there (a quote right
+// after a string's end is never valid JSON, and an escaped quote is ruled out), so it reads one
+// string, which is valid, and goes on in the same state over the same bytes. Only a name could
+// read differently (two names could be equal in one and not in the other): one followed by ':'
+// is not replaced. Where the result is not valid, readObject reads d itself.
+func substitute(d []byte) (sub []byte, at, n int) {
+	if len(d) < bigString {
+		return d, -1, 0
 	}
-	h := maphash.Bytes(memo.seed, d)
 	memo.Lock()
-	defer memo.Unlock()
-	for _, e := range memo.entries {
-		if e.n == len(d) && e.h == h {
-			ms := make([]member, len(e.members))
-			for i, m := range e.members {
-				ms[i] = member{m.name, d[m.off : m.off+m.n]}
-			}
-			return ms, true
+	entries := memo.entries
+	memo.Unlock()
+	for _, e := range entries {
+		i := bytes.Index(d, []byte(e.prefix))
+		if e.n == 0 || i <= 0 || i+e.n > len(d) || d[i-1] == '\\' || maphash.Bytes(memo.seed, d[i:i+e.n]) != e.h {
+			continue
 		}
+		if rest := trimSpace(d[i+e.n:]); len(rest) > 0 && rest[0] == ':' {
+			continue
+		}
+		sub = append(append(append(make([]byte, 0, len(d)-e.n+2), d[:i]...), `""`...), d[i+e.n:]...)
+		return sub, i, e.n
 	}
-	return nil, false
+	return d, -1, 0
 }

@@ -189,25 +189,25 @@ func check(data []byte) error {
 	return nil
 }
 
-// TestBigObjectReadAgainAfterAnyChange: an object of 64 KiB or more read without fault is
+// TestBigStringReadAgainAfterAnyChange: a string of 64 KiB or more read without fault is
 // remembered (object.go), so the next layer only hashes it; bytes that differ in any way, even
 // with the same length and in the same buffer, must be read in full and refused.
-func TestBigObjectReadAgainAfterAnyChange(t *testing.T) {
+func TestBigStringReadAgainAfterAnyChange(t *testing.T) {
 	text := strings.Repeat(`ab\"c\\\n\u00e9 `, 8<<10) // > 64 KiB, escapes throughout
 	msg := []byte(`{"jsonrpc":"2.0","method":"diffAccepted","params":{"tabName":"t","contents":"` + text + `"}}`)
 	m, err := jsonrpc.Decode(msg)
 	if err != nil {
 		t.Fatalf("valid message refused: %v", err)
 	}
-	if !jsonrpc.Remembered(m.Params) {
-		t.Fatal("the params of a big message were not remembered")
+	if !jsonrpc.Substituted(m.Params) {
+		t.Fatal("the text of a big message was not remembered")
 	}
 	var p struct {
 		TabName  string       `json:"tabName"`
 		Contents jsonrpc.Text `json:"contents"`
 	}
 	if err := jsonrpc.UnmarshalParams(m.Params, &p); err != nil || p.TabName != "t" || string(p.Contents.JSON()) != `"`+text+`"` {
-		t.Fatalf("remembered params misread: %q, %v", p.TabName, err)
+		t.Fatalf("remembered text misread: %q, %v", p.TabName, err)
 	}
 	at := bytes.Index(m.Params, []byte("ab"))
 	for _, bad := range []struct{ name, b string }{
@@ -227,6 +227,38 @@ func TestBigObjectReadAgainAfterAnyChange(t *testing.T) {
 			if !errors.As(err, &e) || e.Code != jsonrpc.CodeInvalidParams {
 				t.Errorf("%s (in place %v): UnmarshalParams = %v, want -32602", bad.name, inPlace, err)
 			}
+		}
+	}
+}
+
+// TestRememberedStringOnlyAsAValue: a remembered text is read as `""` only where that reads the
+// same (object.go, substitute); elsewhere the message must be read as it is: as a name (which
+// may repeat), after an escaped quote, and where it is no string at all.
+func TestRememberedStringOnlyAsAValue(t *testing.T) {
+	body := strings.Repeat("x:1", 32<<10) // > 64 KiB, no quotes or escapes
+	list := strings.Repeat(",1", 32<<10) + ","
+	lit, listLit := `"`+body+`"`, `"`+list+`"`
+	for _, l := range []string{lit, listLit} {
+		if _, err := jsonrpc.Decode([]byte(`{"jsonrpc":"2.0","method":"m","params":{"a":` + l + `}}`)); err != nil {
+			t.Fatalf("valid message refused: %v", err)
+		}
+	}
+	for _, c := range []struct {
+		name, params string
+		ok           bool
+	}{
+		{"a value again", `{"b":` + lit + `}`, true},
+		{"a name twice", `{` + lit + `:1,` + lit + `:2}`, false},
+		{"a name, then the same name escaped", `{` + lit + `:1,"\u0078` + body[1:] + `":2}`, false},
+		{"after an escaped quote", `{"b":"q\` + lit + `}`, true},
+		{"runs on after it", `{"b":` + lit + `x"}`, false},
+		// `""` there is not valid JSON, the message is: ["q",1,1,…,1,"y"].
+		{"no string: its quotes close and open others", `{"b":["q` + listLit + `y"]}`, true},
+	} {
+		var p map[string]any
+		err := jsonrpc.UnmarshalParams([]byte(c.params), &p)
+		if (err == nil) != c.ok {
+			t.Errorf("%s: UnmarshalParams = %.200v, want ok %v", c.name, err, c.ok)
 		}
 	}
 }

@@ -86,12 +86,9 @@ func unmarshalStrict(d []byte, v any) error {
 	}
 	t := rv.Elem().Type()
 	if fs := fieldsOf(t); fs != nil && fs.raw {
-		ms, ok := recall(d)
-		if !ok {
-			var err error
-			if ms, err = readObject(d, false); err != nil {
-				return dupError(err)
-			}
+		ms, err := readObject(d, false)
+		if err != nil {
+			return dupError(err)
 		}
 		// The members not kept raw, as an object of their own.
 		rest := append(make([]byte, 0, 256), '{')
