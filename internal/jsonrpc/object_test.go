@@ -255,7 +255,9 @@ func TestRememberedStringOnlyAsAValue(t *testing.T) {
 		// `""` there is not valid JSON, the message is: ["q",1,1,…,1,"y"].
 		{"no string: its quotes close and open others", `{"b":["q` + listLit + `y"]}`, true},
 	} {
-		var p map[string]any
+		var p struct { // a raw member: the params are read by members, as Decode reads
+			Raw json.RawMessage `json:"raw"`
+		}
 		err := jsonrpc.UnmarshalParams([]byte(c.params), &p)
 		if (err == nil) != c.ok {
 			t.Errorf("%s: UnmarshalParams = %.200v, want ok %v", c.name, err, c.ok)
