@@ -170,8 +170,13 @@ func substitute(d []byte) (sub []byte, at, n int) {
 	entries := memo.entries
 	memo.Unlock()
 	for _, e := range entries {
-		i := bytes.Index(d, []byte(e.prefix))
-		if e.n == 0 || i <= 0 || i+e.n > len(d) || d[i-1] == '\\' || maphash.Bytes(memo.seed, d[i:i+e.n]) != e.h {
+		if e.n == 0 || e.n > len(d) {
+			continue
+		}
+		// A text comes near the start of its message, after a name, a path or a tab name:
+		// looking further would search the whole of a big message once per entry.
+		i := bytes.Index(d[:min(len(d)-e.n, bigString)+len(e.prefix)], []byte(e.prefix))
+		if i <= 0 || i+e.n > len(d) || d[i-1] == '\\' || maphash.Bytes(memo.seed, d[i:i+e.n]) != e.h {
 			continue
 		}
 		if rest := trimSpace(d[i+e.n:]); len(rest) > 0 && rest[0] == ':' {
