@@ -15,7 +15,8 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"reflect"
+
+	jsonv2 "github.com/go-json-experiment/json"
 
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -93,35 +94,26 @@ func Decode(data []byte) (*Message, error) {
 		}
 		return nil, Errorf(CodeInvalidRequest, "invalid request: message must be a JSON object")
 	}
-	members, err := readObject(data, false)
-	var dup *jsontext.SyntacticError
-	if errors.Is(err, jsontext.ErrDuplicateName) && errors.As(err, &dup) {
-		// Read again letting names repeat: a syntax error anywhere comes first. A duplicate
-		// deeper down is refused where the bridge reads it: in params (UnmarshalParams, -32602,
-		// answered with the request's id) and in a result (Conn.Call).
-		members, err = readObject(data, true)
-	}
-	if err != nil {
-		return nil, Errorf(CodeParseError, "parse error: %v", err)
-	}
-	if dup != nil { // jsontext stopped at the first duplicate: is one in the envelope itself?
-		seen := map[string]bool{}
-		for _, mb := range members {
-			if seen[mb.name] {
-				return nil, Errorf(CodeInvalidRequest, "invalid request: duplicate key %q", mb.name)
-			}
-			seen[mb.name] = true
-		}
-	}
 	var m Message
-	var typeErr error // the first bad member
-	for _, mb := range members {
-		if err := m.set(mb.name, mb.value); err != nil && typeErr == nil {
-			typeErr = err
-		}
+	err := unmarshalStrict(data, &m, false)
+	if errors.Is(err, jsontext.ErrDuplicateName) {
+		// Read again letting names below the envelope repeat: a syntax error anywhere comes
+		// first. A duplicate deeper down is refused where the bridge reads it: in params
+		// (UnmarshalParams, -32602, answered with the request's id) and in a result (Conn.Call).
+		m = Message{}
+		err = unmarshalStrict(data, &m, true)
 	}
-	if typeErr != nil {
-		return nil, typeErr
+	var (
+		ke *keyError
+		se *jsonv2.SemanticError
+	)
+	switch {
+	case errors.As(err, &ke):
+		return nil, Errorf(CodeInvalidRequest, "invalid request: %v", ke)
+	case errors.As(err, &se):
+		return nil, Errorf(CodeInvalidRequest, "invalid request: field %q has the wrong type", path(se.JSONPointer))
+	case err != nil:
+		return nil, Errorf(CodeParseError, "parse error: %v", err)
 	}
 	// JSON-RPC 2.0 §5: an error answer to a request whose id could not be read has id null.
 	nullErr := string(m.ID) == "null" && m.Method == "" && m.Error != nil
@@ -140,56 +132,6 @@ func Decode(data []byte) (*Message, error) {
 	}
 	return &m, nil
 }
-
-// set stores one member of the envelope. Names match exactly; a name that differs from one of
-// the envelope's only in case is refused (encoding/json would take "METHOD" for "method", and
-// the --trace line would read differently from what ran); other unknown members are ignored.
-func (m *Message) set(name string, value []byte) error {
-	null := string(value) == "null"
-	wrong := func() error {
-		return Errorf(CodeInvalidRequest, "invalid request: field %q has the wrong type", name)
-	}
-	str := func(dst *string) error {
-		if null {
-			return nil
-		}
-		if value[0] != '"' {
-			return wrong()
-		}
-		s, _ := jsontext.AppendUnquote(nil, value) // checked by jsontext already
-		*dst = string(s)
-		return nil
-	}
-	switch name {
-	case "jsonrpc":
-		return str(&m.JSONRPC)
-	case "method":
-		return str(&m.Method)
-	case "id":
-		m.ID = value
-	case "params":
-		m.Params = value
-	case "result":
-		m.Result = value
-	case "error":
-		m.Error = nil
-		if null {
-			return nil
-		}
-		var e Error
-		if value[0] != '{' || unmarshalStrict(value, &e) != nil {
-			return wrong()
-		}
-		m.Error = &e
-	default:
-		if _, err := envelopeFields.lookup(name); err != nil {
-			return Errorf(CodeInvalidRequest, "invalid request: %v", err)
-		}
-	}
-	return nil
-}
-
-var envelopeFields = fieldsOf(reflect.TypeFor[Message]())
 
 func validID(id json.RawMessage) bool {
 	if len(id) == 0 {

@@ -2,9 +2,11 @@ package jsonrpc
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"hash/maphash"
 	"io"
+	"reflect"
 	"sync"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -49,16 +51,24 @@ func end(dec *jsontext.Decoder) error {
 	return nil
 }
 
-// readObject checks that d is exactly one JSON object (white space around it allowed) and
-// returns its members in order. With dups a name may repeat (the caller reports it elsewhere).
-// A remembered big string in it (below) is not read again.
-func readObject(d []byte, dups bool) ([]member, error) {
+// readObject checks that d is exactly one JSON object (white space around it allowed), to be
+// decoded into a value of type t, and returns its members in order. With dups a name may repeat
+// (the caller reports it elsewhere). A member name that matches no field of a struct t (at any
+// depth) exactly but one when case is ignored is a *keyError, after any syntax or duplicate
+// error. A remembered big string in d (below) is not read again.
+func readObject(d []byte, t reflect.Type, dups bool) ([]member, error) {
 	sub, at, n := substitute(d)
-	ms, err := readMembers(sub, dups)
+	ms, err := readMembers(sub, t, dups)
 	if err != nil && at >= 0 {
-		return readMembers(d, dups) // the error, or the rare valid input where sub is not
+		return readMembers(d, t, dups) // the error, or the rare valid input where sub is not
 	}
-	for i, m := range ms { // the same bytes in d
+	seen := map[string]bool{} // with dups: names may repeat below the outermost object only
+	for i, m := range ms {
+		if seen[m.name] {
+			return nil, &keyError{key: m.name, err: jsontext.ErrDuplicateName}
+		}
+		seen[m.name] = dups
+		// The same bytes in d:
 		start := cap(sub) - cap(m.value) // m.value is a slice of sub
 		end := start + len(m.value)
 		if at >= 0 && end > at {
@@ -72,54 +82,101 @@ func readObject(d []byte, dups bool) ([]member, error) {
 	return ms, err
 }
 
-func readMembers(d []byte, dups bool) ([]member, error) {
-	dec := jsontext.NewDecoder(bytes.NewBuffer(d), jsontext.AllowDuplicateNames(dups))
-	if dec.PeekKind() != '{' {
-		if err := dec.SkipValue(); err != nil {
-			return nil, err
-		}
-		return nil, errors.New("jsontext: want an object")
-	}
-	ms, err := walkObject(dec, d)
+func readMembers(d []byte, t reflect.Type, dups bool) ([]member, error) {
+	w := walker{dec: jsontext.NewDecoder(bytes.NewBuffer(d), jsontext.AllowDuplicateNames(dups)), d: d}
+	ms, err := w.object(t)
 	if err == nil {
-		err = end(dec)
+		err = end(w.dec)
+	}
+	if err == nil {
+		err = w.first
 	}
 	return ms, err
 }
 
-// walkObject reads the object at dec's next token; d is dec's whole input. An object value
-// that may hold a big string (more than bigString bytes of input are left) is walked the same
-// way, so that the string is remembered; others are read whole by jsontext.
-func walkObject(dec *jsontext.Decoder, d []byte) ([]member, error) {
-	if _, err := dec.ReadToken(); err != nil {
-		return nil, err
+// walker reads one JSON value with jsontext, token by token where it needs to.
+type walker struct {
+	dec   *jsontext.Decoder
+	d     []byte // dec's input
+	first error  // the first member name in the wrong case
+}
+
+// value reads the value at the next token, to be decoded into a value of type t (nil: not
+// decoded). An object or array is read token by token where it has names to check or may hold a
+// big string (bigString bytes of input are left), which is remembered; else whole, by jsontext.
+func (w *walker) value(t reflect.Type) error {
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
 	}
+	k, big := w.dec.PeekKind(), len(w.d)-int(w.dec.InputOffset()) >= bigString
+	switch {
+	case k == '{' && (big || t != nil && (t.Kind() == reflect.Struct || t.Kind() == reflect.Map)):
+		_, err := w.object(t)
+		return err
+	case k == '[' && (big || t != nil && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array)):
+		if t != nil && t.Kind() != reflect.Slice && t.Kind() != reflect.Array {
+			t = nil
+		}
+		if _, err := w.dec.ReadToken(); err != nil {
+			return err
+		}
+		for w.dec.PeekKind() != ']' {
+			if err := w.value(elem(t)); err != nil {
+				return err
+			}
+		}
+		_, err := w.dec.ReadToken()
+		return err
+	}
+	v, err := w.dec.ReadValue()
+	if end := int(w.dec.InputOffset()); err == nil && len(v) >= bigString && v[0] == '"' {
+		remember(w.d[end-len(v) : end])
+	}
+	return err
+}
+
+// object reads the object at the next token and returns its members (see value).
+func (w *walker) object(t reflect.Type) ([]member, error) {
+	if tok, err := w.dec.ReadToken(); err != nil || tok.Kind() != '{' {
+		return nil, cmp.Or(err, error(&jsontext.SyntacticError{Err: errors.New("want an object")}))
+	}
+	fs := fieldsOf(t)
 	var ms []member
-	for dec.PeekKind() != '}' {
-		name, err := dec.ReadToken()
+	for w.dec.PeekKind() != '}' {
+		name, err := w.dec.ReadToken()
 		if err != nil {
 			return nil, err
 		}
 		m := member{name: name.String()}
-		if start := int(dec.InputOffset()); dec.PeekKind() == '{' && len(d)-start >= bigString {
-			if _, err := walkObject(dec, d); err != nil {
-				return nil, err
+		var mt reflect.Type // the member's type, nil if it is not decoded
+		if fs != nil {
+			f, err := fs.lookup(m.name)
+			if ke, ok := err.(*keyError); ok && w.first == nil {
+				ke.in = path(w.dec.StackPointer().Parent())
+				w.first = ke
 			}
-			m.value = bytes.TrimLeft(d[start:dec.InputOffset()], " \t\r\n:")
-		} else {
-			v, err := dec.ReadValue()
-			if err != nil {
-				return nil, err
+			if f != nil {
+				mt = f.typ
 			}
-			end := int(dec.InputOffset())
-			if m.value = d[end-len(v) : end]; len(v) >= bigString && v[0] == '"' {
-				remember(m.value)
-			}
+		} else if t != nil && t.Kind() == reflect.Map {
+			mt = t.Elem()
 		}
+		start := int(w.dec.InputOffset())
+		if err := w.value(mt); err != nil {
+			return nil, err
+		}
+		m.value = bytes.TrimLeft(w.d[start:w.dec.InputOffset()], " \t\r\n:")
 		ms = append(ms, m)
 	}
-	_, err := dec.ReadToken()
+	_, err := w.dec.ReadToken()
 	return ms, err
+}
+
+func elem(t reflect.Type) reflect.Type {
+	if t == nil {
+		return nil
+	}
+	return t.Elem()
 }
 
 // A file text crosses several layers that each read their message: JSON-RPC, MCP's tools/call,

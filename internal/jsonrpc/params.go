@@ -1,7 +1,6 @@
 package jsonrpc
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -33,7 +32,7 @@ func UnmarshalParams(params json.RawMessage, v any) error {
 	if p[0] != '{' {
 		return Errorf(CodeInvalidParams, "invalid params: params must be an object")
 	}
-	err := unmarshalStrict(p, v)
+	err := unmarshalStrict(p, v, false)
 	var (
 		ke  *keyError
 		se  *jsonv2.SemanticError
@@ -58,13 +57,21 @@ func UnmarshalParams(params json.RawMessage, v any) error {
 type keyError struct {
 	key  string
 	want string // the field's name; "" for a duplicate
+	in   string // the path of its object, if not the outermost
+	err  error  // jsontext's error, for a duplicate
 }
+
+func (e *keyError) Unwrap() error { return e.err }
 
 func (e *keyError) Error() string {
 	if e.want == "" {
 		return fmt.Sprintf("duplicate key %q", e.key)
 	}
-	return fmt.Sprintf("unknown key %q (names are case-sensitive: %q)", e.key, e.want)
+	in := ""
+	if e.in != "" {
+		in = fmt.Sprintf(" in %q", e.in)
+	}
+	return fmt.Sprintf("unknown key %q%s (names are case-sensitive: %q)", e.key, in, e.want)
 }
 
 // dupError turns jsontext's duplicate-name error into a *keyError naming the key; other errors
@@ -72,111 +79,42 @@ func (e *keyError) Error() string {
 func dupError(err error) error {
 	var se *jsontext.SyntacticError
 	if errors.Is(err, jsontext.ErrDuplicateName) && errors.As(err, &se) {
-		return &keyError{key: se.JSONPointer.LastToken()}
+		return &keyError{key: se.JSONPointer.LastToken(), err: err}
 	}
 	return err
 }
 
-// unmarshalStrict decodes the JSON object d into v as UnmarshalParams describes. Its errors:
-// *keyError, jsontext's syntax errors, or the v2 decoder's (*jsonv2.SemanticError).
-func unmarshalStrict(d []byte, v any) error {
+// unmarshalStrict decodes the JSON object d into v as UnmarshalParams describes; with dups a
+// name may repeat below the outermost object. Its errors: *keyError, jsontext's syntax errors, or
+// the v2 decoder's (*jsonv2.SemanticError).
+func unmarshalStrict(d []byte, v any, dups bool) error {
 	rv := reflect.ValueOf(v)
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
 		return jsonv2.Unmarshal(d, v) // its error for a bad v
 	}
-	t := rv.Elem().Type()
-	if fs := fieldsOf(t); fs != nil && fs.raw {
-		ms, err := readObject(d, false)
-		if err != nil {
-			return dupError(err)
-		}
-		// The members not kept raw, as an object of their own.
-		rest := append(make([]byte, 0, 256), '{')
-		for _, m := range ms {
-			f, err := fs.lookup(m.name)
-			switch {
-			case err != nil:
-				return err
-			case f != nil && f.raw:
-				if err := keepRaw(rv.Elem().FieldByIndex(f.index), m.value); err != nil {
-					return fmt.Errorf("%q: %w", f.name, err)
-				}
-				continue
-			}
-			if len(rest) > 1 {
-				rest = append(rest, ',')
-			}
-			rest, _ = jsontext.AppendQuote(rest, m.name) // a name read from valid JSON always quotes
-			rest = append(append(rest, ':'), m.value...)
-		}
-		d = append(rest, '}')
-	}
-	if err := checkNames(d, t); err != nil {
+	ms, err := readObject(d, rv.Elem().Type(), dups)
+	if err != nil {
 		return dupError(err)
 	}
-	return jsonv2.Unmarshal(d, v)
-}
-
-// checkNames reads the JSON value d, to be decoded into a value of type t, and refuses a member
-// name that matches no field of its struct exactly but one when case is ignored. A syntax error
-// or a duplicate name anywhere comes first.
-func checkNames(d []byte, t reflect.Type) error {
-	dec := jsontext.NewDecoder(bytes.NewBuffer(d))
-	var first error
-	if err := walkNames(dec, t, &first); err != nil {
-		return err
+	fs := fieldsOf(rv.Elem().Type())
+	if fs == nil || !fs.raw {
+		return jsonv2.Unmarshal(d, v)
 	}
-	if err := end(dec); err != nil {
-		return err
-	}
-	return first
-}
-
-// walkNames reads the value at dec's next token (of Go type t), recording the first name in the
-// wrong case in first and reading on.
-func walkNames(dec *jsontext.Decoder, t reflect.Type, first *error) error {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	k := dec.PeekKind()
-	obj := k == '{' && (t.Kind() == reflect.Struct || t.Kind() == reflect.Map)
-	if !obj && (k != '[' || t.Kind() != reflect.Slice && t.Kind() != reflect.Array) {
-		return dec.SkipValue() // nothing in it has a name to check
-	}
-	fs := fieldsOf(t)
-	if _, err := dec.ReadToken(); err != nil {
-		return err
-	}
-	for k := dec.PeekKind(); k != '}' && k != ']'; k = dec.PeekKind() {
-		elem := t
-		if obj {
-			name, err := dec.ReadToken()
-			if err != nil {
-				return err
+	rest := append(make([]byte, 0, 256), '{') // the members not kept raw, as an object of their own
+	for _, m := range ms {
+		if f, _ := fs.lookup(m.name); f != nil && f.raw {
+			if err := keepRaw(rv.Elem().FieldByIndex(f.index), m.value); err != nil {
+				return fmt.Errorf("%q: %w", f.name, err)
 			}
-			if fs != nil {
-				f, err := fs.lookup(name.String())
-				if err != nil && *first == nil {
-					*first = err
-				}
-				if f == nil {
-					if err := dec.SkipValue(); err != nil {
-						return err
-					}
-					continue
-				}
-				elem = f.typ
-			}
+			continue
 		}
-		if fs == nil {
-			elem = t.Elem()
+		if len(rest) > 1 {
+			rest = append(rest, ',')
 		}
-		if err := walkNames(dec, elem, first); err != nil {
-			return err
-		}
+		rest, _ = jsontext.AppendQuote(rest, m.name) // a name read from valid JSON always quotes
+		rest = append(append(rest, ':'), m.value...)
 	}
-	_, err := dec.ReadToken()
-	return err
+	return jsonv2.Unmarshal(append(rest, '}'), v)
 }
 
 func keepRaw(dst reflect.Value, value []byte) error {
@@ -262,7 +200,7 @@ var (
 // fieldsOf lists the fields of struct type t by the names v2 gives them (the tag's, else the
 // Go name), those of embedded structs included; nil if t is not a struct.
 func fieldsOf(t reflect.Type) *fieldSet {
-	if t.Kind() != reflect.Struct {
+	if t == nil || t.Kind() != reflect.Struct {
 		return nil
 	}
 	if s, ok := fieldCache.Load(t); ok {
