@@ -6,7 +6,8 @@
 // (-32000 for a refused openDiff, -32602 naming the bad field), and must turn handler panics into
 // error answers. The official SDK has no public API for custom notifications and does not recover
 // panics, so this package does only that: framing-agnostic messages, a concurrent dispatcher and
-// outgoing calls.
+// outgoing calls. JSON is read with jsontext and decoded with encoding/json/v2
+// (github.com/go-json-experiment/json, object.go and params.go), which are strict by default.
 package jsonrpc
 
 import (
