@@ -206,6 +206,14 @@ func remember(lit []byte) {
 	e := memoEntry{maphash.Bytes(memo.seed, lit), len(lit), string(lit[:32])}
 	memo.Lock()
 	defer memo.Unlock()
+	for i, f := range memo.entries {
+		if f.n == e.n && f.prefix == e.prefix {
+			// An edit of the last text (Claude's next proposal for the same file) replaces it:
+			// entries alike in length and first bytes would each be hashed in full.
+			memo.entries[i] = e
+			return
+		}
+	}
 	memo.entries[memo.next] = e
 	memo.next = (memo.next + 1) % len(memo.entries)
 }
