@@ -264,3 +264,45 @@ func TestRememberedStringOnlyAsAValue(t *testing.T) {
 		}
 	}
 }
+
+// FuzzRememberedString: with a big text remembered, params holding it in whatever context the
+// fuzzer makes around it are judged as encoding/json's tokenizer judges them (valid JSON, no
+// duplicate key; jsontext's verdict on surrogates): reading the text as `""` (object.go,
+// substitute) never changes a verdict, nor what a raw member holds.
+func FuzzRememberedString(f *testing.F) {
+	lit := `"` + strings.Repeat(`x:1,`, 16<<10) + `"` // 64 KiB and more
+	for _, s := range [][2]string{
+		{`{"raw":`, `}`}, {`{`, `:1}`}, {`{"a":["q`, `y"]}`}, {`{"a":"\`, `}`}, {`{"raw":[`, `,` + lit + `]}`},
+		{`{"a":1,"raw":`, `,"a":2}`}, {`{"b":{"c":`, `},"raw":7}`}, {`{"raw":"`, `"}`}, {`{`, `:1,` + lit + `:2}`},
+	} {
+		f.Add([]byte(s[0]), []byte(s[1]))
+	}
+	f.Fuzz(func(t *testing.T, a, b []byte) {
+		if len(a) == 0 || a[0] != '{' || len(a) > 4096 || !utf8.Valid(a) || !utf8.Valid(b) {
+			return
+		}
+		if _, err := jsonrpc.Decode([]byte(`{"jsonrpc":"2.0","method":"m","params":{"a":` + lit + `}}`)); err != nil {
+			t.Fatal(err) // remembers lit (again: other tests remember texts too)
+		}
+		params := []byte(string(a) + lit + string(b))
+		var p struct {
+			Raw json.RawMessage `json:"raw"`
+		}
+		err := jsonrpc.UnmarshalParams(params, &p)
+		keys, dups, ok := oracleKeys(params)
+		for _, k := range keys {
+			if k != "raw" && strings.EqualFold(k, "raw") {
+				return // a name in the wrong case: see TestExactKeys
+			}
+		}
+		if want := ok && len(dups) == 0 && check(params) == nil; (err == nil) != want {
+			t.Fatalf("UnmarshalParams(%.100q…%.100q) = %.200v, want ok %v", a, b, err, want)
+		}
+		var q struct {
+			Raw json.RawMessage `json:"raw"`
+		}
+		if err == nil && (json.Unmarshal(params, &q) != nil || !bytes.Equal(p.Raw, q.Raw)) {
+			t.Fatalf("UnmarshalParams(%.100q…%.100q): raw %.100q, encoding/json %.100q", a, b, p.Raw, q.Raw)
+		}
+	})
+}
