@@ -2,7 +2,7 @@
 # `make fuzz FUZZTIME=5s`. The seed corpora live in each package's testdata/fuzz/<Target>/ and
 # also run as ordinary tests in `go test`. Included from the Makefile.
 FUZZTIME ?= 60s
-FUZZ_TARGETS := FuzzDecode:./internal/jsonrpc FuzzScan:./internal/jsonrpc FuzzUnmarshalParams:./internal/jsonrpc \
+FUZZ_TARGETS := FuzzDecode:./internal/jsonrpc FuzzUnmarshalParams:./internal/jsonrpc FuzzRememberedString:./internal/jsonrpc \
 	FuzzStdioFraming:./internal/jsonrpc FuzzToolArgs:./internal/ide \
 	FuzzEscape:./internal/termtext
 

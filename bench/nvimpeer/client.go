@@ -19,6 +19,13 @@ type seen struct {
 	at   time.Time
 }
 
+// reply is an answer to a call and when its frame was read (before it is decoded: the time the
+// bench client takes to decode 10 MiB of JSON is neither plugin's, and as long as the rest).
+type reply struct {
+	msg []byte
+	at  time.Time
+}
+
 // claude is one Claude-side connection made as the CLI makes it (auth header, subprotocol mcp,
 // its handshake). Answers are matched by id; selection_changed goes to sel, stamped on read.
 // Safe for one caller plus its own reader goroutine.
@@ -29,7 +36,7 @@ type claude struct {
 	done  chan struct{}
 	mu    sync.Mutex
 	next  int
-	calls map[string]chan []byte
+	calls map[string]chan reply
 }
 
 func dialClaude(ctx context.Context, port int, token string) (*claude, error) {
@@ -42,7 +49,7 @@ func dialClaude(ctx context.Context, port int, token string) (*claude, error) {
 		return nil, err
 	}
 	ws.SetReadLimit(256 << 20)
-	c := &claude{ws: ws, sel: make(chan seen, 4096), done: make(chan struct{}), calls: map[string]chan []byte{}}
+	c := &claude{ws: ws, sel: make(chan seen, 4096), done: make(chan struct{}), calls: map[string]chan reply{}}
 	go c.read()
 	return c, nil
 }
@@ -82,7 +89,7 @@ func (c *claude) read() {
 			delete(c.calls, string(h.ID))
 			c.mu.Unlock()
 			if ch != nil {
-				ch <- msg
+				ch <- reply{msg, at}
 			}
 		}
 	}
@@ -91,7 +98,7 @@ func (c *claude) read() {
 func (c *claude) selections() int64 { return c.nsel.Load() }
 
 // start sends a request; its answer arrives on the returned channel (see answer).
-func (c *claude) start(ctx context.Context, method string, params any) (chan []byte, error) {
+func (c *claude) start(ctx context.Context, method string, params any) (chan reply, error) {
 	p, err := json.Marshal(params)
 	if err != nil {
 		return nil, err
@@ -99,21 +106,22 @@ func (c *claude) start(ctx context.Context, method string, params any) (chan []b
 	c.mu.Lock()
 	c.next++
 	id := strconv.Itoa(c.next)
-	ch := make(chan []byte, 1)
+	ch := make(chan reply, 1)
 	c.calls[id] = ch
 	c.mu.Unlock()
 	msg := []byte(`{"jsonrpc":"2.0","id":` + id + `,"method":"` + method + `","params":` + string(p) + `}`)
 	return ch, c.ws.Write(ctx, websocket.MessageText, msg)
 }
 
-func (c *claude) answer(ctx context.Context, ch chan []byte) ([]byte, error) {
+// answer waits for the answer on ch; its frame was read at the time returned.
+func (c *claude) answer(ctx context.Context, ch chan reply) ([]byte, time.Time, error) {
 	select {
-	case m := <-ch:
-		return m, nil
+	case r := <-ch:
+		return r.msg, r.at, nil
 	case <-c.done:
-		return nil, errors.New("connection closed")
+		return nil, time.Time{}, errors.New("connection closed")
 	case <-ctx.Done():
-		return nil, ctx.Err()
+		return nil, time.Time{}, ctx.Err()
 	}
 }
 
@@ -122,7 +130,8 @@ func (c *claude) call(ctx context.Context, method string, params any) ([]byte, e
 	if err != nil {
 		return nil, err
 	}
-	return c.answer(ctx, ch)
+	msg, _, err := c.answer(ctx, ch)
+	return msg, err
 }
 
 func (c *claude) notify(ctx context.Context, method, params string) error {

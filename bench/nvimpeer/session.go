@@ -262,8 +262,7 @@ func diffRound(ctx context.Context, n *nvim, c *claude, proj string, i, size int
 	if out, err := n.call("BenchAccept"); err != nil || out != "ok" {
 		return fmt.Errorf("accept: %q %v", out, err)
 	}
-	res, err := c.answer(ctx, ch)
-	at := time.Now()
+	res, at, err := c.answer(ctx, ch)
 	if err != nil {
 		return err
 	}

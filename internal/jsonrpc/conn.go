@@ -252,7 +252,10 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 			return m.Error
 		}
 		if result != nil {
-			if err := decodeStrict(m.Result, result, false); err != nil {
+			if err := check(m.Result); err != nil { // a duplicate key (Decode let it pass)
+				return fmt.Errorf("jsonrpc: decoding %s result: %w", method, dupError(err))
+			}
+			if err := json.Unmarshal(m.Result, result); err != nil {
 				return fmt.Errorf("jsonrpc: decoding %s result: %w", method, err)
 			}
 		}

@@ -6,7 +6,8 @@
 // (-32000 for a refused openDiff, -32602 naming the bad field), and must turn handler panics into
 // error answers. The official SDK has no public API for custom notifications and does not recover
 // panics, so this package does only that: framing-agnostic messages, a concurrent dispatcher and
-// outgoing calls.
+// outgoing calls. JSON is read with jsontext and decoded with encoding/json/v2
+// (github.com/go-json-experiment/json, object.go and params.go), which are strict by default.
 package jsonrpc
 
 import (
@@ -15,8 +16,10 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"reflect"
-	"unicode/utf8"
+
+	jsonv2 "github.com/go-json-experiment/json"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // Standard and bridge error codes.
@@ -73,47 +76,45 @@ type Request struct {
 // IsCall reports whether the peer waits for an answer.
 func (r *Request) IsCall() bool { return r.ID != nil }
 
-// maxDepth bounds nesting so that a hostile message cannot make decoding deep.
-const maxDepth = 256
-
-// Decode parses one message. Its errors are *Error with CodeParseError (not JSON, invalid UTF-8,
-// too deep) or CodeInvalidRequest (a batch, not an object, wrong "jsonrpc", bad id); the partly
-// decoded message is returned with them where it carries an id, so the answer can name it.
+// Decode parses one message. Its errors are *Error with CodeParseError (not JSON, invalid UTF-8)
+// or CodeInvalidRequest (a batch, not an object, wrong "jsonrpc", bad id, a key twice or in the
+// wrong case); the partly decoded message is returned with them where it carries an id, so the
+// answer can name it.
 //
 // The message's ID, Params and Result alias data: the caller must not change data afterwards.
-// The whole message is scanned once (see scan.go); Params and Result are handed on as slices.
+// The whole message is read once by jsontext (object.go); Params and Result are handed on as
+// slices.
 func Decode(data []byte) (*Message, error) {
-	data = trimSpace(data) // JSON's white space only: bytes.TrimSpace would also take U+2006
+	data = trimSpace(data)
 	if len(data) == 0 || data[0] != '{' {
-		if err := valid(data, nil); err != nil {
-			return nil, parseError(err)
+		if err := check(data, jsontext.AllowDuplicateNames(true)); err != nil {
+			return nil, Errorf(CodeParseError, "parse error: %v", err)
 		}
 		if data[0] == '[' {
 			return nil, Errorf(CodeInvalidRequest, "invalid request: batch arrays are not supported")
 		}
 		return nil, Errorf(CodeInvalidRequest, "invalid request: message must be a JSON object")
 	}
+	var m Message
+	err := unmarshalStrict(data, &m, false)
+	if errors.Is(err, jsontext.ErrDuplicateName) {
+		// Read again letting names below the envelope repeat: a syntax error anywhere comes
+		// first. A duplicate deeper down is refused where the bridge reads it: in params
+		// (UnmarshalParams, -32602, answered with the request's id) and in a result (Conn.Call).
+		m = Message{}
+		err = unmarshalStrict(data, &m, true)
+	}
 	var (
-		m       Message
-		st      keyState
-		typeErr error // the first bad member; a syntax error anywhere comes first
+		ke *keyError
+		se *jsonv2.SemanticError
 	)
-	err := eachMember(data, &st, func(key, value []byte) error {
-		if err := m.set(memberName(key), value); err != nil && typeErr == nil {
-			typeErr = err
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, parseError(err)
-	}
-	// Deeper duplicates are refused where the bridge reads them: in params (UnmarshalParams,
-	// -32602) and in a result (Conn.Call).
-	if st.depth == 1 {
-		return nil, Errorf(CodeInvalidRequest, "invalid request: duplicate key %q", st.dup)
-	}
-	if typeErr != nil {
-		return nil, typeErr
+	switch {
+	case errors.As(err, &ke):
+		return nil, Errorf(CodeInvalidRequest, "invalid request: %v", ke)
+	case errors.As(err, &se):
+		return nil, Errorf(CodeInvalidRequest, "invalid request: field %q has the wrong type", path(se.JSONPointer))
+	case err != nil:
+		return nil, Errorf(CodeParseError, "parse error: %v", err)
 	}
 	// JSON-RPC 2.0 §5: an error answer to a request whose id could not be read has id null.
 	nullErr := string(m.ID) == "null" && m.Method == "" && m.Error != nil
@@ -131,87 +132,6 @@ func Decode(data []byte) (*Message, error) {
 		return &m, Errorf(CodeInvalidRequest, "invalid request: response without result or error")
 	}
 	return &m, nil
-}
-
-func parseError(err error) *Error {
-	if errors.Is(err, errDepth) {
-		return Errorf(CodeParseError, "parse error: nesting deeper than %d", maxDepth)
-	}
-	return Errorf(CodeParseError, "parse error: %v", err)
-}
-
-// set stores one member of the envelope. Names match exactly; a name that differs from one of
-// the envelope's only in case is refused (encoding/json would take "METHOD" for "method", and
-// the --trace line would read differently from what ran); other unknown members are ignored.
-func (m *Message) set(name []byte, value []byte) error {
-	null := string(value) == "null"
-	wrong := func(field string) error {
-		return Errorf(CodeInvalidRequest, "invalid request: field %q has the wrong type", field)
-	}
-	str := func(field string, dst *string) error {
-		if null {
-			return nil
-		}
-		s, ok := unquote(value)
-		if !ok {
-			return wrong(field)
-		}
-		*dst = s
-		return nil
-	}
-	switch field := string(name); field {
-	case "jsonrpc":
-		return str(field, &m.JSONRPC)
-	case "method":
-		return str(field, &m.Method)
-	case "id":
-		m.ID = value
-	case "params":
-		m.Params = value
-	case "result":
-		m.Result = value
-	case "error":
-		m.Error = nil
-		if null {
-			return nil
-		}
-		var e Error
-		if value[0] != '{' || decodeStrict(value, &e, true) != nil {
-			return wrong(field)
-		}
-		m.Error = &e
-	default:
-		if _, err := envelopeFields.lookup(name); err != nil {
-			return Errorf(CodeInvalidRequest, "invalid request: %v", err)
-		}
-	}
-	return nil
-}
-
-var envelopeFields = fieldsOf(reflect.TypeFor[Message]())
-
-// memberName returns a checked member name without its quotes, decoded if it has escapes
-// (rare): the bytes themselves otherwise, so looking a member up allocates nothing.
-func memberName(key []byte) []byte {
-	body := key[1 : len(key)-1]
-	if bytes.IndexByte(body, '\\') < 0 {
-		return body
-	}
-	s, _ := unquote(key)
-	return []byte(s)
-}
-
-// unquote decodes a checked JSON value that should be a string; ok is false for any other
-// value. Strings without escapes (nearly all) are copied as they are.
-func unquote(lit []byte) (s string, ok bool) {
-	if len(lit) < 2 || lit[0] != '"' {
-		return "", false
-	}
-	body := lit[1 : len(lit)-1]
-	if bytes.IndexByte(body, '\\') < 0 && utf8.Valid(body) {
-		return string(body), true
-	}
-	return s, json.Unmarshal(lit, &s) == nil
 }
 
 func validID(id json.RawMessage) bool {

@@ -34,7 +34,7 @@ func TestDecode(t *testing.T) {
 		{"not JSON", `{"jsonrpc":`, jsonrpc.CodeParseError, ""},
 		{"empty", ``, jsonrpc.CodeParseError, ""},
 		{"invalid UTF-8", "{\"jsonrpc\":\"2.0\",\"method\":\"\xff\"}", jsonrpc.CodeParseError, ""},
-		{"nesting 300", deep(300), jsonrpc.CodeParseError, ""},
+		{"nesting 10001", deep(10001), jsonrpc.CodeParseError, ""}, // jsontext's bound
 		{"trailing garbage", `{"jsonrpc":"2.0","method":"x"} {}`, jsonrpc.CodeParseError, ""},
 
 		// -32600 Invalid Request: "The JSON sent is not a valid Request object."
@@ -179,5 +179,23 @@ func TestExactKeys(t *testing.T) {
 	var p params
 	if err := jsonrpc.UnmarshalParams(json.RawMessage(`{"filePath":"/a","start":{"line":3},"arguments":{"A":1,"a":2},"x":{"FILEPATH":1}}`), &p); err != nil || p.Path != "/a" || p.Start.Line != 3 || string(p.Raw) != `{"A":1,"a":2}` {
 		t.Errorf("exact names refused or misread: %+v, %v", p, err)
+	}
+}
+
+// TestDuplicateKeysAtTwoDepths: jsontext stops at the first duplicate, so one deeper down (left
+// to UnmarshalParams) must not hide a later one in the envelope.
+func TestDuplicateKeysAtTwoDepths(t *testing.T) {
+	_, err := jsonrpc.Decode([]byte(`{"jsonrpc":"2.0","id":1,"params":{"a":1,"a":2},"method":"ping","method":"shutdown"}`))
+	var e *jsonrpc.Error
+	if !errors.As(err, &e) || e.Code != jsonrpc.CodeInvalidRequest || !strings.Contains(e.Message, `duplicate key "method"`) {
+		t.Errorf("Decode = %v, want -32600 naming method", err)
+	}
+	m, err := jsonrpc.Decode([]byte(`{"jsonrpc":"2.0","id":1,"params":{"a":1,"a":2},"method":"ping"}`))
+	if err != nil || m.Method != "ping" {
+		t.Fatalf("a duplicate in params is for UnmarshalParams to refuse (-32602 with the id): %v", err)
+	}
+	var p struct{ A int }
+	if err := jsonrpc.UnmarshalParams(m.Params, &p); !errors.As(err, &e) || e.Code != jsonrpc.CodeInvalidParams || !strings.Contains(e.Message, `duplicate key "a"`) {
+		t.Errorf("UnmarshalParams = %v, want -32602 naming a", err)
 	}
 }

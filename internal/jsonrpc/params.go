@@ -1,39 +1,41 @@
 package jsonrpc
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
 	"strings"
 	"sync"
+
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 )
 
-// UnmarshalParams decodes params into v (a pointer to a struct) with encoding/json. Missing or
-// null params decode as {}. Errors are *Error with CodeInvalidParams naming the offending member.
+// UnmarshalParams decodes params into v (a pointer to a struct) with encoding/json/v2
+// (github.com/go-json-experiment/json). Missing or null params decode as {}. Errors are *Error
+// with CodeInvalidParams naming the offending member.
 //
-// Stricter than encoding/json in two ways, because a message must read the same in a log
-// (--trace) as where it runs: a duplicate key at any level is refused, and member names are
-// matched exactly: a name that matches a field only when case is ignored ("PATH" for "path") is
-// refused instead of being taken for it (the MCP go-sdk matches case-sensitively for the same
-// reason).
+// Strict, because a message must read the same in a log (--trace) as where it runs: a
+// duplicate key at any level is refused, member names are matched exactly (v2's default), and a
+// name that matches a field only when case is ignored ("PATH" for "path"), which encoding/json
+// would have taken for it, is refused rather than ignored (the MCP go-sdk matches
+// case-sensitively for the same reason).
 //
 // Fields of type json.RawMessage or Text (a file's text) are kept as the slice of params they
-// came in, without encoding/json reading them: that is the one walk over members this adds. Only
-// the other members go through encoding/json, so a 10 MiB text is not checked and copied again.
+// came in; only the other members are decoded, so a 10 MiB text is not unescaped or copied.
 func UnmarshalParams(params json.RawMessage, v any) error {
 	p := trimSpace(params)
-	if len(p) == 0 || bytes.Equal(p, []byte("null")) {
+	if len(p) == 0 || string(p) == "null" {
 		p = []byte("{}")
 	}
 	if p[0] != '{' {
 		return Errorf(CodeInvalidParams, "invalid params: params must be an object")
 	}
-	err := decodeStrict(p, v, true)
+	err := unmarshalStrict(p, v, false)
 	var (
-		te  *json.UnmarshalTypeError
 		ke  *keyError
+		se  *jsonv2.SemanticError
 		rpc *Error
 	)
 	switch {
@@ -43,8 +45,10 @@ func UnmarshalParams(params json.RawMessage, v any) error {
 		return rpc
 	case errors.As(err, &ke):
 		return Errorf(CodeInvalidParams, "invalid params: %v", ke)
-	case errors.As(err, &te):
-		return Errorf(CodeInvalidParams, "invalid params: %q must be %s, not %s", te.Field, kind(te.Type.Kind().String()), te.Value)
+	case errors.As(err, &se) && se.Err == nil && se.GoType != nil && se.JSONKind != 0:
+		return Errorf(CodeInvalidParams, "invalid params: %q must be %s, not %s", path(se.JSONPointer), kind(se.GoType.Kind()), kindName(se.JSONKind))
+	case errors.As(err, &se) && se.JSONPointer != "":
+		return Errorf(CodeInvalidParams, "invalid params: %q: %v", path(se.JSONPointer), err)
 	}
 	return Errorf(CodeInvalidParams, "invalid params: %v", err)
 }
@@ -53,126 +57,64 @@ func UnmarshalParams(params json.RawMessage, v any) error {
 type keyError struct {
 	key  string
 	want string // the field's name; "" for a duplicate
+	in   string // the path of its object, if not the outermost
+	err  error  // jsontext's error, for a duplicate
 }
+
+func (e *keyError) Unwrap() error { return e.err }
 
 func (e *keyError) Error() string {
 	if e.want == "" {
 		return fmt.Sprintf("duplicate key %q", e.key)
 	}
-	return fmt.Sprintf("unknown key %q (names are case-sensitive: %q)", e.key, e.want)
+	in := ""
+	if e.in != "" {
+		in = fmt.Sprintf(" in %q", e.in)
+	}
+	return fmt.Sprintf("unknown key %q%s (names are case-sensitive: %q)", e.key, in, e.want)
 }
 
-// decodeStrict decodes the JSON value d into v (see UnmarshalParams), names matched exactly if
-// exact, else as encoding/json matches them (and no member kept raw). Its errors: syntax
-// (errSyntax), *keyError, *json.UnmarshalTypeError, or encoding/json's.
-func decodeStrict(d []byte, v any, exact bool) error {
+// dupError turns jsontext's duplicate-name error into a *keyError naming the key; other errors
+// are returned as they are.
+func dupError(err error) error {
+	var se *jsontext.SyntacticError
+	if errors.Is(err, jsontext.ErrDuplicateName) && errors.As(err, &se) {
+		return &keyError{key: se.JSONPointer.LastToken(), err: err}
+	}
+	return err
+}
+
+// unmarshalStrict decodes the JSON object d into v as UnmarshalParams describes; with dups a
+// name may repeat below the outermost object. Its errors: *keyError, jsontext's syntax errors, or
+// the v2 decoder's (*jsonv2.SemanticError).
+func unmarshalStrict(d []byte, v any, dups bool) error {
 	rv := reflect.ValueOf(v)
-	if d = trimSpace(d); !exact || len(d) == 0 || d[0] != '{' || rv.Kind() != reflect.Pointer || rv.IsNil() {
-		var st keyState
-		if err := valid(d, &st); err != nil {
-			return err
-		}
-		if st.depth > 0 {
-			return &keyError{key: st.dup}
-		}
-		if exact && rv.Kind() == reflect.Pointer && !rv.IsNil() {
-			if err := checkNames(d, rv.Elem().Type()); err != nil {
-				return err
-			}
-		}
-		return json.Unmarshal(d, v) // encoding/json's InvalidUnmarshalError for a bad v
+	if rv.Kind() != reflect.Pointer || rv.IsNil() {
+		return jsonv2.Unmarshal(d, v) // its error for a bad v
+	}
+	ms, err := readObject(d, rv.Elem().Type(), dups)
+	if err != nil {
+		return dupError(err)
 	}
 	fs := fieldsOf(rv.Elem().Type())
-	var (
-		st     keyState
-		keyErr error
-		rawErr error
-		rest   []byte // the members encoding/json decodes, when some are kept raw
-	)
-	if fs != nil && fs.raw {
-		rest = append(make([]byte, 0, 256), '{')
+	if fs == nil || !fs.raw {
+		return jsonv2.Unmarshal(d, v)
 	}
-	err := eachMember(d, &st, func(key, value []byte) error {
-		f, err := fs.lookup(memberName(key))
-		if err == nil && f != nil && !f.raw {
-			err = checkNames(value, f.typ)
-		}
-		if err != nil {
-			if keyErr == nil {
-				keyErr = err
+	rest := append(make([]byte, 0, 256), '{') // the members not kept raw, as an object of their own
+	for _, m := range ms {
+		if f, _ := fs.lookup(m.name); f != nil && f.raw {
+			if err := keepRaw(rv.Elem().FieldByIndex(f.index), m.value); err != nil {
+				return fmt.Errorf("%q: %w", f.name, err)
 			}
-			return nil
+			continue
 		}
-		switch {
-		case f != nil && f.raw && rawErr == nil:
-			rawErr = keepRaw(rv.Elem().FieldByIndex(f.index), value)
-			if rawErr != nil {
-				rawErr = withField(f.name, rawErr)
-			}
-		case rest != nil:
-			if len(rest) > 1 {
-				rest = append(rest, ',')
-			}
-			rest = append(append(append(rest, key...), ':'), value...)
+		if len(rest) > 1 {
+			rest = append(rest, ',')
 		}
-		return nil
-	})
-	switch {
-	case err != nil:
-		return err
-	case st.depth > 0:
-		return &keyError{key: st.dup}
-	case keyErr != nil:
-		return keyErr
-	case rawErr != nil:
-		return rawErr
-	case rest != nil:
-		d = append(rest, '}')
+		rest, _ = jsontext.AppendQuote(rest, m.name) // a name read from valid JSON always quotes
+		rest = append(append(rest, ':'), m.value...)
 	}
-	return json.Unmarshal(d, v)
-}
-
-// checkNames applies the exact-name rule to the members of a nested value of type t.
-func checkNames(value []byte, t reflect.Type) error {
-	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Array {
-		if t.Kind() != reflect.Pointer && len(value) > 0 && value[0] == '[' {
-			return eachElement(value, func(e []byte) error { return checkNames(e, t.Elem()) })
-		}
-		t = t.Elem()
-	}
-	fs := fieldsOf(t)
-	if fs == nil || len(value) == 0 || value[0] != '{' {
-		return nil
-	}
-	return eachMember(value, nil, func(key, v []byte) error {
-		f, err := fs.lookup(memberName(key))
-		if err == nil && f != nil {
-			err = checkNames(v, f.typ)
-		}
-		return err
-	})
-}
-
-// eachElement calls fn for each element of the checked array d.
-func eachElement(d []byte, fn func(e []byte) error) error {
-	i := skipSpace(d, 1)
-	if i < len(d) && d[i] == ']' {
-		return nil
-	}
-	for {
-		start := i
-		var err error
-		if i, err = scanValue(d, i, 1, nil); err != nil {
-			return err
-		}
-		if err := fn(d[start:i]); err != nil {
-			return err
-		}
-		var done bool
-		if i, done, err = afterItem(d, i, ']'); done || err != nil {
-			return err
-		}
-	}
+	return jsonv2.Unmarshal(append(rest, '}'), v)
 }
 
 func keepRaw(dst reflect.Value, value []byte) error {
@@ -183,27 +125,17 @@ func keepRaw(dst reflect.Value, value []byte) error {
 	return nil
 }
 
-// withField prefixes a type error's field path with name.
-func withField(name string, err error) error {
-	var te *json.UnmarshalTypeError
-	if !errors.As(err, &te) {
-		return fmt.Errorf("%q: %w", name, err)
-	}
-	c := *te
-	c.Field = name
-	if te.Field != "" {
-		c.Field += "." + te.Field
-	}
-	return &c
-}
-
 // Kind names the JSON type of a value as encoding/json's type errors do ("string", "number",
 // "object", "array", "bool"), for a json.Unmarshaler that reports one.
 func Kind(b []byte) string {
 	if len(b) == 0 {
 		return "nothing"
 	}
-	switch b[0] {
+	return kindName(jsontext.Value(b).Kind())
+}
+
+func kindName(k jsontext.Kind) string {
+	switch k {
 	case '"':
 		return "string"
 	case '{':
@@ -212,8 +144,19 @@ func Kind(b []byte) string {
 		return "array"
 	case 't', 'f':
 		return "bool"
+	case 'n':
+		return "null"
 	}
 	return "number"
+}
+
+// path writes a JSON pointer as encoding/json names a field: "range.start.line".
+func path(p jsontext.Pointer) string {
+	var parts []string
+	for tok := range p.Tokens() {
+		parts = append(parts, tok)
+	}
+	return strings.Join(parts, ".")
 }
 
 // field is one struct field, by its JSON name.
@@ -230,34 +173,34 @@ type fieldSet struct {
 }
 
 // lookup finds the field named exactly name; a name that matches one only when case is ignored
-// (which encoding/json would take for it) is a *keyError. A nil set knows no names.
-func (s *fieldSet) lookup(name []byte) (*field, error) {
+// is a *keyError. A nil set knows no names.
+func (s *fieldSet) lookup(name string) (*field, error) {
 	if s == nil {
 		return nil, nil
 	}
 	for i := range s.list {
-		if string(name) == s.list[i].name {
+		if name == s.list[i].name {
 			return &s.list[i], nil
 		}
 	}
 	for i := range s.list {
-		if bytes.EqualFold(name, []byte(s.list[i].name)) {
-			return nil, &keyError{key: string(name), want: s.list[i].name}
+		if strings.EqualFold(name, s.list[i].name) {
+			return nil, &keyError{key: name, want: s.list[i].name}
 		}
 	}
 	return nil, nil
 }
 
 var (
-	fieldCache     sync.Map // reflect.Type → *fieldSet (nil: not a struct)
+	fieldCache     sync.Map // reflect.Type → *fieldSet
 	rawMessageType = reflect.TypeFor[json.RawMessage]()
 	textType       = reflect.TypeFor[Text]()
 )
 
-// fieldsOf lists the fields of struct type t as encoding/json names them, those of embedded
-// structs included; nil if t is not a struct.
+// fieldsOf lists the fields of struct type t by the names v2 gives them (the tag's, else the
+// Go name), those of embedded structs included; nil if t is not a struct.
 func fieldsOf(t reflect.Type) *fieldSet {
-	if t.Kind() != reflect.Struct {
+	if t == nil || t.Kind() != reflect.Struct {
 		return nil
 	}
 	if s, ok := fieldCache.Load(t); ok {
@@ -291,20 +234,18 @@ func fieldsOf(t reflect.Type) *fieldSet {
 	return s
 }
 
-func kind(k string) string {
+func kind(k reflect.Kind) string {
 	switch k {
-	case "string":
+	case reflect.String:
 		return "a string"
-	case "bool":
+	case reflect.Bool:
 		return "a boolean"
-	case "int", "int64", "float64", "uint":
-		return "a number"
-	case "slice":
+	case reflect.Slice, reflect.Array:
 		return "an array"
-	case "struct", "map", "ptr":
+	case reflect.Struct, reflect.Map, reflect.Pointer:
 		return "an object"
 	}
-	return k
+	return "a number"
 }
 
 // Required returns a CodeInvalidParams error naming field when ok is false.

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"net"
 	"reflect"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // Text is a string as it travels in JSON: the encoded literal, kept as it came. A file's text
@@ -24,8 +26,8 @@ func TextOf(s string) Text {
 
 // String decodes the text.
 func (t Text) String() string {
-	s, _ := unquote(t.lit) // lit was checked to be a string literal
-	return s
+	s, _ := jsontext.AppendUnquote(nil, t.lit) // lit was checked to be a string literal
+	return string(s)
 }
 
 // IsZero reports whether no text was given (absent or null).

@@ -132,11 +132,11 @@ func (s *session) handle(ctx context.Context, req *jsonrpc.Request) (any, error)
 		return nil, nil
 	case "ide_connected":
 		var p struct {
-			PID json.Number `json:"pid"`
+			PID json.RawMessage `json:"pid"` // as it came: a number, or a string from some editors
 		}
 		_ = jsonrpc.UnmarshalParams(req.Params, &p)
 		// Logged only: a pid is not unique across containers and is reused (spec 000).
-		s.log.Info("ide_connected", "pid", p.PID.String())
+		s.log.Info("ide_connected", "pid", string(p.PID))
 		s.listenAfter(listenFallback)
 		return nil, nil
 	case "ping":

@@ -172,9 +172,10 @@ function M.accept(d)
     notify(d.tab_name .. " was already " .. d.state, vim.log.levels.WARN)
     return
   end
-  -- The lines go to rpc as they are: it writes them into the message itself
-  -- (rpc.lines_value), the fastest way from :w to the bridge for a big text.
-  local contents = rpc.lines_value(vim.api.nvim_buf_get_lines(d.prop_buf, 0, -1, false), vim.bo[d.prop_buf].eol)
+  -- The buffer goes to rpc as it is: it reads the lines and writes them into
+  -- the message itself, in pieces (rpc.buffer_value), the fastest way from
+  -- :w to the bridge for a big text.
+  local contents = rpc.buffer_value(d.prop_buf, vim.bo[d.prop_buf].eol)
   set_state(d, "accepting")
   vim.bo[d.prop_buf].modified = false
   state.request("diffAccepted", { tabName = d.tab_name, contents = contents }, function(err)

@@ -72,7 +72,7 @@ end
 -- (a few ms). Without the FFI a byte loop, which LuaJIT traces, is the
 -- fallback.
 -- LuaJIT's FFI and bit library (Neovim's LuaJIT builds have both), or nil:
--- ascii and encode_lines below fall back to plain Lua without them.
+-- ascii and encode_pieces below fall back to plain Lua without them.
 local ffi, bit
 do
   local ok_ffi, f = pcall(require, "ffi")
@@ -138,38 +138,73 @@ function M.valid_utf8(s)
   return table.concat(out)
 end
 
--- A string value given as buffer lines: lines joined by "\n", with a final
--- "\n" when eol. Client:send writes it into the message straight from the
--- lines (a 10 MiB proposal on :w): no joined copy, no pass of lua-cjson over
--- it, no copy to append the line break.
+-- A string value given as a buffer's text: its lines joined by "\n", with a
+-- final "\n" when eol. Client:send writes it into the message straight from
+-- the buffer (a 10 MiB proposal on :w): no joined copy, no pass of lua-cjson
+-- over it, and in pieces (see encode_pieces).
 local Lines = {}
 Lines.__index = Lines
 
---- A string value made of buffer lines (see Lines); a message may hold one.
-function M.lines_value(lines, eol)
-  return setmetatable({ lines = lines, eol = eol }, Lines)
+--- A string value made of the lines of buffer buf (see Lines); a message may
+--- hold one. The lines are read when the message is sent.
+function M.buffer_value(buf, eol)
+  return setmetatable({ buf = buf, eol = eol }, Lines)
+end
+
+-- lines_of(v) returns the line count of Lines value v and get(i, j), which
+-- returns a table t and an offset o such that line k (i <= k <= j, 1-based)
+-- is t[k - o].
+local function lines_of(v)
+  if v.lines then
+    local lines = v.lines
+    return #lines, function()
+      return lines, 0
+    end
+  end
+  local buf = v.buf
+  return vim.api.nvim_buf_line_count(buf), function(i, j)
+    return vim.api.nvim_buf_get_lines(buf, i - 1, j, false), i - 1
+  end
 end
 
 -- The text of a Lines value as one string (the path without the FFI).
 local function lines_string(v)
-  local text = table.concat(v.lines, "\n")
+  local n, get = lines_of(v)
+  local t, o = get(1, n)
+  local text = table.concat(t, "\n", 1 - o, n - o)
   if v.eol then
     text = text .. "\n"
   end
   return text
 end
 
--- encode_lines(prefix, lines, eol, suffix): prefix, the JSON string literal
--- of the Lines value, suffix and "\n", as one string; nil without the FFI.
--- Everything is written into one buffer that becomes the one string sent: a
--- line that needs no escape (most, checked eight bytes at a time) is copied
--- as is; any other is escaped byte by byte ('"' and '\\' escaped, control
--- bytes as \u00XX; a NUL of the file is "\n" inside a buffer line and goes
--- out as \u0000), after valid_utf8 when it has a byte above 127, so valid
--- UTF-8 goes out as is and each invalid byte as U+FFFD, as for any string
--- sent. Measured on 10 MiB (loaded machine, noisy): about 0.5-0.8x the time
--- of concat + lua-cjson + the copies around them.
-local encode_lines
+-- PIECE is the size of a piece of a message that encode_pieces hands to
+-- send: a quarter of the 1 MiB pipe the bridge asks for (pipe_linux.go), so
+-- that each chansend finds room in the pipe and is written at once while the
+-- bridge reads the one before on another core. One chansend of the whole
+-- 10 MiB message was written by Neovim's event loop after the send returned,
+-- a pipe-full at each wake-up, ~40 ms after the encoding (measured with
+-- timestamps, issue 14 item 2). LINES_AT_ONCE bounds the lines read from the
+-- buffer at a time: the encoding then works on data still in the CPU cache,
+-- and never holds the whole text twice (lines and message).
+local PIECE, LINES_AT_ONCE = 256 * 1024, 2048
+
+-- encode_pieces(prefix, v, suffix, send[, piece, at_once]): the message
+-- prefix .. the JSON string literal of Lines value v .. suffix .. "\n",
+-- handed to send(s) in order, in pieces of about piece bytes (only the last
+-- ends with "\n"); false when the FFI is missing (the caller then encodes
+-- with lua-cjson), else the result of the last send, stopping at the first
+-- false one. One buffer is reused for every piece: a line that needs no
+-- escape (most, checked eight bytes at a time) is copied as is; any other is
+-- escaped byte by byte ('"' and '\\' escaped, control bytes as \u00XX; a NUL
+-- of the file is "\n" inside a buffer line and goes out as \u0000), after
+-- valid_utf8 when it has a byte above 127, so valid UTF-8 goes out as is and
+-- each invalid byte as U+FFFD, as for any string sent. Measured on 10 MiB of
+-- 80-column lines (noisy, shared machine): ~15 ms from the buffer to the
+-- last piece, where reading every line, encoding it into one 11 MiB buffer
+-- and copying that into one string took ~60 ms (fresh memory's page faults
+-- and a cold cache were most of it).
+local encode_pieces
 do
   if ffi then
     local buf_t = ffi.typeof("uint8_t[?]")
@@ -245,36 +280,43 @@ do
       return bigger, 2 * cap + need
     end
 
-    encode_lines = function(prefix, lines, eol, suffix)
-      local n = #lines
-      local cap = #prefix + #suffix + 2 * n + 64
-      for i = 1, n do
-        cap = cap + #lines[i]
-      end
-      cap = cap + math.floor(cap / 8)
+    encode_pieces = function(prefix, v, suffix, send, piece, at_once)
+      piece, at_once = piece or PIECE, at_once or LINES_AT_ONCE
+      local n, get = lines_of(v)
+      local cap = #prefix + piece + 4096
       local out = ffi.new(buf_t, cap)
       ffi.copy(out, prefix, #prefix)
       local pos = #prefix
       out[pos] = 34 -- "
       pos = pos + 1
-      for i = 1, n do
-        local s = lines[i]
-        local len = #s
-        out, cap = grow(out, cap, pos, pos + len + 16)
-        if plain(s, len) then
-          ffi.copy(out + pos, s, len)
-          pos = pos + len
-        else
-          if not ascii(s) then
-            s = M.valid_utf8(s)
-            len = #s
+      for first = 1, n, at_once do
+        local last = math.min(first + at_once - 1, n)
+        local lines, o = get(first, last)
+        for i = first, last do
+          local s = lines[i - o]
+          local len = #s
+          out, cap = grow(out, cap, pos, pos + len + 16)
+          if plain(s, len) then
+            ffi.copy(out + pos, s, len)
+            pos = pos + len
+          else
+            if not ascii(s) then
+              s = M.valid_utf8(s)
+              len = #s
+            end
+            out, cap = grow(out, cap, pos, pos + 6 * len + 16)
+            pos = escape(out, pos, s, len)
           end
-          out, cap = grow(out, cap, pos, pos + 6 * len + 16)
-          pos = escape(out, pos, s, len)
-        end
-        if i < n or eol then
-          out[pos], out[pos + 1] = 92, 110 -- \n
-          pos = pos + 2
+          if i < n or v.eol then
+            out[pos], out[pos + 1] = 92, 110 -- \n
+            pos = pos + 2
+          end
+          if pos >= piece and i < n then
+            if not send(ffi.string(out, pos)) then
+              return false
+            end
+            pos = 0
+          end
         end
       end
       out[pos] = 34
@@ -283,11 +325,25 @@ do
       ffi.copy(out + pos, suffix, #suffix)
       pos = pos + #suffix
       out[pos] = 10
-      return ffi.string(out, pos + 1)
+      return send(ffi.string(out, pos + 1))
     end
   end
 end
-M._encode_lines = encode_lines
+
+-- _encode_lines(prefix, lines, eol, suffix[, piece, at_once]) is
+-- encode_pieces for a table of lines (tests): the pieces, or nil without
+-- the FFI.
+function M._encode_lines(prefix, lines, eol, suffix, piece, at_once)
+  if not encode_pieces then
+    return nil
+  end
+  local pieces = {}
+  encode_pieces(prefix, setmetatable({ lines = lines, eol = eol }, Lines), suffix, function(s)
+    pieces[#pieces + 1] = s
+    return true
+  end, piece, at_once)
+  return pieces
+end
 
 local function sanitize(v)
   if type(v) == "string" then
@@ -330,7 +386,7 @@ function Client:send(msg)
   msg.jsonrpc = "2.0"
   msg = sanitize(msg)
   -- A Lines value among params: encoded around a placeholder, then written
-  -- into the line from its lines (encode_lines).
+  -- into the line from its lines (encode_pieces).
   local params, key = msg.params, nil
   if type(params) == "table" then
     for k, v in pairs(params) do
@@ -340,7 +396,7 @@ function Client:send(msg)
     end
   end
   local value = key and params[key]
-  if value and encode_lines then
+  if value and encode_pieces then
     params[key] = LINES_PLACEHOLDER
     local ok, line = pcall(vim.json.encode, msg)
     params[key] = value
@@ -350,8 +406,10 @@ function Client:send(msg)
     local quoted = vim.json.encode(LINES_PLACEHOLDER)
     local a, b = line:find(quoted, 1, true)
     if a and not line:find(quoted, b + 1, true) then
-      local out = encode_lines(line:sub(1, a - 1), value.lines, value.eol, line:sub(b + 1))
-      return vim.fn.chansend(self.job, out) > 0
+      local job = self.job
+      return encode_pieces(line:sub(1, a - 1), value, line:sub(b + 1), function(piece)
+        return vim.fn.chansend(job, piece) > 0
+      end)
     end
   end
   if value then
