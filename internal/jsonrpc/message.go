@@ -98,6 +98,11 @@ func Decode(data []byte) (*Message, error) {
 	var m Message
 	err := unmarshalStrict(data, &m, false)
 	if errors.Is(err, jsontext.ErrDuplicateName) {
+		// Not JSON at all is a parse error even when a duplicate came first (fuzz: a
+		// duplicate "method" followed by trailing garbage was answered -32600).
+		if cerr := check(data, jsontext.AllowDuplicateNames(true)); cerr != nil {
+			return nil, Errorf(CodeParseError, "parse error: %v", cerr)
+		}
 		// Read again letting names below the envelope repeat: a syntax error anywhere comes
 		// first. A duplicate deeper down is refused where the bridge reads it: in params
 		// (UnmarshalParams, -32602, answered with the request's id) and in a result (Conn.Call).
