@@ -100,8 +100,8 @@ func Decode(data []byte) (*Message, error) {
 	if errors.Is(err, jsontext.ErrDuplicateName) {
 		// Not JSON at all is a parse error even when a duplicate came first (fuzz: a
 		// duplicate "method" followed by trailing garbage was answered -32600).
-		if cerr := check(data, jsontext.AllowDuplicateNames(true)); cerr != nil {
-			return nil, Errorf(CodeParseError, "parse error: %v", cerr)
+		if !jsontext.Value(data).IsValid(jsontext.AllowDuplicateNames(true)) {
+			return nil, Errorf(CodeParseError, "parse error: %v", err)
 		}
 		// Read again letting names below the envelope repeat: a syntax error anywhere comes
 		// first. A duplicate deeper down is refused where the bridge reads it: in params
@@ -118,6 +118,10 @@ func Decode(data []byte) (*Message, error) {
 		return nil, Errorf(CodeInvalidRequest, "invalid request: %v", ke)
 	case errors.As(err, &se):
 		return nil, Errorf(CodeInvalidRequest, "invalid request: field %q has the wrong type", path(se.JSONPointer))
+	case errors.Is(err, jsontext.ErrDuplicateName):
+		// Valid JSON (checked above) with a duplicate the second read still refuses (fuzz:
+		// one inside an unknown member): an invalid request, not a parse error.
+		return nil, Errorf(CodeInvalidRequest, "invalid request: %v", err)
 	case err != nil:
 		return nil, Errorf(CodeParseError, "parse error: %v", err)
 	}
