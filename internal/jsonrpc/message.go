@@ -100,8 +100,8 @@ func Decode(data []byte) (*Message, error) {
 	if errors.Is(err, jsontext.ErrDuplicateName) {
 		// Not JSON at all is a parse error even when a duplicate came first (fuzz: a
 		// duplicate "method" followed by trailing garbage was answered -32600).
-		if !jsontext.Value(data).IsValid(jsontext.AllowDuplicateNames(true)) {
-			return nil, Errorf(CodeParseError, "parse error: %v", err)
+		if cerr := check(data, jsontext.AllowDuplicateNames(true)); cerr != nil {
+			return nil, Errorf(CodeParseError, "parse error: %v", cerr)
 		}
 		// Read again letting names below the envelope repeat: a syntax error anywhere comes
 		// first. A duplicate deeper down is refused where the bridge reads it: in params
