@@ -31,13 +31,16 @@ func (s diffState) String() string {
 }
 
 type diff struct {
-	tab    string
-	owner  ClientID
-	path   string
-	state  diffState
-	text   Text           // the accepted text
-	answer chan []Content // buffered 1: the openDiff result, sent once
-	seq    uint64         // which proposal this is (see ShowDiffParams.Seq)
+	tab   string
+	owner ClientID
+	path  string
+	state diffState
+	text  Text // the accepted text
+	// proposal is the text Claude proposed, as sent to the editor: DiffAcceptedProposal answers
+	// with it when the user accepted it unedited, so the editor need not send it back.
+	proposal Text
+	answer   chan []Content // buffered 1: the openDiff result, sent once
+	seq      uint64         // which proposal this is (see ShowDiffParams.Seq)
 }
 
 // MaxDiffText bounds a proposal shown in the editor, under the CLI's 16 MiB message limit with
@@ -95,7 +98,7 @@ func (m *Model) OpenDiff(ctx context.Context, id ClientID, a OpenDiffArgs) ([]Co
 		// whole text back: such a diff is refused, and the CLI falls back to its terminal prompt.
 		return nil, fmt.Errorf("the proposal is %d MiB; diffs over %d MiB are reviewed in the terminal", a.NewFileContents.EncodedLen()>>20, MaxDiffText>>20)
 	}
-	d := &diff{tab: a.TabName, owner: id, path: a.OldFilePath, answer: make(chan []Content, 1), seq: diffSeq.Add(1)}
+	d := &diff{tab: a.TabName, owner: id, path: a.OldFilePath, answer: make(chan []Content, 1), seq: diffSeq.Add(1), proposal: a.NewFileContents}
 	m.mu.Lock()
 	if m.closed {
 		m.mu.Unlock()
@@ -161,10 +164,23 @@ func (m *Model) OpenDiff(ctx context.Context, id ClientID, a OpenDiffArgs) ([]Co
 func (m *Model) DiffAccepted(tab, text string) error { return m.DiffAcceptedText(tab, TextOf(text)) }
 
 // DiffAcceptedText is DiffAccepted with the text as it came in JSON (see Text).
-func (m *Model) DiffAcceptedText(tab string, text Text) error { return m.accept(tab, 0, text) }
+func (m *Model) DiffAcceptedText(tab string, text Text) error { return m.accept(tab, 0, text, false) }
 
-// accept is DiffAcceptedText; a seq other than 0 must be the pending diff's (see shown.go).
-func (m *Model) accept(tab string, seq uint64, text Text) error {
+// DiffAcceptedProposal is DiffAccepted with the text of the proposal numbered seq
+// (ShowDiffParams.Seq) as Claude sent it: the user accepted it without an edit, and the editor
+// sends its number instead of the text back (for a 10 MiB proposal, 10 MiB less to encode,
+// pipe and parse on the user's :w). Like DiffAcceptedShown, it is refused with CodeUnknownDiff
+// when a same-name openDiff replaced that proposal (the new text was never shown), or seq is 0.
+func (m *Model) DiffAcceptedProposal(tab string, seq uint64) error {
+	if seq == 0 {
+		return errReplaced(tab)
+	}
+	return m.accept(tab, seq, Text{}, true)
+}
+
+// accept is DiffAcceptedText; a seq other than 0 must be the pending diff's (see shown.go). With
+// asProposed the accepted text is the diff's proposal (text is ignored).
+func (m *Model) accept(tab string, seq uint64, text Text, asProposed bool) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	d := m.diffs[tab]
@@ -173,6 +189,9 @@ func (m *Model) accept(tab string, seq uint64, text Text) error {
 	}
 	if d == nil || d.state != pending {
 		return jsonrpc.Errorf(jsonrpc.CodeUnknownDiff, "no pending diff named %q", tab)
+	}
+	if asProposed {
+		text = d.proposal
 	}
 	if text.EncodedLen() > MaxDiffText {
 		return jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "the accepted text is over %d MiB, more than Claude accepts in one message; the diff stays open", MaxDiffText>>20)

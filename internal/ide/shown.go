@@ -15,7 +15,7 @@ var diffSeq atomic.Uint64
 // with the text of the one it displayed (issue 15 item 4). The check and the accept happen under
 // one lock.
 func (m *Model) DiffAcceptedShown(tab string, seq uint64, text string) error {
-	return m.accept(tab, seq, TextOf(text))
+	return m.accept(tab, seq, TextOf(text), false)
 }
 
 // DiffRejectedShown is DiffRejected for the proposal numbered seq only.
@@ -27,7 +27,7 @@ func errReplaced(tab string) error {
 
 // DiffAcceptedShownText is DiffAcceptedShown with the text as it came in JSON (see Text).
 func (m *Model) DiffAcceptedShownText(tab string, seq uint64, text Text) error {
-	return m.accept(tab, seq, text)
+	return m.accept(tab, seq, text, false)
 }
 
 // DiffPendingShown reports whether the proposal numbered seq is still the pending diff named tab:

@@ -22,12 +22,15 @@ local function notify(msg, level)
   vim.notify("claude-ide-bridge: " .. msg, level or vim.log.levels.INFO)
 end
 
+-- A scratch buffer holding lines, and its changedtick right after they were
+-- put in (before any autocommand of the naming could change them).
 local function scratch(name, lines, eol)
   local buf = vim.api.nvim_create_buf(false, true)
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  local tick = vim.api.nvim_buf_get_changedtick(buf)
   vim.bo[buf].eol = eol
   pcall(vim.api.nvim_buf_set_name, buf, name)
-  return buf
+  return buf, tick
 end
 
 -- 'diffopt' with inline:char or inline:word (0.12's default has inline:char)
@@ -175,10 +178,20 @@ function M.accept(d)
   -- The buffer goes to rpc as it is: it reads the lines and writes them into
   -- the message itself, in pieces (rpc.buffer_value), the fastest way from
   -- :w to the bridge for a big text.
-  local contents = rpc.buffer_value(d.prop_buf, vim.bo[d.prop_buf].eol)
+  -- A proposal accepted as it came (no change since it was put into the
+  -- buffer: same changedtick, same 'eol') is named by its number instead: the
+  -- bridge answers Claude with the text it sent, and :w encodes and pipes
+  -- nothing of it (docs/editor-protocol.md, diffAccepted).
+  local params = { tabName = d.tab_name }
+  local eol = vim.bo[d.prop_buf].eol
+  if d.proposal and vim.api.nvim_buf_get_changedtick(d.prop_buf) == d.tick and eol == d.eol then
+    params.proposal = d.proposal
+  else
+    params.contents = rpc.buffer_value(d.prop_buf, eol)
+  end
   set_state(d, "accepting")
   vim.bo[d.prop_buf].modified = false
-  state.request("diffAccepted", { tabName = d.tab_name, contents = contents }, function(err)
+  state.request("diffAccepted", params, function(err)
     if err then
       if diffs[d.tab_name] == d then
         set_state(d, "pending")
@@ -234,7 +247,16 @@ function M.target()
   return nil, "several diffs are pending; run this in the one you mean"
 end
 
---- Handles showDiff {tabName, filePath, newFilePath, newContents, fileExists}.
+-- n if it is a positive whole number that goes back out as the same JSON
+-- number (lua-cjson writes 14 significant digits), else nil.
+local function proposal_number(n)
+  if type(n) == "number" and n >= 1 and n < 1e14 and n % 1 == 0 then
+    return n
+  end
+  return nil
+end
+
+--- Handles showDiff {tabName, filePath, newFilePath, newContents, fileExists, proposal}.
 function M.show(p, reply)
   local path, tab_name = p.filePath, p.tabName
   if type(path) ~= "string" or type(tab_name) ~= "string" or type(p.newContents) ~= "string" then
@@ -263,7 +285,8 @@ function M.show(p, reply)
 
   local orig = scratch("claude-ide-bridge://original/" .. tab_name, orig_lines, orig_eol)
   vim.bo[orig].modifiable = false
-  local prop = scratch("claude-ide-bridge://proposed/" .. tab_name, new_lines, new_eol)
+  -- prop_tick: the proposal as sent; any later change of its text bumps it.
+  local prop, prop_tick = scratch("claude-ide-bridge://proposed/" .. tab_name, new_lines, new_eol)
   vim.bo[prop].buftype = "acwrite"
   vim.bo[prop].bufhidden = "hide"
   vim.bo[prop].modified = false
@@ -273,6 +296,9 @@ function M.show(p, reply)
   local d = {
     tab_name = tab_name, file_path = path, orig_buf = orig, prop_buf = prop,
     wins = {}, state = "pending", closing = false,
+    -- The bridge's number of this proposal (showDiff's "proposal"; nil from a
+    -- bridge without it), and the buffer's changedtick and 'eol' holding it.
+    proposal = proposal_number(p.proposal), tick = prop_tick, eol = new_eol,
     big = #p.newContents + vim.api.nvim_buf_get_offset(orig, vim.api.nvim_buf_line_count(orig)) > M.BIG_DIFF,
   }
   diffs[tab_name] = d

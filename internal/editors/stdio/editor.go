@@ -45,12 +45,15 @@ func (e remote) ShowDiff(ctx context.Context, p ide.ShowDiffParams) error {
 // message of its own (jsonrpc.Pieces): encoding/json would check the 10 MiB text once more and
 // copy it.
 func showDiffParams(p ide.ShowDiffParams) jsonrpc.Pieces {
-	head, _ := json.Marshal(struct { // strings and a bool: it always encodes
+	head, _ := json.Marshal(struct { // strings, a bool and a number: it always encodes
 		TabName     string `json:"tabName"`
 		FilePath    string `json:"filePath"`
 		NewFilePath string `json:"newFilePath"`
 		FileExists  bool   `json:"fileExists"`
-	}{p.TabName, p.FilePath, p.NewFilePath, p.FileExists})
+		// Proposal numbers the proposal: diffAccepted may name it instead of sending the text
+		// back when the user did not edit it (docs/editor-protocol.md).
+		Proposal uint64 `json:"proposal,omitempty"`
+	}{p.TabName, p.FilePath, p.NewFilePath, p.FileExists, p.Seq})
 	return jsonrpc.Pieces{head[:len(head)-1], []byte(`,"newContents":`), p.NewContents.JSON(), []byte("}")}
 }
 

@@ -188,11 +188,17 @@ func (s *server) handle(ctx context.Context, req *jsonrpc.Request) (any, error) 
 		var p struct {
 			TabName  string   `json:"tabName"`
 			Contents ide.Text `json:"contents"` // passed to Claude as it came
+			// Proposal, instead of contents: the user accepted the proposal of that number
+			// (showDiff's "proposal") without an edit; Claude gets its text as it sent it.
+			Proposal *uint64 `json:"proposal"`
 		}
 		if err := jsonrpc.UnmarshalParams(req.Params, &p); err != nil {
 			return nil, err
 		}
 		if p.Contents.IsZero() {
+			if p.Proposal != nil {
+				return nil, m.DiffAcceptedProposal(p.TabName, *p.Proposal)
+			}
 			return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, `invalid params: "contents" is required`)
 		}
 		return nil, m.DiffAcceptedText(p.TabName, p.Contents)
