@@ -11,7 +11,7 @@ import (
 
 // showDiff carries Claude's proposal to the editor as it came: the text's own bytes are a piece
 // of the params (not checked or copied again), and the params read as docs/editor-protocol.md's
-// showDiff.
+// showDiff (with "proposal", the proposal's number).
 func TestShowDiffParamsPassTheTextThrough(t *testing.T) {
 	t.Parallel()
 	text := ide.TextOf(strings.Repeat("x := \"é\"\t\n", 16<<10))
@@ -27,7 +27,7 @@ func TestShowDiffParamsPassTheTextThrough(t *testing.T) {
 	if err := json.Unmarshal(bytes.Join(p, nil), &got); err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]any{"tabName": "T", "filePath": "/w/a", "newFilePath": "/w/b", "newContents": text.String(), "fileExists": true}
+	want := map[string]any{"tabName": "T", "filePath": "/w/a", "newFilePath": "/w/b", "newContents": text.String(), "fileExists": true, "proposal": 9.0}
 	if len(got) != len(want) {
 		t.Errorf("params %v, want %v", got, want)
 	}
