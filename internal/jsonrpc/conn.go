@@ -147,17 +147,16 @@ func (c *Conn) run(req *Request) {
 }
 
 // looksLikeResponse reports whether data is an object with a result or error member and no
-// method.
+// method (null is none), names matched exactly as Decode matches them.
 func looksLikeResponse(data []byte) bool {
-	var probe struct {
-		Method any             `json:"method"`
-		Result json.RawMessage `json:"result"`
-		Error  json.RawMessage `json:"error"`
-	}
+	var probe map[string]json.RawMessage
 	if json.Unmarshal(data, &probe) != nil {
 		return false
 	}
-	return probe.Method == nil && (probe.Result != nil || probe.Error != nil)
+	method, isMethod := probe["method"]
+	_, isResult := probe["result"]
+	_, isError := probe["error"]
+	return (!isMethod || string(method) == "null") && (isResult || isError)
 }
 
 func (c *Conn) handle(req *Request) {
@@ -253,7 +252,7 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 		}
 		if result != nil {
 			if err := check(m.Result); err != nil { // a duplicate key (Decode let it pass)
-				return fmt.Errorf("jsonrpc: decoding %s result: %w", method, dupError(err))
+				return fmt.Errorf("jsonrpc: decoding %s result: %w", method, dupOf(err))
 			}
 			if err := json.Unmarshal(m.Result, result); err != nil {
 				return fmt.Errorf("jsonrpc: decoding %s result: %w", method, err)

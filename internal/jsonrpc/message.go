@@ -77,13 +77,11 @@ type Request struct {
 func (r *Request) IsCall() bool { return r.ID != nil }
 
 // Decode parses one message. Its errors are *Error with CodeParseError (not JSON, invalid UTF-8)
-// or CodeInvalidRequest (a batch, not an object, wrong "jsonrpc", bad id, a key twice or in the
-// wrong case); the partly decoded message is returned with them where it carries an id, so the
-// answer can name it.
+// or CodeInvalidRequest (a batch, not an object, wrong "jsonrpc", bad id, a key twice); the
+// partly decoded message is returned with them where it carries an id, so the answer can name
+// it. Names are matched exactly: "METHOD" is an unknown member, ignored, not "method".
 //
 // The message's ID, Params and Result alias data: the caller must not change data afterwards.
-// The whole message is read once by jsontext (object.go); Params and Result are handed on as
-// slices.
 func Decode(data []byte) (*Message, error) {
 	data = trimSpace(data)
 	if len(data) == 0 || data[0] != '{' {
@@ -95,33 +93,21 @@ func Decode(data []byte) (*Message, error) {
 		}
 		return nil, Errorf(CodeInvalidRequest, "invalid request: message must be a JSON object")
 	}
+	// Names may repeat below the envelope: a duplicate in params is refused where it is read
+	// (UnmarshalParams, -32602 answered with the request's id), one in a result by Conn.Call.
+	// The whole message is read first, so text that is not JSON is a parse error even where a
+	// duplicate comes first.
 	var m Message
-	err := unmarshalStrict(data, &m, false)
-	if errors.Is(err, jsontext.ErrDuplicateName) {
-		// Not JSON at all is a parse error even when a duplicate came first (fuzz: a
-		// duplicate "method" followed by trailing garbage was answered -32600).
-		if cerr := check(data, jsontext.AllowDuplicateNames(true)); cerr != nil {
-			return nil, Errorf(CodeParseError, "parse error: %v", cerr)
-		}
-		// Read again letting names below the envelope repeat: a syntax error anywhere comes
-		// first. A duplicate deeper down is refused where the bridge reads it: in params
-		// (UnmarshalParams, -32602, answered with the request's id) and in a result (Conn.Call).
-		m = Message{}
-		err = unmarshalStrict(data, &m, true)
-	}
+	err := unmarshalStrict(data, &m, true)
 	var (
-		ke *keyError
+		de *dupError
 		se *jsonv2.SemanticError
 	)
 	switch {
-	case errors.As(err, &ke):
-		return nil, Errorf(CodeInvalidRequest, "invalid request: %v", ke)
+	case errors.As(err, &de):
+		return nil, Errorf(CodeInvalidRequest, "invalid request: %v", de)
 	case errors.As(err, &se):
 		return nil, Errorf(CodeInvalidRequest, "invalid request: field %q has the wrong type", path(se.JSONPointer))
-	case errors.Is(err, jsontext.ErrDuplicateName):
-		// Valid JSON (checked above) with a duplicate the second read still refuses (fuzz:
-		// one inside an unknown member): an invalid request, not a parse error.
-		return nil, Errorf(CodeInvalidRequest, "invalid request: %v", err)
 	case err != nil:
 		return nil, Errorf(CodeParseError, "parse error: %v", err)
 	}
