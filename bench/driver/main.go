@@ -4,7 +4,7 @@
 // targets so drift hits all of them alike. It writes every number as JSON and the table of
 // medians and ratios as Markdown; bench/run puts that into docs/performance.md.
 //
-//	driver -bridge BIN -node-sidecar JS -echo BIN [-reps 5] [-smoke] -json OUT -md OUT
+//	driver -bridge BIN -node-sidecar JS -echo BIN [-reps 5] [-smoke] [-before BIN -before-label REV] -json OUT -md OUT
 package main
 
 import (
@@ -31,6 +31,8 @@ func main() {
 		idle      = flag.Duration("idle", 0, "override the idle CPU window (default 30s, smoke 1s)")
 		diffBytes = flag.Int("diff-bytes", 0, "override the openDiff file size (default 10 MiB, smoke 64 KiB)")
 		diffIters = flag.Int("diff-iters", 0, "override the openDiff round trips per repetition")
+		before    = flag.String("before", "", "an earlier build of the bridge, measured in the same repetitions; adds a before/after table")
+		label     = flag.String("before-label", "", "what -before was built from (a commit), for the table")
 		only      = flag.String("only", "", "comma-separated subset to measure, for quick experiments: startup,idle,opendiff,serve,fanout,flood,clients,echo,node (default: all)")
 	)
 	flag.Parse()
@@ -38,7 +40,7 @@ func main() {
 		flag.Usage()
 		os.Exit(2)
 	}
-	if err := run(*bridgeBin, *nodeBin, *nodeJS, *echoBin, *reps, *smoke, overrides{*idle, *diffBytes, *diffIters, parseOnly(*only)}, *jsonOut, *mdOut, *logPath); err != nil {
+	if err := run(*bridgeBin, *nodeBin, *nodeJS, *echoBin, *reps, *smoke, overrides{*idle, *diffBytes, *diffIters, parseOnly(*only), *before, *label}, *jsonOut, *mdOut, *logPath); err != nil {
 		fmt.Fprintln(os.Stderr, "driver:", err)
 		os.Exit(1)
 	}
@@ -49,6 +51,7 @@ type overrides struct {
 	idle                 time.Duration
 	diffBytes, diffIters int
 	only                 map[string]bool // nil: everything
+	before, beforeLabel  string          // -before, -before-label
 }
 
 func parseOnly(s string) map[string]bool {
@@ -105,10 +108,13 @@ func run(bridgeBin, nodeBin, nodeJS, echoBin string, reps int, smoke bool, o ove
 	}
 	content := sourceText(cfg.diffBytes)
 	targets := []target{{"bridge", []string{bridgeBin, "serve", "--stdio", "--max-clients", "300"}}}
+	if o.before != "" {
+		targets = append(targets, target{"before", []string{o.before, "serve", "--stdio", "--max-clients", "300"}})
+	}
 	if cfg.wants("node") {
 		targets = append(targets, target{"node", []string{nodeBin, nodeJS}})
 	}
-	res := results{Reps: reps, Smoke: smoke, DiffBytes: cfg.diffBytes, Debounce: ms(cfg.debounce), Runs: map[string][]metrics{}}
+	res := results{Reps: reps, Smoke: smoke, DiffBytes: cfg.diffBytes, Debounce: ms(cfg.debounce), Runs: map[string][]metrics{}, Before: o.beforeLabel}
 	for rep := 1; rep <= reps; rep++ {
 		for _, t := range targets {
 			fmt.Fprintf(os.Stderr, "rep %d/%d %s: start-up", rep, reps, t.name)
@@ -137,7 +143,7 @@ func run(bridgeBin, nodeBin, nodeJS, echoBin string, reps int, smoke bool, o ove
 					m[k] = v
 				}
 			}
-			if t.name == "bridge" && cfg.wants("serve") {
+			if t.name != "node" && cfg.wants("serve") {
 				fmt.Fprintf(os.Stderr, ", serve --auto accept")
 				sa, err := measureServeAuto(t.argv[0], cfg, content)
 				if err != nil {

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/bench/internal/procstat"
 )
 
 // config sizes one run; smoke shrinks every number.
@@ -113,7 +115,7 @@ func measureSession(t target, cfg config, content string) (metrics, error) {
 				return fmt.Errorf("client %d: %w", len(clients)+1, err)
 			}
 			clients = append(clients, c)
-			if err := c.handshake(ctx); err != nil {
+			if err := c.Handshake(ctx); err != nil {
 				return fmt.Errorf("client %d handshake: %w", len(clients), err)
 			}
 		}
@@ -131,14 +133,14 @@ func measureSession(t target, cfg config, content string) (metrics, error) {
 	}
 	if cfg.wants("idle") {
 		time.Sleep(time.Second)
-		rss, err := rssKiB(s.Pid)
+		rss, err := procstat.RSSKiB(s.Pid)
 		if err != nil {
 			return nil, err
 		}
 		m["idle_rss_mib"] = float64(rss) / 1024
-		cpu0, _ := cpuSeconds(s.Pid)
+		cpu0, _ := procstat.CPUSeconds(s.Pid)
 		time.Sleep(cfg.idle)
-		cpu1, _ := cpuSeconds(s.Pid)
+		cpu1, _ := procstat.CPUSeconds(s.Pid)
 		m["idle_cpu_s"] = cpu1 - cpu0
 	}
 
@@ -200,7 +202,7 @@ func openDiffRoundTrips(ctx context.Context, s *sidecar, c *claude, cfg config, 
 	path := filepath.Join(cfg.workspace, "bench.txt")
 	var xs []float64
 	for i := range cfg.diffIters {
-		id, ch := c.reserve()
+		id, ch := c.Reserve()
 		// Each proposal differs (as Claude's do): one letter of the first line changes, so no
 		// sidecar can answer a repeated text from memory. The first is checked in full. Capitals:
 		// the text's own letter there is the "i" of "if" ('a'+8 made the ninth proposal the first).
@@ -209,20 +211,20 @@ func openDiffRoundTrips(ctx context.Context, s *sidecar, c *claude, cfg config, 
 		}
 		req := diffRequest(id, path, tabName(i), contentsJSON)
 		t0 := time.Now()
-		if err := c.ws.Write(ctx, websocket.MessageText, req); err != nil {
+		if err := c.Write(ctx, req); err != nil {
 			return 0, err
 		}
 		actx, cancel := context.WithTimeout(ctx, 60*time.Second)
-		res, err := c.answer(actx, ch)
+		res, err := c.Answer(actx, ch)
 		cancel()
 		if err != nil {
 			return 0, err
 		}
 		xs = append(xs, ms(time.Since(t0)))
-		if err := checkSaved(res, content, i == 0); err != nil {
+		if err := checkSaved(res.Msg, content, i == 0); err != nil {
 			return 0, err
 		}
-		if _, err := c.call(ctx, "tools/call", map[string]any{"name": "close_tab", "arguments": map[string]any{"tab_name": tabName(i)}}); err != nil {
+		if _, err := c.Call(ctx, "tools/call", map[string]any{"name": "close_tab", "arguments": map[string]any{"tab_name": tabName(i)}}); err != nil {
 			return 0, err
 		}
 	}
@@ -352,7 +354,7 @@ func awaitSeq(c *claude, seq int, limit time.Duration) (seen, error) {
 				return v, nil
 			}
 			last = v.seq
-		case <-c.done:
+		case <-c.Done():
 			return seen{}, errors.New("client connection closed")
 		case <-timer.C:
 			return seen{}, fmt.Errorf("selection %d not seen within %v (last seen %d)", seq, limit, last)
@@ -378,7 +380,7 @@ func flood(s *sidecar, clients []*claude, cfg config) (metrics, error) {
 	last := nextSeq
 	sent := make([]time.Time, n)
 
-	cpu0, err := cpuSeconds(s.Pid)
+	cpu0, err := procstat.CPUSeconds(s.Pid)
 	if err != nil {
 		return nil, err
 	}
@@ -429,7 +431,7 @@ func flood(s *sidecar, clients []*claude, cfg config) (metrics, error) {
 		}
 	}
 	wall := time.Since(t0)
-	cpu1, err := cpuSeconds(s.Pid)
+	cpu1, err := procstat.CPUSeconds(s.Pid)
 	if err != nil {
 		return nil, err
 	}
@@ -452,7 +454,7 @@ func measureClients(t target, cfg config) (metrics, error) {
 	ctx, cancel := bounded(2 * time.Minute)
 	defer cancel()
 	time.Sleep(500 * time.Millisecond)
-	rss0, err := rssKiB(s.Pid)
+	rss0, err := procstat.RSSKiB(s.Pid)
 	if err != nil {
 		return nil, err
 	}
@@ -470,7 +472,7 @@ func measureClients(t target, cfg config) (metrics, error) {
 			break
 		}
 		clients = append(clients, c)
-		if err := c.handshake(ctx); err != nil {
+		if err := c.Handshake(ctx); err != nil {
 			return nil, err
 		}
 	}
@@ -486,7 +488,7 @@ func measureClients(t target, cfg config) (metrics, error) {
 		return nil, err
 	}
 	time.Sleep(time.Second)
-	rss1, err := rssKiB(s.Pid)
+	rss1, err := procstat.RSSKiB(s.Pid)
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/bench/internal/claudews"
 )
 
 // sourceText returns about n bytes of deterministic Go-like source: tabs, quotes, backslashes,
@@ -23,48 +25,9 @@ func sourceText(n int) string {
 	return s
 }
 
-// rawField returns the raw JSON value of the first "key": in msg: a whole string token
-// (quotes included) or, for other values, the bytes up to the next ',' or '}'. The driver uses it
-// on messages of a few MiB where decoding would cost more than the thing measured. It is safe
-// against false matches inside strings: there every '"' is escaped, so `"key":` cannot occur.
-func rawField(msg []byte, key string) ([]byte, bool) {
-	pat := `"` + key + `":`
-	i := bytes.Index(msg, []byte(pat))
-	if i < 0 {
-		return nil, false
-	}
-	v := msg[i+len(pat):]
-	v = bytes.TrimLeft(v, " ")
-	if len(v) == 0 {
-		return nil, false
-	}
-	if v[0] != '"' {
-		end := bytes.IndexAny(v, ",}")
-		if end < 0 {
-			return nil, false
-		}
-		return bytes.TrimSpace(v[:end]), true
-	}
-	for j := 1; ; {
-		k := bytes.IndexByte(v[j:], '"')
-		if k < 0 {
-			return nil, false
-		}
-		q := j + k
-		bs := 0
-		for p := q - 1; p > 0 && v[p] == '\\'; p-- {
-			bs++
-		}
-		if bs%2 == 0 {
-			return v[:q+1], true
-		}
-		j = q + 1
-	}
-}
-
 // selectionSeq reads the sequence number the driver put into a selection's text ("sel 000123 …").
 func selectionSeq(msg []byte) (int, bool) {
-	t, ok := rawField(msg, "text")
+	t, ok := claudews.RawField(msg, "text")
 	if !ok || !bytes.HasPrefix(t, []byte(`"sel `)) {
 		return 0, false
 	}

@@ -13,6 +13,8 @@ type results struct {
 	DiffBytes int                  `json:"diffBytes"`
 	Debounce  float64              `json:"debounceMs"`
 	Runs      map[string][]metrics `json:"runs"`
+	// Before names the earlier build measured as target "before" (-before-label); "" if none.
+	Before string `json:"before,omitempty"`
 }
 
 // med is the median over repetitions of one metric, NaN when missing.
@@ -65,9 +67,10 @@ func ratio(a, b float64) string {
 	return fmt.Sprintf("%.2f", a/b)
 }
 
-func (r results) table(cfg config) string {
+// rows are the table's lines, in order.
+func (r results) rows(cfg config) []row {
 	deb := r.Debounce
-	rows := []row{
+	return []row{
 		{"Start-up to lock file written (`serve --stdio`, editor handshake)", "startup_ms", "ms", false,
 			func(b, n, e float64) (string, bool) { return "≤ 0.20 × Node", b <= n/5 }, ""},
 		{"Idle RSS, one client connected", "idle_rss_mib", "MiB", false,
@@ -99,32 +102,45 @@ func (r results) table(cfg config) string {
 		{"Memory per idle client", "per_client_kib", "KiB", false, nil, ""},
 		{"RSS with those clients", "many_clients_rss_mib", "MiB", false, nil, ""},
 	}
+}
+
+// values are a row's medians: the bridge's (target), Node's and the echo limit's (NaN for a
+// row without one).
+func (r results) values(rw row, target string) (b, n, e float64) {
+	nk := rw.key
+	if k, ok := nodeKeys[rw.key]; ok {
+		nk = k
+	}
+	e = math.NaN()
+	if rw.echo {
+		k := rw.key
+		if rw.limitKey != "" {
+			k = rw.limitKey
+		}
+		e = r.med("echo", k)
+	}
+	return r.med(target, rw.key), r.med("node", nk), e
+}
+
+// met is "yes" or "no" for a row with a goal, "" for one only reported.
+func (rw row) met(b, n, e float64) (goal, met string) {
+	if rw.goal == nil {
+		return "reported", ""
+	}
+	goal, ok := rw.goal(b, n, e)
+	if ok {
+		return goal, "yes"
+	}
+	return goal, "no"
+}
+
+func (r results) table(cfg config) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "| Measurement | Unit | Bridge | Node baseline | Echo limit | Bridge / Node | Bridge / limit | Goal | Met |\n")
 	fmt.Fprintf(&b, "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- | --- |\n")
-	for _, rw := range rows {
-		nk := rw.key
-		if k, ok := nodeKeys[rw.key]; ok {
-			nk = k
-		}
-		bv, nv := r.med("bridge", rw.key), r.med("node", nk)
-		ev := math.NaN()
-		if rw.echo {
-			k := rw.key
-			if rw.limitKey != "" {
-				k = rw.limitKey
-			}
-			ev = r.med("echo", k)
-		}
-		goal, met := "reported", ""
-		if rw.goal != nil {
-			var ok bool
-			goal, ok = rw.goal(bv, nv, ev)
-			met = "no"
-			if ok {
-				met = "yes"
-			}
-		}
+	for _, rw := range r.rows(cfg) {
+		bv, nv, ev := r.values(rw, "bridge")
+		goal, met := rw.met(bv, nv, ev)
 		er := "—"
 		if rw.echo {
 			er = ratio(bv, ev)
@@ -133,6 +149,27 @@ func (r results) table(cfg config) string {
 	}
 	fmt.Fprintf(&b, "\nMedians over %d repetition(s); within a repetition start-up is the median of %d starts, openDiff the median of %d round trips, fan-out percentiles are over %d updates × 16 clients.\n",
 		r.Reps, cfg.startupSamples, cfg.diffIters, cfg.fanUpdates)
+	if len(r.Runs["before"]) > 0 {
+		b.WriteString(r.beforeTable(cfg))
+	}
+	return b.String()
+}
+
+// beforeTable sets the bridge against an earlier build of it (-before) measured in the same
+// repetitions, in turn with the others, so both columns met the same machine state.
+func (r results) beforeTable(cfg config) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n### Before and after: %s\n\n", r.Before)
+	fmt.Fprintf(&b, "| Measurement | Unit | Before | After | After / Before | Node baseline | Goal | Met before | Met after |\n")
+	fmt.Fprintf(&b, "| --- | --- | ---: | ---: | ---: | ---: | --- | --- | --- |\n")
+	for _, rw := range r.rows(cfg) {
+		av, nv, ev := r.values(rw, "bridge")
+		bv, _, _ := r.values(rw, "before")
+		goal, metAfter := rw.met(av, nv, ev)
+		_, metBefore := rw.met(bv, nv, ev)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", rw.name, rw.unit, num(bv), num(av), ratio(av, bv), num(nv), goal, metBefore, metAfter)
+	}
+	fmt.Fprintf(&b, "\nSame repetitions as the table above: each ran the bridge, the earlier bridge, Node and the echo in turn.\n")
 	return b.String()
 }
 

@@ -91,7 +91,7 @@ func measureServeAuto(bin string, cfg config, content string) (metrics, error) {
 		return nil, err
 	}
 	defer c.Close()
-	if err := c.handshake(ctx); err != nil {
+	if err := c.Handshake(ctx); err != nil {
 		return nil, err
 	}
 	before := printed.Load()

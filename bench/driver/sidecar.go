@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/bench/internal/lines"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/bench/internal/claudews"
 )
 
 // sidecar is one spawned IDE sidecar (the bridge's `serve --stdio` or the Node baseline). The
@@ -130,29 +132,8 @@ func (s *sidecar) read(r *bufio.Reader) {
 	}
 }
 
-// head is what the driver needs of a message; big messages are not decoded (see rawField).
-type head struct {
-	ID     json.RawMessage `json:"id"`
-	Method string          `json:"method"`
-}
-
-func parseHead(msg []byte) head {
-	var h head
-	if len(msg) < 64<<10 {
-		json.Unmarshal(msg, &h)
-		return h
-	}
-	if id, ok := rawField(msg[:4096], "id"); ok {
-		h.ID = id
-	}
-	if m, ok := rawField(msg[:4096], "method"); ok {
-		h.Method, _ = strconv.Unquote(string(m))
-	}
-	return h
-}
-
 func (s *sidecar) dispatch(msg []byte) {
-	h := parseHead(msg)
+	h := claudews.ParseHead(msg)
 	switch {
 	case h.Method == "" && h.ID != nil: // an answer
 		s.mu.Lock()
@@ -165,8 +146,8 @@ func (s *sidecar) dispatch(msg []byte) {
 	case h.Method == "showDiff":
 		s.write([]byte(`{"jsonrpc":"2.0","id":` + string(h.ID) + `,"result":{}}` + "\n"))
 		// The user accepts at once, unchanged: the proposed text goes back as the final text.
-		tab, ok1 := rawField(msg, "tabName")
-		text, ok2 := rawField(msg, "newContents")
+		tab, ok1 := claudews.RawField(msg, "tabName")
+		text, ok2 := claudews.RawField(msg, "newContents")
 		if !ok1 || !ok2 {
 			fmt.Fprintf(os.Stderr, "driver: showDiff without tabName/newContents\n")
 			return

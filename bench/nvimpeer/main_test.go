@@ -75,23 +75,3 @@ func TestReadLock(t *testing.T) {
 		t.Fatalf("readLock = %d, %q, %v", port, token, err)
 	}
 }
-
-// children finds a real child process (the bridge under Neovim is found the same way).
-func TestChildren(t *testing.T) {
-	if _, err := os.Stat("/proc/self/stat"); err != nil {
-		t.Skip("no /proc")
-	}
-	found := false
-	for _, p := range children(os.Getppid()) {
-		found = found || p == os.Getpid()
-	}
-	if !found {
-		t.Errorf("children(%d) does not list this test process %d", os.Getppid(), os.Getpid())
-	}
-	if s, err := cpuSeconds(os.Getpid()); err != nil || s < 0 {
-		t.Errorf("cpuSeconds = %v, %v", s, err)
-	}
-	if k, err := rssKiB(os.Getpid()); err != nil || k <= 0 {
-		t.Errorf("rssKiB = %v, %v", k, err)
-	}
-}

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/bench/internal/procstat"
 )
 
 // nvim is one headless Neovim with bench.lua, driven over its --listen socket.
@@ -145,16 +147,16 @@ func session(cfg config, target, tmp string) (metrics, error) {
 		return m, fmt.Errorf("dial: %w", err)
 	}
 	defer c.Close()
-	if err := c.handshake(ctx); err != nil {
+	if err := c.Handshake(ctx); err != nil {
 		return m, fmt.Errorf("handshake: %w", err)
 	}
 
 	// Idle memory: Neovim (+ its bridge child) after settling with one client.
 	time.Sleep(cfg.settle)
-	pids := append([]int{n.cmd.Process.Pid}, children(n.cmd.Process.Pid)...)
+	pids := append([]int{n.cmd.Process.Pid}, procstat.Children(n.cmd.Process.Pid)...)
 	kib := 0
 	for _, p := range pids {
-		if r, err := rssKiB(p); err == nil {
+		if r, err := procstat.RSSKiB(p); err == nil {
 			kib += r
 		}
 	}
@@ -203,12 +205,12 @@ func session(cfg config, target, tmp string) (metrics, error) {
 			return m, fmt.Errorf("client %d: %w", len(more)+2, err)
 		}
 		more = append(more, x)
-		if err := x.handshake(ctx); err != nil {
+		if err := x.Handshake(ctx); err != nil {
 			return m, fmt.Errorf("client %d handshake: %w", len(more)+1, err)
 		}
 	}
 	time.Sleep(500 * time.Millisecond)
-	pids = append([]int{n.cmd.Process.Pid}, children(n.cmd.Process.Pid)...)
+	pids = append([]int{n.cmd.Process.Pid}, procstat.Children(n.cmd.Process.Pid)...)
 	cpu0 := cpuOf(pids)
 	t0 := time.Now()
 	count := int(cfg.cpuFor / (time.Duration(cfg.wiggleMs) * time.Millisecond))
@@ -239,7 +241,7 @@ func diffRound(ctx context.Context, n *nvim, c *claude, proj string, i, size int
 		return err
 	}
 	t0 := time.Now()
-	ch, err := c.start(ctx, "tools/call", map[string]any{"name": "openDiff", "arguments": map[string]any{
+	ch, err := c.Start(ctx, "tools/call", map[string]any{"name": "openDiff", "arguments": map[string]any{
 		"old_file_path": path, "new_file_path": path, "new_file_contents": content, "tab_name": tab}})
 	if err != nil {
 		return err
@@ -262,10 +264,11 @@ func diffRound(ctx context.Context, n *nvim, c *claude, proj string, i, size int
 	if out, err := n.call("BenchAccept"); err != nil || out != "ok" {
 		return fmt.Errorf("accept: %q %v", out, err)
 	}
-	res, at, err := c.answer(ctx, ch)
+	ans, err := c.Answer(ctx, ch)
 	if err != nil {
 		return err
 	}
+	res, at := ans.Msg, ans.At
 	if !bytes.Contains(res, []byte("FILE_SAVED")) {
 		return fmt.Errorf("openDiff answered %.200s", res)
 	}
@@ -273,7 +276,7 @@ func diffRound(ctx context.Context, n *nvim, c *claude, proj string, i, size int
 		return err
 	}
 	m["accept_ms_"+key] = ms(at.Sub(usTime(st.TWrite)))
-	if _, err := c.call(ctx, "tools/call", map[string]any{"name": "close_tab", "arguments": map[string]any{"tab_name": tab}}); err != nil {
+	if _, err := c.Call(ctx, "tools/call", map[string]any{"name": "close_tab", "arguments": map[string]any{"tab_name": tab}}); err != nil {
 		return err
 	}
 	return pollUntil(20*time.Second, func() (bool, error) { s, err := n.state(); return s.DiffWins == 0, err })
@@ -295,7 +298,7 @@ func sizeName(n int) string {
 func cpuOf(pids []int) float64 {
 	s := 0.0
 	for _, p := range pids {
-		if v, err := cpuSeconds(p); err == nil {
+		if v, err := procstat.CPUSeconds(p); err == nil {
 			s += v
 		}
 	}

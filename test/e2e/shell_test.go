@@ -16,7 +16,7 @@ import (
 // "@<path relative to the CLI cwd>#L<a>-<b> ").
 func TestStandaloneShellSelectAndMention(t *testing.T) {
 	t.Parallel()
-	s, _ := newStandalone(t, "reject", map[string]string{"poem.txt": "line one\nline two\nline three\n"})
+	s, p := newStandalone(t, "reject", map[string]string{"poem.txt": "line one\nline two\nline three\n"})
 	run := func(args ...string) {
 		t.Helper()
 		cmd := exec.CommandContext(s.bound(stepBound), bridgeBin, args...)
@@ -27,6 +27,16 @@ func TestStandaloneShellSelectAndMention(t *testing.T) {
 		}
 	}
 	run("select", "poem.txt:2-3")
+	// A selection made in the CLI's first second is held until it listens (mcp.listenAfterList);
+	// on a quiet machine the prompt below would otherwise go out before it.
+	waitTrace(s.bound(stepBound), t, p.Trace, "selection_changed", func(fs []frame) bool {
+		for _, f := range fs {
+			if f.Dir == "out" && f.m.Method == "selection_changed" && strings.Contains(string(f.m.Params), "poem.txt") {
+				return true
+			}
+		}
+		return false
+	})
 	s.API.Push(fakeapi.Text("SEL SEEN"))
 	r := s.prompt("what did I select")
 	txt := r.Text()

@@ -1,4 +1,6 @@
-package main
+// Package procstat reads a process's memory and CPU time from Linux's /proc, for the
+// benchmarks (elsewhere every call is an error).
+package procstat
 
 import (
 	"fmt"
@@ -8,8 +10,12 @@ import (
 	"strings"
 )
 
-// rssKiB is VmRSS of pid, from /proc/<pid>/status (Linux; an error elsewhere).
-func rssKiB(pid int) (int, error) {
+// clockTicks is USER_HZ, the unit of utime/stime in /proc/<pid>/stat; 100 on every Linux the Go
+// runtime supports.
+const clockTicks = 100
+
+// RSSKiB is VmRSS of pid, from /proc/<pid>/status.
+func RSSKiB(pid int) (int, error) {
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		return 0, err
@@ -22,7 +28,7 @@ func rssKiB(pid int) (int, error) {
 	return 0, fmt.Errorf("no VmRSS for pid %d", pid)
 }
 
-// stat is the fields of /proc/<pid>/stat after the command name.
+// stat is the fields of /proc/<pid>/stat after the command name: f[0] is field 3 (state).
 func stat(pid int) ([]string, error) {
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
@@ -36,19 +42,25 @@ func stat(pid int) ([]string, error) {
 	return strings.Fields(s[i+1:]), nil
 }
 
-// cpuSeconds is utime+stime of pid (USER_HZ = 100 on Linux).
-func cpuSeconds(pid int) (float64, error) {
+// CPUSeconds is utime+stime of pid (all its threads).
+func CPUSeconds(pid int) (float64, error) {
 	f, err := stat(pid)
-	if err != nil || len(f) < 13 {
-		return 0, fmt.Errorf("stat %d: %v", pid, err)
+	if err != nil {
+		return 0, err
 	}
-	u, _ := strconv.ParseFloat(f[11], 64)
-	s, _ := strconv.ParseFloat(f[12], 64)
-	return (u + s) / 100, nil
+	if len(f) < 13 { // utime is field 14, stime field 15
+		return 0, fmt.Errorf("short stat for pid %d", pid)
+	}
+	u, err1 := strconv.ParseInt(f[11], 10, 64)
+	s, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, fmt.Errorf("bad stat times for pid %d", pid)
+	}
+	return float64(u+s) / clockTicks, nil
 }
 
-// children are the pids whose parent is pid (our bridge under Neovim; none for the peer).
-func children(pid int) []int {
+// Children are the pids whose parent is pid.
+func Children(pid int) []int {
 	var out []int
 	names, _ := filepath.Glob("/proc/[0-9]*")
 	for _, n := range names {

@@ -1,0 +1,36 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestBeforeTable: with -before, each row sets the earlier build against the bridge, in that
+// order, with after/before and each column's own verdict against the goal.
+func TestBeforeTable(t *testing.T) {
+	r := results{Reps: 1, DiffBytes: 10 << 20, Debounce: 50, Before: "30e4735", Runs: map[string][]metrics{
+		"bridge": {{"opendiff_ms": 100, "fan_p99_ms": 3}},
+		"before": {{"opendiff_ms": 200, "fan_p99_ms": 1}},
+		"node":   {{"opendiff_ms": 150, "fan_p99_ms": 4}},
+		"echo":   {{"opendiff_ms": 60}},
+	}}
+	md := r.table(config{diffIters: 7, fanUpdates: 200})
+	_, after, ok := strings.Cut(md, "### Before and after: 30e4735")
+	if !ok {
+		t.Fatalf("no before/after table:\n%s", md)
+	}
+	for _, want := range []string{
+		// openDiff: before 200 > Node 150 misses "≤ 1.0 × Node", after 100 meets it.
+		"| ms | 200 | 100 | 0.50 | 150 | ≤ 1.0 × Node and ≤ 2.0 × limit | no | yes |",
+		// fan-out p99: before 1 ≤ 4/2 meets it, after 3 does not.
+		"| ms | 1.00 | 3.00 | 3.00 | 4.00 | ≤ 0.5 × Node | yes | no |",
+	} {
+		if !strings.Contains(after, want) {
+			t.Errorf("before/after table lacks %q:\n%s", want, after)
+		}
+	}
+	delete(r.Runs, "before")
+	if strings.Contains(r.table(config{}), "### Before") {
+		t.Error("a run without -before has a before/after table")
+	}
+}
