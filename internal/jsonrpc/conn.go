@@ -102,7 +102,7 @@ func (c *Conn) dispatch(data []byte) {
 			// errors forever. JSON-RPC never answers a response.
 			return
 		}
-		c.reply(nil, id, rpcErr)
+		c.reply(id, nil, rpcErr)
 		return
 	}
 	if m.IsResponse() {
@@ -192,15 +192,11 @@ func (c *Conn) handle(req *Request) {
 	if err != nil && !errors.As(err, &rpcErr) {
 		rpcErr = Errorf(CodeInternalError, "%v", err)
 	}
-	c.reply(req, req.ID, rpcErr, result)
+	c.reply(req.ID, result, rpcErr)
 }
 
-func (c *Conn) reply(req *Request, id json.RawMessage, rpcErr *Error, result ...any) {
-	var res any
-	if len(result) > 0 {
-		res = result[0]
-	}
-	msg, err := encodeResponse(id, res, rpcErr)
+func (c *Conn) reply(id json.RawMessage, result any, rpcErr *Error) {
+	msg, err := encodeResponse(id, result, rpcErr)
 	if err != nil {
 		c.report(err)
 		return

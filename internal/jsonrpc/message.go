@@ -18,7 +18,6 @@ import (
 	"net"
 
 	jsonv2 "github.com/go-json-experiment/json"
-
 	"github.com/go-json-experiment/json/jsontext"
 )
 
@@ -129,15 +128,9 @@ func Decode(data []byte) (*Message, error) {
 	return &m, nil
 }
 
+// validID reports whether id is a string or a number (not null, an object, an array, a bool).
 func validID(id json.RawMessage) bool {
-	if len(id) == 0 {
-		return false
-	}
-	switch id[0] {
-	case '"', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		return true
-	}
-	return false // null, objects, arrays, booleans
+	return len(id) > 0 && (id[0] == '"' || id[0] == '-' || '0' <= id[0] && id[0] <= '9')
 }
 
 // encodeResponse builds a response to id. A nil result is sent as {}.
@@ -145,16 +138,15 @@ func encodeResponse(id json.RawMessage, result any, rpcErr *Error) (net.Buffers,
 	if id == nil {
 		id = json.RawMessage("null")
 	}
-	if rpcErr != nil {
-		b, err := json.Marshal(Message{JSONRPC: "2.0", ID: id, Error: rpcErr})
-		return net.Buffers{b}, err
+	if rpcErr == nil {
+		msg, err := envelope(id, "", "result", result)
+		if err == nil {
+			return msg, nil
+		}
+		rpcErr = Errorf(CodeInternalError, "internal error: encoding result: %v", err)
 	}
-	msg, err := envelope(id, "", "result", result)
-	if err != nil {
-		b, err := json.Marshal(Message{JSONRPC: "2.0", ID: id, Error: Errorf(CodeInternalError, "internal error: encoding result: %v", err)})
-		return net.Buffers{b}, err
-	}
-	return msg, nil
+	b, err := json.Marshal(Message{JSONRPC: "2.0", ID: id, Error: rpcErr})
+	return net.Buffers{b}, err
 }
 
 // envelope writes {"jsonrpc":"2.0",["id":id,]["method":method,]key:v} by hand, v encoded in
@@ -163,9 +155,15 @@ func encodeResponse(id json.RawMessage, result any, rpcErr *Error) (net.Buffers,
 func envelope(id json.RawMessage, method, key string, v any) (net.Buffers, error) {
 	body, ok := v.(Pieces)
 	if !ok {
-		raw, err := marshalResult(v)
-		if err != nil {
-			return nil, err
+		raw, isRaw := v.(json.RawMessage)
+		if !isRaw && v != nil {
+			var err error
+			if raw, err = json.Marshal(v); err != nil {
+				return nil, err
+			}
+		}
+		if len(raw) == 0 {
+			raw = json.RawMessage("{}")
 		}
 		body = Pieces{raw}
 	}
@@ -179,21 +177,6 @@ func envelope(id json.RawMessage, method, key string, v any) (net.Buffers, error
 	}
 	head = append(head, `,"`+key+`":`...)
 	return appendPieces(net.Buffers{head}, append(body, []byte("}"))...), nil
-}
-
-func marshalResult(v any) (json.RawMessage, error) {
-	switch v := v.(type) {
-	case nil:
-		return json.RawMessage("{}"), nil
-	case json.RawMessage:
-		if len(v) == 0 {
-			return json.RawMessage("{}"), nil
-		}
-		return v, nil
-	case Pieces:
-		return bytes.Join(v, nil), nil
-	}
-	return json.Marshal(v)
 }
 
 // EncodeNotification returns the bytes of a notification; used where one message is sent to

@@ -161,6 +161,10 @@ func TestExactKeys(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":1,"method":"ping","method":"shutdown"}`, `duplicate key "method"`},
 		{`{"jsonrpc":"2.0","id":1,"method":"ping","me\u0074hod":"shutdown"}`, `duplicate key "method"`},
 		{`{"jsonrpc":"2.0","jsonrpc":"2.0","id":1,"method":"ping"}`, `duplicate key "jsonrpc"`},
+		// Members kept raw (id, params, result) are not decoded by encoding/json/v2: found apart.
+		{`{"jsonrpc":"2.0","id":1,"id":2,"method":"ping"}`, `duplicate key "id"`},
+		{`{"jsonrpc":"2.0","id":1,"method":"ping","params":{},"params":{"a":1}}`, `duplicate key "params"`},
+		{`{"jsonrpc":"2.0","id":1,"result":{},"result":{"a":{"b":1,"b":2}}}`, `duplicate key "result"`},
 		{`{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"x","code":2}}`, `duplicate key "code"`},
 	} {
 		_, err := jsonrpc.Decode([]byte(c.msg))

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 
@@ -132,13 +133,7 @@ func kindName(k jsontext.Kind) string {
 }
 
 // path writes a JSON pointer as encoding/json names a field: "range.start.line".
-func path(p jsontext.Pointer) string {
-	var parts []string
-	for tok := range p.Tokens() {
-		parts = append(parts, tok)
-	}
-	return strings.Join(parts, ".")
-}
+func path(p jsontext.Pointer) string { return strings.Join(slices.Collect(p.Tokens()), ".") }
 
 var (
 	rawCache       sync.Map // reflect.Type → map[string][]int
