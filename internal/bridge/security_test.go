@@ -418,18 +418,19 @@ var wsBadInputs = []badInput{
 	{"response to no call", `{"jsonrpc":"2.0","id":77,"result":{}}`, -1, "", ""},
 	{"error response with null id", `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}`, -1, "", ""},
 	{"neither method nor result nor error", `{"jsonrpc":"2.0","id":78}`, -32600, "null", ""},
-	// Keys match exactly and repeat nowhere (issue 15 item 8, issue 16 item 3): a message reads
-	// the same in the --trace log as where it runs. -32600 in the envelope, -32602 in params.
+	// Keys repeat nowhere (issue 15 item 8, issue 16 item 3): a message reads the same in the
+	// --trace log as where it runs. -32600 in the envelope, -32602 in params. Names match
+	// exactly, as the CLI reads them: one in the wrong case is an unknown member, ignored.
 	{"duplicate method", `{"jsonrpc":"2.0","id":20,"method":"ping","method":"tools/list"}`, -32600, "null", `duplicate key "method"`},
 	{"duplicate id", `{"jsonrpc":"2.0","id":21,"id":22,"method":"ping"}`, -32600, "null", `duplicate key "id"`},
 	{"duplicate by escape", `{"jsonrpc":"2.0","id":21,"method":"ping","\u006dethod":"tools/list"}`, -32600, "null", `duplicate key "method"`},
-	{"METHOD beside method", `{"jsonrpc":"2.0","id":23,"method":"ping","METHOD":"tools/list"}`, -32600, "null", `"METHOD"`},
-	{"Method alone", `{"jsonrpc":"2.0","id":24,"Method":"ping"}`, -32600, "null", `"Method"`},
+	{"METHOD beside method: method is read", `{"jsonrpc":"2.0","id":23,"method":"no/such","METHOD":"ping"}`, -32601, "23", "no/such"},
+	{"METHOD alone: no method", `{"jsonrpc":"2.0","id":24,"METHOD":"ping"}`, -32600, "null", "response without result or error"},
 	{"duplicate key in params", `{"jsonrpc":"2.0","id":25,"method":"tools/call","params":{"name":"openFile","name":"openDiff"}}`, -32602, "25", `duplicate key "name"`},
 	{"duplicate key in tool arguments", `{"jsonrpc":"2.0","id":26,"method":"tools/call","params":{"name":"openFile","arguments":{"filePath":"/a","filePath":"/b"}}}`, -32602, "26", `duplicate key "filePath"`},
 	{"duplicate key deep in arguments", `{"jsonrpc":"2.0","id":27,"method":"tools/call","params":{"name":"getDiagnostics","arguments":{"x":[{"a":1,"a":2}]}}}`, -32602, "27", `duplicate key "a"`},
-	{"NAME beside name in params", `{"jsonrpc":"2.0","id":28,"method":"tools/call","params":{"name":"ping","NAME":"openFile"}}`, -32602, "28", `"NAME"`},
-	{"FilePath in tool arguments", `{"jsonrpc":"2.0","id":29,"method":"tools/call","params":{"name":"openFile","arguments":{"FilePath":"/a"}}}`, -32602, "29", `"FilePath"`},
+	{"NAME beside name in params: name is read", `{"jsonrpc":"2.0","id":28,"method":"tools/call","params":{"name":"no-such-tool","NAME":"openFile"}}`, -32602, "28", "no-such-tool"},
+	{"FilePath alone in tool arguments: no filePath", `{"jsonrpc":"2.0","id":29,"method":"tools/call","params":{"name":"openFile","arguments":{"FilePath":"/a"}}}`, -32602, "29", `"filePath"`},
 }
 
 func TestWebSocketBadInput(t *testing.T) {

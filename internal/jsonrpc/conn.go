@@ -102,7 +102,7 @@ func (c *Conn) dispatch(data []byte) {
 			// errors forever. JSON-RPC never answers a response.
 			return
 		}
-		c.reply(nil, id, rpcErr)
+		c.reply(id, nil, rpcErr)
 		return
 	}
 	if m.IsResponse() {
@@ -147,17 +147,16 @@ func (c *Conn) run(req *Request) {
 }
 
 // looksLikeResponse reports whether data is an object with a result or error member and no
-// method.
+// method (null is none), names matched exactly as Decode matches them.
 func looksLikeResponse(data []byte) bool {
-	var probe struct {
-		Method any             `json:"method"`
-		Result json.RawMessage `json:"result"`
-		Error  json.RawMessage `json:"error"`
-	}
+	var probe map[string]json.RawMessage
 	if json.Unmarshal(data, &probe) != nil {
 		return false
 	}
-	return probe.Method == nil && (probe.Result != nil || probe.Error != nil)
+	method, isMethod := probe["method"]
+	_, isResult := probe["result"]
+	_, isError := probe["error"]
+	return (!isMethod || string(method) == "null") && (isResult || isError)
 }
 
 func (c *Conn) handle(req *Request) {
@@ -193,15 +192,11 @@ func (c *Conn) handle(req *Request) {
 	if err != nil && !errors.As(err, &rpcErr) {
 		rpcErr = Errorf(CodeInternalError, "%v", err)
 	}
-	c.reply(req, req.ID, rpcErr, result)
+	c.reply(req.ID, result, rpcErr)
 }
 
-func (c *Conn) reply(req *Request, id json.RawMessage, rpcErr *Error, result ...any) {
-	var res any
-	if len(result) > 0 {
-		res = result[0]
-	}
-	msg, err := encodeResponse(id, res, rpcErr)
+func (c *Conn) reply(id json.RawMessage, result any, rpcErr *Error) {
+	msg, err := encodeResponse(id, result, rpcErr)
 	if err != nil {
 		c.report(err)
 		return
@@ -253,7 +248,7 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 		}
 		if result != nil {
 			if err := check(m.Result); err != nil { // a duplicate key (Decode let it pass)
-				return fmt.Errorf("jsonrpc: decoding %s result: %w", method, dupError(err))
+				return fmt.Errorf("jsonrpc: decoding %s result: %w", method, dupOf(err))
 			}
 			if err := json.Unmarshal(m.Result, result); err != nil {
 				return fmt.Errorf("jsonrpc: decoding %s result: %w", method, err)

@@ -18,7 +18,6 @@ import (
 	"net"
 
 	jsonv2 "github.com/go-json-experiment/json"
-
 	"github.com/go-json-experiment/json/jsontext"
 )
 
@@ -77,13 +76,11 @@ type Request struct {
 func (r *Request) IsCall() bool { return r.ID != nil }
 
 // Decode parses one message. Its errors are *Error with CodeParseError (not JSON, invalid UTF-8)
-// or CodeInvalidRequest (a batch, not an object, wrong "jsonrpc", bad id, a key twice or in the
-// wrong case); the partly decoded message is returned with them where it carries an id, so the
-// answer can name it.
+// or CodeInvalidRequest (a batch, not an object, wrong "jsonrpc", bad id, a key twice); the
+// partly decoded message is returned with them where it carries an id, so the answer can name
+// it. Names are matched exactly: "METHOD" is an unknown member, ignored, not "method".
 //
 // The message's ID, Params and Result alias data: the caller must not change data afterwards.
-// The whole message is read once by jsontext (object.go); Params and Result are handed on as
-// slices.
 func Decode(data []byte) (*Message, error) {
 	data = trimSpace(data)
 	if len(data) == 0 || data[0] != '{' {
@@ -95,33 +92,21 @@ func Decode(data []byte) (*Message, error) {
 		}
 		return nil, Errorf(CodeInvalidRequest, "invalid request: message must be a JSON object")
 	}
+	// Names may repeat below the envelope: a duplicate in params is refused where it is read
+	// (UnmarshalParams, -32602 answered with the request's id), one in a result by Conn.Call.
+	// The whole message is read first, so text that is not JSON is a parse error even where a
+	// duplicate comes first.
 	var m Message
-	err := unmarshalStrict(data, &m, false)
-	if errors.Is(err, jsontext.ErrDuplicateName) {
-		// Not JSON at all is a parse error even when a duplicate came first (fuzz: a
-		// duplicate "method" followed by trailing garbage was answered -32600).
-		if cerr := check(data, jsontext.AllowDuplicateNames(true)); cerr != nil {
-			return nil, Errorf(CodeParseError, "parse error: %v", cerr)
-		}
-		// Read again letting names below the envelope repeat: a syntax error anywhere comes
-		// first. A duplicate deeper down is refused where the bridge reads it: in params
-		// (UnmarshalParams, -32602, answered with the request's id) and in a result (Conn.Call).
-		m = Message{}
-		err = unmarshalStrict(data, &m, true)
-	}
+	err := unmarshalStrict(data, &m, true)
 	var (
-		ke *keyError
+		de *dupError
 		se *jsonv2.SemanticError
 	)
 	switch {
-	case errors.As(err, &ke):
-		return nil, Errorf(CodeInvalidRequest, "invalid request: %v", ke)
+	case errors.As(err, &de):
+		return nil, Errorf(CodeInvalidRequest, "invalid request: %v", de)
 	case errors.As(err, &se):
 		return nil, Errorf(CodeInvalidRequest, "invalid request: field %q has the wrong type", path(se.JSONPointer))
-	case errors.Is(err, jsontext.ErrDuplicateName):
-		// Valid JSON (checked above) with a duplicate the second read still refuses (fuzz:
-		// one inside an unknown member): an invalid request, not a parse error.
-		return nil, Errorf(CodeInvalidRequest, "invalid request: %v", err)
 	case err != nil:
 		return nil, Errorf(CodeParseError, "parse error: %v", err)
 	}
@@ -143,15 +128,9 @@ func Decode(data []byte) (*Message, error) {
 	return &m, nil
 }
 
+// validID reports whether id is a string or a number (not null, an object, an array, a bool).
 func validID(id json.RawMessage) bool {
-	if len(id) == 0 {
-		return false
-	}
-	switch id[0] {
-	case '"', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		return true
-	}
-	return false // null, objects, arrays, booleans
+	return len(id) > 0 && (id[0] == '"' || id[0] == '-' || '0' <= id[0] && id[0] <= '9')
 }
 
 // encodeResponse builds a response to id. A nil result is sent as {}.
@@ -159,16 +138,15 @@ func encodeResponse(id json.RawMessage, result any, rpcErr *Error) (net.Buffers,
 	if id == nil {
 		id = json.RawMessage("null")
 	}
-	if rpcErr != nil {
-		b, err := json.Marshal(Message{JSONRPC: "2.0", ID: id, Error: rpcErr})
-		return net.Buffers{b}, err
+	if rpcErr == nil {
+		msg, err := envelope(id, "", "result", result)
+		if err == nil {
+			return msg, nil
+		}
+		rpcErr = Errorf(CodeInternalError, "internal error: encoding result: %v", err)
 	}
-	msg, err := envelope(id, "", "result", result)
-	if err != nil {
-		b, err := json.Marshal(Message{JSONRPC: "2.0", ID: id, Error: Errorf(CodeInternalError, "internal error: encoding result: %v", err)})
-		return net.Buffers{b}, err
-	}
-	return msg, nil
+	b, err := json.Marshal(Message{JSONRPC: "2.0", ID: id, Error: rpcErr})
+	return net.Buffers{b}, err
 }
 
 // envelope writes {"jsonrpc":"2.0",["id":id,]["method":method,]key:v} by hand, v encoded in
@@ -177,9 +155,15 @@ func encodeResponse(id json.RawMessage, result any, rpcErr *Error) (net.Buffers,
 func envelope(id json.RawMessage, method, key string, v any) (net.Buffers, error) {
 	body, ok := v.(Pieces)
 	if !ok {
-		raw, err := marshalResult(v)
-		if err != nil {
-			return nil, err
+		raw, isRaw := v.(json.RawMessage)
+		if !isRaw && v != nil {
+			var err error
+			if raw, err = json.Marshal(v); err != nil {
+				return nil, err
+			}
+		}
+		if len(raw) == 0 {
+			raw = json.RawMessage("{}")
 		}
 		body = Pieces{raw}
 	}
@@ -193,21 +177,6 @@ func envelope(id json.RawMessage, method, key string, v any) (net.Buffers, error
 	}
 	head = append(head, `,"`+key+`":`...)
 	return appendPieces(net.Buffers{head}, append(body, []byte("}"))...), nil
-}
-
-func marshalResult(v any) (json.RawMessage, error) {
-	switch v := v.(type) {
-	case nil:
-		return json.RawMessage("{}"), nil
-	case json.RawMessage:
-		if len(v) == 0 {
-			return json.RawMessage("{}"), nil
-		}
-		return v, nil
-	case Pieces:
-		return bytes.Join(v, nil), nil
-	}
-	return json.Marshal(v)
 }
 
 // EncodeNotification returns the bytes of a notification; used where one message is sent to

@@ -2,11 +2,9 @@ package jsonrpc
 
 import (
 	"bytes"
-	"cmp"
 	"errors"
 	"hash/maphash"
 	"io"
-	"reflect"
 	"sync"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -14,11 +12,9 @@ import (
 
 // JSON is read with jsontext (github.com/go-json-experiment/json, the mirror of Go 1.27's
 // encoding/json/v2): by default it checks what RFC 7493 (I-JSON) asks, which is the reader's
-// strictness: the syntax, UTF-8 in every string, and no name twice in one object at any depth
-// (jsontext.ErrDuplicateName, with the JSON pointer of the member). Fed a *bytes.Buffer it reads
-// the input in place, so the members found are slices of it, never copies.
+// strictness: the syntax, UTF-8 in every string, and no name twice in one object at any depth.
+// Fed a *bytes.Buffer it reads the input in place, so the members found are slices of it.
 
-// errTrailing is a second value after the one expected.
 var errTrailing = errors.New("jsontext: invalid data after top-level value")
 
 // member is one member of an object: its name, unescaped, and its value, a slice of the input.
@@ -51,132 +47,89 @@ func end(dec *jsontext.Decoder) error {
 	return nil
 }
 
-// readObject checks that d is exactly one JSON object (white space around it allowed), to be
-// decoded into a value of type t, and returns its members in order. With dups a name may repeat
-// (the caller reports it elsewhere). A member name that matches no field of a struct t (at any
-// depth) exactly but one when case is ignored is a *keyError, after any syntax or duplicate
-// error. A remembered big string in d (below) is not read again.
-func readObject(d []byte, t reflect.Type, dups bool) ([]member, error) {
-	sub, at, n := substitute(d)
-	ms, err := readMembers(sub, t, dups)
-	if err != nil && at >= 0 {
-		return readMembers(d, t, dups) // the error, or the rare valid input where sub is not
-	}
-	seen := map[string]bool{} // with dups: names may repeat below the outermost object only
-	for i, m := range ms {
-		if seen[m.name] {
-			return nil, &keyError{key: m.name, err: jsontext.ErrDuplicateName}
-		}
-		seen[m.name] = dups
-		// The same bytes in d:
-		start := cap(sub) - cap(m.value) // m.value is a slice of sub
-		end := start + len(m.value)
-		if at >= 0 && end > at {
-			end += n - 2
-			if start > at {
-				start += n - 2
+// readObject checks that d, which begins with '{', is exactly one JSON object (white space
+// after it allowed) and returns its members in order. With dups a name may repeat below the
+// outermost object; one that repeats in it is a *dupError, after any syntax error. A remembered
+// big string in d (below) is not read again.
+func readObject(d []byte, dups bool) ([]member, error) {
+	if sub, at, n := substitute(d); at >= 0 {
+		orig := func(o int) int { // offsets in sub after at are n-2 bytes further on in d
+			if o > at {
+				return o + n - 2
 			}
+			return o
 		}
-		ms[i].value = d[start:end]
+		ms, err := readMembers(sub, d, orig, dups)
+		if err == nil {
+			return ms, nil
+		}
+		// The error, or the rare valid input where sub is not: read d itself.
 	}
-	return ms, err
+	return readMembers(d, d, func(o int) int { return o }, dups)
 }
 
-func readMembers(d []byte, t reflect.Type, dups bool) ([]member, error) {
-	w := walker{dec: jsontext.NewDecoder(bytes.NewBuffer(d), jsontext.AllowDuplicateNames(dups)), d: d}
-	ms, err := w.object(t)
-	if err == nil {
-		err = end(w.dec)
+// readMembers reads the object sub; its members' values are slices of d, at orig(offset in sub).
+func readMembers(sub, d []byte, orig func(int) int, dups bool) ([]member, error) {
+	dec := jsontext.NewDecoder(bytes.NewBuffer(sub), jsontext.AllowDuplicateNames(dups))
+	if _, err := dec.ReadToken(); err != nil { // '{'
+		return nil, err
 	}
-	if err == nil {
-		err = w.first
-	}
-	return ms, err
-}
-
-// walker reads one JSON value with jsontext, token by token where it needs to.
-type walker struct {
-	dec   *jsontext.Decoder
-	d     []byte // dec's input
-	first error  // the first member name in the wrong case
-}
-
-// value reads the value at the next token, to be decoded into a value of type t (nil: not
-// decoded). An object or array is read token by token where it has names to check or may hold a
-// big string (bigString bytes of input are left), which is remembered; else whole, by jsontext.
-func (w *walker) value(t reflect.Type) error {
-	for t != nil && t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	k, big := w.dec.PeekKind(), len(w.d)-int(w.dec.InputOffset()) >= bigString
-	switch {
-	case k == '{' && (big || t != nil && (t.Kind() == reflect.Struct || t.Kind() == reflect.Map)):
-		_, err := w.object(t)
-		return err
-	case k == '[' && (big || t != nil && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array)):
-		if t != nil && t.Kind() != reflect.Slice && t.Kind() != reflect.Array {
-			t = nil
-		}
-		if _, err := w.dec.ReadToken(); err != nil {
-			return err
-		}
-		for w.dec.PeekKind() != ']' {
-			if err := w.value(elem(t)); err != nil {
-				return err
-			}
-		}
-		_, err := w.dec.ReadToken()
-		return err
-	}
-	v, err := w.dec.ReadValue()
-	if end := int(w.dec.InputOffset()); err == nil && len(v) >= bigString && v[0] == '"' {
-		remember(w.d[end-len(v) : end])
-	}
-	return err
-}
-
-// object reads the object at the next token and returns its members (see value).
-func (w *walker) object(t reflect.Type) ([]member, error) {
-	if tok, err := w.dec.ReadToken(); err != nil || tok.Kind() != '{' {
-		return nil, cmp.Or(err, error(&jsontext.SyntacticError{Err: errors.New("want an object")}))
-	}
-	fs := fieldsOf(t)
 	var ms []member
-	for w.dec.PeekKind() != '}' {
-		name, err := w.dec.ReadToken()
+	for dec.PeekKind() != '}' {
+		tok, err := dec.ReadToken()
 		if err != nil {
 			return nil, err
 		}
-		m := member{name: name.String()}
-		var mt reflect.Type // the member's type, nil if it is not decoded
-		if fs != nil {
-			f, err := fs.lookup(m.name)
-			if ke, ok := err.(*keyError); ok && w.first == nil {
-				ke.in = path(w.dec.StackPointer().Parent())
-				w.first = ke
-			}
-			if f != nil {
-				mt = f.typ
-			}
-		} else if t != nil && t.Kind() == reflect.Map {
-			mt = t.Elem()
-		}
-		start := int(w.dec.InputOffset())
-		if err := w.value(mt); err != nil {
+		name := tok.String()
+		start := orig(int(dec.InputOffset()))
+		if err := walk(dec, sub); err != nil {
 			return nil, err
 		}
-		m.value = bytes.TrimLeft(w.d[start:w.dec.InputOffset()], " \t\r\n:")
-		ms = append(ms, m)
+		value := bytes.TrimLeft(d[start:orig(int(dec.InputOffset()))], " \t\r\n:")
+		ms = append(ms, member{name, value})
 	}
-	_, err := w.dec.ReadToken()
-	return ms, err
+	if _, err := dec.ReadToken(); err != nil {
+		return nil, err
+	}
+	if err := end(dec); err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	for _, m := range ms {
+		if seen[m.name] {
+			return nil, &dupError{m.name}
+		}
+		seen[m.name] = true
+	}
+	return ms, nil
 }
 
-func elem(t reflect.Type) reflect.Type {
-	if t == nil {
-		return nil
+// walk reads the value at dec's next token (d is dec's input) and remembers the big strings in
+// it. It descends into an object or array only while it may hold one (bigString bytes of input
+// are left); else jsontext reads the value whole.
+func walk(dec *jsontext.Decoder, d []byte) error {
+	if k := dec.PeekKind(); (k == '{' || k == '[') && len(d)-int(dec.InputOffset()) >= bigString {
+		if _, err := dec.ReadToken(); err != nil {
+			return err
+		}
+		for next := dec.PeekKind(); next != '}' && next != ']'; next = dec.PeekKind() {
+			if k == '{' { // a name first
+				if _, err := dec.ReadToken(); err != nil {
+					return err
+				}
+			}
+			if err := walk(dec, d); err != nil {
+				return err
+			}
+		}
+		_, err := dec.ReadToken()
+		return err
 	}
-	return t.Elem()
+	v, err := dec.ReadValue()
+	if end := int(dec.InputOffset()); err == nil && len(v) >= bigString && v[0] == '"' {
+		remember(d[end-len(v) : end])
+	}
+	return err
 }
 
 // A file text crosses several layers that each read their message: JSON-RPC, MCP's tools/call,

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/jsonrpc"
@@ -47,9 +48,11 @@ type paramsProbe struct {
 type named string
 
 // FuzzUnmarshalParams: UnmarshalParams decodes as encoding/json does (the oracle), except that
-// it refuses a duplicate key at any level (found by encoding/json's own tokenizer), a member
-// name that matches a field only when case is ignored, and (jsontext, RFC 7493) a \u escape of
-// half a surrogate pair, which encoding/json turns into U+FFFD.
+// it refuses a duplicate key at any level (found by encoding/json's own tokenizer) and (jsontext,
+// RFC 7493) a \u escape of half a surrogate pair, which encoding/json turns into U+FFFD, and that
+// it matches names exactly: where a name matches a field only when case is ignored, which
+// encoding/json would take for the field, the oracle is encoding/json/v2, which matches exactly
+// (TestExactKeys), decoding all of params at once rather than by members.
 func FuzzUnmarshalParams(f *testing.F) {
 	for _, s := range []string{
 		`{"filePath":"/a/b","lineStart":3,"preview":true,"folders":["x","y"],"arguments":{"k":[1]},"pid":42}`,
@@ -61,6 +64,7 @@ func FuzzUnmarshalParams(f *testing.F) {
 		`{"small":256}`, `{"small":-1}`, `{"neg":1.0}`, `{"f32":1e39}`, `{"ratio":"1"}`, `{"range":null}`, `{"range":{"start":null}}`,
 		`{"range":{"start":{"line":"x"}}}`, `{"range":[]}`, `{"any":[1,{"a":null}],"map":{"a":"b"},"when":12}`, `{"kind":7}`, `{"preview":null,"lineStart":7}`,
 		`{"range":{"START":{"line":1}}}`, `{"arguments":{"a":1,"a":2}}`, `{"map":{"A":"1","a":"2"}}`,
+		`{"FILEPATH":"x","filePath":"y","arguments":null,"Arguments":[1]}`, `{"range":{"start":{"LINE":"x","line":2}}}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -88,10 +92,13 @@ func FuzzUnmarshalParams(f *testing.F) {
 			}
 			return
 		}
+	keys:
 		for _, k := range keys {
 			for n := range names {
 				if k != n && strings.EqualFold(k, n) {
-					return // a name in the wrong case: see TestParamsNamesExact
+					slow = paramsProbe{}
+					errSlow = jsonv2.Unmarshal(data, &slow)
+					break keys
 				}
 			}
 		}
@@ -212,7 +219,7 @@ func TestBigStringReadAgainAfterAnyChange(t *testing.T) {
 	at := bytes.Index(m.Params, []byte("ab"))
 	for _, bad := range []struct{ name, b string }{
 		{"control character", "\x01"}, {"raw newline", "\n"}, {"bad escape", `\x`}, {"bad unicode escape", `\u00g9`},
-		{"a name twice", `","tabName":"`}, {"a name in the wrong case", `","TabName":"`},
+		{"a name twice", `","tabName":"`}, {"a name twice, escaped", `","tab\u004eame":"`},
 	} {
 		for _, inPlace := range []bool{false, true} {
 			params := m.Params
@@ -289,20 +296,13 @@ func FuzzRememberedString(f *testing.F) {
 			Raw json.RawMessage `json:"raw"`
 		}
 		err := jsonrpc.UnmarshalParams(params, &p)
-		keys, dups, ok := oracleKeys(params)
-		for _, k := range keys {
-			if k != "raw" && strings.EqualFold(k, "raw") {
-				return // a name in the wrong case: see TestExactKeys
-			}
-		}
+		_, dups, ok := oracleKeys(params)
 		if want := ok && len(dups) == 0 && check(params) == nil; (err == nil) != want {
 			t.Fatalf("UnmarshalParams(%.100q…%.100q) = %.200v, want ok %v", a, b, err, want)
 		}
-		var q struct {
-			Raw json.RawMessage `json:"raw"`
-		}
-		if err == nil && (json.Unmarshal(params, &q) != nil || !bytes.Equal(p.Raw, q.Raw)) {
-			t.Fatalf("UnmarshalParams(%.100q…%.100q): raw %.100q, encoding/json %.100q", a, b, p.Raw, q.Raw)
+		var q map[string]json.RawMessage // matches names exactly, as UnmarshalParams does
+		if err == nil && (json.Unmarshal(params, &q) != nil || !bytes.Equal(p.Raw, q["raw"])) {
+			t.Fatalf("UnmarshalParams(%.100q…%.100q): raw %.100q, encoding/json %.100q", a, b, p.Raw, q["raw"])
 		}
 	})
 }

@@ -1,10 +1,12 @@
 package jsonrpc
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 
@@ -17,10 +19,9 @@ import (
 // with CodeInvalidParams naming the offending member.
 //
 // Strict, because a message must read the same in a log (--trace) as where it runs: a
-// duplicate key at any level is refused, member names are matched exactly (v2's default), and a
-// name that matches a field only when case is ignored ("PATH" for "path"), which encoding/json
-// would have taken for it, is refused rather than ignored (the MCP go-sdk matches
-// case-sensitively for the same reason).
+// duplicate key at any level is refused, and member names are matched exactly (v2's default),
+// as the bridge's peers and the MCP go-sdk match them: a name that matches a field only when
+// case is ignored ("PATH" for "path") is an unknown member, ignored like any other.
 //
 // Fields of type json.RawMessage or Text (a file's text) are kept as the slice of params they
 // came in; only the other members are decoded, so a 10 MiB text is not unescaped or copied.
@@ -34,7 +35,7 @@ func UnmarshalParams(params json.RawMessage, v any) error {
 	}
 	err := unmarshalStrict(p, v, false)
 	var (
-		ke  *keyError
+		de  *dupError
 		se  *jsonv2.SemanticError
 		rpc *Error
 	)
@@ -43,8 +44,8 @@ func UnmarshalParams(params json.RawMessage, v any) error {
 		return nil
 	case errors.As(err, &rpc):
 		return rpc
-	case errors.As(err, &ke):
-		return Errorf(CodeInvalidParams, "invalid params: %v", ke)
+	case errors.As(err, &de):
+		return Errorf(CodeInvalidParams, "invalid params: %v", de)
 	case errors.As(err, &se) && se.Err == nil && se.GoType != nil && se.JSONKind != 0:
 		return Errorf(CodeInvalidParams, "invalid params: %q must be %s, not %s", path(se.JSONPointer), kind(se.GoType.Kind()), kindName(se.JSONKind))
 	case errors.As(err, &se) && se.JSONPointer != "":
@@ -53,58 +54,39 @@ func UnmarshalParams(params json.RawMessage, v any) error {
 	return Errorf(CodeInvalidParams, "invalid params: %v", err)
 }
 
-// keyError is a duplicate key, or a name that matches a field only when case is ignored.
-type keyError struct {
-	key  string
-	want string // the field's name; "" for a duplicate
-	in   string // the path of its object, if not the outermost
-	err  error  // jsontext's error, for a duplicate
-}
+// dupError is a name twice in one object.
+type dupError struct{ key string }
 
-func (e *keyError) Unwrap() error { return e.err }
+func (e *dupError) Error() string { return fmt.Sprintf("duplicate key %q", e.key) }
 
-func (e *keyError) Error() string {
-	if e.want == "" {
-		return fmt.Sprintf("duplicate key %q", e.key)
-	}
-	in := ""
-	if e.in != "" {
-		in = fmt.Sprintf(" in %q", e.in)
-	}
-	return fmt.Sprintf("unknown key %q%s (names are case-sensitive: %q)", e.key, in, e.want)
-}
-
-// dupError turns jsontext's duplicate-name error into a *keyError naming the key; other errors
-// are returned as they are.
-func dupError(err error) error {
+// dupOf turns jsontext's duplicate-name error into a *dupError naming the key; other errors are
+// returned as they are.
+func dupOf(err error) error {
 	var se *jsontext.SyntacticError
 	if errors.Is(err, jsontext.ErrDuplicateName) && errors.As(err, &se) {
-		return &keyError{key: se.JSONPointer.LastToken(), err: err}
+		return &dupError{se.JSONPointer.LastToken()}
 	}
 	return err
 }
 
 // unmarshalStrict decodes the JSON object d into v as UnmarshalParams describes; with dups a
-// name may repeat below the outermost object. Its errors: *keyError, jsontext's syntax errors, or
+// name may repeat below the outermost object. Its errors: *dupError, jsontext's syntax errors, or
 // the v2 decoder's (*jsonv2.SemanticError).
 func unmarshalStrict(d []byte, v any, dups bool) error {
-	rv := reflect.ValueOf(v)
-	if rv.Kind() != reflect.Pointer || rv.IsNil() {
-		return jsonv2.Unmarshal(d, v) // its error for a bad v
+	raw := rawFields(reflect.TypeOf(v))
+	if raw == nil {
+		return dupOf(jsonv2.Unmarshal(d, v))
 	}
-	ms, err := readObject(d, rv.Elem().Type(), dups)
+	ms, err := readObject(d, dups)
 	if err != nil {
-		return dupError(err)
+		return dupOf(err)
 	}
-	fs := fieldsOf(rv.Elem().Type())
-	if fs == nil || !fs.raw {
-		return jsonv2.Unmarshal(d, v)
-	}
+	rv := reflect.ValueOf(v).Elem()
 	rest := append(make([]byte, 0, 256), '{') // the members not kept raw, as an object of their own
 	for _, m := range ms {
-		if f, _ := fs.lookup(m.name); f != nil && f.raw {
-			if err := keepRaw(rv.Elem().FieldByIndex(f.index), m.value); err != nil {
-				return fmt.Errorf("%q: %w", f.name, err)
+		if index, ok := raw[m.name]; ok {
+			if err := keepRaw(rv.FieldByIndex(index), m.value); err != nil {
+				return fmt.Errorf("%q: %w", m.name, err)
 			}
 			continue
 		}
@@ -114,7 +96,7 @@ func unmarshalStrict(d []byte, v any, dups bool) error {
 		rest, _ = jsontext.AppendQuote(rest, m.name) // a name read from valid JSON always quotes
 		rest = append(append(rest, ':'), m.value...)
 	}
-	return jsonv2.Unmarshal(append(rest, '}'), v)
+	return dupOf(jsonv2.Unmarshal(append(rest, '}'), v))
 }
 
 func keepRaw(dst reflect.Value, value []byte) error {
@@ -151,87 +133,46 @@ func kindName(k jsontext.Kind) string {
 }
 
 // path writes a JSON pointer as encoding/json names a field: "range.start.line".
-func path(p jsontext.Pointer) string {
-	var parts []string
-	for tok := range p.Tokens() {
-		parts = append(parts, tok)
-	}
-	return strings.Join(parts, ".")
-}
-
-// field is one struct field, by its JSON name.
-type field struct {
-	name  string
-	index []int
-	typ   reflect.Type
-	raw   bool // json.RawMessage or Text: kept as it came
-}
-
-type fieldSet struct {
-	list []field
-	raw  bool // some field is raw
-}
-
-// lookup finds the field named exactly name; a name that matches one only when case is ignored
-// is a *keyError. A nil set knows no names.
-func (s *fieldSet) lookup(name string) (*field, error) {
-	if s == nil {
-		return nil, nil
-	}
-	for i := range s.list {
-		if name == s.list[i].name {
-			return &s.list[i], nil
-		}
-	}
-	for i := range s.list {
-		if strings.EqualFold(name, s.list[i].name) {
-			return nil, &keyError{key: name, want: s.list[i].name}
-		}
-	}
-	return nil, nil
-}
+func path(p jsontext.Pointer) string { return strings.Join(slices.Collect(p.Tokens()), ".") }
 
 var (
-	fieldCache     sync.Map // reflect.Type → *fieldSet
+	rawCache       sync.Map // reflect.Type → map[string][]int
 	rawMessageType = reflect.TypeFor[json.RawMessage]()
 	textType       = reflect.TypeFor[Text]()
 )
 
-// fieldsOf lists the fields of struct type t by the names v2 gives them (the tag's, else the
-// Go name), those of embedded structs included; nil if t is not a struct.
-func fieldsOf(t reflect.Type) *fieldSet {
-	if t == nil || t.Kind() != reflect.Struct {
+// rawFields maps the names v2 gives the json.RawMessage and Text fields of the struct t points
+// to (the tag's, else the Go name; embedded structs' included) to their index; nil if none.
+func rawFields(t reflect.Type) map[string][]int {
+	if t == nil || t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
 		return nil
 	}
-	if s, ok := fieldCache.Load(t); ok {
-		return s.(*fieldSet)
+	if m, ok := rawCache.Load(t); ok {
+		return m.(map[string][]int)
 	}
-	s := &fieldSet{}
+	var raw map[string][]int
 	var add func(t reflect.Type, index []int)
 	add = func(t reflect.Type, index []int) {
 		for i := range t.NumField() {
 			f := t.Field(i)
 			tag := f.Tag.Get("json")
 			name, _, _ := strings.Cut(tag, ",")
-			if tag == "-" || !f.IsExported() && !f.Anonymous {
-				continue
-			}
 			idx := append(append([]int(nil), index...), i)
-			if f.Anonymous && name == "" && f.Type.Kind() == reflect.Struct {
+			switch {
+			case tag == "-" || !f.IsExported() && !f.Anonymous:
+			case f.Anonymous && name == "" && f.Type.Kind() == reflect.Struct:
 				add(f.Type, idx)
-				continue
+			case f.Type == rawMessageType || f.Type == textType:
+				if raw == nil {
+					raw = map[string][]int{}
+				}
+				raw[cmp.Or(name, f.Name)] = idx
 			}
-			if name == "" {
-				name = f.Name
-			}
-			raw := f.Type == rawMessageType || f.Type == textType
-			s.raw = s.raw || raw
-			s.list = append(s.list, field{name: name, index: idx, typ: f.Type, raw: raw})
 		}
 	}
-	add(t, nil)
-	fieldCache.Store(t, s)
-	return s
+	add(t.Elem(), nil)
+	rawCache.Store(t, raw)
+	return raw
 }
 
 func kind(k reflect.Kind) string {

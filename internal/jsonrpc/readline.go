@@ -8,18 +8,14 @@ import (
 )
 
 func (s *ioStream) readLine() ([]byte, error) {
-	for {
+	for { // blank lines are skipped; a last line without a newline is a line
 		line, err := s.readLineOnce()
-		if err == io.EOF && len(bytes.TrimSpace(line)) > 0 {
+		if (err == nil || err == io.EOF) && len(bytes.TrimSpace(line)) > 0 {
 			return line, nil
 		}
 		if err != nil {
 			return nil, err
 		}
-		if len(bytes.TrimSpace(line)) == 0 {
-			continue
-		}
-		return line, nil
 	}
 }
 
@@ -32,7 +28,7 @@ func (s *ioStream) readLineOnce() ([]byte, error) {
 	var buf []byte
 	for {
 		chunk, err := s.r.ReadSlice('\n')
-		if len(buf)+len(chunk) > s.limit() {
+		if len(buf)+len(chunk) > s.max {
 			// Drop the rest of this line only: a chunk read up to its newline ends it.
 			if errors.Is(err, bufio.ErrBufferFull) {
 				err = s.skipLine()

@@ -31,24 +31,25 @@ var ErrFrameTooLarge = errors.New("jsonrpc: frame too large")
 // ioStream frames messages over a byte pipe.
 type ioStream struct {
 	r        *bufio.Reader
-	w        io.Writer
-	closer   io.Closer
+	w        io.WriteCloser
 	headers  atomic.Bool // LSP Content-Length headers, else newline-delimited JSON; set before Read returns
 	detect   bool
-	max      int // frame limit; 0 means MaxFrame (tests lower it)
+	max      int // frame limit: MaxFrame (tests lower it)
 	lastLong int // the length of the last line longer than r's buffer (readline.go); for the reader only
 
 	turn chan struct{} // 1-buffered: one write at a time
 }
 
-// NewLineStream frames newline-delimited JSON.
-func NewLineStream(r io.Reader, w io.WriteCloser) Stream {
-	return &ioStream{r: bufio.NewReaderSize(r, 64<<10), w: w, closer: w, turn: make(chan struct{}, 1)}
+func newIOStream(r io.Reader, w io.WriteCloser) *ioStream {
+	return &ioStream{r: bufio.NewReaderSize(r, 64<<10), w: w, max: MaxFrame, turn: make(chan struct{}, 1)}
 }
+
+// NewLineStream frames newline-delimited JSON.
+func NewLineStream(r io.Reader, w io.WriteCloser) Stream { return newIOStream(r, w) }
 
 // NewHeaderStream frames with Content-Length headers.
 func NewHeaderStream(r io.Reader, w io.WriteCloser) Stream {
-	s := &ioStream{r: bufio.NewReaderSize(r, 64<<10), w: w, closer: w, turn: make(chan struct{}, 1)}
+	s := newIOStream(r, w)
 	s.headers.Store(true)
 	return s
 }
@@ -57,7 +58,9 @@ func NewHeaderStream(r io.Reader, w io.WriteCloser) Stream {
 // for lines; leading white space is skipped) and writes in the same framing. Writes before the
 // first message was read use line framing: a server must not speak first.
 func NewDetectStream(r io.Reader, w io.WriteCloser) Stream {
-	return &ioStream{r: bufio.NewReaderSize(r, 64<<10), w: w, closer: w, detect: true, turn: make(chan struct{}, 1)}
+	s := newIOStream(r, w)
+	s.detect = true
+	return s
 }
 
 // ErrUnknownFraming is returned when the first byte fits no framing.
@@ -125,7 +128,7 @@ func (s *ioStream) readHeader() ([]byte, error) {
 			length = n
 		}
 	}
-	if length > s.limit() {
+	if length > s.max {
 		if _, err := io.CopyN(io.Discard, s.r, int64(length)); err != nil {
 			return nil, err
 		}
@@ -136,13 +139,6 @@ func (s *ioStream) readHeader() ([]byte, error) {
 		return nil, err
 	}
 	return buf, nil
-}
-
-func (s *ioStream) limit() int {
-	if s.max > 0 {
-		return s.max
-	}
-	return MaxFrame
 }
 
 // Write writes one message. A peer that stops reading a pipe must not hang its callers: the
@@ -189,7 +185,7 @@ func (s *ioStream) WritePieces(ctx context.Context, msg net.Buffers) error {
 	}
 }
 
-func (s *ioStream) Close() error { return s.closer.Close() }
+func (s *ioStream) Close() error { return s.w.Close() }
 
 // Buffered reports whether more than white space was read past the last message returned (for
 // Conn.Latest). For the reader's goroutine only.

@@ -119,7 +119,8 @@ func TestSessionHandshake(t *testing.T) {
 }
 
 // TestSessionRefusals: protocol errors are JSON-RPC errors with the code the client can act on;
-// tools/call's params are read with exact names and no duplicate keys (issue 16 item 3).
+// tools/call's params are read with exact names (one in the wrong case is an unknown member,
+// ignored, as the CLI reads it) and no duplicate keys (issue 16 item 3).
 func TestSessionRefusals(t *testing.T) {
 	t.Parallel()
 	c := startSession(t, ide.Capabilities{})
@@ -133,9 +134,10 @@ func TestSessionRefusals(t *testing.T) {
 		{"tools/call", `{}`, jsonrpc.CodeInvalidParams, `"name"`},
 		{"tools/call", `{"name":"rm -rf"}`, jsonrpc.CodeInvalidParams, "rm -rf"},
 		{"tools/call", `{"name":"getLatestSelection","name":"closeAllDiffTabs"}`, jsonrpc.CodeInvalidParams, `duplicate key "name"`},
-		{"tools/call", `{"Name":"getLatestSelection"}`, jsonrpc.CodeInvalidParams, `"Name"`},
+		{"tools/call", `{"Name":"getLatestSelection"}`, jsonrpc.CodeInvalidParams, `"name" is required`},
+		{"tools/call", `{"name":"rm -rf","NAME":"getLatestSelection"}`, jsonrpc.CodeInvalidParams, "rm -rf"},
 		{"tools/call", `{"name":"close_tab","arguments":{"tab_name":"a","tab_name":"b"}}`, jsonrpc.CodeInvalidParams, `duplicate key "tab_name"`},
-		{"tools/call", `{"name":"close_tab","arguments":{"Tab_Name":"a"}}`, jsonrpc.CodeInvalidParams, `"Tab_Name"`},
+		{"tools/call", `{"name":"close_tab","arguments":{"Tab_Name":"a"}}`, jsonrpc.CodeInvalidParams, `"tab_name" is required`},
 		{"initialize", `{"protocolVersion":7}`, jsonrpc.CodeInvalidParams, `"protocolVersion"`},
 	} {
 		err := c.Call(ctxT(t), tc.method, json.RawMessage(tc.params), nil)
