@@ -175,13 +175,13 @@ function M.accept(d)
     notify(d.tab_name .. " was already " .. d.state, vim.log.levels.WARN)
     return
   end
-  -- The buffer goes to rpc as it is: it reads the lines and writes them into
-  -- the message itself, in pieces (rpc.buffer_value), the fastest way from
-  -- :w to the bridge for a big text.
   -- A proposal accepted as it came (no change since it was put into the
-  -- buffer: same changedtick, same 'eol') is named by its number instead: the
-  -- bridge answers Claude with the text it sent, and :w encodes and pipes
-  -- nothing of it (docs/editor-protocol.md, diffAccepted).
+  -- buffer: same changedtick, same 'eol') is named by its number: the bridge
+  -- answers Claude with the text it sent, and :w encodes and pipes nothing of
+  -- it (docs/editor-protocol.md, diffAccepted). Any other buffer goes to rpc
+  -- as it is: it reads the lines and writes them into the message itself, in
+  -- pieces (rpc.buffer_value), the fastest way from :w to the bridge for a
+  -- big text.
   local params = { tabName = d.tab_name }
   local eol = vim.bo[d.prop_buf].eol
   if d.proposal and vim.api.nvim_buf_get_changedtick(d.prop_buf) == d.tick and eol == d.eol then
