@@ -12,20 +12,23 @@ type Head struct {
 	Method string          `json:"method"`
 }
 
-// ParseHead reads a message's id and method; from the first 4 KiB only of a big message
-// (64 KiB or more), where decoding it whole would cost more than what is measured.
+// ParseHead reads a message's id and method. A big message (64 KiB or more) is looked at in its
+// first 4 KiB only when either is there, where decoding it whole would cost more than what is
+// measured: the bridge, the Node sidecar and the echo write them before params and result. Lua's
+// tables keep no key order, so claudecode.nvim may put "id" after a 10 MiB result: with neither
+// in the first 4 KiB the message is decoded whole (after its frame was stamped, see Frame).
 func ParseHead(msg []byte) Head {
 	var h Head
-	if len(msg) < 64<<10 {
-		json.Unmarshal(msg, &h)
-		return h
+	if len(msg) >= 64<<10 {
+		id, okID := RawField(msg[:4096], "id")
+		m, okM := RawField(msg[:4096], "method")
+		if okID || okM {
+			h.ID = id
+			h.Method, _ = strconv.Unquote(string(m))
+			return h
+		}
 	}
-	if id, ok := RawField(msg[:4096], "id"); ok {
-		h.ID = id
-	}
-	if m, ok := RawField(msg[:4096], "method"); ok {
-		h.Method, _ = strconv.Unquote(string(m))
-	}
+	json.Unmarshal(msg, &h)
 	return h
 }
 

@@ -27,3 +27,20 @@ func TestRawFieldMatchesDecoding(t *testing.T) {
 		}
 	}
 }
+
+// A big answer whose "id" comes after its result (claudecode.nvim's key order) is still matched
+// to its call: the bench hung on the peer's openDiff answers without this.
+func TestParseHeadIDAfterABigResult(t *testing.T) {
+	big := strings.Repeat("x", 1<<20)
+	for _, msg := range []string{
+		`{"result":{"content":[{"type":"text","text":"FILE_SAVED"},{"type":"text","text":"` + big + `"}]},"jsonrpc":"2.0","id":7}`,
+		`{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"` + big + `"}]}}`,
+	} {
+		if h := ParseHead([]byte(msg)); string(h.ID) != "7" || h.Method != "" {
+			t.Errorf("ParseHead(%.60s...) = id %q method %q, want id 7", msg, h.ID, h.Method)
+		}
+	}
+	if h := ParseHead([]byte(`{"params":{"text":"` + big + `"},"method":"selection_changed","jsonrpc":"2.0"}`)); h.Method != "selection_changed" || h.ID != nil {
+		t.Errorf("notification with method last: %+v", h)
+	}
+}
