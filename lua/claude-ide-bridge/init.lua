@@ -30,7 +30,7 @@ local S = state.bridge
 local augroup = vim.api.nvim_create_augroup("ClaudeIdeBridge", { clear = true })
 
 local function notify(msg, level)
-  vim.notify("claude-ide-bridge: " .. msg, level or vim.log.levels.INFO)
+  require("claude-ide-bridge.notice").show(msg, level or vim.log.levels.INFO)
 end
 
 --- The bridge binary: the `bin` option, else claude-ide-bridge on $PATH,
