@@ -16,6 +16,9 @@ M.DEFAULT_SECONDS = 5
 -- The float's state: its window and buffer, and the notices shown in it.
 local float = { win = nil, buf = nil, items = {} }
 
+-- Notices shown in this event-loop turn.
+local recent = {}
+
 local function builtin_notify()
   local ok, info = pcall(debug.getinfo, vim.notify, "S")
   if not ok or type(info) ~= "table" then
@@ -95,9 +98,30 @@ end
 function M.show(msg, level)
   level = level or vim.log.levels.INFO
   msg = "claude-ide-bridge: " .. msg
-  vim.notify(msg, level)
-  if not builtin_notify() then
+  -- The same notice twice in one event-loop turn (setup() and the command
+  -- lazy.nvim runs after it both find no bridge) is shown once.
+  if recent[msg] then
     return
+  end
+  if next(recent) == nil then
+    vim.schedule(function()
+      recent = {}
+    end)
+  end
+  recent[msg] = true
+  if not builtin_notify() then
+    vim.notify(msg, level)
+    return
+  end
+  if level >= vim.log.levels.ERROR then
+    -- The built-in ERROR is an error message: inside vim.cmd() (lazy.nvim
+    -- runs a lazy-loaded command that way) it becomes a Lua error, shown with
+    -- a traceback. Out of the command's way, it is only a message.
+    vim.schedule(function()
+      vim.notify(msg, level)
+    end)
+  else
+    vim.notify(msg, level)
   end
   if in_terminal() then
     show_float(msg, level)
