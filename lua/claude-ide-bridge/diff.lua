@@ -19,7 +19,7 @@ local diffs = state.diffs
 local augroup = vim.api.nvim_create_augroup("ClaudeIdeBridgeDiff", { clear = true })
 
 local function notify(msg, level)
-  vim.notify("claude-ide-bridge: " .. msg, level or vim.log.levels.INFO)
+  require("claude-ide-bridge.notice").show(msg, level or vim.log.levels.INFO)
 end
 
 -- A scratch buffer holding lines, and its changedtick right after they were
@@ -264,7 +264,12 @@ function M.show(p, reply)
   end
   local buf = files.find(path)
   if buf and vim.api.nvim_buf_is_loaded(buf) and vim.bo[buf].modified then
-    return reply(nil, files.basename(path) .. " has unsaved changes; save or discard them first")
+    -- Claude is told, and so is the user, at once: else Claude says "Opened
+    -- changes in Neovim" while nothing opened.
+    local name = vim.fn.fnamemodify(path, ":~:.")
+    notify(("Claude's edit of %s was not shown: the buffer has unsaved changes. :w (or :e! to drop them), then ask Claude again")
+      :format(name), vim.log.levels.WARN)
+    return reply(nil, files.basename(path) .. " has unsaved changes in Neovim; the user was asked to save or discard them, then to ask again")
   end
   if diffs[tab_name] then
     teardown(diffs[tab_name])
