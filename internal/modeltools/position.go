@@ -67,11 +67,13 @@ func uriPath(uri string) string {
 	return filepath.FromSlash(u.Path)
 }
 
-// files reads and caches the lines of files for one tool call.
+// files reads and caches the lines of files for one tool call, only inside ws.
 type files struct {
-	m map[string][]string
+	ws workspace
+	m  map[string][]string
 }
 
+// lines reads path's lines; a path outside the workspace is an *outsideError and is not read.
 func (f *files) lines(path string) ([]string, error) {
 	if l, ok := f.m[path]; ok {
 		return l, nil
@@ -79,7 +81,11 @@ func (f *files) lines(path string) ([]string, error) {
 	if f.m == nil {
 		f.m = map[string][]string{}
 	}
-	b, err := userfile.Read(path, maxFileSize)
+	real, err := f.ws.inside(path)
+	if err != nil {
+		return nil, err
+	}
+	b, err := userfile.Read(real, maxFileSize)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%s does not exist", path)
 	}
@@ -91,7 +97,14 @@ func (f *files) lines(path string) ([]string, error) {
 	return l, nil
 }
 
-// line is the text of a 0-based line, "" when out of range or unreadable.
+// outside reports whether path is outside the workspace (its lines are never shown).
+func (f *files) outside(path string) bool {
+	_, err := f.lines(path)
+	var oe *outsideError
+	return errors.As(err, &oe)
+}
+
+// line is the text of a 0-based line, "" when out of range, unreadable or outside.
 func (f *files) line(path string, n int) string {
 	l, err := f.lines(path)
 	if err != nil || n < 0 || n >= len(l) {

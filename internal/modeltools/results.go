@@ -91,8 +91,14 @@ func (f *formatter) display(path string) string {
 	return path
 }
 
+// outsideText stands for the line of a file outside the workspace, which is never quoted.
+const outsideText = "(outside the workspace: not shown)"
+
 // context is a line of a file, trimmed and bounded, for one result line.
 func (f *formatter) context(path string, line int) string {
+	if f.files.outside(path) {
+		return outsideText
+	}
 	s := strings.TrimSpace(f.files.line(path, line-1))
 	return clip(s, 160)
 }

@@ -100,7 +100,8 @@ type call struct {
 }
 
 func (t *tools) newCall() *call {
-	return &call{t: t, f: formatter{folders: t.o.Folders(), max: t.o.MaxResults}}
+	folders := t.o.Folders()
+	return &call{t: t, f: formatter{folders: folders, max: t.o.MaxResults, files: files{ws: newWorkspace(folders)}}}
 }
 
 // abs resolves a path the model gave.
@@ -116,10 +117,15 @@ func (c *call) abs(p string) (string, error) {
 		p = filepath.Join(c.f.folders[0], p)
 	}
 	p = filepath.Clean(p)
-	if _, err := c.f.files.lines(p); err != nil {
+	// From here on the resolved path is used: what was checked is what is read and asked.
+	real, err := c.f.files.ws.inside(p)
+	if err != nil {
 		return "", err
 	}
-	return p, nil
+	if _, err := c.f.files.lines(real); err != nil {
+		return "", err
+	}
+	return real, nil
 }
 
 // position finds the symbol on the line and builds the request's params.
@@ -151,6 +157,11 @@ func (c *call) position(path string, line int, symbol string) (positionParams, e
 
 // request asks the source and remembers how to read its answer.
 func (c *call) request(ctx context.Context, path, method string, params any) (json.RawMessage, error) {
+	// Every path a source is asked about was resolved by abs; checked again here so that no
+	// tool can hand a source (the editor loads the file) a path outside the workspace.
+	if _, err := c.f.files.ws.inside(path); err != nil {
+		return nil, err
+	}
 	var raw json.RawMessage
 	a, err := c.t.o.Source.Request(ctx, path, method, params, &raw)
 	if err != nil {
@@ -520,7 +531,14 @@ func (c *call) previewEdits(path string, list []textEdit) []entry {
 		byLine[e.Range.Start.Line] = append(byLine[e.Range.Start.Line], e)
 	}
 	var out []entry
+	outside := c.f.files.outside(path)
 	for ln, es := range byLine {
+		if outside {
+			for _, e := range es {
+				out = append(out, c.f.at(path, e.Range.Start, outsideText))
+			}
+			continue
+		}
 		line := c.f.files.line(path, ln)
 		sort.Slice(es, func(i, j int) bool { return es[i].Range.Start.Character > es[j].Range.Start.Character })
 		after := line

@@ -80,7 +80,9 @@ func TestRenamePreviewChangesNothing(t *testing.T) {
 func TestSymbolColumnAndBadInput(t *testing.T) {
 	root := navRoot(t)
 	g := startGopls(t, root)
-	s := serveTools(t, modeltools.Options{Source: g, Folders: func() []string { return []string{root} }})
+	// /proc/self is a second workspace folder only so that the pagemap case below reaches the
+	// file reader's own refusal rather than the workspace's.
+	s := serveTools(t, modeltools.Options{Source: g, Folders: func() []string { return []string{root, "/proc/self"} }})
 	for _, c := range []struct {
 		args map[string]any
 		want string

@@ -30,7 +30,7 @@ local S = state.bridge
 local augroup = vim.api.nvim_create_augroup("ClaudeIdeBridge", { clear = true })
 
 local function notify(msg, level)
-  vim.notify("claude-ide-bridge: " .. msg, level or vim.log.levels.INFO)
+  require("claude-ide-bridge.notice").show(msg, level or vim.log.levels.INFO)
 end
 
 --- The bridge binary: the `bin` option, else claude-ide-bridge on $PATH,
@@ -144,7 +144,7 @@ function M.start(cb)
   end
   local bin = remote.enabled() and "remote" or M.bin()
   if not bin then
-    notify("claude-ide-bridge not found: set the `bin` option or put it on PATH (see :help claude-ide-bridge-install)", vim.log.levels.ERROR)
+    notify("the claude-ide-bridge binary is not installed: run :ClaudeCodeInstall (or set the `bin` option, or put it on PATH)", vim.log.levels.ERROR)
     state.bridge_failed()
     return false
   end

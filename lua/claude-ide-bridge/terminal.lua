@@ -170,7 +170,7 @@ function M.provider(opts)
   if p.available then
     local ok, why = p.available()
     if not ok then
-      vim.notify("claude-ide-bridge: terminal provider " .. name .. ": " .. why .. "; using native", vim.log.levels.WARN)
+      require("claude-ide-bridge.notice").show("terminal provider " .. name .. ": " .. why .. "; using native", vim.log.levels.WARN)
       return native
     end
   end
@@ -201,7 +201,7 @@ end
 function M.open(cmd, env, opts, args)
   local p = M.provider(opts)
   if args and #args > 0 and p.running() then
-    vim.notify("claude-ide-bridge: claude is already running; :ClaudeCodeClose it to start one with " .. table.concat(args, " "), vim.log.levels.WARN)
+    require("claude-ide-bridge.notice").show("claude is already running; :ClaudeCodeClose it to start one with " .. table.concat(args, " "), vim.log.levels.WARN)
   end
   p.open(cmd, env, opts or {})
 end
