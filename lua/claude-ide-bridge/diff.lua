@@ -209,18 +209,18 @@ function M.accept(d)
     notify(d.tab_name .. " was already " .. d.state, vim.log.levels.WARN)
     return
   end
-  -- A proposal accepted as it came (no change since it was put into the
-  -- buffer: same changedtick, same 'eol') is named by its number: the bridge
-  -- answers Claude with the text it sent, and :w encodes and pipes nothing of
-  -- it (docs/editor-protocol.md, diffAccepted). Any other buffer goes to rpc
-  -- as it is: it reads the lines and writes them into the message itself, in
-  -- pieces (rpc.buffer_value), the fastest way from :w to the bridge for a
-  -- big text.
-  local params = { tabName = d.tab_name }
+  -- Every decision names its proposal (showDiff's "proposal"), so the bridge
+  -- refuses it if Claude replaced that proposal meanwhile instead of taking
+  -- it for the new one. A proposal accepted as it came (no change since it
+  -- was put into the buffer: same changedtick, same 'eol') is sent without
+  -- its text: the bridge answers Claude with the text it sent, and :w encodes
+  -- and pipes nothing of it (docs/editor-protocol.md, diffAccepted). Any
+  -- other buffer goes to rpc as it is: it reads the lines and writes them
+  -- into the message itself, in pieces (rpc.buffer_value), the fastest way
+  -- from :w to the bridge for a big text.
+  local params = { tabName = d.tab_name, proposal = d.proposal }
   local eol = vim.bo[d.prop_buf].eol
-  if d.proposal and vim.api.nvim_buf_get_changedtick(d.prop_buf) == d.tick and eol == d.eol then
-    params.proposal = d.proposal
-  else
+  if not (d.proposal and vim.api.nvim_buf_get_changedtick(d.prop_buf) == d.tick and eol == d.eol) then
     params.contents = rpc.buffer_value(d.prop_buf, eol)
   end
   set_state(d, "accepting")
@@ -248,7 +248,7 @@ function M.reject(d)
     return
   end
   set_state(d, "rejecting")
-  state.request("diffRejected", { tabName = d.tab_name }, function(err)
+  state.request("diffRejected", { tabName = d.tab_name, proposal = d.proposal }, function(err)
     if err then
       notify("reject failed: " .. tostring(err.message), vim.log.levels.ERROR)
     end
