@@ -184,31 +184,39 @@ func (s *server) handle(ctx context.Context, req *jsonrpc.Request) (any, error) 
 		}
 		return map[string]any{"delivered": n, "held": held}, nil
 	case "diffAccepted":
+		// Every decision names its proposal (showDiff's "proposal"): a decision on a proposal
+		// that a same-name openDiff replaced, or that was closed or answered, is -32001 and never
+		// lands on another (issue 25 item 6). A decision without the number is refused: the
+		// bridge cannot tell which proposal the user saw.
 		var p struct {
 			TabName  string   `json:"tabName"`
 			Contents ide.Text `json:"contents"` // passed to Claude as it came
-			// Proposal, instead of contents: the user accepted the proposal of that number
-			// (showDiff's "proposal") without an edit; Claude gets its text as it sent it.
+			// Proposal: the number of the proposal decided on. Without contents, the user
+			// accepted it unedited; Claude gets its text as it sent it.
 			Proposal *uint64 `json:"proposal"`
 		}
 		if err := jsonrpc.UnmarshalParams(req.Params, &p); err != nil {
 			return nil, err
 		}
-		if p.Contents.IsZero() {
-			if p.Proposal != nil {
-				return nil, m.DiffAcceptedProposal(p.TabName, *p.Proposal)
-			}
-			return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, `invalid params: "contents" is required`)
+		if p.Proposal == nil {
+			return nil, errNoProposal("diffAccepted")
 		}
-		return nil, m.DiffAcceptedText(p.TabName, p.Contents)
+		if p.Contents.IsZero() {
+			return nil, m.DiffAcceptedProposal(p.TabName, *p.Proposal)
+		}
+		return nil, m.DiffAcceptedShownText(p.TabName, *p.Proposal, p.Contents)
 	case "diffRejected":
 		var p struct {
-			TabName string `json:"tabName"`
+			TabName  string  `json:"tabName"`
+			Proposal *uint64 `json:"proposal"`
 		}
 		if err := jsonrpc.UnmarshalParams(req.Params, &p); err != nil {
 			return nil, err
 		}
-		return nil, m.DiffRejected(p.TabName)
+		if p.Proposal == nil {
+			return nil, errNoProposal("diffRejected")
+		}
+		return nil, m.DiffRejectedShown(p.TabName, *p.Proposal)
 	case "closeAllDiffs":
 		closed, restored, err := m.CloseAllDiffs()
 		if err != nil {
@@ -225,6 +233,10 @@ func (s *server) handle(ctx context.Context, req *jsonrpc.Request) (any, error) 
 		return nil, nil
 	}
 	return nil, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "method not found: %s", req.Method)
+}
+
+func errNoProposal(method string) error {
+	return jsonrpc.Errorf(jsonrpc.CodeInvalidParams, `invalid params: %s needs "proposal", the number of the showDiff decided on`, method)
 }
 
 func (s *server) initialize(req *jsonrpc.Request) (any, error) {
