@@ -34,6 +34,7 @@ local M = {}
 ---@field install? claude-ide-bridge.InstallConfig
 ---@field model_tools? boolean :ClaudeCode registers the code tools with the CLI (default true)
 ---@field remote? false|claude-ide-bridge.RemoteConfig bridge and claude on another machine (default false)
+---@field tabline? boolean set 'tabline' to readable labels for Claude's tabs when it is empty (default true)
 
 ---@type claude-ide-bridge.Config
 M.defaults = {
@@ -61,12 +62,16 @@ M.defaults = {
   -- Run the bridge and claude on another machine: { cmd = { "ssh", "host" },
   -- path_map = { [LOCAL] = REMOTE }, bin = "claude-ide-bridge" } (remote.lua).
   remote = false,
+  -- Set 'tabline' (when the user has none) to labels that name Claude's
+  -- terminal and diffs readably (tabline.lua).
+  tabline = true,
 }
 
 -- Keys allowed in the user's table (the defaults' keys include those whose default is nil).
 local known = {
   bin = true, auto_start = true, terminal_cmd = true, terminal = true, track_selection = true,
   selection_debounce_ms = true, ide_name = true, install = true, remote = true, model_tools = true,
+  tabline = true,
 }
 local known_terminal = { provider = true, split = true, size = true, float = true, external_cmd = true, snacks_win = true }
 local known_install = { base_url = true }
@@ -145,6 +150,7 @@ local rules = {
   { "bin", "string", true },
   { "auto_start", "boolean" },
   { "model_tools", "boolean" },
+  { "tabline", "boolean" },
   {
     "terminal_cmd",
     function(v)

@@ -426,6 +426,9 @@ function M.setup(opts)
     notify(table.concat(lines, "\n"), vim.log.levels.ERROR)
   end
   require("claude-ide-bridge.commands").create()
+  if config.options.tabline then
+    require("claude-ide-bridge.tabline").install()
+  end
   tracker.watch_windows()
   -- Buffers follow the disk (Claude's writes): see watch.lua.
   require("claude-ide-bridge.watch").start()
