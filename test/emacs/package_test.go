@@ -13,7 +13,7 @@ import (
 // Emacs exits non-zero.
 func batch(t *testing.T, dir string, env []string, args ...string) string {
 	t.Helper()
-	cmd := exec.Command(needEmacs(t), append([]string{"--batch", "-Q"}, args...)...)
+	cmd := exec.Command(needEmacs(t), append([]string{"--batch", "-Q", "--eval", noNativeComp}, args...)...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), env...)
 	out, err := cmd.CombinedOutput()
