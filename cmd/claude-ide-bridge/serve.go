@@ -19,6 +19,7 @@ import (
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/lsp"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/modeltools"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/pathmap"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/trust"
 )
 
 var errUsage = errors.New("usage")
@@ -101,6 +102,11 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if *workspace != "" {
 		folders = []string{*workspace}
 	}
+	root, err := workspaceRoot(*workspace)
+	if err != nil {
+		return err
+	}
+	trustWorkspace(root, servers, stdin, stdout) // before the reviewer reads stdin
 	ed := terminal.New(stdin, stdout, terminal.Auto(*auto), isTerminal(stdout))
 	defer ed.Close()
 	openSet := false
@@ -118,15 +124,11 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		ed.SetOpener(o, isCharDevice(stdout))
 		fmt.Fprintf(stdout, "claude-ide-bridge: files Claude opens are opened with: %s\n", tmpl)
 	}
-	root, err := workspaceRoot(*workspace)
-	if err != nil {
-		return err
-	}
 	info := terminal.Info(*ideName)
 	var editor ide.Editor = ed
 	var code modeltools.Source // the model's code tools (/mcp) ask the same servers
 	if len(servers) > 0 {
-		m, err := lsp.New(lsp.Config{Root: root, Servers: servers, Log: log, Encoding: string(info.Encoding)})
+		m, err := lsp.New(lsp.Config{Root: root, Servers: servers, Log: log, Encoding: string(info.Encoding), Trust: trust.Gate(root)})
 		if err != nil {
 			fmt.Fprintln(stderr, err)
 			return errUsage
@@ -146,7 +148,7 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	ed.Bind(b.Model)
 	fmt.Fprintf(stdout, "claude-ide-bridge: %s IDE on 127.0.0.1:%d for %v\nlock file: %s\n\nIn the terminal where you run claude (--mcp-config adds the code tools):\n\n%s\n  claude --mcp-config %s\n\n",
 		*ideName, b.Port(), b.Model.Folders(), b.LockPath(), exportLines(b.Env()), shellQuote(b.MCPConfigPath()))
-	fmt.Fprintf(stdout, "language servers (getDiagnostics): %s\n\n", lsp.Describe(servers))
+	fmt.Fprintf(stdout, "language servers (getDiagnostics): %s\n\n", describeServers(servers, root))
 	ed.Run(ctx)
 	fmt.Fprintln(stdout, "\nclaude-ide-bridge: stopping")
 	return nil

@@ -21,6 +21,7 @@ import (
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/lsp"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/mcp"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/pathmap"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/trust"
 )
 
 // Options configure Serve.
@@ -259,7 +260,7 @@ func (s *server) initialize(req *jsonrpc.Request) (any, error) {
 	if len(s.opt.LSP) > 0 && !info.Caps.Diagnostics {
 		root, err := lspRoot(p.WorkspaceFolders)
 		if err == nil {
-			m, err = lsp.New(lsp.Config{Root: root, Servers: s.opt.LSP, Log: s.opt.Log, Encoding: string(info.Encoding)})
+			m, err = lsp.New(lsp.Config{Root: root, Servers: s.opt.LSP, Log: s.opt.Log, Encoding: string(info.Encoding), Trust: trust.Gate(root)})
 		}
 		if err != nil {
 			return nil, jsonrpc.Errorf(jsonrpc.CodeServerError, "language servers: %v", err)
