@@ -134,9 +134,42 @@ function M.list()
   return out
 end
 
+-- Where the user was when a diff opened: the window and the mode (mode()'s
+-- first letter: "t" typing to Claude, "i" inserting, else Normal).
+local function here()
+  return { win = vim.api.nvim_get_current_win(), mode = vim.api.nvim_get_mode().mode:sub(1, 1) }
+end
+
+-- Puts the user back where here() found them, in the same mode.
+local function go_back(back)
+  if not (back and vim.api.nvim_win_is_valid(back.win)) then
+    return
+  end
+  vim.api.nvim_set_current_win(back.win)
+  local term = vim.bo[vim.api.nvim_win_get_buf(back.win)].buftype == "terminal"
+  if (back.mode == "t" and term) or (back.mode == "i" and not term) then
+    vim.cmd("startinsert")
+  else
+    vim.cmd("stopinsert")
+  end
+end
+
+-- Whether the user is looking at d: its tab page or one of its windows is current.
+local function looking_at(d)
+  local cur = vim.api.nvim_get_current_win()
+  for _, w in ipairs(d.wins) do
+    if w == cur then
+      return true
+    end
+  end
+  return d.tab ~= nil and d.tab == vim.api.nvim_get_current_tabpage() and d.own_tab
+end
+
 -- Closes d's windows and buffers. Windows of the user that show one of our
--- buffers are switched to an empty buffer rather than closed.
+-- buffers are switched to an empty buffer rather than closed. When the user
+-- was looking at the diff, focus goes back where it was when the diff opened.
 local function teardown(d)
+  local back = looking_at(d) and d.back or nil
   d.closing = true
   diffs[d.tab_name] = nil
   vim.schedule(function()
@@ -167,6 +200,7 @@ local function teardown(d)
     end
   end
   sync_diffopt()
+  go_back(back)
 end
 
 --- Sends diffAccepted for d with the proposal buffer's text.
@@ -313,6 +347,7 @@ function M.show(p, reply)
   if d.big then
     use_cheap_diffopt()
   end
+  d.back, d.own_tab = here(), true
   dopt.opening = true
   local ok, err = pcall(vim.cmd, "tab sbuffer " .. orig)
   dopt.opening = false
