@@ -49,7 +49,7 @@ export def InstallPath(): string
 enddef
 
 def Folders(): list<string>
-  return [resolve(getcwd(-1, -1))]
+  return [resolve(getcwd(-1))]
 enddef
 
 export def Running(): bool
@@ -61,7 +61,7 @@ def Ready(): bool
 enddef
 
 # Sends a request; Cb(error dict or {}, result) runs with the answer.
-export def Request(method: string, params: dict<any>, Cb: func(dict<any>, any))
+export def Request(method: string, params: dict<any>, Cb: func)
   if !Ready() && method != 'initialize'
     Cb({message: 'the bridge is not running (:ClaudeCodeStart)'}, {})
     return
@@ -98,7 +98,7 @@ def DiagSource(): string
   return ''
 enddef
 
-export def Start(Cb: func(dict<any>) = null_function): bool
+export def Start(Cb: func = null_function): bool
   if Ready()
     if Cb != null_function
       Cb(S.info)

@@ -46,7 +46,7 @@ enddef
 def Split()
   var how = cib.Opt('split', 'botright vertical')
   var total = how =~ 'vert' ? &columns : &lines
-  execute printf('%s %dnew', how, max([float2nr(total * cib.Opt('size', 0.35)), how =~ 'vert' ? 20 : 5]))
+  execute printf(':%s :%dnew', how, max([float2nr(total * cib.Opt('size', 0.35)), how =~ 'vert' ? 20 : 5]))
 enddef
 
 # :ClaudeCode (focus false: hides claude when its window is the current one)
