@@ -165,18 +165,24 @@ func TestDiagnosticsFromALE(t *testing.T) {
 // plugin's rule: the newest CLI starts in auto mode, where no edit reaches a diff).
 func TestTerminalCommand(t *testing.T) {
 	for _, tc := range []struct {
-		name string
-		args string
-		want []string
+		name     string
+		args     string
+		settings string // the workspace's .claude/settings.json
+		want     []string
 	}{
-		{"default mode added", "", []string{"--permission-mode", "default"}},
-		{"user's mode kept", "--permission-mode plan", []string{"--permission-mode", "plan"}},
+		{"default mode added", "", "", []string{"--permission-mode", "default"}},
+		{"user's mode kept", "--permission-mode plan", "", []string{"--permission-mode", "plan"}},
+		{"settings' mode kept", "", `{"permissions": {"defaultMode": "acceptEdits"}}`, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "out")
 			script := `printf '%s\n' "$@" > ` + out + `.args; env > ` + out + `.env; exec sleep 60`
 			v := startVim(t, "let g:claude_ide_bridge_terminal_cmd = ['/bin/sh', '-c', "+vimString(script)+", 'claude']")
 			v.waitEval("true", "claude_ide_bridge#State().ready")
+			if tc.settings != "" {
+				os.MkdirAll(filepath.Join(v.ws, ".claude"), 0o755)
+				os.WriteFile(filepath.Join(v.ws, ".claude", "settings.json"), []byte(tc.settings), 0o644)
+			}
 			v.ex("ClaudeCode " + tc.args)
 			t.Cleanup(func() { v.tryEval("execute('ClaudeCodeClose')") })
 			v.waitEval(`"terminal"`, "&buftype")
@@ -189,8 +195,11 @@ func TestTerminalCommand(t *testing.T) {
 			var info map[string]any
 			v.evalInto(&info, "claude_ide_bridge#Info()")
 			lines := strings.Fields(string(args))
-			if n := strings.Count(string(args), "--permission-mode"); n != 1 || !strings.Contains(string(args), strings.Join(tc.want, "\n")) {
+			if n := strings.Count(string(args), "--permission-mode"); n != len(tc.want)/2 || !strings.Contains(string(args), strings.Join(tc.want, "\n")) {
 				t.Errorf("claude's arguments %q, want %q once", lines, tc.want)
+			}
+			if tc.settings != "" && !strings.Contains(v.messages(), "claude starts in acceptEdits mode") {
+				t.Errorf("no warning that edits skip the diff:\n%s", v.messages())
 			}
 			if !strings.Contains(string(args), "--mcp-config\n"+info["mcpConfig"].(string)+"\n") {
 				t.Errorf("claude's arguments %q have no --mcp-config %v", lines, info["mcpConfig"])
