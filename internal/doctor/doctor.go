@@ -1,6 +1,6 @@
 // Package doctor explains why a Claude Code CLI started on this machine would not see an IDE:
 // the checks of `claude-ide-bridge doctor`. Each check follows what the CLI does
-// (/work/shared/claude-cli-facts.md, "Discovery"): it scans $CLAUDE_CONFIG_DIR/ide and
+// (../shared/claude-cli-facts.md, "Discovery"): it scans $CLAUDE_CONFIG_DIR/ide and
 // ~/.claude/ide for *.lock, deletes locks whose pid is dead in its own process namespace,
 // matches a lock by CLAUDE_CODE_SSE_PORT or by its symlink-resolved cwd lying in a workspace
 // folder, connects only when exactly one matches, and honours http_proxy unless no_proxy holds
