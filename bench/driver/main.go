@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 )
@@ -33,14 +34,15 @@ func main() {
 		diffIters = flag.Int("diff-iters", 0, "override the openDiff round trips per repetition")
 		before    = flag.String("before", "", "an earlier build of the bridge, measured in the same repetitions; adds a before/after table")
 		label     = flag.String("before-label", "", "what -before was built from (a commit), for the table")
-		only      = flag.String("only", "", "comma-separated subset to measure, for quick experiments: startup,idle,opendiff,serve,fanout,flood,clients,echo,node (default: all)")
+		only      = flag.String("only", "", "comma-separated subset to measure, for quick experiments: startup,idle,opendiff,earlier,serve,fanout,flood,clients,echo,node (default: all)")
+		nodeCli   = flag.String("node-client", "", "bench/node/client.js: also time the openDiff rows from Node (ws); \"\" for none")
 	)
 	flag.Parse()
 	if *bridgeBin == "" || *nodeJS == "" || *echoBin == "" {
 		flag.Usage()
 		os.Exit(2)
 	}
-	if err := run(*bridgeBin, *nodeBin, *nodeJS, *echoBin, *reps, *smoke, overrides{*idle, *diffBytes, *diffIters, parseOnly(*only), *before, *label}, *jsonOut, *mdOut, *logPath); err != nil {
+	if err := run(*bridgeBin, *nodeBin, *nodeJS, *echoBin, *reps, *smoke, overrides{*idle, *diffBytes, *diffIters, parseOnly(*only), *before, *label, *nodeCli}, *jsonOut, *mdOut, *logPath); err != nil {
 		fmt.Fprintln(os.Stderr, "driver:", err)
 		os.Exit(1)
 	}
@@ -52,6 +54,7 @@ type overrides struct {
 	diffBytes, diffIters int
 	only                 map[string]bool // nil: everything
 	before, beforeLabel  string          // -before, -before-label
+	nodeClient           string          // -node-client
 }
 
 func parseOnly(s string) map[string]bool {
@@ -103,10 +106,23 @@ func run(bridgeBin, nodeBin, nodeJS, echoBin string, reps int, smoke bool, o ove
 	}
 	defer os.RemoveAll(ws)
 	cfg.workspace = ws
-	if err := writeWorkspace(ws); err != nil {
+	cfg.text, cfg.earlier = realisticPayload(cfg.diffBytes), earlierPayload(cfg.diffBytes)
+	if err := writeWorkspace(ws, cfg.text, cfg.earlier); err != nil {
 		return err
 	}
-	content := sourceText(cfg.diffBytes)
+	if o.nodeClient != "" {
+		// The Node client reads the proposal from a file outside the workspace.
+		cfg.nodeClient, cfg.node = o.nodeClient, nodeBin
+		tmp, err := os.MkdirTemp("", "bench-text-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(tmp)
+		cfg.textFile = filepath.Join(tmp, "text.new")
+		if err := os.WriteFile(cfg.textFile, []byte(cfg.text.new), 0o644); err != nil {
+			return err
+		}
+	}
 	targets := []target{{"bridge", []string{bridgeBin, "serve", "--stdio", "--max-clients", "300"}}}
 	if o.before != "" {
 		targets = append(targets, target{"before", []string{o.before, "serve", "--stdio", "--max-clients", "300"}})
@@ -127,7 +143,7 @@ func run(bridgeBin, nodeBin, nodeJS, echoBin string, reps int, smoke bool, o ove
 				m["startup_ms"] = st
 			}
 			fmt.Fprintf(os.Stderr, ", session")
-			sm, err := measureSession(t, cfg, content)
+			sm, err := measureSession(t, cfg)
 			if err != nil {
 				return fmt.Errorf("%s: %w", t.name, err)
 			}
@@ -145,7 +161,7 @@ func run(bridgeBin, nodeBin, nodeJS, echoBin string, reps int, smoke bool, o ove
 			}
 			if t.name != "node" && cfg.wants("serve") {
 				fmt.Fprintf(os.Stderr, ", serve --auto accept")
-				sa, err := measureServeAuto(t.argv[0], cfg, content)
+				sa, err := measureServeAuto(t.argv[0], cfg)
 				if err != nil {
 					return fmt.Errorf("serve --auto accept: %w", err)
 				}
@@ -158,16 +174,19 @@ func run(bridgeBin, nodeBin, nodeJS, echoBin string, reps int, smoke bool, o ove
 		}
 		if cfg.wants("echo") {
 			fmt.Fprintf(os.Stderr, "rep %d/%d echo\n", rep, reps)
-			em, err := measureEcho(echoBin, cfg, content)
+			em, err := measureEcho(echoBin, cfg)
 			if err != nil {
 				return fmt.Errorf("echo: %w", err)
 			}
 			fmt.Fprintf(os.Stderr, "rep %d/%d relay\n", rep, reps)
-			rm, err := measureEcho(echoBin, cfg, content, "-relay")
+			rm, err := measureEcho(echoBin, cfg, "-relay")
 			if err != nil {
 				return fmt.Errorf("relay: %w", err)
 			}
 			em["relay_ms"] = rm["opendiff_ms"]
+			if v, ok := rm["opendiff_nodecli_ms"]; ok {
+				em["relay_nodecli_ms"] = v
+			}
 			res.Runs["echo"] = append(res.Runs["echo"], em)
 		}
 	}

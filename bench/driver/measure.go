@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -35,6 +34,10 @@ type config struct {
 	workspace      string
 	logs           io.Writer
 	only           map[string]bool // -only: the measurements to run (nil: all)
+	text, earlier  payload         // the openDiff texts: issue 27's realistic one, the earlier one
+	nodeClient     string          // bench/node/client.js, "" for none (the Node client rows)
+	node           string          // the node binary
+	textFile       string          // text.new, for the Node client
 }
 
 // target is a sidecar to measure.
@@ -92,7 +95,7 @@ func measureStartup(t target, cfg config) (float64, error) {
 }
 
 // measureSession runs one sidecar through idle, openDiff, fan-out and flood.
-func measureSession(t target, cfg config, content string) (metrics, error) {
+func measureSession(t target, cfg config) (metrics, error) {
 	m := metrics{}
 	s, err := startSidecar(t.argv, cfg.workspace, cfg.logs)
 	if err != nil {
@@ -133,11 +136,12 @@ func measureSession(t target, cfg config, content string) (metrics, error) {
 	}
 	if cfg.wants("idle") {
 		time.Sleep(time.Second)
-		rss, err := procstat.RSSKiB(s.Pid)
+		mem, err := procstat.ReadMemory(s.Pid)
 		if err != nil {
 			return nil, err
 		}
-		m["idle_rss_mib"] = float64(rss) / 1024
+		m["idle_rss_mib"] = float64(mem.RSS) / 1024
+		m["idle_private_mib"] = float64(mem.Private()) / 1024
 		cpu0, _ := procstat.CPUSeconds(s.Pid)
 		time.Sleep(cfg.idle)
 		cpu1, _ := procstat.CPUSeconds(s.Pid)
@@ -146,11 +150,25 @@ func measureSession(t target, cfg config, content string) (metrics, error) {
 
 	// openDiff round trip: client → sidecar → editor (showDiff) → sidecar (diffAccepted) → client.
 	if cfg.wants("opendiff") {
-		d, err := openDiffRoundTrips(ctx, s, clients[0], cfg, content)
+		d, err := openDiffRoundTrips(ctx, s, clients[0], cfg, cfg.text)
 		if err != nil {
 			return nil, fmt.Errorf("openDiff: %w", err)
 		}
 		m["opendiff_ms"] = d
+		if cfg.nodeClient != "" {
+			d, err := nodeRoundTrips(cfg, "claude", s.Port, s.Token)
+			if err != nil {
+				return nil, fmt.Errorf("openDiff, Node client: %w", err)
+			}
+			m["opendiff_nodecli_ms"], m["opendiff_nodecli_parse_ms"] = d[0], d[1]
+		}
+		if cfg.wants("earlier") {
+			d, err := openDiffRoundTrips(ctx, s, clients[0], cfg, cfg.earlier)
+			if err != nil {
+				return nil, fmt.Errorf("openDiff, earlier payload: %w", err)
+			}
+			m["opendiff_earlier_ms"] = d
+		}
 	}
 	if !cfg.wants("fanout") && !cfg.wants("flood") {
 		return m, nil
@@ -197,17 +215,17 @@ func diffRequest(id, path, tab string, contentsJSON []byte) []byte {
 
 func tabName(i int) string { return fmt.Sprintf("✻ [Claude Code] bench.txt (%06x) ⧉", i) }
 
-func openDiffRoundTrips(ctx context.Context, s *sidecar, c *claude, cfg config, content string) (float64, error) {
-	contentsJSON, _ := json.Marshal(content)
-	path := filepath.Join(cfg.workspace, "bench.txt")
+func openDiffRoundTrips(ctx context.Context, s *sidecar, c *claude, cfg config, p payload) (float64, error) {
+	contentsJSON, mark := p.contentsJSON()
+	path := p.path(cfg.workspace)
 	var xs []float64
 	for i := range cfg.diffIters {
 		id, ch := c.Reserve()
-		// Each proposal differs (as Claude's do): one letter of the first line changes, so no
-		// sidecar can answer a repeated text from memory. The first is checked in full. Capitals:
-		// the text's own letter there is the "i" of "if" ('a'+8 made the ninth proposal the first).
+		// Each proposal differs (as Claude's do): one letter on a changed line, so no sidecar can
+		// answer a repeated text from memory and the hunks stay. The first is checked in full.
+		// Capitals: the text's own letter there is lower case.
 		if i > 0 {
-			contentsJSON[3] = 'A' + byte(i%26)
+			contentsJSON[mark] = 'A' + byte(i%26)
 		}
 		req := diffRequest(id, path, tabName(i), contentsJSON)
 		t0 := time.Now()
@@ -221,7 +239,7 @@ func openDiffRoundTrips(ctx context.Context, s *sidecar, c *claude, cfg config, 
 			return 0, err
 		}
 		xs = append(xs, ms(time.Since(t0)))
-		if err := checkSaved(res.Msg, content, i == 0); err != nil {
+		if err := checkSaved(res.Msg, p.new, i == 0); err != nil {
 			return 0, err
 		}
 		if _, err := c.Call(ctx, "tools/call", map[string]any{"name": "close_tab", "arguments": map[string]any{"tab_name": tabName(i)}}); err != nil {
@@ -501,7 +519,7 @@ func measureClients(t target, cfg config) (metrics, error) {
 
 // measureEcho times the same openDiff request bytes through the plain WebSocket echo (with
 // args "-relay": through the echo and a cat child on stdio pipes).
-func measureEcho(bin string, cfg config, content string, args ...string) (metrics, error) {
+func measureEcho(bin string, cfg config, args ...string) (metrics, error) {
 	cmd := exec.Command(bin, args...)
 	in, err := cmd.StdinPipe()
 	if err != nil {
@@ -544,10 +562,13 @@ func measureEcho(bin string, cfg config, content string, args ...string) (metric
 	}
 	defer ws.Close(websocket.StatusNormalClosure, "")
 	ws.SetReadLimit(256 << 20)
-	contentsJSON, _ := json.Marshal(content)
-	path := filepath.Join(cfg.workspace, "bench.txt")
+	contentsJSON, mark := cfg.text.contentsJSON()
+	path := cfg.text.path(cfg.workspace)
 	var xs []float64
 	for i := range cfg.diffIters {
+		if i > 0 {
+			contentsJSON[mark] = 'A' + byte(i%26)
+		}
 		req := diffRequest(strconv.Itoa(i+1), path, tabName(i), contentsJSON)
 		t0 := time.Now()
 		if err := ws.Write(ctx, websocket.MessageText, req); err != nil {
@@ -562,9 +583,23 @@ func measureEcho(bin string, cfg config, content string, args ...string) (metric
 			return nil, fmt.Errorf("echo returned %d bytes, sent %d", len(back), len(req))
 		}
 	}
-	return metrics{"opendiff_ms": median(xs), "opendiff_bytes": float64(len(contentsJSON))}, nil
+	m := metrics{"opendiff_ms": median(xs), "opendiff_bytes": float64(len(contentsJSON))}
+	if cfg.nodeClient != "" {
+		d, err := nodeRoundTrips(cfg, "echo", port, "")
+		if err != nil {
+			return nil, fmt.Errorf("Node client: %w", err)
+		}
+		m["opendiff_nodecli_ms"] = d[0]
+	}
+	return m, nil
 }
 
-func writeWorkspace(dir string) error {
-	return os.WriteFile(filepath.Join(dir, "bench.txt"), []byte("package bench\n"), 0o644)
+// writeWorkspace puts the old files of the payloads in dir.
+func writeWorkspace(dir string, ps ...payload) error {
+	for _, p := range ps {
+		if err := p.write(dir); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -19,7 +19,7 @@ import (
 // built-in terminal reviewer, no editor) answering openDiff, the same proposals and the same
 // client as the sidecars' openDiff. Its stdout is a pipe the driver drains as a terminal would;
 // how much it printed per proposal is reported too.
-func measureServeAuto(bin string, cfg config, content string) (metrics, error) {
+func measureServeAuto(bin string, cfg config) (metrics, error) {
 	cfgDir, err := os.MkdirTemp("", "bench-serve-")
 	if err != nil {
 		return nil, err
@@ -95,12 +95,20 @@ func measureServeAuto(bin string, cfg config, content string) (metrics, error) {
 		return nil, err
 	}
 	before := printed.Load()
-	d, err := openDiffRoundTrips(ctx, nil, c, cfg, content)
+	d, err := openDiffRoundTrips(ctx, nil, c, cfg, cfg.text)
 	if err != nil {
 		return nil, err
 	}
 	// What it printed for the proposals (the last summary may still be on its way: wait a bit).
 	time.Sleep(200 * time.Millisecond)
 	kib := float64(printed.Load()-before) / 1024 / float64(cfg.diffIters)
-	return metrics{"serve_auto_ms": d, "serve_auto_printed_kib": kib}, nil
+	m := metrics{"serve_auto_ms": d, "serve_auto_printed_kib": kib}
+	if cfg.nodeClient != "" {
+		nd, err := nodeRoundTrips(cfg, "claude", port, l.AuthToken)
+		if err != nil {
+			return nil, fmt.Errorf("Node client: %w", err)
+		}
+		m["serve_auto_nodecli_ms"] = nd[0]
+	}
+	return m, nil
 }

@@ -148,12 +148,13 @@ func (s *sidecar) dispatch(msg []byte) {
 		// The user accepts at once, unchanged: the proposed text goes back as the final text.
 		tab, ok1 := claudews.RawField(msg, "tabName")
 		text, ok2 := claudews.RawField(msg, "newContents")
-		if !ok1 || !ok2 {
-			fmt.Fprintf(os.Stderr, "driver: showDiff without tabName/newContents\n")
+		n, ok3 := claudews.RawField(msg, "proposal") // every decision names its proposal
+		if !ok1 || !ok2 || !ok3 {
+			fmt.Fprintf(os.Stderr, "driver: showDiff without tabName/newContents/proposal\n")
 			return
 		}
 		s.write([]byte(`{"jsonrpc":"2.0","id":"a`+s.id()+`","method":"diffAccepted","params":{"tabName":`), tab,
-			[]byte(`,"contents":`), text, []byte("}}\n"))
+			[]byte(`,"proposal":`), n, []byte(`,"contents":`), text, []byte("}}\n"))
 	case h.Method == "clientConnected" || h.Method == "clientDisconnected":
 		var n struct {
 			Params struct {

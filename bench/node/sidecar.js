@@ -11,6 +11,9 @@ const crypto = require('crypto');
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
+// The baseline is `ws` as a plain install has it, without the optional native bufferutil
+// (masking in JavaScript), as before issue 27; bench/node/client.js, the Claude side, uses it.
+process.env.WS_NO_BUFFER_UTIL = '1';
 const { WebSocketServer } = require('ws');
 
 const KEEPALIVE_MS = 30000; // same keepalive interval as the bridge

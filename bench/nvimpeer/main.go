@@ -48,11 +48,11 @@ func main() {
 		flag.Usage()
 		os.Exit(2)
 	}
-	cfg := config{nvim: *nvimBin, bridge: *bridgeBin, plugin: *plugin, sizes: []int{1 << 20, 10 << 20},
+	cfg := config{nvim: *nvimBin, bridge: *bridgeBin, plugin: *plugin, sizes: []int{1 << 20, 10 << 20}, repeated: 10 << 20,
 		selections: 15, clients: 16, cpuFor: 10 * time.Second, wiggleMs: 20, settle: 2 * time.Second}
 	if *smoke {
 		*reps = 1
-		cfg.sizes, cfg.selections, cfg.cpuFor, cfg.settle = []int{64 << 10, 1 << 20}, 3, 2*time.Second, time.Second
+		cfg.sizes, cfg.repeated, cfg.selections, cfg.cpuFor, cfg.settle = []int{64 << 10, 1 << 20}, 64<<10, 3, 2*time.Second, time.Second
 	}
 	if *sizesFlag != "" {
 		cfg.sizes = nil
@@ -87,7 +87,8 @@ func missing(nvimBin, peerTar string) string {
 type config struct {
 	nvim, bridge, plugin string
 	peerDir              string // the unpacked reference plugin
-	sizes                []int  // openDiff sizes
+	sizes                []int  // openDiff sizes (realistic text)
+	repeated             int    // one more openDiff of the earlier repeated-line payload of this size; 0: none
 	selections           int    // cursor moves timed per repetition
 	clients              int    // Claude clients during the CPU row
 	cpuFor               time.Duration
@@ -108,7 +109,7 @@ func run(cfg config, peerTar string, reps int, strict bool, jsonOut, mdOut strin
 	if _, err := os.Stat(filepath.Join(cfg.peerDir, "lua", "claudecode", "init.lua")); err != nil {
 		return errors.New("the tarball has no claudecode.nvim/lua/claudecode/init.lua")
 	}
-	res := results{Reps: reps, Sizes: cfg.sizes, Samples: map[string]map[string][]float64{}}
+	res := results{Reps: reps, Sizes: cfg.sizes, Repeated: cfg.repeated, Samples: map[string]map[string][]float64{}}
 	for _, t := range targets {
 		res.Samples[t] = map[string][]float64{}
 	}

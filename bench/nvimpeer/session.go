@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/bench/internal/procstat"
+	"github.com/claude-ide-bridge/claude-ide-bridge/bench/internal/texts"
 )
 
 // nvim is one headless Neovim with bench.lua, driven over its --listen socket.
@@ -153,14 +154,24 @@ func session(cfg config, target, tmp string) (metrics, error) {
 
 	// Idle memory: Neovim (+ its bridge child) after settling with one client.
 	time.Sleep(cfg.settle)
-	pids := append([]int{n.cmd.Process.Pid}, procstat.Children(n.cmd.Process.Pid)...)
-	kib := 0
+	// Total RSS, and the memory the kernel cannot drop (RssAnon + RssShmem; not the clean
+	// program text it can read back from the binary), with the bridge's mapped files beside.
+	nvimPid := n.cmd.Process.Pid
+	pids := append([]int{nvimPid}, procstat.Children(nvimPid)...)
+	var sum procstat.Memory
 	for _, p := range pids {
-		if r, err := procstat.RSSKiB(p); err == nil {
-			kib += r
+		mem, err := procstat.ReadMemory(p)
+		if err != nil {
+			return m, fmt.Errorf("memory of pid %d: %w", p, err)
+		}
+		sum = sum.Add(mem)
+		if p != nvimPid {
+			m["idle_bridge_file_mib"] += float64(mem.File) / 1024
+			m["idle_bridge_private_mib"] += float64(mem.Private()) / 1024
 		}
 	}
-	m["idle_rss_mib"] = float64(kib) / 1024
+	m["idle_rss_mib"] = float64(sum.RSS) / 1024
+	m["idle_private_mib"] = float64(sum.Private()) / 1024
 	m["procs"] = float64(len(pids))
 
 	// Selection latency: cursor moved (stamped in Neovim) -> selection_changed at the client.
@@ -187,8 +198,13 @@ func session(cfg config, target, tmp string) (metrics, error) {
 
 	// openDiff: visible, stall while it opens, accept.
 	for i, size := range cfg.sizes {
-		if err := diffRound(ctx, n, c, proj, i, size, m); err != nil {
+		if err := diffRound(ctx, n, c, proj, i, realistic(size), m); err != nil {
 			return m, fmt.Errorf("openDiff %s: %w", sizeName(size), err)
+		}
+	}
+	if cfg.repeated > 0 {
+		if err := diffRound(ctx, n, c, proj, len(cfg.sizes), repeated(cfg.repeated), m); err != nil {
+			return m, fmt.Errorf("openDiff %s repeated: %w", sizeName(cfg.repeated), err)
 		}
 	}
 
@@ -228,18 +244,39 @@ func session(cfg config, target, tmp string) (metrics, error) {
 	return m, nil
 }
 
-// diffRound sends openDiff of size bytes, times the diff on screen and the longest stall, then
-// :w in the proposal -> FILE_SAVED, then close_tab.
-func diffRound(ctx context.Context, n *nvim, c *claude, proj string, i, size int, m metrics) error {
+// diffText is one openDiff's file: the old text on disk, the proposal, the metrics' suffix.
+type diffText struct {
+	old, new, key string
+}
+
+// realistic is issue 27's text (bench/internal/texts): distinct source-like lines, 10 hunks.
+func realistic(size int) diffText {
+	p := texts.Realistic(size, 10, 1)
+	return diffText{p.Old, p.New, sizeName(size)}
+}
+
+// repeated is the earlier payload, kept as one row: one 80-column line repeated, the old file
+// one line.
+func repeated(size int) diffText {
+	return diffText{"old\n", texts.Repeated(size), sizeName(size) + "-repeated"}
+}
+
+// diffRound sends openDiff of t, times the diff on screen and the longest stall, then :w in the
+// proposal -> FILE_SAVED, then close_tab.
+func diffRound(ctx context.Context, n *nvim, c *claude, proj string, i int, t diffText, m metrics) error {
 	path := filepath.Join(proj, fmt.Sprintf("big%d.txt", i))
-	if err := os.WriteFile(path, []byte("old\n"), 0o644); err != nil {
+	if err := os.WriteFile(path, []byte(t.old), 0o644); err != nil {
 		return err
 	}
-	content := payload(size)
+	content := t.new
 	tab := fmt.Sprintf("✻ [Claude Code] big%d.txt (%06x) ⧉", i, i)
 	if _, err := n.call("BenchArm"); err != nil {
 		return err
 	}
+	// CPU time is robust to a shared machine where the wall clock is not: Neovim's (+ the
+	// bridge's) from the request until the diff is visible and settled.
+	pids := append([]int{n.cmd.Process.Pid}, procstat.Children(n.cmd.Process.Pid)...)
+	cpu0 := cpuOf(pids)
 	t0 := time.Now()
 	ch, err := c.Start(ctx, "tools/call", map[string]any{"name": "openDiff", "arguments": map[string]any{
 		"old_file_path": path, "new_file_path": path, "new_file_contents": content, "tab_name": tab}})
@@ -258,7 +295,8 @@ func diffRound(ctx context.Context, n *nvim, c *claude, proj string, i, size int
 	if st, err = n.state(); err != nil {
 		return err
 	}
-	key := sizeName(size)
+	key := t.key
+	m["open_cpu_ms_"+key] = 1000 * (cpuOf(pids) - cpu0)
 	m["visible_ms_"+key] = ms(usTime(st.DiffAt).Sub(t0))
 	m["stall_ms_"+key] = st.MaxGapUS / 1000
 	if out, err := n.call("BenchAccept"); err != nil || out != "ok" {
@@ -280,12 +318,6 @@ func diffRound(ctx context.Context, n *nvim, c *claude, proj string, i, size int
 		return err
 	}
 	return pollUntil(20*time.Second, func() (bool, error) { s, err := n.state(); return s.DiffWins == 0, err })
-}
-
-// payload is size bytes of 80-column ASCII lines.
-func payload(size int) string {
-	line := strings.Repeat("x", 79) + "\n"
-	return strings.Repeat(line, size/len(line))
 }
 
 func sizeName(n int) string {

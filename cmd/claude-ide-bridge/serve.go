@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -15,11 +14,10 @@ import (
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/bridge"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/editors/stdio"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/editors/terminal"
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/lsp"
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/modeltools"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/pathmap"
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/trust"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/permmode"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/termtext"
 )
 
 var errUsage = errors.New("usage")
@@ -84,13 +82,9 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		fmt.Fprintln(stderr, "--path-map needs --stdio: the terminal mode runs where Claude runs")
 		return errUsage
 	}
+	asm := assembly{Port: *port, Trace: traceW, Log: log, Keepalive: *keepalive, MaxClients: *maxClients, LSP: servers}
 	if *useStdio {
-		// stdout belongs to the protocol: nothing else may write there.
-		w, ok := stdout.(io.WriteCloser)
-		if !ok {
-			w = nopCloser{stdout}
-		}
-		return stdio.Serve(ctx, stdin, w, stdio.Options{Port: *port, Trace: traceW, Log: log, EditorTimeout: *edTimeout, Keepalive: *keepalive, MaxClients: *maxClients, LSP: servers, PathMap: pm})
+		return serveStdio(ctx, asm, stdin, stdout, stdio.Options{Log: log, EditorTimeout: *edTimeout, PathMap: pm})
 	}
 	switch terminal.Auto(*auto) {
 	case terminal.Ask, terminal.Accept, terminal.Reject:
@@ -124,34 +118,36 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		ed.SetOpener(o, isCharDevice(stdout))
 		fmt.Fprintf(stdout, "claude-ide-bridge: files Claude opens are opened with: %s\n", tmpl)
 	}
-	info := terminal.Info(*ideName)
-	var editor ide.Editor = ed
-	var code modeltools.Source // the model's code tools (/mcp) ask the same servers
-	if len(servers) > 0 {
-		m, err := lsp.New(lsp.Config{Root: root, Servers: servers, Log: log, Encoding: string(info.Encoding), Trust: trust.Gate(root)})
-		if err != nil {
-			fmt.Fprintln(stderr, err)
-			return errUsage
-		}
-		defer m.Close() // after the bridge's Close: no getDiagnostics is running any more
-		editor, info = lsp.WithDiagnostics(ed, info, m)
-		code = modeltools.LSPSource(m)
+	b, err := asm.start(editorConn{Editor: ed, Info: terminal.Info(*ideName), Folders: folders})
+	if _, ok := err.(lspError); ok {
+		fmt.Fprintln(stderr, err.(lspError).err)
+		return errUsage
 	}
-	b, err := bridge.Start(bridge.Config{
-		Editor: editor, Info: info, Folders: folders, Port: *port, Trace: traceW, Log: log, Keepalive: *keepalive, MaxClients: *maxClients,
-		Code: code,
-	})
 	if err != nil {
 		return err
 	}
 	defer b.Close()
 	ed.Bind(b.Model)
-	fmt.Fprintf(stdout, "claude-ide-bridge: %s IDE on 127.0.0.1:%d for %v\nlock file: %s\n\nIn the terminal where you run claude (--mcp-config adds the code tools):\n\n%s\n  claude --mcp-config %s\n\n",
-		*ideName, b.Port(), b.Model.Folders(), b.LockPath(), exportLines(b.Env()), shellQuote(b.MCPConfigPath()))
+	fmt.Fprintf(stdout, "claude-ide-bridge: %s IDE on 127.0.0.1:%d for %v\nlock file: %s\n\nIn the terminal where you run claude (--mcp-config adds the code tools):\n\n%s\n  %s\n\n",
+		*ideName, b.Port(), b.Model.Folders(), b.LockPath(), exportLines(b.Env()), claudeLine(b.Model.Folders()[0], b.MCPConfigPath()))
+	if w := permmode.Decide(nil, permmode.FromOS(b.Model.Folders()[0])).Warning(); w != "" {
+		fmt.Fprintf(stdout, "note: %s\n\n", termtext.Line(w))
+	}
 	fmt.Fprintf(stdout, "language servers (getDiagnostics): %s\n\n", describeServers(servers, root))
 	ed.Run(ctx)
 	fmt.Fprintln(stdout, "\nclaude-ide-bridge: stopping")
 	return nil
+}
+
+// claudeLine is the command serve prints: claude with the permission flag permmode decides
+// (--permission-mode default unless the Claude settings for root choose a mode: in auto mode no
+// edit would reach this terminal as a diff) and the code tools' --mcp-config.
+func claudeLine(root, mcpConfig string) string {
+	words := []string{"claude"}
+	for _, a := range permmode.Decide(nil, permmode.FromOS(root)).Add {
+		words = append(words, shellQuote(a))
+	}
+	return strings.Join(append(words, "--mcp-config", shellQuote(mcpConfig)), " ")
 }
 
 // lspServers turns the --lsp values into servers: EXT=COMMAND as given, "auto" adds the common
@@ -186,12 +182,28 @@ func lspServers(values []string, detect bool) ([]lsp.ServerConfig, error) {
 	return explicit, nil
 }
 
-// workspaceRoot is the absolute workspace folder: dir, or the current directory.
-func workspaceRoot(dir string) (string, error) {
-	if dir == "" {
-		return os.Getwd()
+// serveStdio speaks the editor protocol on stdin/stdout (an editor plugin's sidecar) and ends
+// the bridge when the editor goes.
+func serveStdio(ctx context.Context, asm assembly, stdin io.Reader, stdout io.Writer, opt stdio.Options) error {
+	// stdout belongs to the protocol: nothing else may write there.
+	w, ok := stdout.(io.WriteCloser)
+	if !ok {
+		w = nopCloser{stdout}
 	}
-	return filepath.Abs(dir)
+	var r *running
+	opt.Start = func(h stdio.Hello) (*bridge.Bridge, error) {
+		var err error
+		r, err = asm.start(editorConn{Editor: h.Editor, Info: h.Info, Folders: h.Folders, PID: h.PID, Code: h.Code, Events: h.Events})
+		if err != nil {
+			return nil, startError(err)
+		}
+		return r.Bridge, nil
+	}
+	_, err := stdio.Serve(ctx, stdin, w, opt)
+	if r != nil {
+		r.Close()
+	}
+	return err
 }
 
 func exportLines(env map[string]string) string {

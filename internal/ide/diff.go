@@ -159,11 +159,14 @@ func (m *Model) OpenDiff(ctx context.Context, id ClientID, a OpenDiffArgs) ([]Co
 	}
 }
 
-// DiffAccepted records the user's accept with the final text (their edits included). The diff
-// stays open, owned by its client, until closed.
+// DiffAccepted records the user's accept with the final text (their edits included) of
+// whatever proposal is pending under tab. The diff stays open, owned by its client, until
+// closed. It is for in-process callers that answer the proposal they were just handed (tests,
+// fault injection); an editor names the proposal it showed (DiffAcceptedShown and friends), so a
+// decision can never land on a proposal that replaced the one the user saw (issue 25 item 6).
 func (m *Model) DiffAccepted(tab, text string) error { return m.DiffAcceptedText(tab, TextOf(text)) }
 
-// DiffAcceptedText is DiffAccepted with the text as it came in JSON (see Text).
+// DiffAcceptedText is DiffAccepted with the text as it came in JSON (see Text); in-process only.
 func (m *Model) DiffAcceptedText(tab string, text Text) error { return m.accept(tab, 0, text, false) }
 
 // DiffAcceptedProposal is DiffAccepted with the text of the proposal numbered seq
@@ -201,8 +204,9 @@ func (m *Model) accept(tab string, seq uint64, text Text, asProposed bool) error
 	return nil
 }
 
-// DiffRejected records the user's reject (or closing of the view). Closing an accepted diff's
-// view goes through the same path as "close all diffs", so its text is not lost.
+// DiffRejected records the user's reject (or closing of the view) of whatever diff is under
+// tab; like DiffAccepted, for in-process callers only. Closing an accepted diff's view goes
+// through the same path as "close all diffs", so its text is not lost.
 func (m *Model) DiffRejected(tab string) error { return m.reject(tab, 0) }
 
 // reject is DiffRejected; a seq other than 0 must be the diff's (see shown.go).

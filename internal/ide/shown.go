@@ -15,18 +15,30 @@ var diffSeq atomic.Uint64
 // with the text of the one it displayed (issue 15 item 4). The check and the accept happen under
 // one lock.
 func (m *Model) DiffAcceptedShown(tab string, seq uint64, text string) error {
-	return m.accept(tab, seq, TextOf(text), false)
+	return m.DiffAcceptedShownText(tab, seq, TextOf(text))
 }
 
-// DiffRejectedShown is DiffRejected for the proposal numbered seq only.
-func (m *Model) DiffRejectedShown(tab string, seq uint64) error { return m.reject(tab, seq) }
+// DiffRejectedShown is DiffRejected for the proposal numbered seq only: a reject (or the closing
+// of the view) of a proposal that was replaced, closed or answered is refused with
+// CodeUnknownDiff and settles nothing, so it never rejects the proposal that replaced it.
+// seq 0 names no proposal and is refused the same way.
+func (m *Model) DiffRejectedShown(tab string, seq uint64) error {
+	if seq == 0 {
+		return errReplaced(tab)
+	}
+	return m.reject(tab, seq)
+}
 
 func errReplaced(tab string) error {
 	return jsonrpc.Errorf(jsonrpc.CodeUnknownDiff, "the proposal shown for %q was replaced or closed", tab)
 }
 
 // DiffAcceptedShownText is DiffAcceptedShown with the text as it came in JSON (see Text).
+// seq 0 names no proposal and is refused with CodeUnknownDiff.
 func (m *Model) DiffAcceptedShownText(tab string, seq uint64, text Text) error {
+	if seq == 0 {
+		return errReplaced(tab)
+	}
 	return m.accept(tab, seq, text, false)
 }
 

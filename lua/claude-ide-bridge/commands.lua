@@ -2,7 +2,7 @@
 local M = {}
 
 local function notify(msg, level)
-  vim.notify("claude-ide-bridge: " .. msg, level or vim.log.levels.INFO)
+  require("claude-ide-bridge.notice").show(msg, level or vim.log.levels.INFO)
 end
 
 local function bridge()

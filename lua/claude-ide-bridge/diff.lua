@@ -19,18 +19,18 @@ local diffs = state.diffs
 local augroup = vim.api.nvim_create_augroup("ClaudeIdeBridgeDiff", { clear = true })
 
 local function notify(msg, level)
-  vim.notify("claude-ide-bridge: " .. msg, level or vim.log.levels.INFO)
+  require("claude-ide-bridge.notice").show(msg, level or vim.log.levels.INFO)
 end
 
--- A scratch buffer holding lines, and its changedtick right after they were
--- put in (before any autocommand of the naming could change them).
-local function scratch(name, lines, eol)
+-- A scratch buffer filled by fill(buf) (which returns 'eol'), and its
+-- changedtick right after (before any autocommand of the naming could change it).
+local function scratch(name, fill)
   local buf = vim.api.nvim_create_buf(false, true)
-  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  local eol = fill(buf)
   local tick = vim.api.nvim_buf_get_changedtick(buf)
   vim.bo[buf].eol = eol
   pcall(vim.api.nvim_buf_set_name, buf, name)
-  return buf, tick
+  return buf, tick, eol
 end
 
 -- 'diffopt' with inline:char or inline:word (0.12's default has inline:char)
@@ -40,17 +40,26 @@ end
 -- only, so while the current tab page shows a big diff of ours the plugin
 -- puts inline:simple in place of the user's inline item, and puts the user's
 -- exact value back when that tab page is left or the diff closes. A value the
--- user sets meanwhile is kept (never overwritten by the restore).
+-- user sets meanwhile is kept (never overwritten by the restore). Where the
+-- user chose no diff algorithm, the big diff is computed with histogram rather
+-- than the default myers: ~70 against ~105 ms of CPU for 10 MiB of source
+-- with 10 hunks, the larger part of what opening such a diff costs once the
+-- texts are read (bench/notes.md, issue 27).
 M.BIG_DIFF = 256 * 1024 -- bytes of both sides together
 local dopt = state.diffopt
 
 local function cheap_diffopt(value)
-  local out, changed = {}, false
+  local out, changed, algorithm = {}, false, false
   for _, item in ipairs(vim.split(value, ",", true)) do
     if item == "inline:char" or item == "inline:word" then
       item, changed = "inline:simple", true
     end
+    algorithm = algorithm or vim.startswith(item, "algorithm:")
     out[#out + 1] = item
+  end
+  if not algorithm and value:find("internal", 1, true) then
+    out[#out + 1] = "algorithm:histogram"
+    changed = true
   end
   return changed and table.concat(out, ",") or nil
 end
@@ -134,9 +143,42 @@ function M.list()
   return out
 end
 
+-- Where the user was when a diff opened: the window and the mode (mode()'s
+-- first letter: "t" typing to Claude, "i" inserting, else Normal).
+local function here()
+  return { win = vim.api.nvim_get_current_win(), mode = vim.api.nvim_get_mode().mode:sub(1, 1) }
+end
+
+-- Puts the user back where here() found them, in the same mode.
+local function go_back(back)
+  if not (back and vim.api.nvim_win_is_valid(back.win)) then
+    return
+  end
+  vim.api.nvim_set_current_win(back.win)
+  local term = vim.bo[vim.api.nvim_win_get_buf(back.win)].buftype == "terminal"
+  if (back.mode == "t" and term) or (back.mode == "i" and not term) then
+    vim.cmd("startinsert")
+  else
+    vim.cmd("stopinsert")
+  end
+end
+
+-- Whether the user is looking at d: its tab page or one of its windows is current.
+local function looking_at(d)
+  local cur = vim.api.nvim_get_current_win()
+  for _, w in ipairs(d.wins) do
+    if w == cur then
+      return true
+    end
+  end
+  return d.tab ~= nil and d.tab == vim.api.nvim_get_current_tabpage() and d.own_tab
+end
+
 -- Closes d's windows and buffers. Windows of the user that show one of our
--- buffers are switched to an empty buffer rather than closed.
+-- buffers are switched to an empty buffer rather than closed. When the user
+-- was looking at the diff, focus goes back where it was when the diff opened.
 local function teardown(d)
+  local back = looking_at(d) and d.back or nil
   d.closing = true
   diffs[d.tab_name] = nil
   vim.schedule(function()
@@ -167,6 +209,7 @@ local function teardown(d)
     end
   end
   sync_diffopt()
+  go_back(back)
 end
 
 --- Sends diffAccepted for d with the proposal buffer's text.
@@ -175,18 +218,18 @@ function M.accept(d)
     notify(d.tab_name .. " was already " .. d.state, vim.log.levels.WARN)
     return
   end
-  -- A proposal accepted as it came (no change since it was put into the
-  -- buffer: same changedtick, same 'eol') is named by its number: the bridge
-  -- answers Claude with the text it sent, and :w encodes and pipes nothing of
-  -- it (docs/editor-protocol.md, diffAccepted). Any other buffer goes to rpc
-  -- as it is: it reads the lines and writes them into the message itself, in
-  -- pieces (rpc.buffer_value), the fastest way from :w to the bridge for a
-  -- big text.
-  local params = { tabName = d.tab_name }
+  -- Every decision names its proposal (showDiff's "proposal"), so the bridge
+  -- refuses it if Claude replaced that proposal meanwhile instead of taking
+  -- it for the new one. A proposal accepted as it came (no change since it
+  -- was put into the buffer: same changedtick, same 'eol') is sent without
+  -- its text: the bridge answers Claude with the text it sent, and :w encodes
+  -- and pipes nothing of it (docs/editor-protocol.md, diffAccepted). Any
+  -- other buffer goes to rpc as it is: it reads the lines and writes them
+  -- into the message itself, in pieces (rpc.buffer_value), the fastest way
+  -- from :w to the bridge for a big text.
+  local params = { tabName = d.tab_name, proposal = d.proposal }
   local eol = vim.bo[d.prop_buf].eol
-  if d.proposal and vim.api.nvim_buf_get_changedtick(d.prop_buf) == d.tick and eol == d.eol then
-    params.proposal = d.proposal
-  else
+  if not (d.proposal and vim.api.nvim_buf_get_changedtick(d.prop_buf) == d.tick and eol == d.eol) then
     params.contents = rpc.buffer_value(d.prop_buf, eol)
   end
   set_state(d, "accepting")
@@ -214,7 +257,7 @@ function M.reject(d)
     return
   end
   set_state(d, "rejecting")
-  state.request("diffRejected", { tabName = d.tab_name }, function(err)
+  state.request("diffRejected", { tabName = d.tab_name, proposal = d.proposal }, function(err)
     if err then
       notify("reject failed: " .. tostring(err.message), vim.log.levels.ERROR)
     end
@@ -264,29 +307,31 @@ function M.show(p, reply)
   end
   local buf = files.find(path)
   if buf and vim.api.nvim_buf_is_loaded(buf) and vim.bo[buf].modified then
-    return reply(nil, files.basename(path) .. " has unsaved changes; save or discard them first")
+    -- Claude is told, and so is the user, at once: else Claude says "Opened
+    -- changes in Neovim" while nothing opened.
+    local name = vim.fn.fnamemodify(path, ":~:.")
+    notify(("Claude's edit of %s was not shown: the buffer has unsaved changes. :w (or :e! to drop them), then ask Claude again")
+      :format(name), vim.log.levels.WARN)
+    return reply(nil, files.basename(path) .. " has unsaved changes in Neovim; the user was asked to save or discard them, then to ask again")
   end
   if diffs[tab_name] then
     teardown(diffs[tab_name])
   end
 
-  local orig_lines, orig_eol = { "" }, false
-  if buf and vim.api.nvim_buf_is_loaded(buf) then
-    orig_lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
-    orig_eol = vim.bo[buf].eol
-  elseif p.fileExists ~= false and vim.fn.filereadable(path) == 1 then
-    local f = io.open(path, "rb")
-    if f then
-      orig_lines, orig_eol = files.split(f:read("*a"))
-      f:close()
+  local orig = scratch("claude-ide-bridge://original/" .. tab_name, function(b)
+    if buf and vim.api.nvim_buf_is_loaded(buf) then
+      vim.api.nvim_buf_set_lines(b, 0, -1, false, vim.api.nvim_buf_get_lines(buf, 0, -1, false))
+      return vim.bo[buf].eol
+    elseif p.fileExists ~= false and vim.fn.filereadable(path) == 1 then
+      return files.fill_from_file(b, path) or false
     end
-  end
-  local new_lines, new_eol = files.split(p.newContents)
-
-  local orig = scratch("claude-ide-bridge://original/" .. tab_name, orig_lines, orig_eol)
+    return false
+  end)
   vim.bo[orig].modifiable = false
   -- prop_tick: the proposal as sent; any later change of its text bumps it.
-  local prop, prop_tick = scratch("claude-ide-bridge://proposed/" .. tab_name, new_lines, new_eol)
+  local prop, prop_tick, new_eol = scratch("claude-ide-bridge://proposed/" .. tab_name, function(b)
+    return files.fill(b, p.newContents)
+  end)
   vim.bo[prop].buftype = "acwrite"
   vim.bo[prop].bufhidden = "hide"
   vim.bo[prop].modified = false
@@ -308,6 +353,7 @@ function M.show(p, reply)
   if d.big then
     use_cheap_diffopt()
   end
+  d.back, d.own_tab = here(), true
   dopt.opening = true
   local ok, err = pcall(vim.cmd, "tab sbuffer " .. orig)
   dopt.opening = false

@@ -23,7 +23,7 @@ setmetatable(M, {
 local uv = vim.uv or vim.loop
 
 local function notify(msg, level)
-  vim.notify("claude-ide-bridge: " .. msg, level or vim.log.levels.INFO)
+  require("claude-ide-bridge.notice").show(msg, level or vim.log.levels.INFO)
 end
 
 local is_windows = vim.fn.has("win32") == 1

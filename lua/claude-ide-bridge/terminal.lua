@@ -74,8 +74,36 @@ local function run(cmd, env)
   end
   term.buf, term.job = vim.api.nvim_get_current_buf(), job > 0 and job or nil
   vim.b[term.buf].claude_ide_bridge_terminal = true
+  M.label(term.buf)
   -- Hiding the window (toggle) keeps claude running.
   vim.bo[term.buf].bufhidden = "hide"
+end
+
+-- The name statuslines and tab labels show for Claude's terminal, in place
+-- of term://<cwd>//<pid>:<the whole command line>.
+M.NAME = "Claude Code"
+
+--- Names buf M.NAME (or "M.NAME (2)", ... when taken) and gives it filetype
+--- claudecode (for the user's FileType autocommands and statusline rules).
+--- Renaming leaves the term:// name behind as an unlisted alternate buffer:
+--- it is wiped.
+---@param buf integer
+---@param name? string default M.NAME
+function M.label(buf, name)
+  name = name or M.NAME
+  local old = vim.api.nvim_buf_get_name(buf)
+  for i = 1, 99 do
+    -- Fails (E95) when another buffer has the name.
+    if pcall(vim.api.nvim_buf_set_name, buf, i == 1 and name or ("%s (%d)"):format(name, i)) then
+      break
+    end
+  end
+  for _, b in ipairs(vim.api.nvim_list_bufs()) do
+    if b ~= buf and old ~= "" and vim.api.nvim_buf_get_name(b) == old and not vim.bo[b].buflisted then
+      pcall(vim.api.nvim_buf_delete, b, { force = true })
+    end
+  end
+  vim.bo[buf].filetype = "claudecode"
 end
 
 local native = {}
@@ -170,7 +198,7 @@ function M.provider(opts)
   if p.available then
     local ok, why = p.available()
     if not ok then
-      vim.notify("claude-ide-bridge: terminal provider " .. name .. ": " .. why .. "; using native", vim.log.levels.WARN)
+      require("claude-ide-bridge.notice").show("terminal provider " .. name .. ": " .. why .. "; using native", vim.log.levels.WARN)
       return native
     end
   end
@@ -201,7 +229,7 @@ end
 function M.open(cmd, env, opts, args)
   local p = M.provider(opts)
   if args and #args > 0 and p.running() then
-    vim.notify("claude-ide-bridge: claude is already running; :ClaudeCodeClose it to start one with " .. table.concat(args, " "), vim.log.levels.WARN)
+    require("claude-ide-bridge.notice").show("claude is already running; :ClaudeCodeClose it to start one with " .. table.concat(args, " "), vim.log.levels.WARN)
   end
   p.open(cmd, env, opts or {})
 end

@@ -97,7 +97,7 @@ end
 function M.add(first, last)
   local paths, err = M.paths(first, last)
   if not paths then
-    vim.notify("claude-ide-bridge: " .. err, vim.log.levels.WARN)
+    require("claude-ide-bridge.notice").show(err, vim.log.levels.WARN)
     return
   end
   for _, p in ipairs(paths) do

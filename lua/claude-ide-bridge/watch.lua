@@ -37,7 +37,7 @@ local POLL_MS = 1000
 local S = require("claude-ide-bridge.state").watch
 
 local function notify(msg, level)
-  vim.notify("claude-ide-bridge: " .. msg, level or vim.log.levels.WARN)
+  require("claude-ide-bridge.notice").show(msg, level or vim.log.levels.WARN)
 end
 
 -- The identity of a file's content as far as stat can tell, or false when it

@@ -172,7 +172,7 @@ func TestTwoCLIs(t *testing.T) {
 	// Another CLI's closeAllDiffTabs must leave it alone, so the user can
 	// still accept it.
 	for _, d := range []editorMsg{da, db} {
-		if err := s.Ed.Call(s.bound(stepBound), "diffAccepted", map[string]any{"tabName": d.Params["tabName"], "contents": d.Params["newContents"]}, nil); err != nil {
+		if err := s.Ed.Call(s.bound(stepBound), "diffAccepted", map[string]any{"tabName": d.Params["tabName"], "proposal": d.Params["proposal"], "contents": d.Params["newContents"]}, nil); err != nil {
 			t.Errorf("diffAccepted %v: %v", d.Params["tabName"], err)
 		}
 	}

@@ -89,7 +89,7 @@ func TestEditAccepted(t *testing.T) {
 	if got := readFile(t, f); got != "hello world\n" {
 		t.Fatalf("file changed while the diff is pending: %q", got)
 	}
-	if err := s.Ed.Call(s.bound(stepBound), "diffAccepted", map[string]any{"tabName": tab, "contents": "hello there\n"}, nil); err != nil {
+	if err := s.Ed.Call(s.bound(stepBound), "diffAccepted", map[string]any{"tabName": tab, "proposal": d.Params["proposal"], "contents": "hello there\n"}, nil); err != nil {
 		t.Fatalf("diffAccepted: %v", err)
 	}
 	// Facts: accepted "[{text:"FILE_SAVED"}, {text:<final file contents>}]".
@@ -124,9 +124,10 @@ func TestEditAcceptedWithUserEdits(t *testing.T) {
 	s.API.Push(edit(f, "world", "there", "EDIT MODIFIED")...)
 	s.prompt("edit hello")
 
-	tab := str(s.showDiff(f).Params["tabName"])
+	d := s.showDiff(f)
+	tab := str(d.Params["tabName"])
 	const mine = "hello there\nand a line the user typed\n"
-	if err := s.Ed.Call(s.bound(stepBound), "diffAccepted", map[string]any{"tabName": tab, "contents": mine}, nil); err != nil {
+	if err := s.Ed.Call(s.bound(stepBound), "diffAccepted", map[string]any{"tabName": tab, "proposal": d.Params["proposal"], "contents": mine}, nil); err != nil {
 		t.Fatalf("diffAccepted: %v", err)
 	}
 	if got := s.openDiffAnswer(tab); len(got) != 2 || got[0] != "FILE_SAVED" || got[1] != mine {
@@ -151,8 +152,9 @@ func TestEditRejected(t *testing.T) {
 	s.API.Push(edit(f, "world", "there", "AFTER REJECT")...)
 	s.prompt("edit hello")
 
-	tab := str(s.showDiff(f).Params["tabName"])
-	if err := s.Ed.Call(s.bound(stepBound), "diffRejected", map[string]any{"tabName": tab}, nil); err != nil {
+	d := s.showDiff(f)
+	tab := str(d.Params["tabName"])
+	if err := s.Ed.Call(s.bound(stepBound), "diffRejected", map[string]any{"tabName": tab, "proposal": d.Params["proposal"]}, nil); err != nil {
 		t.Fatalf("diffRejected: %v", err)
 	}
 	// Facts: "[{text:"DIFF_REJECTED"}, {text:<tab_name>}]: denied; the turn is aborted."
@@ -194,7 +196,7 @@ func TestWriteNewFile(t *testing.T) {
 	if exists(f) {
 		t.Fatalf("%s exists before the diff was accepted", f)
 	}
-	if err := s.Ed.Call(s.bound(stepBound), "diffAccepted", map[string]any{"tabName": tab, "contents": "brand new"}, nil); err != nil {
+	if err := s.Ed.Call(s.bound(stepBound), "diffAccepted", map[string]any{"tabName": tab, "proposal": d.Params["proposal"], "contents": "brand new"}, nil); err != nil {
 		t.Fatalf("diffAccepted: %v", err)
 	}
 	tr := lastToolResult(t, s.waitMain(2))
@@ -227,7 +229,7 @@ func TestWriteBigNewFile(t *testing.T) {
 	if got := str(d.Params["newContents"]); got != content {
 		t.Fatalf("showDiff newContents: %d bytes, want the %d proposed", len(got), len(content))
 	}
-	if err := s.Ed.Call(s.bound(stepBound), "diffAccepted", map[string]any{"tabName": tab, "contents": content}, nil); err != nil {
+	if err := s.Ed.Call(s.bound(stepBound), "diffAccepted", map[string]any{"tabName": tab, "proposal": d.Params["proposal"], "contents": content}, nil); err != nil {
 		t.Fatalf("diffAccepted: %v", err)
 	}
 	if got := s.openDiffAnswer(tab); len(got) != 2 || got[0] != "FILE_SAVED" || got[1] != content {
@@ -253,7 +255,8 @@ func TestTerminalAnswerWhileDiffPending(t *testing.T) {
 	s.API.Push(edit(f, "world", "there", "TERMINAL ACCEPTED")...)
 	s.prompt("edit hello")
 
-	tab := str(s.showDiff(f).Params["tabName"])
+	d := s.showDiff(f)
+	tab := str(d.Params["tabName"])
 	s.CLI.Choose(s.bound(stepBound), "Do you want to make this edit", "1") // "❯ 1. Yes"
 	s.waitCloseTab(tab)
 	s.waitCloseDiff(tab)
@@ -275,7 +278,7 @@ func TestTerminalAnswerWhileDiffPending(t *testing.T) {
 		}
 	}
 	// Protocol: diffAccepted answers -32001 "when no pending diff has that name".
-	err := s.Ed.Call(s.bound(stepBound), "diffAccepted", map[string]any{"tabName": tab, "contents": "late\n"}, nil)
+	err := s.Ed.Call(s.bound(stepBound), "diffAccepted", map[string]any{"tabName": tab, "proposal": d.Params["proposal"], "contents": "late\n"}, nil)
 	var rpcErr *jsonrpc.Error
 	if !errors.As(err, &rpcErr) || rpcErr.Code != jsonrpc.CodeUnknownDiff {
 		t.Errorf("late diffAccepted: %v, want error -32001", err)
@@ -331,8 +334,9 @@ func TestNewDiagnostics(t *testing.T) {
 	s.API.Push(edit(f, "func main() {}", "func main() { x := 1 }", "DIAG DONE")...)
 	s.prompt("add x")
 
-	tab := str(s.showDiff(f).Params["tabName"])
-	if err := s.Ed.Call(s.bound(stepBound), "diffAccepted", map[string]any{"tabName": tab, "contents": "package main\n\nfunc main() { x := 1 }\n"}, nil); err != nil {
+	d := s.showDiff(f)
+	tab := str(d.Params["tabName"])
+	if err := s.Ed.Call(s.bound(stepBound), "diffAccepted", map[string]any{"tabName": tab, "proposal": d.Params["proposal"], "contents": "package main\n\nfunc main() { x := 1 }\n"}, nil); err != nil {
 		t.Fatalf("diffAccepted: %v", err)
 	}
 	r := s.waitMain(3)

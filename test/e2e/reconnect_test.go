@@ -68,7 +68,7 @@ func TestReconnectAfterDrop(t *testing.T) {
 	s.API.Push(edit(f, "world", "again", "RECONNECTED")...)
 	s.prompt("edit after reconnect")
 	d := s.showDiff(f)
-	if err := s.Ed.Call(s.bound(stepBound), "diffAccepted", map[string]any{"tabName": d.Params["tabName"], "contents": "hello again\n"}, nil); err != nil {
+	if err := s.Ed.Call(s.bound(stepBound), "diffAccepted", map[string]any{"tabName": d.Params["tabName"], "proposal": d.Params["proposal"], "contents": "hello again\n"}, nil); err != nil {
 		t.Fatalf("diffAccepted: %v", err)
 	}
 	s.waitMain(3)

@@ -19,6 +19,13 @@ const lazyTarball = "lazy.nvim-306a055.tar.gz"
 // no luarocks. The bridge is on $PATH (the spec gives no `bin`).
 func startLazyNvim(t *testing.T, spec string) (*nvim, string) {
 	t.Helper()
+	return startLazyNvimPath(t, spec, filepath.Dir(bridgeBin)+string(os.PathListSeparator)+os.Getenv("PATH"))
+}
+
+// startLazyNvimPath is startLazyNvim with $PATH set to path (without the bridge's folder: a
+// user before :ClaudeCodeInstall).
+func startLazyNvimPath(t *testing.T, spec, path string) (*nvim, string) {
+	t.Helper()
 	peers := os.Getenv("PEERS_DIR")
 	if peers == "" {
 		peers = filepath.Join(pluginDir, "..", "shared", "peers")
@@ -27,7 +34,7 @@ func startLazyNvim(t *testing.T, spec string) (*nvim, string) {
 	if _, err := os.Stat(tarball); err != nil {
 		t.Skipf("SKIPPED: lazy.nvim is not at %s (%v); the one-line install is not tested", tarball, err)
 	}
-	if out, err := exec.Command("nvim", "--headless", "--clean", "-u", "NONE", "-c", `lua io.stdout:write(vim.fn.has("nvim-0.8"))`, "-c", "qa!").Output(); err != nil || strings.TrimSpace(string(out)) != "1" {
+	if out, err := exec.Command(nvimBin, "--headless", "--clean", "-u", "NONE", "-c", `lua io.stdout:write(vim.fn.has("nvim-0.8"))`, "-c", "qa!").Output(); err != nil || strings.TrimSpace(string(out)) != "1" {
 		t.Skipf("SKIPPED: lazy.nvim needs Neovim 0.8 or newer (%q, %v)", out, err)
 	}
 	root := t.TempDir()
@@ -66,12 +73,12 @@ require("lazy").setup({ ` + spec + ` }, {
 		t.Fatal(err)
 	}
 	n := &nvim{sock: filepath.Join(sockDir, "s"), done: make(chan struct{})}
-	n.cmd = exec.Command("nvim", "--headless", "-u", init, "-i", "NONE", "-n", "--listen", n.sock, "--cmd", "luafile "+helper)
+	n.cmd = exec.Command(nvimBin, "--headless", "-u", init, "-i", "NONE", "-n", "--listen", n.sock, "--cmd", "luafile "+helper)
 	n.cmd.Dir = proj
 	n.cmd.Env = append(os.Environ(), "CLAUDE_CONFIG_DIR="+cfg, "HOME="+filepath.Join(root, "home"),
 		"XDG_DATA_HOME="+filepath.Join(root, "data"), "XDG_STATE_HOME="+filepath.Join(root, "state"),
 		"XDG_CACHE_HOME="+filepath.Join(root, "cache"), "XDG_CONFIG_HOME="+filepath.Join(root, "config"),
-		"PATH="+filepath.Dir(bridgeBin)+string(os.PathListSeparator)+os.Getenv("PATH"))
+		"PATH="+path)
 	var logs bytes.Buffer
 	n.cmd.Stdout, n.cmd.Stderr = &logs, &logs
 	if err := n.cmd.Start(); err != nil {

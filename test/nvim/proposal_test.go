@@ -5,7 +5,7 @@ import (
 )
 
 // spyAccepts makes the plugin's bridge client record what each diffAccepted it sends carries
-// ("proposal" or "contents"); the message still goes to the real bridge.
+// ("proposal" alone or "contents" beside it); the message still goes to the real bridge.
 func (e *env) spyAccepts(t *testing.T) {
 	t.Helper()
 	e.n.lua(t, `
@@ -15,7 +15,9 @@ func (e *env) spyAccepts(t *testing.T) {
 		c.send = function(self, msg)
 			if msg.method == 'diffAccepted' then
 				local p = msg.params
-				table.insert(_G.accepts, p.proposal ~= nil and 'proposal' or (p.contents ~= nil and 'contents' or 'none'))
+				-- The number is always there (issue 25 item 6); contents only for a changed text.
+				local what = p.contents ~= nil and 'contents' or 'proposal'
+				table.insert(_G.accepts, p.proposal ~= nil and what or what .. ' without proposal')
 			end
 			return send(self, msg)
 		end`)
@@ -60,5 +62,60 @@ func TestDiffAcceptUnchangedNamesProposal(t *testing.T) {
 			}
 			e.waitDiffs(t, tabA+"=accepted")
 		})
+	}
+}
+
+// Issue 25 item 6: every decision names its proposal. The user saves an edit of proposal A just
+// as Claude replaces it with B under the same tab name: the accept, which reaches the bridge
+// after B, carries A's number with the edited text, is refused (-32001, the user is told), and
+// B stays pending until the user decides on B itself. Before, the edited accept of A was taken
+// as the accept of B, with A's text.
+func TestEditedAcceptOfReplacedProposal(t *testing.T) {
+	e := newEnv(t, nil, true)
+	path := e.file(t, "a.txt", "old\n")
+	chA := e.openDiff(t, path, "A\n", tabA)
+	e.waitDiffs(t, tabA+"=pending")
+	// Hold the plugin's diffAccepted on its way to the bridge, so that B overtakes it.
+	e.n.lua(t, `
+		local c = require('claude-ide-bridge.state').bridge.client
+		_G.orig_send, _G.held, _G.notes = c.send, nil, {}
+		c.send = function(self, msg)
+			if msg.method == 'diffAccepted' and _G.held == nil then
+				-- The text as it is now (rpc reads a buffer_value when it sends it).
+				local v = msg.params.contents
+				if type(v) == 'table' then
+					msg.params.contents = table.concat(vim.api.nvim_buf_get_lines(v.buf, 0, -1, false), '\n') .. (v.eol and '\n' or '')
+				end
+				_G.held = msg
+				return true
+			end
+			return _G.orig_send(self, msg)
+		end
+		local notify = vim.notify
+		vim.notify = function(m, ...) table.insert(_G.notes, m); return notify(m, ...) end`)
+	e.n.lua(t, `vim.api.nvim_buf_set_lines(0, 0, 1, false, {"A edited"})`)
+	e.n.ex(t, "write")
+	e.n.waitLua(t, `true`, `return _G.held ~= nil`)
+	chB := e.openDiff(t, path, "B\n", tabA)
+	wantTexts(t, toolOf(t, await(t, chA)), "DIFF_REJECTED", tabA)
+	e.waitDiffs(t, tabA+"=pending")
+	if got := e.lines(t, `return vim.api.nvim_buf_get_lines(0, 0, -1, false)`); len(got) != 1 || got[0] != "B" {
+		t.Fatalf("current buffer %q, want B's proposal", got)
+	}
+	if got := e.n.str(t, `return vim.inspect(_G.held.params.proposal ~= nil and _G.held.params.contents ~= nil)`); got != "true" {
+		t.Errorf("the edited accept carries proposal and contents: %s", got)
+	}
+	e.n.lua(t, `local c = require('claude-ide-bridge.state').bridge.client; c.send = _G.orig_send; _G.orig_send(c, _G.held)`)
+	e.n.waitLua(t, `true`, `for _, m in ipairs(_G.notes) do if m:find('accept failed', 1, true) then return true end end return false`)
+	select {
+	case m := <-chB:
+		t.Fatalf("B answered by the accept of A: %q", toolOf(t, m).texts())
+	default:
+	}
+	e.waitDiffs(t, tabA+"=pending")
+	e.n.ex(t, "write")
+	wantTexts(t, toolOf(t, await(t, chB)), "FILE_SAVED", "B\n")
+	if got := fileText(t, path); got != "old\n" {
+		t.Fatalf("the plugin wrote the file: %q", got)
 	}
 }

@@ -16,16 +16,48 @@ const clockTicks = 100
 
 // RSSKiB is VmRSS of pid, from /proc/<pid>/status.
 func RSSKiB(pid int) (int, error) {
+	m, err := ReadMemory(pid)
+	return m.RSS, err
+}
+
+// Memory is a process's resident memory by kind, in KiB (/proc/<pid>/status).
+type Memory struct {
+	RSS   int // VmRSS: all of it
+	Anon  int // RssAnon: heap, stacks: nothing to read it back from
+	File  int // RssFile: pages of mapped files (program text): clean, dropped and read again
+	Shmem int // RssShmem: shared memory, held like Anon
+}
+
+// Private is the memory the kernel cannot drop: RssAnon + RssShmem.
+func (m Memory) Private() int { return m.Anon + m.Shmem }
+
+// Add sums two processes' memory.
+func (m Memory) Add(o Memory) Memory {
+	return Memory{m.RSS + o.RSS, m.Anon + o.Anon, m.File + o.File, m.Shmem + o.Shmem}
+}
+
+// ReadMemory reads pid's Memory.
+func ReadMemory(pid int) (Memory, error) {
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
-		return 0, err
+		return Memory{}, err
 	}
+	var m Memory
+	fields := map[string]*int{"VmRSS:": &m.RSS, "RssAnon:": &m.Anon, "RssFile:": &m.File, "RssShmem:": &m.Shmem}
+	found := 0
 	for _, line := range strings.Split(string(data), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			return strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(v), " kB"))
+		name, v, ok := strings.Cut(line, "\t")
+		if p := fields[name]; ok && p != nil {
+			if *p, err = strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(v), " kB")); err != nil {
+				return Memory{}, fmt.Errorf("pid %d: %s %q", pid, name, v)
+			}
+			found++
 		}
 	}
-	return 0, fmt.Errorf("no VmRSS for pid %d", pid)
+	if found != len(fields) {
+		return Memory{}, fmt.Errorf("pid %d: /proc status without VmRSS/RssAnon/RssFile/RssShmem", pid)
+	}
+	return m, nil
 }
 
 // stat is the fields of /proc/<pid>/stat after the command name: f[0] is field 3 (state).

@@ -60,3 +60,32 @@ func TestChildCPUAndRSS(t *testing.T) {
 		t.Errorf("CPUSeconds of a reaped pid %d: no error", pid)
 	}
 }
+
+// Memory by kind: a heap this process holds shows in RssAnon, and the kinds add up to VmRSS.
+func TestReadMemory(t *testing.T) {
+	if _, err := os.Stat("/proc/self/status"); err != nil {
+		t.Skip("no /proc")
+	}
+	m0, err := ReadMemory(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	held := make([]byte, 32<<20)
+	for i := range held {
+		held[i] = 1
+	}
+	m1, err := ReadMemory(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m1.Anon-m0.Anon < 30<<10 || m1.Private() < m1.Anon {
+		t.Errorf("32 MiB touched: RssAnon %d -> %d KiB", m0.Anon, m1.Anon)
+	}
+	if m1.Anon+m1.File+m1.Shmem != m1.RSS {
+		t.Errorf("%+v: the kinds do not add up to VmRSS", m1)
+	}
+	spin = int(held[len(held)-1])
+	if _, err := ReadMemory(1 << 30); err == nil {
+		t.Error("a pid that does not exist gave no error")
+	}
+}

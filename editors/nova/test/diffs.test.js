@@ -162,3 +162,51 @@ test("the same tab_name again shows the new proposal in the tab already open", a
   const res = await second;
   assert.deepStrictEqual(res.content.map((c) => c.text), ["FILE_SAVED", "second proposal\n"]);
 });
+
+// Issue 25 item 6: every decision names its proposal (docs/editor-protocol.md, diffAccepted).
+// The user saves an edit of the first proposal just as Claude replaces it under the same tab
+// name: the save reaches the bridge after the replacement, carries the first proposal's number,
+// is refused (-32001) and never accepts the second with the first's text; the second is accepted
+// by its own save.
+test("a save of a proposal Claude has just replaced never accepts the replacement", async (t) => {
+  const env = await start(t);
+  const first = openDiff(env, TAB, PROPOSAL);
+  const editor = await proposalEditor(env, "main.go");
+  const shown = env.standin.wire.filter((w) => w.msg.method === "showDiff").map((w) => w.msg.params.proposal);
+  env.standin.hold = (m) => m.method === "diffAccepted";
+  await env.standin.user.type(editor, "first, edited\n");
+  await env.standin.user.save(editor);
+  await waitFor(() => env.standin.held.length === 1, "the accept to be held");
+  const second = openDiff(env, TAB, "second proposal\n");
+  // The first was saved (decided), so the second comes in a tab of its own.
+  const next = await waitFor(
+    () => env.standin.nova.workspace.textEditors.find((e) => e !== editor && e.document.text === "second proposal\n"),
+    "the second proposal to open"
+  );
+  assert.deepStrictEqual((await first).content.map((c) => c.text), ["DIFF_REJECTED", TAB]);
+  env.standin.release();
+  await waitFor(() => env.standin.notifications.some((n) => /Could not accept/.test(n.title)), "the refusal to be shown");
+  const accepts = env.standin.wire.filter((w) => w.from === "editor" && w.msg.method === "diffAccepted");
+  assert.strictEqual(accepts.length, 1);
+  assert.strictEqual(accepts[0].msg.params.proposal, shown[0]);
+  assert.strictEqual(typeof shown[0], "number");
+  const refusal = env.standin.wire.find((w) => w.from === "bridge" && w.msg.method === undefined && w.msg.id === accepts[0].msg.id);
+  assert.strictEqual(refusal.msg.error.code, -32001);
+
+  await env.standin.user.save(next);
+  assert.deepStrictEqual((await second).content.map((c) => c.text), ["FILE_SAVED", "second proposal\n"]);
+});
+
+test("closing the tab of a replaced proposal rejects only the replacement it shows", async (t) => {
+  const env = await start(t);
+  const first = openDiff(env, TAB, PROPOSAL);
+  const editor = await proposalEditor(env, "main.go");
+  const second = openDiff(env, TAB, "second proposal\n");
+  await waitFor(() => editor.document.text === "second proposal\n", "the proposal to be replaced");
+  await first;
+  env.standin.user.close(editor);
+  assert.deepStrictEqual((await second).content.map((c) => c.text), ["DIFF_REJECTED", TAB]);
+  const shown = env.standin.wire.filter((w) => w.msg.method === "showDiff").map((w) => w.msg.params.proposal);
+  const rejects = env.standin.wire.filter((w) => w.from === "editor" && w.msg.method === "diffRejected");
+  assert.deepStrictEqual(rejects.map((w) => w.msg.params.proposal), [shown[1]]);
+});

@@ -19,6 +19,7 @@ type showDiff struct {
 	NewFilePath string `json:"newFilePath"`
 	NewContents string `json:"newContents"`
 	FileExists  bool   `json:"fileExists"`
+	Proposal    uint64 `json:"proposal"`
 }
 
 // openDiff starts Claude's openDiff in the background; the answer arrives on the channel.
@@ -74,7 +75,8 @@ func TestDiffAccepted(t *testing.T) {
 		res := openDiff(t, c, path, "new\n", tab)
 
 		sd := nextShowDiff(t, s)
-		if sd != (showDiff{tab, path, path, "new\n", true}) {
+		n := sd.Proposal
+		if sd != (showDiff{tab, path, path, "new\n", true, n}) || n == 0 {
 			t.Errorf("showDiff = %+v", sd)
 		}
 		var st struct {
@@ -85,7 +87,7 @@ func TestDiffAccepted(t *testing.T) {
 		}
 		// "The bridge answers Claude FILE_SAVED + contents; the editor must not write the file
 		// (Claude writes it)."
-		if err := s.call(t, "diffAccepted", map[string]any{"tabName": tab, "contents": "new, edited\n"}, nil); err != nil {
+		if err := s.call(t, "diffAccepted", map[string]any{"tabName": tab, "proposal": n, "contents": "new, edited\n"}, nil); err != nil {
 			t.Fatal(err)
 		}
 		r := await(t, res)
@@ -106,11 +108,11 @@ func TestDiffAccepted(t *testing.T) {
 			t.Errorf("closeDiff for %q, want %q", got, tab)
 		}
 		// "-32001 when no pending diff has that name."
-		if err := s.call(t, "diffAccepted", map[string]any{"tabName": tab, "contents": "x"}, nil); rpcCode(err) != jsonrpc.CodeUnknownDiff {
+		if err := s.call(t, "diffAccepted", map[string]any{"tabName": tab, "proposal": n, "contents": "x"}, nil); rpcCode(err) != jsonrpc.CodeUnknownDiff {
 			t.Errorf("diffAccepted after close: %v, want -32001", err)
 		}
 		if err := s.call(t, "diffAccepted", map[string]any{"tabName": tab}, nil); rpcCode(err) != jsonrpc.CodeInvalidParams {
-			t.Errorf("diffAccepted without contents: %v, want -32602", err)
+			t.Errorf("diffAccepted without contents or proposal: %v, want -32602", err)
 		}
 	})
 }
@@ -123,9 +125,9 @@ func TestDiffRejected(t *testing.T) {
 		path := s.writeFile(t, "b.txt", "old\n")
 		tab := "✻ [Claude Code] b.txt (bb0001) ⧉"
 		res := openDiff(t, c, path, "new\n", tab)
-		nextShowDiff(t, s)
+		n := nextShowDiff(t, s).Proposal
 		// "diffRejected ... Result {}; The bridge follows with closeDiff."
-		if err := s.call(t, "diffRejected", map[string]any{"tabName": tab}, nil); err != nil {
+		if err := s.call(t, "diffRejected", map[string]any{"tabName": tab, "proposal": n}, nil); err != nil {
 			t.Fatal(err)
 		}
 		if r := await(t, res); !slices.Equal(r.Texts(), []string{"DIFF_REJECTED", tab}) {
@@ -134,7 +136,7 @@ func TestDiffRejected(t *testing.T) {
 		if got := tabOf(s.next(t, "closeDiff")); got != tab {
 			t.Errorf("closeDiff for %q", got)
 		}
-		if err := s.call(t, "diffRejected", map[string]any{"tabName": tab}, nil); rpcCode(err) != jsonrpc.CodeUnknownDiff {
+		if err := s.call(t, "diffRejected", map[string]any{"tabName": tab, "proposal": n}, nil); rpcCode(err) != jsonrpc.CodeUnknownDiff {
 			t.Errorf("diffRejected of an unknown tab: %v, want -32001", err)
 		}
 	})
@@ -193,8 +195,8 @@ func TestCloseAllDiffs(t *testing.T) {
 		pendingRes := openDiff(t, c, a, "a2\n", "tab-a")
 		nextShowDiff(t, s)
 		acceptedRes := openDiff(t, c, b, "b2\n", "tab-b")
-		nextShowDiff(t, s)
-		if err := s.call(t, "diffAccepted", map[string]any{"tabName": "tab-b", "contents": "b3\n"}, nil); err != nil {
+		n := nextShowDiff(t, s).Proposal
+		if err := s.call(t, "diffAccepted", map[string]any{"tabName": "tab-b", "proposal": n, "contents": "b3\n"}, nil); err != nil {
 			t.Fatal(err)
 		}
 		await(t, acceptedRes)
@@ -241,8 +243,8 @@ func TestAcceptedDiffWithoutSetBufferText(t *testing.T) {
 	c := claude(t, s.initialize(t, p))
 	path := s.writeFile(t, "a.txt", "a\n")
 	res := openDiff(t, c, path, "a2\n", "tab-a")
-	nextShowDiff(t, s)
-	if err := s.call(t, "diffAccepted", map[string]any{"tabName": "tab-a", "contents": "a3\n"}, nil); err != nil {
+	n := nextShowDiff(t, s).Proposal
+	if err := s.call(t, "diffAccepted", map[string]any{"tabName": "tab-a", "proposal": n, "contents": "a3\n"}, nil); err != nil {
 		t.Fatal(err)
 	}
 	await(t, res)
@@ -258,7 +260,7 @@ func TestAcceptedDiffWithoutSetBufferText(t *testing.T) {
 	s.noCall(t, "setBufferText", "closeDiff")
 	// Once Claude has written the file, closing the view loses nothing: diffRejected closes it.
 	os.WriteFile(path, []byte("a3\n"), 0o644)
-	if err := s.call(t, "diffRejected", map[string]any{"tabName": "tab-a"}, nil); err != nil {
+	if err := s.call(t, "diffRejected", map[string]any{"tabName": "tab-a", "proposal": n}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if got := tabOf(s.next(t, "closeDiff")); got != "tab-a" {

@@ -121,7 +121,7 @@ func TestPathMapEveryMessage(t *testing.T) {
 			if len(st.Diffs) != 1 || st.Diffs[0].FilePath != localFile {
 				t.Errorf("status = %+v, want the diff's LOCAL path", st)
 			}
-			if err := s.call(t, "diffAccepted", map[string]any{"tabName": tab, "contents": "package y\n"}, nil); err != nil {
+			if err := s.call(t, "diffAccepted", map[string]any{"tabName": tab, "proposal": sd.Proposal, "contents": "package y\n"}, nil); err != nil {
 				t.Fatal(err)
 			}
 			if r := await(t, res); r.IsError || r.Texts()[0] != "FILE_SAVED" {

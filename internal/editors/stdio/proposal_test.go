@@ -85,3 +85,61 @@ func TestDiffAcceptedProposalReplaced(t *testing.T) {
 		t.Errorf("openDiff = %+v", r)
 	}
 }
+
+// Issue 25 item 6: every decision names its proposal. An edited accept, or a reject, of a
+// proposal that is no longer the pending one of its tab (a same-name openDiff replaced it, or
+// close_tab closed it and a new one took the name) is -32001 and never lands on the new
+// proposal; a decision without a number is -32602 (the bridge cannot tell which proposal the
+// user saw). The new proposal stays pending and is answered only by its own decision.
+func TestDecisionOnStaleProposal(t *testing.T) {
+	t.Parallel()
+	const tab = "✻ [Claude Code] a.txt (aa7495) ⧉"
+	for _, how := range []string{"replaced", "closed and reopened"} {
+		t.Run(how, func(t *testing.T) {
+			t.Parallel()
+			s := startSidecar(t, "line")
+			c := claude(t, s.initialize(t, nil))
+			path := s.writeFile(t, "a.txt", "old\n")
+			resA := openDiff(t, c, path, "A\n", tab)
+			_, a := nextProposal(t, s)
+			if how == "closed and reopened" {
+				tool(t, c, "close_tab", map[string]any{"tab_name": tab})
+				s.next(t, "closeDiff")
+			}
+			resB := openDiff(t, c, path, "B\n", tab)
+			_, b := nextProposal(t, s)
+			if r := await(t, resA); !slices.Equal(r.Texts(), []string{"DIFF_REJECTED", tab}) {
+				t.Errorf("first openDiff = %+v", r)
+			}
+			// The user's edit of A, saved just as B arrived.
+			for _, d := range []struct {
+				method string
+				params map[string]any
+				code   int
+			}{
+				{"diffAccepted", map[string]any{"tabName": tab, "proposal": a, "contents": "A edited\n"}, jsonrpc.CodeUnknownDiff},
+				{"diffRejected", map[string]any{"tabName": tab, "proposal": a}, jsonrpc.CodeUnknownDiff},
+				{"diffAccepted", map[string]any{"tabName": tab, "contents": "A edited\n"}, jsonrpc.CodeInvalidParams},
+				{"diffRejected", map[string]any{"tabName": tab}, jsonrpc.CodeInvalidParams},
+			} {
+				if err := s.call(t, d.method, d.params, nil); rpcCode(err) != d.code {
+					t.Errorf("%s %v: %v, want %d", d.method, d.params, err, d.code)
+				}
+			}
+			if st := s.status(t); len(st.Diffs) != 1 || st.Diffs[0].State != "pending" {
+				t.Fatalf("after the stale decisions: %+v, want B pending", st.Diffs)
+			}
+			select {
+			case r := <-resB:
+				t.Fatalf("B answered by a decision on A: %+v", r)
+			default:
+			}
+			if err := s.call(t, "diffAccepted", map[string]any{"tabName": tab, "proposal": b}, nil); err != nil {
+				t.Fatal(err)
+			}
+			if r := await(t, resB); !slices.Equal(r.Texts(), []string{"FILE_SAVED", "B\n"}) {
+				t.Errorf("second openDiff = %+v", r)
+			}
+		})
+	}
+}

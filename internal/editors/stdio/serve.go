@@ -1,16 +1,14 @@
-// Package stdio makes any editor an IDE for Claude: the bridge runs as the editor's child and
-// speaks the editor protocol (docs/editor-protocol.md) on stdin/stdout. It translates only; every
-// rule lives in package ide.
+// Package stdio makes any editor an IDE for Claude: the editor protocol (docs/editor-protocol.md)
+// on the bridge's stdin/stdout as an ide.Editor and the editor's events. It translates only:
+// every rule lives in package ide, and the bridge is assembled by the caller (Options.Start).
 package stdio
 
 import (
 	"context"
 	"errors"
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/modeltools"
 	"io"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"sync"
 	"time"
 
@@ -18,39 +16,54 @@ import (
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/jsonrpc"
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/lsp"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/mcp"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/modeltools"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/pathmap"
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/trust"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/permmode"
 )
+
+func firstFolder(fs []string) string {
+	if len(fs) == 0 {
+		return ""
+	}
+	return fs[0]
+}
 
 // Options configure Serve.
 type Options struct {
-	Port    int
-	LockDir string
-	Trace   io.Writer
-	Log     *slog.Logger
+	// Start assembles the bridge around this editor connection once the editor's initialize
+	// described it (the wiring lives with the caller: cmd/claude-ide-bridge). Its error is the
+	// editor's -32000 answer; initialize may be retried. Required.
+	Start func(Hello) (*bridge.Bridge, error)
+	Log   *slog.Logger
 	// PIDPoll is how often the editor's pid is checked (default 500ms): an editor that dies
-	// without closing our stdin still ends the bridge within a second.
+	// without closing our stdin still ends the connection within a second.
 	PIDPoll time.Duration
 	// EditorTimeout bounds each request to the editor (default 10s); showDiff gets three times
 	// as long and executeCode ten times. A late editor becomes a tool error, never a hang.
 	EditorTimeout time.Duration
-	// Keepalive is the WebSocket ping interval (default 30s).
-	Keepalive time.Duration
-	// MaxClients bounds concurrent Claude connections (default 64).
-	MaxClients int
-	// LSP are language servers that answer getDiagnostics when the editor declares no
-	// diagnostics capability of its own (Nova). They run in the first workspace folder.
-	LSP []lsp.ServerConfig
 	// PathMap translates every path between the editor (LOCAL) and the bridge (REMOTE) when
 	// the editor runs on another machine (pathmap.go). Empty: paths pass as they are.
 	PathMap *pathmap.Map
 }
 
-// Serve speaks the editor protocol on r/w until r ends, the editor's pid dies or ctx ends. Then
-// it closes Claude's connections, settles pending diffs, removes the lock and returns.
-func Serve(ctx context.Context, r io.Reader, w io.WriteCloser, opt Options) error {
+// Hello is one editor connection as its initialize described it: the input the bridge is
+// assembled around (Options.Start).
+type Hello struct {
+	Editor  ide.Editor     // requests to this editor, its paths translated with a path map
+	Info    ide.EditorInfo // name, capabilities, encoding, timeout
+	Folders []string       // initialize's workspaceFolders (the bridge's paths)
+	PID     int            // the editor's pid for the lock; 0: none given (or a path map)
+	// Code is the editor's language servers for the model's code tools (lspRequest); nil
+	// when it declares none or paths are mapped.
+	Code   modeltools.Source
+	Events ide.Events // tell this editor about Claude clients (clientConnected, ...)
+}
+
+// Serve speaks the editor protocol on r/w until r ends, the editor's pid dies or ctx ends, and
+// returns the bridge Options.Start gave it (nil when initialize never succeeded): what happens
+// to the bridge then is the caller's decision.
+func Serve(ctx context.Context, r io.Reader, w io.WriteCloser, opt Options) (*bridge.Bridge, error) {
 	if opt.Log == nil {
 		opt.Log = slog.New(slog.DiscardHandler)
 	}
@@ -76,16 +89,10 @@ func Serve(ctx context.Context, r io.Reader, w io.WriteCloser, opt Options) erro
 	err := s.conn.Run(ctx)
 	cancel()
 	wg.Wait()
-	if b := s.bridge(); b != nil {
-		b.Close()
-	}
-	if s.lsp != nil {
-		s.lsp.Close()
-	}
 	if errors.Is(err, io.EOF) || errors.Is(err, os.ErrClosed) || errors.Is(err, io.ErrClosedPipe) {
-		return nil
+		err = nil
 	}
-	return err
+	return s.bridge(), err
 }
 
 type server struct {
@@ -94,7 +101,6 @@ type server struct {
 
 	mu    sync.Mutex
 	b     *bridge.Bridge
-	lsp   *lsp.Manager // nil without language servers
 	pid   int
 	ready chan struct{} // closed once initialize succeeded
 }
@@ -186,31 +192,39 @@ func (s *server) handle(ctx context.Context, req *jsonrpc.Request) (any, error) 
 		}
 		return map[string]any{"delivered": n, "held": held}, nil
 	case "diffAccepted":
+		// Every decision names its proposal (showDiff's "proposal"): a decision on a proposal
+		// that a same-name openDiff replaced, or that was closed or answered, is -32001 and never
+		// lands on another (issue 25 item 6). A decision without the number is refused: the
+		// bridge cannot tell which proposal the user saw.
 		var p struct {
 			TabName  string   `json:"tabName"`
 			Contents ide.Text `json:"contents"` // passed to Claude as it came
-			// Proposal, instead of contents: the user accepted the proposal of that number
-			// (showDiff's "proposal") without an edit; Claude gets its text as it sent it.
+			// Proposal: the number of the proposal decided on. Without contents, the user
+			// accepted it unedited; Claude gets its text as it sent it.
 			Proposal *uint64 `json:"proposal"`
 		}
 		if err := jsonrpc.UnmarshalParams(req.Params, &p); err != nil {
 			return nil, err
 		}
-		if p.Contents.IsZero() {
-			if p.Proposal != nil {
-				return nil, m.DiffAcceptedProposal(p.TabName, *p.Proposal)
-			}
-			return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, `invalid params: "contents" is required`)
+		if p.Proposal == nil {
+			return nil, errNoProposal("diffAccepted")
 		}
-		return nil, m.DiffAcceptedText(p.TabName, p.Contents)
+		if p.Contents.IsZero() {
+			return nil, m.DiffAcceptedProposal(p.TabName, *p.Proposal)
+		}
+		return nil, m.DiffAcceptedShownText(p.TabName, *p.Proposal, p.Contents)
 	case "diffRejected":
 		var p struct {
-			TabName string `json:"tabName"`
+			TabName  string  `json:"tabName"`
+			Proposal *uint64 `json:"proposal"`
 		}
 		if err := jsonrpc.UnmarshalParams(req.Params, &p); err != nil {
 			return nil, err
 		}
-		return nil, m.DiffRejected(p.TabName)
+		if p.Proposal == nil {
+			return nil, errNoProposal("diffRejected")
+		}
+		return nil, m.DiffRejectedShown(p.TabName, *p.Proposal)
 	case "closeAllDiffs":
 		closed, restored, err := m.CloseAllDiffs()
 		if err != nil {
@@ -220,6 +234,20 @@ func (s *server) handle(ctx context.Context, req *jsonrpc.Request) (any, error) 
 			restored = []string{}
 		}
 		return map[string]any{"closed": closed, "restored": restored}, nil
+	case "permissionMode":
+		// The mode a claude started by the editor gets (internal/permmode); args are the
+		// user's CLI arguments, before anything is added.
+		var p struct {
+			Args []string `json:"args"`
+		}
+		if err := jsonrpc.UnmarshalParams(req.Params, &p); err != nil {
+			return nil, err
+		}
+		d := permmode.Decide(p.Args, permmode.FromOS(firstFolder(m.Folders())))
+		if d.Add == nil {
+			d.Add = []string{}
+		}
+		return d, nil
 	case "status":
 		return map[string]any{"port": b.Port(), "lockPath": b.LockPath(), "clients": m.Clients(), "diffs": m.Diffs()}, nil
 	}
@@ -227,6 +255,10 @@ func (s *server) handle(ctx context.Context, req *jsonrpc.Request) (any, error) 
 		return nil, nil
 	}
 	return nil, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "method not found: %s", req.Method)
+}
+
+func errNoProposal(method string) error {
+	return jsonrpc.Errorf(jsonrpc.CodeInvalidParams, `invalid params: %s needs "proposal", the number of the showDiff decided on`, method)
 }
 
 func (s *server) initialize(req *jsonrpc.Request) (any, error) {
@@ -254,31 +286,12 @@ func (s *server) initialize(req *jsonrpc.Request) (any, error) {
 	}
 	track := p.TrackSelection == nil || *p.TrackSelection
 	conn := s.conn
-	editor := s.editor(conn)
-	info := ide.EditorInfo{Name: p.Name, Caps: p.Capabilities, Encoding: p.PositionEncoding, TrackSelection: track, Timeout: s.opt.EditorTimeout}
-	var m *lsp.Manager
-	if len(s.opt.LSP) > 0 && !info.Caps.Diagnostics {
-		root, err := lspRoot(p.WorkspaceFolders)
-		if err == nil {
-			m, err = lsp.New(lsp.Config{Root: root, Servers: s.opt.LSP, Log: s.opt.Log, Encoding: string(info.Encoding), Trust: trust.Gate(root)})
-		}
-		if err != nil {
-			return nil, jsonrpc.Errorf(jsonrpc.CodeServerError, "language servers: %v", err)
-		}
-		editor, info = lsp.WithDiagnostics(editor, info, m)
-	}
-	b, err := bridge.Start(bridge.Config{
-		Editor:    editor,
-		Info:      info,
-		Folders:   p.WorkspaceFolders,
-		PID:       p.PID,
-		Port:      s.opt.Port,
-		LockDir:   s.opt.LockDir,
-		Trace:     s.opt.Trace,
-		Keepalive: s.opt.Keepalive, MaxClients: s.opt.MaxClients,
-		EditorCode: s.editorCode(conn, p.Capabilities),
-		Code:       lspCode(m),
-		Log:        s.opt.Log,
+	b, err := s.opt.Start(Hello{
+		Editor:  s.editor(conn),
+		Info:    ide.EditorInfo{Name: p.Name, Caps: p.Capabilities, Encoding: p.PositionEncoding, TrackSelection: track, Timeout: s.opt.EditorTimeout},
+		Folders: p.WorkspaceFolders,
+		PID:     p.PID,
+		Code:    s.editorCode(conn, p.Capabilities),
 		Events: ide.Events{
 			ClientConnected: func(id ide.ClientID, n int) {
 				conn.Notify(context.Background(), "clientConnected", map[string]any{"clientId": id, "clients": n})
@@ -289,12 +302,9 @@ func (s *server) initialize(req *jsonrpc.Request) (any, error) {
 		},
 	})
 	if err != nil {
-		if m != nil {
-			m.Close()
-		}
-		return nil, jsonrpc.Errorf(jsonrpc.CodeServerError, "starting the bridge: %v", err)
+		return nil, jsonrpc.Errorf(jsonrpc.CodeServerError, "%v", err)
 	}
-	s.b, s.pid, s.lsp = b, p.PID, m
+	s.b, s.pid = b, p.PID
 	close(s.ready)
 	return map[string]any{
 		"port": b.Port(), "lockPath": b.LockPath(), "ideName": p.Name, "version": mcp.Version,
@@ -311,21 +321,4 @@ func (s *server) editorCode(conn *jsonrpc.Conn, caps ide.Capabilities) modeltool
 		return nil
 	}
 	return remote{conn}
-}
-
-// lspRoot is the language servers' workspace: the editor's first folder, or the current
-// directory.
-func lspRoot(folders []string) (string, error) {
-	if len(folders) > 0 && folders[0] != "" {
-		return filepath.Abs(folders[0])
-	}
-	return os.Getwd()
-}
-
-// lspCode is the bridge's own language servers for the model's code tools, nil without them.
-func lspCode(m *lsp.Manager) modeltools.Source {
-	if m == nil {
-		return nil
-	}
-	return modeltools.LSPSource(m)
 }

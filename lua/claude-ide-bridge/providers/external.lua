@@ -51,7 +51,7 @@ function M.open(cmd, env, opts)
   local job = vim.fn.jobstart(full, { detach = true })
   T.external_job = job > 0 and job or nil
   if not T.external_job then
-    vim.notify("claude-ide-bridge: could not run " .. full, vim.log.levels.ERROR)
+    require("claude-ide-bridge.notice").show("could not run " .. full, vim.log.levels.ERROR)
   end
 end
 

@@ -34,7 +34,7 @@ class Proposals {
 
   /** show handles the bridge's showDiff request. */
   async show(params) {
-    const { tabName, filePath, newContents } = params || {};
+    const { tabName, filePath, newContents, proposal } = params || {};
     if (typeof tabName !== "string" || typeof filePath !== "string" || typeof newContents !== "string") {
       throw new Error("showDiff needs tabName, filePath and newContents");
     }
@@ -49,6 +49,8 @@ class Proposals {
       // Same diff again: show the new proposal in the tab already open.
       const editor = old.editor;
       await editor.edit((e) => e.replace(new Range(0, editor.document.length), newContents));
+      // From now on the tab shows the new proposal, and a decision names it.
+      old.proposal = proposal;
       return {};
     }
     if (old) this.discard(old);
@@ -63,7 +65,10 @@ class Proposals {
       files.removeTree(dir);
       throw new Error(`Nova could not open the proposed ${name}`);
     }
-    const entry = { tabName, filePath, name, dir, stagedPath, editor: null, subs: [], decided: null };
+    // proposal: the bridge's number of the proposal shown (showDiff's "proposal"); every
+    // decision names it, so one that crosses a same-name replacement is refused, never taken
+    // for the new proposal (docs/editor-protocol.md, diffAccepted).
+    const entry = { tabName, filePath, name, dir, stagedPath, editor: null, subs: [], decided: null, proposal };
     this.byTab.set(tabName, entry);
     this.bind(entry, editor);
     this.tell(
@@ -93,7 +98,7 @@ class Proposals {
     entry.decided = "accepted";
     const contents = fullText(entry.editor.document);
     try {
-      await this.request("diffAccepted", { tabName: entry.tabName, contents });
+      await this.request("diffAccepted", { tabName: entry.tabName, proposal: entry.proposal, contents });
     } catch (err) {
       entry.decided = null;
       this.tell(`Could not accept the change to ${entry.name}`, errorText(err));
@@ -112,7 +117,7 @@ class Proposals {
     }
     if (entry.decided || !this.byTab.has(entry.tabName)) return;
     entry.decided = "rejected";
-    this.request("diffRejected", { tabName: entry.tabName }).catch((err) => {
+    this.request("diffRejected", { tabName: entry.tabName, proposal: entry.proposal }).catch((err) => {
       console.error(`diffRejected ${entry.tabName}: ${errorText(err)}`);
     });
   }

@@ -316,6 +316,11 @@ function makeProcessClass(standin) {
     }
     write(message) {
       if (!this.child || !this.child.stdin.writable) return;
+      // A test holds a message back (standin.hold) to let the bridge's next one overtake it.
+      if (standin.hold && standin.hold(message)) {
+        standin.held.push(() => this.write(message));
+        return;
+      }
       standin.wire.push({ from: "editor", msg: message });
       this.child.stdin.write(frame(Object.assign({ jsonrpc: "2.0" }, message)));
     }
@@ -411,6 +416,13 @@ function install(opts) {
     commands: new Map(),
     panels: [],
     panelAnswer: null,
+    // hold(message) true keeps an extension→bridge message in held until release().
+    hold: null,
+    held: [],
+    release() {
+      this.hold = null;
+      for (const send of this.held.splice(0)) send();
+    },
   };
   const editors = [];
   let active = null;

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/bridge"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/lsp"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/modeltools"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/trust"
+)
+
+// This file is the one place a bridge is put together: `serve` (the terminal) and
+// `serve --stdio` (an editor plugin) differ only in the editor connection they hand to
+// assembly.start.
+
+// assembly is what every bridge of this process is built with, whatever its editor.
+type assembly struct {
+	Port       int
+	Trace      io.Writer
+	Log        *slog.Logger
+	Keepalive  time.Duration
+	MaxClients int
+	// LSP are the bridge's own language servers; they answer getDiagnostics for an editor
+	// without that capability (the terminal, Nova) and back the model's code tools.
+	LSP []lsp.ServerConfig
+}
+
+// editorConn is the editor a bridge serves: the one input that differs between serve and
+// serve --stdio.
+type editorConn struct {
+	Editor  ide.Editor
+	Info    ide.EditorInfo
+	Folders []string          // workspace folders; none: the current directory
+	PID     int               // the lock's pid; 0: this process
+	Code    modeltools.Source // the editor's own language servers for the code tools; nil: none
+	Events  ide.Events
+}
+
+// running is an assembled bridge and what it owns besides.
+type running struct {
+	*bridge.Bridge
+	lsp *lsp.Manager // nil without language servers
+}
+
+// lspError is a failure to set up the language servers (not to start the bridge).
+type lspError struct{ err error }
+
+func (e lspError) Error() string { return "language servers: " + e.err.Error() }
+
+// start assembles a bridge around e: the language servers (when configured and the editor has
+// no diagnostics of its own), the bridge's listener, lock and model.
+func (a assembly) start(e editorConn) (*running, error) {
+	r := &running{}
+	editor, info := e.Editor, e.Info
+	var code modeltools.Source // the model's code tools (/mcp) ask the same servers
+	if len(a.LSP) > 0 && !info.Caps.Diagnostics {
+		root, err := lspRoot(e.Folders)
+		if err == nil {
+			// Trust: no server starts in a folder the user has not trusted (internal/trust).
+			r.lsp, err = lsp.New(lsp.Config{Root: root, Servers: a.LSP, Log: a.Log, Encoding: string(info.Encoding), Trust: trust.Gate(root)})
+		}
+		if err != nil {
+			return nil, lspError{err}
+		}
+		editor, info = lsp.WithDiagnostics(editor, info, r.lsp)
+		code = modeltools.LSPSource(r.lsp)
+	}
+	b, err := bridge.Start(bridge.Config{
+		Editor: editor, Info: info, Folders: e.Folders, PID: e.PID,
+		Port: a.Port, Trace: a.Trace, Log: a.Log, Keepalive: a.Keepalive, MaxClients: a.MaxClients,
+		EditorCode: e.Code, Code: code, Events: e.Events,
+	})
+	if err != nil {
+		if r.lsp != nil {
+			r.lsp.Close()
+		}
+		return nil, err
+	}
+	r.Bridge = b
+	return r, nil
+}
+
+// Close ends the bridge (lock removed, diffs settled, clients closed), then its language
+// servers: no getDiagnostics is running any more by then.
+func (r *running) Close() {
+	r.Bridge.Close()
+	if r.lsp != nil {
+		r.lsp.Close()
+	}
+}
+
+// lspRoot is the language servers' workspace: the first folder, or the current directory.
+func lspRoot(folders []string) (string, error) {
+	if len(folders) > 0 && folders[0] != "" {
+		return filepath.Abs(folders[0])
+	}
+	return os.Getwd()
+}
+
+// startError is how serve --stdio reports a bridge that did not start to the editor.
+func startError(err error) error {
+	if _, ok := err.(lspError); ok {
+		return err
+	}
+	return fmt.Errorf("starting the bridge: %w", err)
+}

@@ -1,0 +1,1171 @@
+;;; claude-ide-bridge.el --- Claude Code in Emacs through claude-ide-bridge  -*- lexical-binding: t; -*-
+
+;; Copyright (C) 2026 The claude-ide-bridge authors
+
+;; Author: The claude-ide-bridge authors
+;; Maintainer: The claude-ide-bridge authors
+;; Version: 0.1.0
+;; Package-Requires: ((emacs "28.1") (jsonrpc "1.0.14"))
+;; Keywords: tools, convenience
+;; URL: https://github.com/claude-ide-bridge/claude-ide-bridge
+
+;; This file is not part of GNU Emacs.
+
+;;; Commentary:
+
+;; Connects the Claude Code CLI to Emacs.  The global minor mode
+;; `claude-ide-bridge-mode' runs "claude-ide-bridge serve --stdio" (a Go
+;; program: the WebSocket server the CLI connects to, its auth and lock
+;; file, and every rule of the protocol) and speaks the bridge's editor
+;; protocol (docs/editor-protocol.md) with it over jsonrpc.el.  Emacs
+;; only reports facts and performs UI actions:
+;;
+;; - your selection (the region, a rectangle, or the cursor) as you move;
+;; - Claude's proposed edits as an Ediff session, the proposal editable:
+;;   C-c C-c accepts it, C-c C-k rejects it (Claude writes the file);
+;; - open files, unsaved state, saving, and flymake or flycheck
+;;   diagnostics for Claude's tools;
+;; - buffers follow the disk after Claude writes a file;
+;; - `claude-ide-bridge-send' sends the region, the file or Dired's marked
+;;   files to Claude; `claude-ide-bridge-claude' runs claude in a terminal
+;;   (eat, vterm or term) wired to this Emacs.
+;;
+;; Start with M-x claude-ide-bridge-mode.  Without the binary on PATH,
+;; M-x claude-ide-bridge-install fetches a release (checked against its
+;; SHA-256) or builds it from this checkout with Go.  See docs/emacs.md.
+
+;;; Code:
+
+(require 'cl-lib)
+(require 'filenotify)
+(require 'jsonrpc)
+(require 'project)
+(require 'rect)
+(require 'seq)
+(require 'subr-x)
+
+(defvar ediff-window-setup-function)
+(defvar ediff-split-window-function)
+(defvar ediff-control-buffer)
+(defvar ediff-quit-hook)
+(defvar ediff-keep-variants)
+(defvar flycheck-current-errors)
+(defvar flycheck-mode)
+(defvar flymake-mode)
+(declare-function ediff-buffers "ediff" (buffer-a buffer-b &optional startup-hooks job-name))
+(declare-function ediff-really-quit "ediff-util" (reverse-default-keep-variants))
+(declare-function flymake-diagnostics "flymake" (&optional beg end))
+(declare-function flymake-diagnostic-beg "flymake" (diag))
+(declare-function flymake-diagnostic-end "flymake" (diag))
+(declare-function flymake-diagnostic-type "flymake" (diag))
+(declare-function flymake-diagnostic-text "flymake" (diag))
+(declare-function flymake-diagnostic-backend "flymake" (diag))
+(declare-function flycheck-error-pos "flycheck" (err))
+(declare-function flycheck-error-region-for-mode "flycheck" (err mode))
+(declare-function flycheck-error-level "flycheck" (err))
+(declare-function flycheck-error-message "flycheck" (err))
+(declare-function flycheck-error-checker "flycheck" (err))
+(declare-function flycheck-error-id "flycheck" (err))
+(declare-function eat-make "eat" (name program &optional startfile &rest switches))
+(declare-function vterm "vterm" (&optional arg))
+(declare-function dired-get-marked-files "dired")
+(declare-function term-char-mode "term" ())
+(declare-function make-term "term" (name program &optional startfile &rest switches))
+(defvar vterm-shell)
+(defvar vterm-buffer-name)
+
+;;;; Customization
+
+(defgroup claude-ide-bridge nil
+  "Claude Code in Emacs through claude-ide-bridge."
+  :group 'tools
+  :prefix "claude-ide-bridge-"
+  :link '(url-link "https://github.com/claude-ide-bridge/claude-ide-bridge"))
+
+(defcustom claude-ide-bridge-program nil
+  "The claude-ide-bridge binary.
+nil finds it: the one `claude-ide-bridge-install' put in place, else
+claude-ide-bridge on the variable `exec-path', else bin/ of this
+package's checkout."
+  :type '(choice (const :tag "Find it" nil) file))
+
+(defcustom claude-ide-bridge-serve-args nil
+  "More arguments for \"serve --stdio\", e.g. (\"--log-file\" \"/tmp/b.log\")."
+  :type '(repeat string))
+
+(defcustom claude-ide-bridge-ide-name "Emacs"
+  "The IDE name Claude shows (its /ide list and status line)."
+  :type 'string)
+
+(defcustom claude-ide-bridge-position-encoding 'utf-8
+  "How the character of a position is counted.
+`utf-8' counts bytes (as the Neovim plugin does), `utf-16' counts
+UTF-16 code units (as VS Code does).  Claude gets them unchanged."
+  :type '(choice (const utf-8) (const utf-16)))
+
+(defcustom claude-ide-bridge-selection-delay 0.05
+  "Seconds of quiet before a changed selection is sent to Claude."
+  :type 'number)
+
+(defcustom claude-ide-bridge-follow-disk t
+  "Whether file buffers follow the disk when Claude writes a file.
+An unmodified buffer is reverted; a modified one keeps its text and
+you get one message naming the file."
+  :type 'boolean)
+
+(defcustom claude-ide-bridge-claude-program "claude"
+  "The Claude Code CLI `claude-ide-bridge-claude' runs."
+  :type 'string)
+
+(defcustom claude-ide-bridge-claude-args nil
+  "Arguments `claude-ide-bridge-claude' passes to the CLI."
+  :type '(repeat string))
+
+(defcustom claude-ide-bridge-permission-mode "default"
+  "The --permission-mode given to claude unless its arguments choose one.
+The CLI's own default (auto) writes edits without a diff, so no
+proposal would reach Emacs; \"default\" asks, showing each edit here.
+nil passes no mode."
+  :type '(choice (const :tag "CLI's own default" nil)
+                 (const "default") (const "acceptEdits") (const "plan")
+                 (const "auto") string))
+
+(defcustom claude-ide-bridge-model-tools t
+  "Whether claude gets the bridge's code tools (--mcp-config)."
+  :type 'boolean)
+
+(defcustom claude-ide-bridge-terminal 'auto
+  "Where `claude-ide-bridge-claude' runs claude.
+`auto' uses eat when installed, else vterm, else `term'."
+  :type '(choice (const auto) (const eat) (const vterm) (const term)))
+
+(defcustom claude-ide-bridge-claude-display-action
+  '((display-buffer-reuse-window display-buffer-in-side-window)
+    (side . right) (window-width . 0.45))
+  "The `display-buffer' action that shows Claude's terminal."
+  :type 'sexp)
+
+(defcustom claude-ide-bridge-install-base-url
+  "https://github.com/claude-ide-bridge/claude-ide-bridge/releases/download"
+  "Where `claude-ide-bridge-install' downloads release archives from."
+  :type 'string)
+
+(defcustom claude-ide-bridge-install-directory
+  (locate-user-emacs-file "claude-ide-bridge/bin/")
+  "Where `claude-ide-bridge-install' puts the binary."
+  :type 'directory)
+
+(defcustom claude-ide-bridge-log-events nil
+  "Whether to keep the protocol's messages in a buffer (for bug reports)."
+  :type 'boolean)
+
+(defconst claude-ide-bridge-version "0.1.0"
+  "This package's version; `claude-ide-bridge-install' fetches its release.")
+
+(defconst claude-ide-bridge--source-dir
+  (file-name-directory (or load-file-name buffer-file-name default-directory))
+  "The directory this file was loaded from.")
+
+;;;; State
+
+(defvar claude-ide-bridge--conn nil "The jsonrpc connection to the bridge.")
+(defvar claude-ide-bridge--info nil "The bridge's answer to initialize (a plist).")
+(defvar claude-ide-bridge--clients 0 "Claude clients connected now.")
+(defvar claude-ide-bridge--folders nil "The workspace folders the bridge was given.")
+(defvar claude-ide-bridge--stopping nil "Non-nil while the mode stops the bridge.")
+(defvar claude-ide-bridge--diffs (make-hash-table :test #'equal) "Shown diffs by tab name.")
+(defvar claude-ide-bridge--selection-timer nil)
+(defvar claude-ide-bridge--last-selection nil "The last selection sent.")
+(defvar claude-ide-bridge--active-buffer nil "The file buffer the user was last in.")
+(defvar claude-ide-bridge--claude-buffer nil "The buffer of Claude's terminal.")
+(defvar-local claude-ide-bridge--diff nil
+  "The diff this buffer belongs to (its proposal, original or Ediff control).")
+(put 'claude-ide-bridge--diff 'permanent-local t)
+
+(defun claude-ide-bridge--msg (format &rest args)
+  "Show FORMAT with ARGS as a message of this package."
+  (message "claude-ide-bridge: %s" (apply #'format-message format args)))
+
+(defun claude-ide-bridge--ready-p ()
+  "Return non-nil when the bridge is up and has answered initialize."
+  (and claude-ide-bridge--conn claude-ide-bridge--info
+       (jsonrpc-running-p claude-ide-bridge--conn)))
+
+;;;; Positions
+
+(defconst claude-ide-bridge--invalid-re "[^[:ascii:][:multibyte:]]"
+  "Characters JSON cannot carry: raw bytes.")
+
+(defun claude-ide-bridge--json-text (string)
+  "STRING with each character JSON cannot carry replaced by U+FFFD."
+  (if (string-match-p claude-ide-bridge--invalid-re string)
+      (replace-regexp-in-string claude-ide-bridge--invalid-re "\ufffd" string t t)
+    string))
+
+(defun claude-ide-bridge--units (string)
+  "Length of STRING in `claude-ide-bridge-position-encoding' units.
+A raw byte counts as one byte, as it is in the file."
+  (cond ((= (string-bytes string) (length string)) (length string))
+        ((eq claude-ide-bridge-position-encoding 'utf-16)
+         (/ (length (encode-coding-string string 'utf-16le t)) 2))
+        (t (length (encode-coding-string string 'utf-8-unix t)))))
+
+(defun claude-ide-bridge--pos (point)
+  "The protocol position {line, character} of POINT."
+  (save-excursion
+    (save-restriction
+      (widen)
+      (goto-char point)
+      (list :line (1- (line-number-at-pos point t))
+            :character (claude-ide-bridge--units
+                        (buffer-substring-no-properties (line-beginning-position) point))))))
+
+(defun claude-ide-bridge--point (pos)
+  "The buffer position of protocol position POS, clamped to the buffer."
+  (save-excursion
+    (save-restriction
+      (widen)
+      (goto-char (point-min))
+      (forward-line (max 0 (or (plist-get pos :line) 0)))
+      (let ((want (max 0 (or (plist-get pos :character) 0)))
+            (eol (line-end-position))
+            (n 0))
+        (while (and (< (point) eol) (< n want))
+          (setq n (+ n (claude-ide-bridge--units (string (char-after)))))
+          (forward-char))
+        (point)))))
+
+;;;; Selections
+
+(defun claude-ide-bridge--file-buffer-p (&optional buffer)
+  "Non-nil when BUFFER (default current) visits a file."
+  (buffer-local-value 'buffer-file-name (or buffer (current-buffer))))
+
+(defun claude-ide-bridge--span (start end)
+  "The selection payload of START to END in the current buffer, END exclusive.
+START and END are (POINT . POSITION) with POSITION a protocol position."
+  (let ((s (cdr start)) (e (cdr end)))
+    (list :text (claude-ide-bridge--json-text
+                 (buffer-substring-no-properties (car start) (car end)))
+          :filePath (expand-file-name buffer-file-name)
+          :selection (list :start s :end e
+                           :isEmpty (if (equal s e) t :json-false)))))
+
+(defun claude-ide-bridge--rectangle-span (mark point)
+  "The payload of the rectangle between MARK and POINT.
+As the Neovim plugin sends a block: the contiguous span from the
+block's first position to its last; on an empty last row it ends at
+character 1 of that row, so Claude counts the row."
+  (let* ((bounds (extract-rectangle-bounds (min mark point) (max mark point)))
+         (beg (apply #'min (mapcar #'car bounds)))
+         (end (apply #'max (mapcar #'cdr bounds)))
+         (epos (claude-ide-bridge--pos end)))
+    (save-excursion
+      (goto-char end)
+      (when (and (bolp) (eolp) (> end beg))
+        (setq epos (plist-put epos :character 1))))
+    (claude-ide-bridge--span (cons beg (claude-ide-bridge--pos beg)) (cons end epos))))
+
+(defun claude-ide-bridge-selection (&optional window)
+  "The selection of WINDOW (default the selected one) as Claude gets it.
+nil when WINDOW does not show a file buffer.  The region when it is
+active and not empty, a rectangle in `rectangle-mark-mode', else the
+cursor alone."
+  (let* ((win (or window (selected-window)))
+         (buf (window-buffer win)))
+    (when (claude-ide-bridge--file-buffer-p buf)
+      (with-current-buffer buf
+        (let ((pt (window-point win)))
+          (cond
+           ((not (and (eq win (selected-window)) (region-active-p)
+                      (/= (mark) pt)))
+            (let ((p (claude-ide-bridge--pos pt)))
+              (claude-ide-bridge--span (cons pt p) (cons pt p))))
+           ((bound-and-true-p rectangle-mark-mode)
+            (claude-ide-bridge--rectangle-span (mark) pt))
+           (t (let ((b (region-beginning)) (e (region-end)))
+                (claude-ide-bridge--span (cons b (claude-ide-bridge--pos b))
+                                         (cons e (claude-ide-bridge--pos e)))))))))))
+
+(defun claude-ide-bridge--send-selection ()
+  "Send the selection of the selected window when it changed."
+  (setq claude-ide-bridge--selection-timer nil)
+  (when (claude-ide-bridge--ready-p)
+    (let ((sel (claude-ide-bridge-selection)))
+      (when sel
+        (setq claude-ide-bridge--active-buffer (window-buffer))
+        (unless (equal sel claude-ide-bridge--last-selection)
+          (setq claude-ide-bridge--last-selection sel)
+          (jsonrpc-notify claude-ide-bridge--conn :selectionChanged sel))))))
+
+(defun claude-ide-bridge--post-command ()
+  "Schedule sending the selection (debounced)."
+  (when claude-ide-bridge--selection-timer
+    (cancel-timer claude-ide-bridge--selection-timer))
+  (setq claude-ide-bridge--selection-timer
+        (run-with-timer claude-ide-bridge-selection-delay nil
+                        #'claude-ide-bridge--send-selection)))
+
+;;;; Files and editors
+
+(defun claude-ide-bridge--path (params method)
+  "The filePath of PARAMS for METHOD, or an invalid-params error."
+  (let ((p (plist-get params :filePath)))
+    (unless (and (stringp p) (not (string-empty-p p)))
+      (jsonrpc-error :code -32602 :message (format "%s needs filePath" method)))
+    p))
+
+(defun claude-ide-bridge--find (path)
+  "The live buffer visiting PATH, or nil."
+  (find-buffer-visiting path))
+
+(defun claude-ide-bridge--language-id (&optional buffer)
+  "A language id for BUFFER's major mode (\"go\" for `go-mode')."
+  (let ((name (symbol-name (buffer-local-value 'major-mode (or buffer (current-buffer))))))
+    (replace-regexp-in-string "\\(-ts\\)?-mode\\'" "" name)))
+
+(defun claude-ide-bridge--line-count ()
+  "Lines in the current buffer, as an editor counts them (at least 1)."
+  (save-restriction (widen) (max 1 (count-lines (point-min) (point-max)))))
+
+(defun claude-ide-bridge--ordinary-window-p (win)
+  "Return non-nil when WIN is not Claude's terminal nor a diff."
+  (let ((buf (window-buffer win)))
+    (not (or (eq buf claude-ide-bridge--claude-buffer)
+             (buffer-local-value 'claude-ide-bridge--diff buf)
+             (window-parameter win 'window-side)
+             (window-minibuffer-p win)))))
+
+(defun claude-ide-bridge--editor-window ()
+  "A window to show a file in: the last file window, else an ordinary one."
+  (let ((last (and (buffer-live-p claude-ide-bridge--active-buffer)
+                   (get-buffer-window claude-ide-bridge--active-buffer))))
+    (cond (last last)
+          ((claude-ide-bridge--ordinary-window-p (selected-window)) (selected-window))
+          ((seq-find #'claude-ide-bridge--ordinary-window-p (window-list)))
+          (t (split-window (frame-root-window) nil 'left)))))
+
+(defun claude-ide-bridge--open-file (params)
+  "Handle openFile PARAMS."
+  (let ((path (claude-ide-bridge--path params "openFile")))
+    (unless (file-exists-p path)
+      (jsonrpc-error :code -32000 :message (format "cannot open %s: no such file" path)))
+    (let ((buf (find-file-noselect path))
+          (sel (plist-get params :selection)))
+      (unless (eq (plist-get params :makeFrontmost) :json-false)
+        (select-window (claude-ide-bridge--editor-window))
+        (switch-to-buffer buf)
+        (when sel
+          (let ((s (claude-ide-bridge--point (plist-get sel :start)))
+                (e (claude-ide-bridge--point (plist-get sel :end))))
+            (goto-char e)
+            (if (= s e)
+                (deactivate-mark)
+              (push-mark s t t)))))
+      (with-current-buffer buf
+        (list :languageId (claude-ide-bridge--language-id)
+              :lineCount (claude-ide-bridge--line-count))))))
+
+(defun claude-ide-bridge--file-buffers ()
+  "The live buffers visiting files."
+  (seq-filter #'claude-ide-bridge--file-buffer-p (buffer-list)))
+
+(defun claude-ide-bridge--active ()
+  "The file buffer the user is in, or was last in."
+  (cond ((claude-ide-bridge--file-buffer-p (window-buffer)) (window-buffer))
+        ((buffer-live-p claude-ide-bridge--active-buffer) claude-ide-bridge--active-buffer)))
+
+(defun claude-ide-bridge--open-editors (_params)
+  "Handle getOpenEditors."
+  (let ((active (claude-ide-bridge--active)))
+    (list :editors
+          (vconcat
+           (mapcar (lambda (buf)
+                     (let ((name (expand-file-name (buffer-file-name buf))))
+                       (list :filePath name
+                             :isActive (if (eq buf active) t :json-false)
+                             :isDirty (if (buffer-modified-p buf) t :json-false)
+                             :languageId (claude-ide-bridge--language-id buf)
+                             :label (file-name-nondirectory name))))
+                   (claude-ide-bridge--file-buffers))))))
+
+(defun claude-ide-bridge--current-selection (_params)
+  "Handle getCurrentSelection."
+  (let* ((buf (claude-ide-bridge--active))
+         (win (and buf (get-buffer-window buf))))
+    (list :selection
+          (cond (win (claude-ide-bridge-selection win))
+                (buf (with-current-buffer buf
+                       (let ((p (claude-ide-bridge--pos (point))))
+                         (claude-ide-bridge--span (cons (point) p) (cons (point) p)))))))))
+
+(defun claude-ide-bridge--dirty (params)
+  "Handle checkDocumentDirty PARAMS."
+  (let ((buf (claude-ide-bridge--find (claude-ide-bridge--path params "checkDocumentDirty"))))
+    (list :isOpen (if buf t :json-false)
+          :isDirty (if (and buf (buffer-modified-p buf)) t :json-false)
+          :isUntitled :json-false)))
+
+(defun claude-ide-bridge--save (params)
+  "Handle saveDocument PARAMS."
+  (let* ((path (claude-ide-bridge--path params "saveDocument"))
+         (buf (claude-ide-bridge--find path)))
+    (if (not buf)
+        (list :isOpen :json-false :saved :json-false)
+      (condition-case err
+          (with-current-buffer buf (save-buffer))
+        (error (jsonrpc-error :code -32000
+                              :message (format "could not save %s: %s"
+                                               (file-name-nondirectory path)
+                                               (error-message-string err)))))
+      (list :isOpen t :saved (if (buffer-modified-p buf) :json-false t)))))
+
+(defun claude-ide-bridge--set-buffer-text (params)
+  "Handle setBufferText PARAMS: the text, unsaved, in the file's buffer."
+  (let ((path (claude-ide-bridge--path params "setBufferText"))
+        (text (plist-get params :text)))
+    (unless (stringp text)
+      (jsonrpc-error :code -32602 :message "setBufferText needs text"))
+    (with-current-buffer (find-file-noselect path)
+      (save-restriction
+        (widen)
+        (let ((inhibit-read-only t))
+          (atomic-change-group
+            (delete-region (point-min) (point-max))
+            (insert text))))
+      (set-buffer-modified-p t))
+    (make-hash-table)))
+
+;;;; Diagnostics
+
+(defun claude-ide-bridge--range (beg end)
+  "The protocol range of BEG to END."
+  (list :start (claude-ide-bridge--pos beg) :end (claude-ide-bridge--pos end)))
+
+(defun claude-ide-bridge--flymake-item (d)
+  "The protocol diagnostic of flymake diagnostic D."
+  (let* ((type (flymake-diagnostic-type d))
+         (cat (or (get type 'flymake-category) type))
+         (backend (flymake-diagnostic-backend d)))
+    (append
+     (list :message (claude-ide-bridge--json-text (flymake-diagnostic-text d))
+           :severity (pcase cat
+                       ((or 'flymake-error :error) "Error")
+                       ((or 'flymake-warning :warning) "Warning")
+                       (_ "Info"))
+           :range (claude-ide-bridge--range (flymake-diagnostic-beg d)
+                                            (flymake-diagnostic-end d)))
+     (and (symbolp backend) backend
+          (list :source (replace-regexp-in-string
+                         "-flymake\\(-backend\\)?\\'" "" (symbol-name backend)))))))
+
+(defun claude-ide-bridge--flycheck-item (e)
+  "The protocol diagnostic of flycheck error E."
+  (let ((region (or (flycheck-error-region-for-mode e 'symbols)
+                    (cons (flycheck-error-pos e) (flycheck-error-pos e))))
+        (id (flycheck-error-id e)))
+    (append
+     (list :message (claude-ide-bridge--json-text (or (flycheck-error-message e) ""))
+           :severity (pcase (flycheck-error-level e)
+                       ('error "Error") ('warning "Warning") (_ "Info"))
+           :range (claude-ide-bridge--range (car region) (cdr region))
+           :source (format "%s" (flycheck-error-checker e)))
+     (and id (list :code (format "%s" id))))))
+
+(defun claude-ide-bridge--buffer-diagnostics (buf)
+  "The protocol diagnostics of BUF: flycheck's if it is on there, else flymake's."
+  (with-current-buffer buf
+    (cond ((bound-and-true-p flycheck-mode)
+           (mapcar #'claude-ide-bridge--flycheck-item flycheck-current-errors))
+          ((bound-and-true-p flymake-mode)
+           (mapcar #'claude-ide-bridge--flymake-item (flymake-diagnostics))))))
+
+(defun claude-ide-bridge--diagnostics (params)
+  "Handle getDiagnostics PARAMS (one file, or every file with some)."
+  (let ((path (plist-get params :filePath)))
+    (list :files
+          (vconcat
+           (if (and (stringp path) (not (string-empty-p path)))
+               (let ((buf (claude-ide-bridge--find path)))
+                 (list (list :filePath path
+                             :diagnostics (vconcat (and buf (claude-ide-bridge--buffer-diagnostics buf))))))
+             (delq nil
+                   (mapcar (lambda (buf)
+                             (let ((ds (claude-ide-bridge--buffer-diagnostics buf)))
+                               (and ds (list :filePath (expand-file-name (buffer-file-name buf))
+                                             :diagnostics (vconcat ds)))))
+                           (sort (claude-ide-bridge--file-buffers)
+                                 (lambda (a b) (string< (buffer-file-name a)
+                                                        (buffer-file-name b)))))))))))
+
+;;;; Diffs
+
+(cl-defstruct (claude-ide-bridge--diff (:constructor claude-ide-bridge--diff-new)
+                                       (:copier nil))
+  "A proposal shown for the bridge's showDiff."
+  tab path number proposal original control windows tick state)
+
+
+(defvar claude-ide-bridge-diff-mode-map
+  (let ((map (make-sparse-keymap)))
+    (define-key map (kbd "C-c C-c") #'claude-ide-bridge-accept)
+    (define-key map (kbd "C-c C-k") #'claude-ide-bridge-reject)
+    map)
+  "Keys of a diff's buffers: accept and reject Claude's proposal.")
+
+(define-minor-mode claude-ide-bridge-diff-mode
+  "Minor mode of a Claude proposal's buffers.
+\\<claude-ide-bridge-diff-mode-map>\\[claude-ide-bridge-accept] accepts the proposal (as edited), \
+\\[claude-ide-bridge-reject] rejects it."
+  :lighter " Claude-Diff"
+  :keymap claude-ide-bridge-diff-mode-map)
+
+(defun claude-ide-bridge--diff-here ()
+  "The pending or accepted diff of the current buffer, else the only one."
+  (or claude-ide-bridge--diff
+      (let (all)
+        (maphash (lambda (_ d) (push d all)) claude-ide-bridge--diffs)
+        (and (= (length all) 1) (car all)))
+      (user-error "No Claude diff here")))
+
+(defun claude-ide-bridge--proposal-mode (path)
+  "Turn on the major mode `auto-mode-alist' gives PATH, in the current buffer."
+  (let ((mode (assoc-default path auto-mode-alist #'string-match)))
+    (when (and (consp mode) (not (functionp mode))) (setq mode (car mode)))
+    (when (functionp mode)
+      (ignore-errors (funcall mode)))))
+
+(defun claude-ide-bridge--show-diff (params)
+  "Handle showDiff PARAMS: the proposal, editable, in an Ediff session."
+  (let ((tab (plist-get params :tabName))
+        (path (plist-get params :filePath))
+        (new-path (or (plist-get params :newFilePath) (plist-get params :filePath)))
+        (text (plist-get params :newContents))
+        (number (plist-get params :proposal)))
+    (unless (and (stringp tab) (stringp path) (stringp text))
+      (jsonrpc-error :code -32602 :message "showDiff needs tabName, filePath and newContents"))
+    (let ((buf (claude-ide-bridge--find path)))
+      (when (and buf (buffer-modified-p buf))
+        (jsonrpc-error :code -32000
+                       :message (format "%s has unsaved changes; save or discard them first"
+                                        (file-name-nondirectory path)))))
+    (let ((old (gethash tab claude-ide-bridge--diffs)))
+      (when old (claude-ide-bridge--close-view old)))
+    (let* ((d (claude-ide-bridge--diff-new
+               :tab tab :path path :number (and (natnump number) (> number 0) number)
+               :windows (current-window-configuration) :state 'pending))
+           (orig (generate-new-buffer
+                  (format "*Claude original: %s*" (file-name-nondirectory path))))
+           (prop (generate-new-buffer tab)))
+      (with-current-buffer orig
+        (when (and (not (eq (plist-get params :fileExists) :json-false))
+                   (file-readable-p path))
+          (insert-file-contents path))
+        (claude-ide-bridge--proposal-mode path)
+        (setq buffer-read-only t)
+        (set-buffer-modified-p nil)
+        (setq claude-ide-bridge--diff d))
+      (with-current-buffer prop
+        (insert text)
+        (goto-char (point-min))
+        (claude-ide-bridge--proposal-mode new-path)
+        (set-buffer-modified-p nil)
+        (setq claude-ide-bridge--diff d)
+        (claude-ide-bridge-diff-mode 1)
+        (setq header-line-format
+              (substitute-command-keys
+               "Claude's proposal: edit it, \\<claude-ide-bridge-diff-mode-map>\\[claude-ide-bridge-accept] accepts, \\[claude-ide-bridge-reject] rejects"))
+        (add-hook 'kill-buffer-hook #'claude-ide-bridge--proposal-killed nil t))
+      (setf (claude-ide-bridge--diff-original d) orig
+            (claude-ide-bridge--diff-proposal d) prop
+            (claude-ide-bridge--diff-tick d) (buffer-chars-modified-tick prop))
+      (puthash tab d claude-ide-bridge--diffs)
+      (claude-ide-bridge--ediff d)
+      (make-hash-table))))
+
+(defun claude-ide-bridge--ediff (d)
+  "Start the Ediff session of diff D, original left, proposal right."
+  (require 'ediff)
+  ;; Not in Claude's side window: Ediff makes the window it starts in the frame's only one.
+  (select-window (claude-ide-bridge--editor-window))
+  (let ((ediff-window-setup-function 'ediff-setup-windows-plain)
+        (ediff-split-window-function #'split-window-horizontally))
+    (ediff-buffers (claude-ide-bridge--diff-original d)
+                   (claude-ide-bridge--diff-proposal d)
+                   (list (lambda ()
+                           (setf (claude-ide-bridge--diff-control d) (current-buffer))
+                           (setq claude-ide-bridge--diff d)
+                           (claude-ide-bridge-diff-mode 1)
+                           (add-hook 'ediff-quit-hook #'claude-ide-bridge--ediff-quit nil t)))))
+  ;; Typing goes to the proposal.
+  (let ((win (get-buffer-window (claude-ide-bridge--diff-proposal d))))
+    (when win (select-window win))))
+
+(defun claude-ide-bridge--decide (d method &optional extra)
+  "Send METHOD (diffAccepted or diffRejected) for diff D with EXTRA params.
+The proposal's number is always named."
+  (when (claude-ide-bridge--ready-p)
+    (jsonrpc-async-request
+     claude-ide-bridge--conn method
+     (append (list :tabName (claude-ide-bridge--diff-tab d))
+             (and (claude-ide-bridge--diff-number d)
+                  (list :proposal (claude-ide-bridge--diff-number d)))
+             extra)
+     :success-fn #'ignore
+     :error-fn (lambda (err)
+                 (claude-ide-bridge--msg "%s: %s" (claude-ide-bridge--diff-tab d)
+                                         (plist-get err :message))))))
+
+(defun claude-ide-bridge-accept ()
+  "Accept Claude's proposal shown here, with your edits; Claude writes the file."
+  (interactive)
+  (let* ((d (claude-ide-bridge--diff-here))
+         (prop (claude-ide-bridge--diff-proposal d)))
+    (unless (buffer-live-p prop) (user-error "The proposal's buffer is gone"))
+    (unless (eq (claude-ide-bridge--diff-state d) 'pending)
+      (user-error "Already accepted; Claude is writing it"))
+    (setf (claude-ide-bridge--diff-state d) 'accepted)
+    (claude-ide-bridge--decide
+     d :diffAccepted
+     (unless (and (claude-ide-bridge--diff-number d)
+                  (= (buffer-chars-modified-tick prop) (claude-ide-bridge--diff-tick d)))
+       (with-current-buffer prop
+         (save-restriction (widen) (list :contents (buffer-substring-no-properties
+                                                    (point-min) (point-max)))))))
+    (with-current-buffer prop (set-buffer-modified-p nil))
+    (claude-ide-bridge--msg "accepted %s" (file-name-nondirectory (claude-ide-bridge--diff-path d)))))
+
+(defun claude-ide-bridge-reject ()
+  "Reject Claude's proposal shown here."
+  (interactive)
+  (let ((d (claude-ide-bridge--diff-here)))
+    (claude-ide-bridge--decide d :diffRejected)
+    (claude-ide-bridge--close-view d)))
+
+(defun claude-ide-bridge--proposal-killed ()
+  "The user killed a proposal's buffer: a reject, unless it is closing."
+  (let ((d claude-ide-bridge--diff))
+    (when (and d (memq (claude-ide-bridge--diff-state d) '(pending accepted)))
+      (claude-ide-bridge--decide d :diffRejected)
+      (claude-ide-bridge--close-view d))))
+
+(defun claude-ide-bridge--ediff-quit ()
+  "The user quit the Ediff session: a reject, unless it is closing."
+  (let ((d claude-ide-bridge--diff))
+    (when (and d (memq (claude-ide-bridge--diff-state d) '(pending accepted)))
+      (setf (claude-ide-bridge--diff-control d) nil)
+      (claude-ide-bridge--decide d :diffRejected)
+      (run-at-time 0 nil #'claude-ide-bridge--close-view d))))
+
+(defun claude-ide-bridge--close-view (d)
+  "Close everything shown for diff D and restore the windows."
+  (unless (eq (claude-ide-bridge--diff-state d) 'closed)
+    (setf (claude-ide-bridge--diff-state d) 'closed)
+    (when (eq (gethash (claude-ide-bridge--diff-tab d) claude-ide-bridge--diffs) d)
+      (remhash (claude-ide-bridge--diff-tab d) claude-ide-bridge--diffs))
+    (let ((ctl (claude-ide-bridge--diff-control d)))
+      (when (buffer-live-p ctl)
+        (with-current-buffer ctl
+          (let ((ediff-keep-variants t))
+            (ignore-errors (ediff-really-quit nil))))))
+    (dolist (b (list (claude-ide-bridge--diff-proposal d) (claude-ide-bridge--diff-original d)
+                     (claude-ide-bridge--diff-control d)))
+      (when (buffer-live-p b)
+        (with-current-buffer b (set-buffer-modified-p nil))
+        (kill-buffer b)))
+    (let ((conf (claude-ide-bridge--diff-windows d)))
+      (when (and conf (frame-live-p (window-configuration-frame conf)))
+        (set-window-configuration conf)))))
+
+(defun claude-ide-bridge--close-diff (params)
+  "Handle closeDiff PARAMS (idempotent)."
+  (let ((d (gethash (plist-get params :tabName) claude-ide-bridge--diffs)))
+    (when d (claude-ide-bridge--close-view d)))
+  (make-hash-table))
+
+(defun claude-ide-bridge-diffs ()
+  "The diffs shown now, as a list of (TAB-NAME . STATE)."
+  (let (out)
+    (maphash (lambda (tab d) (push (cons tab (claude-ide-bridge--diff-state d)) out))
+             claude-ide-bridge--diffs)
+    (sort out (lambda (a b) (string< (car a) (car b))))))
+
+(defun claude-ide-bridge-close-all-diffs ()
+  "Reject every pending diff and close them all (the bridge decides)."
+  (interactive)
+  (claude-ide-bridge--need-bridge)
+  (jsonrpc-async-request
+   claude-ide-bridge--conn :closeAllDiffs (make-hash-table)
+   :success-fn (lambda (r) (claude-ide-bridge--msg "closed %s diff(s)" (plist-get r :closed)))
+   :error-fn (lambda (e) (claude-ide-bridge--msg "%s" (plist-get e :message)))))
+
+;;;; Following the disk
+
+(defvar-local claude-ide-bridge--watch nil "This buffer's file watch.")
+(defvar-local claude-ide-bridge--warned nil "The modtime last warned about.")
+(defvar-local claude-ide-bridge--check-timer nil)
+
+(defun claude-ide-bridge--watch-buffer ()
+  "Watch the current buffer's file, so the buffer can follow the disk."
+  (when (and claude-ide-bridge-follow-disk buffer-file-name (not claude-ide-bridge--watch)
+             (not (file-remote-p buffer-file-name)))
+    (let ((buf (current-buffer)))
+      (setq claude-ide-bridge--watch
+            (ignore-errors
+              (file-notify-add-watch buffer-file-name '(change)
+                                     (lambda (_event) (claude-ide-bridge--disk-changed buf))))))))
+
+(defun claude-ide-bridge--unwatch-buffer ()
+  "Stop watching the current buffer's file."
+  (when claude-ide-bridge--watch
+    (ignore-errors (file-notify-rm-watch claude-ide-bridge--watch))
+    (setq claude-ide-bridge--watch nil)))
+
+(defun claude-ide-bridge--disk-changed (buf)
+  "Check BUF against its file soon (a write comes as several events)."
+  (when (buffer-live-p buf)
+    (with-current-buffer buf
+      (unless claude-ide-bridge--check-timer
+        (setq claude-ide-bridge--check-timer
+              (run-with-timer 0.05 nil #'claude-ide-bridge--follow buf))))))
+
+(defun claude-ide-bridge--follow (buf)
+  "Revert BUF when its file is newer on disk and BUF is unmodified.
+A modified buffer keeps its text; the user gets one message naming the file."
+  (when (buffer-live-p buf)
+    (with-current-buffer buf
+      (setq claude-ide-bridge--check-timer nil)
+      (let ((name (and buffer-file-name (file-name-nondirectory buffer-file-name))))
+        (cond
+         ((or (not name) (verify-visited-file-modtime buf)))
+         ((not (file-exists-p buffer-file-name))
+          (unless (eq claude-ide-bridge--warned 'deleted)
+            (setq claude-ide-bridge--warned 'deleted)
+            (claude-ide-bridge--msg "%s was deleted on disk; its buffer keeps the text" name)))
+         ((not (buffer-modified-p))
+          (setq claude-ide-bridge--warned nil)
+          (revert-buffer t t t))
+         ((not (equal claude-ide-bridge--warned (file-attribute-modification-time
+                                                 (file-attributes buffer-file-name))))
+          (setq claude-ide-bridge--warned (file-attribute-modification-time
+                                           (file-attributes buffer-file-name)))
+          (claude-ide-bridge--msg
+           "%s changed on disk, but its buffer has unsaved changes: they are kept (M-x revert-buffer loads the file, C-x C-s overwrites it)"
+           name)))))))
+
+;;;; Mentions
+
+(defun claude-ide-bridge--mention (path &optional first last)
+  "Send PATH (lines FIRST to LAST, 0-based, inclusive) to Claude."
+  (claude-ide-bridge--need-bridge)
+  (jsonrpc-async-request
+   claude-ide-bridge--conn :atMentioned
+   (append (list :filePath (expand-file-name path))
+           (and first (list :lineStart first :lineEnd last)))
+   :success-fn
+   (lambda (r)
+     (claude-ide-bridge--msg "mentioned %s%s%s" (file-name-nondirectory path)
+                             (if first (format ":%d-%d" (1+ first) (1+ last)) "")
+                             (if (eq (plist-get r :held) t) " (held until Claude connects)" "")))
+   :error-fn (lambda (e) (claude-ide-bridge--msg "%s" (plist-get e :message)))))
+
+;;;###autoload
+(defun claude-ide-bridge-send ()
+  "Send the region's lines, else the file, to Claude (an @-mention).
+In Dired, send the marked files (or the one at point)."
+  (interactive)
+  (cond
+   ((derived-mode-p 'dired-mode)
+    (dolist (f (dired-get-marked-files)) (claude-ide-bridge--mention f)))
+   ((not buffer-file-name) (user-error "This buffer visits no file"))
+   ((use-region-p)
+    (let* ((b (region-beginning)) (e (region-end))
+           (first (1- (line-number-at-pos b t)))
+           (last (1- (line-number-at-pos e t))))
+      ;; A region ending at a line's start does not take that line.
+      (when (and (> last first) (save-excursion (goto-char e) (bolp)))
+        (setq last (1- last)))
+      (claude-ide-bridge--mention buffer-file-name first last)
+      (deactivate-mark)))
+   (t (claude-ide-bridge--mention buffer-file-name))))
+
+;;;; The bridge process
+
+(defun claude-ide-bridge--installed-path ()
+  "Where `claude-ide-bridge-install' puts the binary."
+  (expand-file-name (if (eq system-type 'windows-nt) "claude-ide-bridge.exe" "claude-ide-bridge")
+                    claude-ide-bridge-install-directory))
+
+(defun claude-ide-bridge--checkout-root ()
+  "This package's checkout root (with go.mod), or nil."
+  (let ((root (expand-file-name "../../" claude-ide-bridge--source-dir)))
+    (and (file-exists-p (expand-file-name "go.mod" root)) root)))
+
+(defun claude-ide-bridge-find-program ()
+  "The bridge binary to run, or nil."
+  (seq-find (lambda (f) (and f (file-executable-p f)))
+            (list claude-ide-bridge-program
+                  (claude-ide-bridge--installed-path)
+                  (executable-find "claude-ide-bridge")
+                  (let ((root (claude-ide-bridge--checkout-root)))
+                    (and root (expand-file-name "bin/claude-ide-bridge" root))))))
+
+(defun claude-ide-bridge--root ()
+  "The project root of the current buffer, else `default-directory'."
+  (let ((pr (project-current nil)))
+    (expand-file-name (if pr (project-root pr) default-directory))))
+
+(defun claude-ide-bridge--handlers ()
+  "The bridge's requests and their handlers."
+  `((openFile . claude-ide-bridge--open-file)
+    (showDiff . claude-ide-bridge--show-diff)
+    (closeDiff . claude-ide-bridge--close-diff)
+    (setBufferText . claude-ide-bridge--set-buffer-text)
+    (getOpenEditors . claude-ide-bridge--open-editors)
+    (getCurrentSelection . claude-ide-bridge--current-selection)
+    (checkDocumentDirty . claude-ide-bridge--dirty)
+    (saveDocument . claude-ide-bridge--save)
+    (getDiagnostics . claude-ide-bridge--diagnostics)))
+
+(defun claude-ide-bridge--dispatch (_conn method params)
+  "Answer the bridge's request METHOD with PARAMS."
+  (let ((fn (alist-get method (claude-ide-bridge--handlers))))
+    (unless fn (jsonrpc-error :code -32601 :message (format "unknown method %s" method)))
+    (condition-case err
+        (funcall fn params)
+      (jsonrpc-error (signal (car err) (cdr err)))
+      (error (jsonrpc-error :code -32000 :message (error-message-string err))))))
+
+(defun claude-ide-bridge--notified (_conn method params)
+  "Handle the bridge's notification METHOD with PARAMS."
+  (when (memq method '(clientConnected clientDisconnected))
+    (setq claude-ide-bridge--clients (or (plist-get params :clients) 0))
+    (claude-ide-bridge--msg "%s (%d connected)"
+                            (if (eq method 'clientConnected) "Claude connected" "Claude disconnected")
+                            claude-ide-bridge--clients)))
+
+(defun claude-ide-bridge--exited (conn)
+  "The bridge of CONN ended."
+  (when (eq conn claude-ide-bridge--conn)
+    (let ((proc (jsonrpc--process conn)))
+      (unless claude-ide-bridge--stopping
+        (claude-ide-bridge--msg "the bridge exited (%s)%s" (process-exit-status proc)
+                                (let ((b (process-get proc 'jsonrpc-stderr)))
+                                  (if (buffer-live-p b)
+                                      (with-current-buffer b
+                                        (concat ": " (string-trim (buffer-substring
+                                                                   (max (point-min) (- (point-max) 300))
+                                                                   (point-max)))))
+                                    "")))))
+    (setq claude-ide-bridge--conn nil claude-ide-bridge--info nil claude-ide-bridge--clients 0)
+    (maphash (lambda (_ d) (run-at-time 0 nil #'claude-ide-bridge--close-view d))
+             claude-ide-bridge--diffs)))
+
+(defun claude-ide-bridge--initialize-params ()
+  "The params of initialize."
+  (list :name claude-ide-bridge-ide-name
+        :pid (emacs-pid)
+        :workspaceFolders (vconcat claude-ide-bridge--folders)
+        :positionEncoding (symbol-name claude-ide-bridge-position-encoding)
+        :trackSelection t
+        :capabilities (list :openFile t :showDiff t :canCloseTabs t :getOpenEditors t
+                            :getCurrentSelection t :checkDocumentDirty t :saveDocument t
+                            :getDiagnostics t :executeCode :json-false :setBufferText t
+                            :lspRequest :json-false)))
+
+(defun claude-ide-bridge--start ()
+  "Start the bridge for the current project."
+  (let ((bin (claude-ide-bridge-find-program)))
+    (unless bin
+      (user-error "No claude-ide-bridge binary: M-x claude-ide-bridge-install, or set `claude-ide-bridge-program'"))
+    (setq claude-ide-bridge--folders (list (directory-file-name (claude-ide-bridge--root)))
+          claude-ide-bridge--stopping nil claude-ide-bridge--last-selection nil)
+    (let* ((name "claude-ide-bridge")
+           (conn (make-instance
+                  'jsonrpc-process-connection
+                  :name name
+                  :events-buffer-scrollback-size (if claude-ide-bridge-log-events nil 0)
+                  :request-dispatcher #'claude-ide-bridge--dispatch
+                  :notification-dispatcher #'claude-ide-bridge--notified
+                  :on-shutdown #'claude-ide-bridge--exited
+                  :process (lambda ()
+                             (make-process
+                              :name name :command (append (list bin "serve" "--stdio")
+                                                          claude-ide-bridge-serve-args)
+                              :connection-type 'pipe :coding 'utf-8-emacs-unix :noquery t
+                              :stderr (get-buffer-create (format "*%s stderr*" name)))))))
+      (setq claude-ide-bridge--conn conn)
+      (jsonrpc-async-request
+       conn :initialize (claude-ide-bridge--initialize-params)
+       :success-fn (lambda (r)
+                     (when (eq conn claude-ide-bridge--conn)
+                       (setq claude-ide-bridge--info r)
+                       (claude-ide-bridge--msg "listening on port %s for %s"
+                                               (plist-get r :port)
+                                               (abbreviate-file-name (car claude-ide-bridge--folders)))
+                       (claude-ide-bridge--post-command)))
+       :error-fn (lambda (e) (claude-ide-bridge--msg "initialize failed: %s" (plist-get e :message)))))))
+
+(defun claude-ide-bridge--stop ()
+  "Stop the bridge (it settles pending diffs, then exits, lock file gone)."
+  (let ((conn claude-ide-bridge--conn))
+    (setq claude-ide-bridge--stopping t)
+    (maphash (lambda (_ d) (claude-ide-bridge--close-view d)) claude-ide-bridge--diffs)
+    (when conn
+      (let ((proc (jsonrpc--process conn)))
+        (when (process-live-p proc)
+          ;; EOF on stdin is the bridge's clean exit; it takes well under a second.
+          (ignore-errors (process-send-eof proc))
+          (with-timeout (2 (delete-process proc))
+            (while (process-live-p proc) (accept-process-output proc 0.05))))))
+    (setq claude-ide-bridge--conn nil claude-ide-bridge--info nil)))
+
+(defun claude-ide-bridge--need-bridge ()
+  "Signal a user error unless the bridge is ready."
+  (unless (claude-ide-bridge--ready-p)
+    (user-error "The bridge is not running: M-x claude-ide-bridge-mode")))
+
+(defun claude-ide-bridge--add-folder (dir)
+  "Make DIR one of the bridge's workspace folders."
+  (let ((dir (directory-file-name (expand-file-name dir))))
+    (unless (member dir claude-ide-bridge--folders)
+      (setq claude-ide-bridge--folders (append claude-ide-bridge--folders (list dir)))
+      (jsonrpc-notify claude-ide-bridge--conn :workspaceFoldersChanged
+                      (list :folders (vconcat claude-ide-bridge--folders))))))
+
+(defun claude-ide-bridge--find-file ()
+  "Set up a newly visited file buffer."
+  (claude-ide-bridge--watch-buffer))
+
+(defun claude-ide-bridge--kill-buffer ()
+  "Clean up when a buffer is killed."
+  (claude-ide-bridge--unwatch-buffer))
+
+;;;###autoload
+(define-minor-mode claude-ide-bridge-mode
+  "Connect Emacs to the Claude Code CLI through claude-ide-bridge.
+Runs \"claude-ide-bridge serve --stdio\" for the current project (its
+project.el root, else `default-directory'); it ends with Emacs.  Claude
+then sees your selection and open files, shows its edits as diffs here
+and reads flymake or flycheck diagnostics."
+  :global t
+  :group 'claude-ide-bridge
+  :lighter (:eval (if (claude-ide-bridge--ready-p)
+                      (format " Claude[%d]" claude-ide-bridge--clients)
+                    " Claude[-]"))
+  (if claude-ide-bridge-mode
+      (condition-case err
+          (progn
+            (claude-ide-bridge--start)
+            (add-hook 'post-command-hook #'claude-ide-bridge--post-command)
+            (add-hook 'find-file-hook #'claude-ide-bridge--find-file)
+            (add-hook 'kill-buffer-hook #'claude-ide-bridge--kill-buffer)
+            (add-hook 'kill-emacs-hook #'claude-ide-bridge--stop)
+            (dolist (b (claude-ide-bridge--file-buffers))
+              (with-current-buffer b (claude-ide-bridge--watch-buffer))))
+        (error (setq claude-ide-bridge-mode nil)
+               (signal (car err) (cdr err))))
+    (remove-hook 'post-command-hook #'claude-ide-bridge--post-command)
+    (remove-hook 'find-file-hook #'claude-ide-bridge--find-file)
+    (remove-hook 'kill-buffer-hook #'claude-ide-bridge--kill-buffer)
+    (remove-hook 'kill-emacs-hook #'claude-ide-bridge--stop)
+    (dolist (b (buffer-list)) (with-current-buffer b (claude-ide-bridge--unwatch-buffer)))
+    (claude-ide-bridge--stop)))
+
+(defun claude-ide-bridge-status ()
+  "Show the bridge's port, Claude clients and diffs."
+  (interactive)
+  (claude-ide-bridge--need-bridge)
+  (let ((r (jsonrpc-request claude-ide-bridge--conn :status (make-hash-table))))
+    (claude-ide-bridge--msg "port %s, %s Claude client(s), %d diff(s), folders %s"
+                            (plist-get r :port) (plist-get r :clients)
+                            (length (plist-get r :diffs))
+                            (mapconcat #'abbreviate-file-name claude-ide-bridge--folders ", "))))
+
+;;;; Claude in a terminal
+
+(defun claude-ide-bridge--mode-chosen-p (args)
+  "Non-nil when ARGS choose a permission mode themselves."
+  (seq-some (lambda (a) (or (member a '("--permission-mode" "--dangerously-skip-permissions"))
+                            (string-prefix-p "--permission-mode=" a)))
+            args))
+
+(defun claude-ide-bridge-claude-command (&optional args)
+  "The command line of claude: the program, its ARGS and the bridge's.
+`claude-ide-bridge-claude-args' come first, then ARGS; then the
+permission mode unless one was chosen, then the code tools' config."
+  (let* ((args (append claude-ide-bridge-claude-args args))
+         (mcp (plist-get claude-ide-bridge--info :mcpConfig)))
+    (append (list claude-ide-bridge-claude-program) args
+            (and claude-ide-bridge-permission-mode (not (claude-ide-bridge--mode-chosen-p args))
+                 (list "--permission-mode" claude-ide-bridge-permission-mode))
+            (and claude-ide-bridge-model-tools (stringp mcp) (not (string-empty-p mcp))
+                 (list "--mcp-config" mcp)))))
+
+(defun claude-ide-bridge-claude-environment ()
+  "The environment claude needs: `process-environment' with the bridge's."
+  (let ((env (plist-get claude-ide-bridge--info :env)) out)
+    (while env
+      (push (format "%s=%s" (substring (symbol-name (car env)) 1) (cadr env)) out)
+      (setq env (cddr env)))
+    (append (nreverse out) process-environment)))
+
+(defun claude-ide-bridge--terminal ()
+  "The terminal to use."
+  (if (not (eq claude-ide-bridge-terminal 'auto))
+      claude-ide-bridge-terminal
+    (cond ((require 'eat nil t) 'eat)
+          ((require 'vterm nil t) 'vterm)
+          (t 'term))))
+
+;;;###autoload
+(defun claude-ide-bridge-claude (&optional args)
+  "Run claude in a terminal wired to this Emacs, or show the running one.
+With a prefix argument, read extra ARGS for claude first.  The
+project of the current buffer becomes a workspace folder."
+  (interactive (list (and current-prefix-arg
+                          (split-string-and-unquote (read-string "claude arguments: ")))))
+  (unless claude-ide-bridge-mode (claude-ide-bridge-mode 1))
+  (with-timeout (10 (user-error "The bridge did not start; see *claude-ide-bridge stderr*"))
+    (while (not (claude-ide-bridge--ready-p)) (accept-process-output nil 0.05)))
+  (if (and (buffer-live-p claude-ide-bridge--claude-buffer)
+           (get-buffer-process claude-ide-bridge--claude-buffer))
+      (pop-to-buffer claude-ide-bridge--claude-buffer claude-ide-bridge-claude-display-action)
+    (let* ((default-directory (file-name-as-directory (claude-ide-bridge--root)))
+           (cmd (claude-ide-bridge-claude-command args))
+           (process-environment (claude-ide-bridge-claude-environment))
+           (name "*claude*")
+           (buf (pcase (claude-ide-bridge--terminal)
+                  ('eat (apply #'eat-make "claude" (car cmd) nil (cdr cmd)))
+                  ('vterm (let ((vterm-shell (mapconcat #'shell-quote-argument cmd " "))
+                                (vterm-buffer-name name))
+                            (save-window-excursion (vterm name))))
+                  (_ (with-current-buffer (apply #'make-term "claude" (car cmd) nil (cdr cmd))
+                       (term-char-mode)
+                       (current-buffer))))))
+      (claude-ide-bridge--add-folder default-directory)
+      (setq claude-ide-bridge--claude-buffer buf)
+      (pop-to-buffer buf claude-ide-bridge-claude-display-action))))
+
+;;;; Installing the bridge
+
+(defun claude-ide-bridge--platform ()
+  "This machine as Go names it: (OS . ARCH), or nil."
+  (let ((os (pcase system-type ('gnu/linux "linux") ('darwin "darwin") ('windows-nt "windows")))
+        (arch (let ((m (car (split-string system-configuration "-"))))
+                (cond ((member m '("x86_64" "amd64")) "amd64")
+                      ((member m '("aarch64" "arm64")) "arm64")))))
+    (and os arch (cons os arch))))
+
+(defun claude-ide-bridge--expected-sum (sums name)
+  "The SHA-256 that the SHA256SUMS text SUMS gives for NAME, or nil."
+  (cl-loop for line in (split-string sums "[\r\n]+" t)
+           when (string-match "\\`\\([0-9a-fA-F]\\{64\\}\\)[ \t]+\\*?\\(.+\\)\\'" line)
+           when (equal (match-string 2 line) name)
+           return (downcase (match-string 1 line))))
+
+(defun claude-ide-bridge--file-sha256 (file)
+  "The SHA-256 of FILE's bytes."
+  (with-temp-buffer
+    (set-buffer-multibyte nil)
+    (insert-file-contents-literally file)
+    (secure-hash 'sha256 (current-buffer))))
+
+(defun claude-ide-bridge--run (program &rest args)
+  "Run PROGRAM with ARGS; return its output, or signal an error with it."
+  (with-temp-buffer
+    (let ((status (apply #'call-process program nil t nil args)))
+      (unless (eql status 0)
+        (error "%s failed: %s" program (string-trim (buffer-string))))
+      (buffer-string))))
+
+(defun claude-ide-bridge--put-in-place (bin)
+  "Check that BIN is a runnable regular file and move it into place."
+  (when (or (file-symlink-p bin) (not (file-regular-p bin)))
+    (error "The archive's claude-ide-bridge is not a regular file; nothing installed"))
+  (set-file-modes bin #o755)
+  (unless (string-match-p "claude-ide-bridge" (claude-ide-bridge--run bin "version"))
+    (error "The new bridge does not run; nothing installed"))
+  (make-directory claude-ide-bridge-install-directory t)
+  (rename-file bin (claude-ide-bridge--installed-path) t)
+  (claude-ide-bridge--installed-path))
+
+(defun claude-ide-bridge--from-release (tmp)
+  "Download, check and install the release into TMP then into place."
+  (let* ((plat (or (claude-ide-bridge--platform)
+                   (signal 'file-missing (list "no release for" system-configuration))))
+         (name (format "claude-ide-bridge_%s_%s_%s%s" claude-ide-bridge-version (car plat) (cdr plat)
+                       (if (equal (car plat) "windows") ".zip" ".tar.gz")))
+         (url (format "%s/v%s/" (string-trim-right claude-ide-bridge-install-base-url "/+")
+                      claude-ide-bridge-version))
+         (sums (expand-file-name "SHA256SUMS" tmp))
+         (archive (expand-file-name name tmp)))
+    (condition-case err
+        (progn (url-copy-file (concat url "SHA256SUMS") sums t)
+               (url-copy-file (concat url name) archive t))
+      (error (signal 'file-missing (list (format "cannot download %s%s: %s" url name
+                                                 (error-message-string err))))))
+    (let ((want (claude-ide-bridge--expected-sum
+                 (with-temp-buffer (insert-file-contents sums) (buffer-string)) name))
+          (got (claude-ide-bridge--file-sha256 archive)))
+      (unless want (error "SHA256SUMS has no line for %s; nothing installed" name))
+      (unless (equal want got)
+        (error "Checksum mismatch for %s: SHA256SUMS says %s, the download is %s; nothing installed"
+               name want got))
+      (let ((dir (expand-file-name "unpack" tmp)))
+        (make-directory dir)
+        (claude-ide-bridge--run "tar" "-xf" archive "-C" dir)
+        (claude-ide-bridge--put-in-place (expand-file-name "claude-ide-bridge" dir))))))
+
+(defun claude-ide-bridge--from-source (tmp)
+  "Build the bridge from this package's checkout with Go into TMP, then into place."
+  (let ((root (or (claude-ide-bridge--checkout-root) (error "No Go sources beside this package")))
+        (bin (expand-file-name "claude-ide-bridge" tmp)))
+    (let ((default-directory root)
+          (process-environment (cons "CGO_ENABLED=0" process-environment)))
+      (claude-ide-bridge--run "go" "build" "-trimpath" "-ldflags"
+                              (concat "-X main.version=" claude-ide-bridge-version)
+                              "-o" bin "./cmd/claude-ide-bridge"))
+    (claude-ide-bridge--put-in-place bin)))
+
+;;;###autoload
+(defun claude-ide-bridge-install (&optional build)
+  "Install the bridge binary into `claude-ide-bridge-install-directory'.
+Downloads this version's release archive and SHA256SUMS, and installs
+only when the archive's SHA-256 matches.  When no release can be
+downloaded and Go is installed, builds it from this checkout.  With
+BUILD (a prefix argument), builds from the checkout directly."
+  (interactive "P")
+  (let ((tmp (make-temp-file "claude-ide-bridge-install" t)))
+    (unwind-protect
+        (let ((path (if build
+                        (claude-ide-bridge--from-source tmp)
+                      (condition-case err
+                          (claude-ide-bridge--from-release tmp)
+                        (file-missing
+                         (unless (and (executable-find "go") (claude-ide-bridge--checkout-root))
+                           (signal (car err) (cdr err)))
+                         (claude-ide-bridge--msg "no release reachable (%s); building with Go"
+                                                 (error-message-string err))
+                         (claude-ide-bridge--from-source tmp))))))
+          (claude-ide-bridge--msg "installed %s" path)
+          path)
+      (delete-directory tmp t))))
+
+;;;; Keys
+
+(defvar claude-ide-bridge-command-map
+  (let ((map (make-sparse-keymap)))
+    (define-key map "c" #'claude-ide-bridge-claude)
+    (define-key map "s" #'claude-ide-bridge-send)
+    (define-key map "a" #'claude-ide-bridge-accept)
+    (define-key map "k" #'claude-ide-bridge-reject)
+    (define-key map "d" #'claude-ide-bridge-close-all-diffs)
+    (define-key map "i" #'claude-ide-bridge-status)
+    (define-key map "m" #'claude-ide-bridge-mode)
+    map)
+  "Commands of claude-ide-bridge, for a prefix key of your choice.")
+(fset 'claude-ide-bridge-command-map claude-ide-bridge-command-map)
+
+(provide 'claude-ide-bridge)
+;;; claude-ide-bridge.el ends here

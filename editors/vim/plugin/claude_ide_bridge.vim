@@ -1,0 +1,36 @@
+vim9script
+# claude-ide-bridge: Claude Code's IDE integration for Vim 9 (:help claude-ide-bridge).
+if exists('g:loaded_claude_ide_bridge') || v:version < 900 || !has('channel') || !has('job') || !has('timers')
+  finish
+endif
+g:loaded_claude_ide_bridge = 1
+
+import autoload 'claude_ide_bridge.vim' as cib
+import autoload 'claude_ide_bridge/diff.vim'
+import autoload 'claude_ide_bridge/terminal.vim' as term
+import autoload 'claude_ide_bridge/install.vim'
+
+command -nargs=* ClaudeCode cib.Toggle(false, <f-args>)
+command -nargs=* ClaudeCodeFocus cib.Toggle(true, <f-args>)
+command ClaudeCodeClose term.Close()
+command ClaudeCodeStart cib.Start()
+command ClaudeCodeStop cib.Stop()
+command ClaudeCodeStatus cib.Status()
+command -range=0 ClaudeCodeSend cib.Send(<count>, <line1>, <line2>)
+command -nargs=+ -complete=file ClaudeCodeAdd cib.Add(<f-args>)
+command ClaudeCodeDiffAccept diff.AcceptCmd()
+command ClaudeCodeDiffDeny diff.DenyCmd()
+command ClaudeCodeCloseAllDiffs cib.CloseAllDiffs()
+command ClaudeCodeInstall install.Install()
+
+augroup ClaudeIdeBridge
+  autocmd!
+  autocmd CursorMoved,CursorMovedI,ModeChanged,BufEnter,WinEnter,TextChanged * cib.Schedule()
+  autocmd WinEnter,BufEnter * cib.WinEntered()
+  autocmd FileChangedShell * cib.FileChanged()
+  autocmd DirChanged * cib.DirChanged()
+  autocmd VimLeavePre * cib.Stop()
+  if get(g:, 'claude_ide_bridge_auto_start', 1)
+    autocmd VimEnter * ++once cib.Start()
+  endif
+augroup END

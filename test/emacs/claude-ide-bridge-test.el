@@ -1,0 +1,173 @@
+;;; claude-ide-bridge-test.el --- ERT tests of claude-ide-bridge.el  -*- lexical-binding: t; -*-
+
+;;; Commentary:
+
+;; Run by test/emacs (ert_test.go) in `emacs --batch'; CLAUDE_IDE_BRIDGE_BIN is the bridge
+;; built for the run.
+
+;;; Code:
+
+(require 'ert)
+(require 'claude-ide-bridge)
+
+(defmacro cibt-with-buffer (text &rest body)
+  "Run BODY in a file buffer holding TEXT, point at its start."
+  (declare (indent 1))
+  `(let ((file (make-temp-file "cibt" nil ".txt")))
+     (unwind-protect
+         (with-current-buffer (let ((coding-system-for-read 'utf-8-unix)
+                                    (coding-system-for-write 'utf-8-unix))
+                                (write-region ,text nil file nil 'silent)
+                                (find-file-noselect file))
+           (set-window-buffer (selected-window) (current-buffer))
+           (unwind-protect (progn (goto-char (point-min)) ,@body)
+             (set-buffer-modified-p nil)
+             (kill-buffer)))
+       (delete-file file))))
+
+(ert-deftest cibt-units ()
+  "Characters are UTF-8 bytes or UTF-16 code units; a raw byte is one byte."
+  (should (= (claude-ide-bridge--units "日本") 6))
+  (should (= (claude-ide-bridge--units "a😀") 5))
+  (let ((claude-ide-bridge-position-encoding 'utf-16))
+    (should (= (claude-ide-bridge--units "日本") 2))
+    (should (= (claude-ide-bridge--units "a😀") 3)))
+  (cibt-with-buffer "\377a"
+    (should (= (claude-ide-bridge--units (buffer-substring 1 2)) 1))
+    (should (equal (claude-ide-bridge--json-text (buffer-string)) "\ufffda"))))
+
+(ert-deftest cibt-positions-round-trip ()
+  "A protocol position and a buffer position convert both ways, clamped."
+  (cibt-with-buffer "日本語\nab\n"
+    (should (equal (claude-ide-bridge--pos 3) '(:line 0 :character 6)))
+    (should (= (claude-ide-bridge--point '(:line 0 :character 6)) 3))
+    (should (= (claude-ide-bridge--point '(:line 1 :character 99)) 7))
+    (should (= (claude-ide-bridge--point '(:line 9 :character 0)) (point-max)))
+    (let ((claude-ide-bridge-position-encoding 'utf-16))
+      (should (equal (claude-ide-bridge--pos 3) '(:line 0 :character 2)))
+      (should (= (claude-ide-bridge--point '(:line 0 :character 2)) 3)))))
+
+(ert-deftest cibt-selection-narrowed ()
+  "Lines count from the buffer's start even when it is narrowed."
+  (cibt-with-buffer "a\nbc\nd\n"
+    (narrow-to-region 3 6)
+    (goto-char 4)
+    (let ((s (claude-ide-bridge-selection)))
+      (should (equal (plist-get (plist-get s :selection) :start) '(:line 1 :character 1)))
+      (should (equal (plist-get s :text) "")))))
+
+(ert-deftest cibt-selection-not-a-file ()
+  "Buffers that visit no file (terminals, proposals) have no selection."
+  (with-temp-buffer
+    (set-window-buffer (selected-window) (current-buffer))
+    (should-not (claude-ide-bridge-selection))))
+
+(ert-deftest cibt-permission-mode ()
+  "Claude gets --permission-mode default unless its arguments choose a mode."
+  (let ((claude-ide-bridge--info '(:mcpConfig "/c/1.mcp.json"))
+        (claude-ide-bridge-claude-args nil))
+    (should (equal (claude-ide-bridge-claude-command)
+                   '("claude" "--permission-mode" "default" "--mcp-config" "/c/1.mcp.json")))
+    (should (equal (claude-ide-bridge-claude-command '("--permission-mode" "plan"))
+                   '("claude" "--permission-mode" "plan" "--mcp-config" "/c/1.mcp.json")))
+    (should (equal (claude-ide-bridge-claude-command '("--permission-mode=acceptEdits"))
+                   '("claude" "--permission-mode=acceptEdits" "--mcp-config" "/c/1.mcp.json")))
+    (let ((claude-ide-bridge-claude-args '("--dangerously-skip-permissions"))
+          (claude-ide-bridge-model-tools nil))
+      (should (equal (claude-ide-bridge-claude-command)
+                     '("claude" "--dangerously-skip-permissions"))))
+    (let ((claude-ide-bridge-permission-mode nil))
+      (should (equal (claude-ide-bridge-claude-command '("-c"))
+                     '("claude" "-c" "--mcp-config" "/c/1.mcp.json"))))))
+
+(ert-deftest cibt-environment ()
+  "The bridge's variables come first in claude's environment."
+  (let ((claude-ide-bridge--info '(:env (:CLAUDE_CODE_SSE_PORT "123" :ENABLE_IDE_INTEGRATION "true"))))
+    (should (equal (seq-take (claude-ide-bridge-claude-environment) 2)
+                   '("CLAUDE_CODE_SSE_PORT=123" "ENABLE_IDE_INTEGRATION=true")))))
+
+(ert-deftest cibt-language-id ()
+  "Language ids come from the major mode."
+  (with-temp-buffer
+    (emacs-lisp-mode)
+    (should (equal (claude-ide-bridge--language-id) "emacs-lisp"))))
+
+(ert-deftest cibt-expected-sum ()
+  "SHA256SUMS lines are read as sha256sum writes them, binary marker too."
+  (let ((a (make-string 64 ?a)) (b (make-string 64 ?B)))
+    (should (equal (claude-ide-bridge--expected-sum (format "%s  x.tar.gz\n%s *y.tar.gz\n" a b) "y.tar.gz")
+                   (downcase b)))
+    (should-not (claude-ide-bridge--expected-sum (format "%s  x.tar.gz\n" a) "x.zip"))))
+
+(defun cibt-release (dir version script &optional sums-for link)
+  "Make a release of VERSION in DIR/vVERSION whose binary is SCRIPT.
+SUMS-FOR: the file the SHA256SUMS line describes (default the archive's
+own bytes); LINK: make the binary a symbolic link to SCRIPT."
+  (let* ((plat (claude-ide-bridge--platform))
+         (name (format "claude-ide-bridge_%s_%s_%s.tar.gz" version (car plat) (cdr plat)))
+         (rel (expand-file-name (concat "v" version) dir))
+         (stage (expand-file-name "stage" dir)))
+    (make-directory rel t)
+    (make-directory stage t)
+    (with-temp-file (expand-file-name "real" stage) (insert script))
+    (set-file-modes (expand-file-name "real" stage) #o755)
+    (if link
+        (make-symbolic-link "real" (expand-file-name "claude-ide-bridge" stage))
+      (copy-file (expand-file-name "real" stage) (expand-file-name "claude-ide-bridge" stage)))
+    (call-process "tar" nil nil nil "-czf" (expand-file-name name rel) "-C" stage "claude-ide-bridge")
+    (with-temp-file (expand-file-name "SHA256SUMS" rel)
+      (insert (claude-ide-bridge--file-sha256 (or sums-for (expand-file-name name rel))) "  " name "\n"))
+    name))
+
+(defmacro cibt-with-install (&rest body)
+  "Run BODY with `dir' a release directory; install into a temporary one."
+  `(let* ((dir (make-temp-file "cibt-rel" t))
+          (claude-ide-bridge-install-directory (file-name-as-directory (expand-file-name "bin" dir)))
+          (claude-ide-bridge-install-base-url (concat "file://" dir)))
+     (unwind-protect (progn ,@body) (delete-directory dir t))))
+
+(defconst cibt-script "#!/bin/sh\necho claude-ide-bridge 0.1.0\n")
+
+(ert-deftest cibt-install-checks-sha256 ()
+  "Install a release when its SHA-256 matches, nothing when it does not."
+  (cibt-with-install
+   (cibt-release dir claude-ide-bridge-version cibt-script)
+   (should (equal (claude-ide-bridge-install) (claude-ide-bridge--installed-path)))
+   (should (string-match-p "0.1.0" (claude-ide-bridge--run (claude-ide-bridge--installed-path) "version"))))
+  (cibt-with-install
+   (let ((other (make-temp-file "cibt-other")))
+     (cibt-release dir claude-ide-bridge-version cibt-script other)
+     (let ((err (should-error (claude-ide-bridge-install))))
+       (should (string-match-p "Checksum mismatch.*nothing installed" (error-message-string err))))
+     (should-not (file-exists-p (claude-ide-bridge--installed-path)))
+     (delete-file other))))
+
+(ert-deftest cibt-install-refuses-symlink ()
+  "An archive whose binary is a symbolic link installs nothing."
+  (cibt-with-install
+   (cibt-release dir claude-ide-bridge-version cibt-script nil t)
+   (should-error (claude-ide-bridge-install))
+   (should-not (file-exists-p (claude-ide-bridge--installed-path)))))
+
+(ert-deftest cibt-bridge-framing ()
+  "Check that the bridge accepts jsonrpc.el's Content-Length framing.
+initialize and status answer; turning the mode off removes the lock file."
+  (let* ((cfg (make-temp-file "cibt-cfg" t))
+         (process-environment (cons (concat "CLAUDE_CONFIG_DIR=" cfg) process-environment))
+         (claude-ide-bridge-program (getenv "CLAUDE_IDE_BRIDGE_BIN"))
+         (default-directory (file-name-as-directory cfg)))
+    (unwind-protect
+        (progn
+          (claude-ide-bridge-mode 1)
+          (with-timeout (10 (ert-fail "no answer to initialize"))
+            (while (not (claude-ide-bridge--ready-p)) (accept-process-output nil 0.05)))
+          (let ((lock (plist-get claude-ide-bridge--info :lockPath)))
+            (should (file-exists-p lock))
+            (should (equal (plist-get (jsonrpc-request claude-ide-bridge--conn :status (make-hash-table)) :clients) 0))
+            (claude-ide-bridge-mode -1)
+            (should-not (file-exists-p lock))))
+      (claude-ide-bridge-mode -1)
+      (delete-directory cfg t))))
+
+(provide 'claude-ide-bridge-test)
+;;; claude-ide-bridge-test.el ends here

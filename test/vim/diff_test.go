@@ -1,0 +1,228 @@
+package vimtest
+
+import (
+	"encoding/json"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/probe"
+)
+
+const tabA = "✻ [Claude Code] a.txt (aa7495) ⧉"
+
+type toolAnswer struct {
+	r   *probe.ToolResult
+	err error
+}
+
+// openDiff calls Claude's openDiff; the answer comes when the user decides.
+func openDiff(t *testing.T, c *probe.Client, path, contents, tab string) chan toolAnswer {
+	ch := make(chan toolAnswer, 1)
+	ctx := ctxT(t)
+	go func() {
+		r, err := c.Tool(ctx, "openDiff", map[string]any{
+			"old_file_path": path, "new_file_path": path, "new_file_contents": contents, "tab_name": tab,
+		})
+		ch <- toolAnswer{r, err}
+	}()
+	return ch
+}
+
+func wantTexts(t *testing.T, ch chan toolAnswer, want ...string) {
+	t.Helper()
+	a := <-ch
+	if a.err != nil {
+		t.Fatalf("openDiff: %v", a.err)
+	}
+	if a.r.IsError || !reflect.DeepEqual(a.r.Texts(), want) {
+		t.Fatalf("openDiff result %q (isError %v), want %q", a.r.Texts(), a.r.IsError, want)
+	}
+}
+
+// waitDiffs waits until the plugin shows exactly these diffs ("tab=state").
+func (v *vim) waitDiffs(want ...string) {
+	v.t.Helper()
+	if want == nil {
+		want = []string{}
+	}
+	w, _ := json.Marshal(want)
+	v.waitEval(string(w), `map(claude_ide_bridge#State().diffs, {_, d -> d.tabName .. '=' .. d.state})`)
+}
+
+func (v *vim) tabpages() int {
+	v.t.Helper()
+	var n int
+	v.evalInto(&n, "tabpagenr('$')")
+	return n
+}
+
+func fileText(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "<" + err.Error() + ">"
+	}
+	return string(b)
+}
+
+// The editor protocol: "the editor must not write the file (Claude writes it). The diff view
+// stays open until closeDiff." The issue: showDiff in a new tab with :diffsplit, the original
+// read-only, the proposal editable, :w in it accepts.
+func TestDiffAcceptWithWrite(t *testing.T) {
+	v := startVim(t)
+	c := v.claude()
+	path := v.file("a.txt", "old\n")
+	v.ex("edit " + path)
+	ch := openDiff(t, c, path, "new\n", tabA)
+	v.waitDiffs(tabA + "=pending")
+	var view struct {
+		Tabs, Wins, Diff int
+		Lines            []string
+		Buftype          string
+		OrigMod, PropMod int
+	}
+	v.evalInto(&view, `{'Tabs': tabpagenr('$'), 'Wins': winnr('$'), 'Diff': len(filter(range(1, winnr('$')), {_, w -> getwinvar(w, '&diff')})), 'Lines': getline(1, '$'), 'Buftype': &buftype, 'PropMod': &modifiable, 'OrigMod': getbufvar(winbufnr(1), '&modifiable')}`)
+	if view.Tabs != 2 || view.Wins != 2 || view.Diff != 2 || !reflect.DeepEqual(view.Lines, []string{"new"}) ||
+		view.Buftype != "acwrite" || view.OrigMod != 0 || view.PropMod != 1 {
+		t.Fatalf("diff view %+v: want a second tab page, two windows in diff mode, the proposal current and editable, the original not", view)
+	}
+	v.normal()
+	v.typeText(":w")
+	v.keys("Enter")
+	wantTexts(t, ch, "FILE_SAVED", "new\n")
+	if got := fileText(t, path); got != "old\n" {
+		t.Fatalf("the plugin wrote the file: %q", got)
+	}
+	v.waitDiffs(tabA + "=accepted")
+	if _, err := c.Tool(ctxT(t), "close_tab", map[string]any{"tab_name": tabA}); err != nil {
+		t.Fatal(err)
+	}
+	v.waitDiffs()
+	if n := v.tabpages(); n != 1 {
+		t.Fatalf("%d tab pages after close_tab, want 1", n)
+	}
+}
+
+// Spec: openDiff returns FILE_SAVED with the final contents, the user's edits included.
+func TestDiffEditThenAccept(t *testing.T) {
+	v := startVim(t)
+	c := v.claude()
+	path := v.file("a.txt", "old\n")
+	ch := openDiff(t, c, path, "new\n", tabA)
+	v.waitDiffs(tabA + "=pending")
+	v.normal()
+	v.typeText("A, edited")
+	v.keys("Escape")
+	v.typeText("omore")
+	v.keys("Escape")
+	v.typeText(":w")
+	v.keys("Enter")
+	wantTexts(t, ch, "FILE_SAVED", "new, edited\nmore\n")
+	if got := fileText(t, path); got != "old\n" {
+		t.Fatalf("the plugin wrote the file: %q", got)
+	}
+}
+
+// The issue: ":q rejects"; so does :ClaudeCodeDiffDeny. Spec: DIFF_REJECTED with the tab name.
+func TestDiffReject(t *testing.T) {
+	for _, how := range []string{":q", ":ClaudeCodeDiffDeny"} {
+		t.Run(how, func(t *testing.T) {
+			v := startVim(t)
+			c := v.claude()
+			path := v.file("a.txt", "old\n")
+			v.ex("edit " + path)
+			ch := openDiff(t, c, path, "new\n", tabA)
+			v.waitDiffs(tabA + "=pending")
+			v.normal()
+			v.typeText(how)
+			v.keys("Enter")
+			wantTexts(t, ch, "DIFF_REJECTED", tabA)
+			v.waitDiffs()
+			if n := v.tabpages(); n != 1 {
+				t.Fatalf("%d tab pages after the reject, want 1", n)
+			}
+			if got := fileText(t, path); got != "old\n" {
+				t.Fatalf("file changed: %q", got)
+			}
+		})
+	}
+}
+
+// Spec (close_tab): "The plugin closes only the diff that openDiff opened with this exact
+// tab_name." A pending diff closed so is settled, never as accepted; closeAllDiffTabs closes
+// the rest.
+func TestDiffCloseTabAndCloseAll(t *testing.T) {
+	v := startVim(t)
+	c := v.claude()
+	a := v.file("a.txt", "a\n")
+	b := v.file("b.txt", "b\n")
+	tabB := strings.Replace(tabA, "a.txt", "b.txt", 1)
+	chA := openDiff(t, c, a, "A\n", tabA)
+	v.waitDiffs(tabA + "=pending")
+	chB := openDiff(t, c, b, "B\n", tabB)
+	v.waitDiffs(tabA+"=pending", tabB+"=pending")
+	if _, err := c.Tool(ctxT(t), "close_tab", map[string]any{"tab_name": tabA}); err != nil {
+		t.Fatal(err)
+	}
+	v.waitDiffs(tabB + "=pending")
+	if r := <-chA; r.err != nil || (len(r.r.Texts()) > 0 && r.r.Texts()[0] == "FILE_SAVED") {
+		t.Fatalf("close_tab accepted the diff: %+v", r)
+	}
+	if n := v.tabpages(); n != 2 {
+		t.Fatalf("%d tab pages, want the user's and b's diff", n)
+	}
+	if _, err := c.Tool(ctxT(t), "closeAllDiffTabs", nil); err != nil {
+		t.Fatal(err)
+	}
+	v.waitDiffs()
+	if r := <-chB; r.err != nil || (len(r.r.Texts()) > 0 && r.r.Texts()[0] == "FILE_SAVED") {
+		t.Fatalf("closeAllDiffTabs accepted the diff: %+v", r)
+	}
+	if n := v.tabpages(); n != 1 {
+		t.Fatalf("%d tab pages after closeAllDiffTabs, want 1", n)
+	}
+}
+
+// :ClaudeCodeCloseAllDiffs: pending diffs rejected; an accepted diff's text goes into the
+// file's buffer as unsaved changes (setBufferText) when the file does not hold it.
+func TestCloseAllDiffsCommand(t *testing.T) {
+	v := startVim(t)
+	c := v.claude()
+	a := v.file("a.txt", "a\n")
+	b := v.file("b.txt", "b\n")
+	tabB := strings.Replace(tabA, "a.txt", "b.txt", 1)
+	chA := openDiff(t, c, a, "A\n", tabA)
+	v.waitDiffs(tabA + "=pending")
+	v.ex("ClaudeCodeDiffAccept")
+	wantTexts(t, chA, "FILE_SAVED", "A\n")
+	chB := openDiff(t, c, b, "B\n", tabB)
+	v.waitDiffs(tabA+"=accepted", tabB+"=pending")
+	v.ex("ClaudeCodeCloseAllDiffs")
+	wantTexts(t, chB, "DIFF_REJECTED", tabB)
+	v.waitDiffs()
+	v.waitEval(`[["A"], 1]`, `[getbufline(bufnr('`+a+`'), 1, '$'), getbufvar(bufnr('`+a+`'), '&modified')]`)
+	if got := fileText(t, a); got != "a\n" {
+		t.Fatalf("the plugin wrote a.txt: %q", got)
+	}
+}
+
+// The issue: "refuses a diff of a file with unsaved changes with a clear error".
+func TestDiffRefusesUnsavedFile(t *testing.T) {
+	v := startVim(t)
+	c := v.claude()
+	path := v.file("a.txt", "old\n")
+	v.ex("edit " + path + "\ncall setline(1, 'unsaved')")
+	a := <-openDiff(t, c, path, "new\n", tabA)
+	msg := ""
+	if a.err != nil {
+		msg = a.err.Error()
+	} else if a.r.IsError {
+		msg = strings.Join(a.r.Texts(), " ")
+	}
+	if !strings.Contains(msg, "a.txt has unsaved changes") {
+		t.Fatalf("answer %+v does not name the unsaved file", a)
+	}
+	v.waitDiffs()
+}

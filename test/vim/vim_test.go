@@ -1,0 +1,357 @@
+package vimtest
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/probe"
+)
+
+const bound = 20 * time.Second
+
+// need returns the path of a program, or skips the test saying so loudly; with
+// CLAUDE_IDE_BRIDGE_REQUIRE_EDITORS=1 (scripts/test, which installs them) a missing one fails.
+func need(t *testing.T, name string) string {
+	t.Helper()
+	p, err := exec.LookPath(name)
+	if err == nil {
+		return p
+	}
+	if os.Getenv("CLAUDE_IDE_BRIDGE_REQUIRE_EDITORS") == "1" {
+		t.Fatalf("%s is not installed (scripts/test installs it)", name)
+	}
+	t.Skipf("SKIPPED: %s is not installed; the Vim plugin is not tested", name)
+	return ""
+}
+
+func ctxT(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), bound)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// vim is one Vim in its own tmux server.
+type vim struct {
+	t      *testing.T
+	sock   string // tmux socket
+	ws     string // workspace (Vim's cwd)
+	home   string
+	cfg    string // CLAUDE_CONFIG_DIR
+	conn   net.Conn
+	mu     sync.Mutex
+	next   int
+	wait   map[int]chan json.RawMessage
+	closed chan struct{}
+}
+
+// opts are Vim script lines run before the plugin loads (g:claude_ide_bridge_* options).
+func startVim(t *testing.T, opts ...string) *vim {
+	t.Helper()
+	return startVimEnv(t, nil, opts...)
+}
+
+// startVimEnv starts Vim with env added to its environment.
+func startVimEnv(t *testing.T, extra []string, opts ...string) *vim {
+	t.Helper()
+	need(t, "tmux")
+	vimBin := need(t, "vim")
+	tmp := t.TempDir()
+	ws, _ := filepath.EvalSymlinks(t.TempDir())
+	v := &vim{t: t, sock: filepath.Join(tmp, "tmux"), ws: ws, home: filepath.Join(tmp, "home"),
+		wait: map[int]chan json.RawMessage{}, closed: make(chan struct{})}
+	v.cfg = filepath.Join(v.home, "claude")
+	os.MkdirAll(v.cfg, 0o700)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	vimrc := filepath.Join(tmp, "vimrc")
+	rc := []string{
+		"set nocompatible encoding=utf-8 ttimeout ttimeoutlen=20 noswapfile shortmess+=I hidden",
+		"set rtp^=" + filepath.Join(root, "editors", "vim"),
+		"filetype on",
+		"let g:claude_ide_bridge_bin = '" + bridgeBin + "'",
+		"let g:claude_ide_bridge_lsp = ['none']",
+	}
+	rc = append(rc, opts...)
+	rc = append(rc, fmt.Sprintf("autocmd VimEnter * let g:test_ch = ch_open('%s', {'mode': 'json', 'waittime': 10000})", ln.Addr()))
+	if err := os.WriteFile(vimrc, []byte(strings.Join(rc, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"HOME=" + v.home, "CLAUDE_CONFIG_DIR=" + v.cfg, "LANG=C.UTF-8", "LC_ALL=C.UTF-8",
+		"PATH=" + os.Getenv("PATH"), "GORACE=atexit_sleep_ms=0", "TERM=xterm-256color", "TMPDIR=" + tmp}
+	env = append(env, extra...)
+	cmd := exec.Command("tmux", "-S", v.sock, "-f", "/dev/null", "new-session", "-d", "-x", "160", "-y", "45",
+		"-c", ws, "--", vimBin, "-Nu", vimrc, "-i", "NONE", "-n")
+	cmd.Env = env
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("tmux: %v\n%s", err, out)
+	}
+	t.Cleanup(v.stop)
+	ln.(*net.TCPListener).SetDeadline(time.Now().Add(bound))
+	v.conn, err = ln.Accept()
+	if err != nil {
+		t.Fatalf("vim never connected: %v\nscreen:\n%s", err, v.screen())
+	}
+	go v.read()
+	return v
+}
+
+func (v *vim) read() {
+	defer close(v.closed)
+	r := bufio.NewReader(v.conn)
+	dec := json.NewDecoder(r)
+	for {
+		var msg []json.RawMessage
+		if err := dec.Decode(&msg); err != nil {
+			return
+		}
+		if len(msg) != 2 {
+			continue
+		}
+		id, err := strconv.Atoi(string(msg[0]))
+		if err != nil {
+			continue
+		}
+		v.mu.Lock()
+		ch := v.wait[-id]
+		delete(v.wait, -id)
+		v.mu.Unlock()
+		if ch != nil {
+			ch <- msg[1]
+		}
+	}
+}
+
+func (v *vim) stop() {
+	if v.t.Failed() {
+		v.t.Logf("screen at the end:\n%s", v.screen())
+	}
+	v.sendRaw(`["ex","qa!"]`)
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		if exec.Command("tmux", "-S", v.sock, "has-session").Run() != nil {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	exec.Command("tmux", "-S", v.sock, "kill-server").Run()
+	if v.conn != nil {
+		v.conn.Close()
+	}
+}
+
+func (v *vim) sendRaw(s string) {
+	if v.conn != nil {
+		v.conn.SetWriteDeadline(time.Now().Add(2 * time.Second))
+		v.conn.Write([]byte(s + "\n"))
+	}
+}
+
+// tryEval evaluates a (legacy) Vim expression and returns its JSON value.
+func (v *vim) tryEval(expr string) (json.RawMessage, error) {
+	v.mu.Lock()
+	v.next++
+	id := v.next
+	ch := make(chan json.RawMessage, 1)
+	v.wait[id] = ch
+	v.mu.Unlock()
+	msg, _ := json.Marshal([]any{"expr", expr, -id})
+	v.sendRaw(string(msg))
+	select {
+	case r := <-ch:
+		if string(r) == `"ERROR"` {
+			return nil, fmt.Errorf("vim: error evaluating %s", expr)
+		}
+		return r, nil
+	case <-v.closed:
+		return nil, fmt.Errorf("vim's channel closed")
+	case <-time.After(bound):
+		return nil, fmt.Errorf("vim did not answer %s", expr)
+	}
+}
+
+func (v *vim) eval(expr string) json.RawMessage {
+	v.t.Helper()
+	r, err := v.tryEval(expr)
+	if err != nil {
+		v.t.Fatalf("%v\nmessages:\n%s", err, v.messages())
+	}
+	return r
+}
+
+func (v *vim) evalInto(out any, expr string) {
+	v.t.Helper()
+	if err := json.Unmarshal(v.eval(expr), out); err != nil {
+		v.t.Fatal(err)
+	}
+}
+
+func (v *vim) str(expr string) string {
+	v.t.Helper()
+	var s string
+	v.evalInto(&s, expr)
+	return s
+}
+
+// vimString quotes s as a Vim single-quoted string.
+func vimString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+// ex runs Ex commands (lines of cmd) and fails on an error.
+func (v *vim) ex(cmd string) {
+	v.t.Helper()
+	if _, err := v.tryEval("execute(" + vimString(cmd) + ")"); err != nil {
+		v.t.Fatalf("%s: %v\nmessages:\n%s", cmd, err, v.messages())
+	}
+}
+
+func (v *vim) messages() string {
+	r, err := v.tryEval("execute('messages')")
+	if err != nil {
+		return err.Error()
+	}
+	var s string
+	json.Unmarshal(r, &s)
+	return s
+}
+
+// keys types keys in tmux's notation (one key per argument: "l", "C-v", "Escape", "Enter").
+func (v *vim) keys(keys ...string) {
+	v.t.Helper()
+	args := append([]string{"-S", v.sock, "send-keys"}, keys...)
+	if out, err := exec.Command("tmux", args...).CombinedOutput(); err != nil {
+		v.t.Fatalf("tmux send-keys %q: %v\n%s", keys, err, out)
+	}
+}
+
+// typeText types text literally.
+func (v *vim) typeText(s string) {
+	v.t.Helper()
+	if out, err := exec.Command("tmux", "-S", v.sock, "send-keys", "-l", s).CombinedOutput(); err != nil {
+		v.t.Fatalf("tmux send-keys -l: %v\n%s", err, out)
+	}
+}
+
+func (v *vim) screen() string {
+	out, _ := exec.Command("tmux", "-S", v.sock, "capture-pane", "-p").CombinedOutput()
+	return string(out)
+}
+
+// waitEval polls expr until its JSON value equals want.
+func (v *vim) waitEval(want, expr string) {
+	v.t.Helper()
+	var last string
+	if !poll(func() bool {
+		r, err := v.tryEval(expr)
+		if err != nil {
+			last = err.Error()
+			return false
+		}
+		last = string(r)
+		return jsonEqual(r, []byte(want))
+	}) {
+		v.t.Fatalf("waiting for %s\n want %s\n last %s\nmessages:\n%s\nscreen:\n%s", expr, want, last, v.messages(), v.screen())
+	}
+}
+
+// normal leaves any mode for Normal mode.
+func (v *vim) normal() {
+	v.t.Helper()
+	v.keys("Escape")
+	v.keys("Escape")
+	v.waitEval(`"n"`, "mode()")
+}
+
+// file writes a file in the workspace and returns its path.
+func (v *vim) file(name, content string) string {
+	v.t.Helper()
+	p := filepath.Join(v.ws, name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		v.t.Fatal(err)
+	}
+	return p
+}
+
+// state is the plugin's claude_ide_bridge#State().
+type state struct {
+	Running  bool   `json:"running"`
+	Ready    bool   `json:"ready"`
+	Port     int    `json:"port"`
+	LockPath string `json:"lockPath"`
+	Clients  int    `json:"clients"`
+	Diffs    []struct {
+		TabName  string `json:"tabName"`
+		FilePath string `json:"filePath"`
+		State    string `json:"state"`
+	} `json:"diffs"`
+	Sent int `json:"sent"`
+}
+
+func (v *vim) state() state {
+	v.t.Helper()
+	var s state
+	v.evalInto(&s, "claude_ide_bridge#State()")
+	return s
+}
+
+// claude waits for the bridge and connects a Claude-side client through its lock file.
+func (v *vim) claude() *probe.Client {
+	v.t.Helper()
+	v.waitEval("true", "claude_ide_bridge#State().ready")
+	s := v.state()
+	data, err := os.ReadFile(s.LockPath)
+	if err != nil {
+		v.t.Fatal(err)
+	}
+	var l discovery.Lock
+	if err := json.Unmarshal(data, &l); err != nil {
+		v.t.Fatal(err)
+	}
+	c, _, err := probe.Dial(ctxT(v.t), s.Port, l.AuthToken, nil)
+	if err != nil {
+		v.t.Fatal(err)
+	}
+	v.t.Cleanup(func() { c.Close() })
+	if _, err := c.Handshake(ctxT(v.t)); err != nil {
+		v.t.Fatal(err)
+	}
+	v.waitEval("1", "claude_ide_bridge#State().clients")
+	return c
+}
+
+// poll calls f until it is true, for at most 15 s.
+func poll(f func() bool) bool {
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		if f() {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func jsonEqual(a, b []byte) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	xa, _ := json.Marshal(x)
+	ya, _ := json.Marshal(y)
+	return string(xa) == string(ya)
+}
