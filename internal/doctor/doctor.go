@@ -1,6 +1,6 @@
 // Package doctor explains why a Claude Code CLI started on this machine would not see an IDE:
 // the checks of `claude-ide-bridge doctor`. Each check follows what the CLI does
-// (/work/shared/claude-cli-facts.md, "Discovery"): it scans $CLAUDE_CONFIG_DIR/ide and
+// (../shared/claude-cli-facts.md, "Discovery"): it scans $CLAUDE_CONFIG_DIR/ide and
 // ~/.claude/ide for *.lock, deletes locks whose pid is dead in its own process namespace,
 // matches a lock by CLAUDE_CODE_SSE_PORT or by its symlink-resolved cwd lying in a workspace
 // folder, connects only when exactly one matches, and honours http_proxy unless no_proxy holds
@@ -108,6 +108,12 @@ func Check(e Env) []Finding {
 		}
 		if li.Port != 0 && !li.PortAnswering {
 			add(Fail, "%s: nothing answers on 127.0.0.1:%d", desc, li.Port)
+			live = false
+		}
+		// The one liveness check of every command that sends or hands out a token
+		// (discovery.Live): a port another user took over is never "ok".
+		if why := li.Live(); live && why != nil {
+			add(Fail, "%s: %s; claude would send it the token. Stop what holds the port, or restart the editor's bridge", desc, esc(why.Error()))
 			live = false
 		}
 		if l.Transport != "ws" {
