@@ -1,4 +1,4 @@
-;;; claude-ide-bridge.el --- Claude Code in Emacs through claude-ide-bridge  -*- lexical-binding: t; -*-
+;;; claude-ide-bridge.el --- Connect the Claude Code CLI: selections, diffs, diagnostics  -*- lexical-binding: t; -*-
 
 ;; Copyright (C) 2026 The claude-ide-bridge authors
 
