@@ -104,6 +104,11 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if *workspace != "" {
 		folders = []string{*workspace}
 	}
+	root, err := workspaceRoot(*workspace)
+	if err != nil {
+		return err
+	}
+	trustWorkspace(root, servers, stdin, stdout) // before the reviewer reads stdin
 	ed := terminal.New(stdin, stdout, terminal.Auto(*auto), isTerminal(stdout))
 	defer ed.Close()
 	openSet := false
@@ -138,7 +143,7 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if w := permmode.Decide(nil, permmode.FromOS(b.Model.Folders()[0])).Warning(); w != "" {
 		fmt.Fprintf(stdout, "note: %s\n\n", termtext.Line(w))
 	}
-	fmt.Fprintf(stdout, "language servers (getDiagnostics): %s\n\n", lsp.Describe(servers))
+	fmt.Fprintf(stdout, "language servers (getDiagnostics): %s\n\n", describeServers(servers, root))
 	ed.Run(ctx)
 	fmt.Fprintln(stdout, "\nclaude-ide-bridge: stopping")
 	return nil
