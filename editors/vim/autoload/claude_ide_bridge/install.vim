@@ -50,6 +50,7 @@ export def Sha256File(path: string): string
     endif
   endfor
   throw 'no way to compute SHA-256 (sha256sum, shasum)'
+  return ''
 enddef
 
 # The digest SHA256SUMS gives for name, or ''.
@@ -134,7 +135,7 @@ export def Install(): string
   var err = ''
   try
     var unreachable = false
-    [path, err, unreachable] = FromRelease(cib.Opt('install_version', VERSION), cib.Opt('install_base_url', BASE), tmp)
+    [path, err, unreachable] = FromRelease(VERSION, cib.Opt('install_base_url', BASE), tmp)
     if path == '' && unreachable && executable('go')
       var why = err
       [path, err] = FromSource(tmp)
