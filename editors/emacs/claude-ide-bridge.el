@@ -1,4 +1,4 @@
-;;; claude-ide-bridge.el --- Claude Code in Emacs through claude-ide-bridge  -*- lexical-binding: t; -*-
+;;; claude-ide-bridge.el --- Connect the Claude Code CLI: selections, diffs, diagnostics  -*- lexical-binding: t; -*-
 
 ;; Copyright (C) 2026 The claude-ide-bridge authors
 
@@ -881,10 +881,10 @@ In Dired, send the marked files (or the one at point)."
     (setq claude-ide-bridge--folders (list (directory-file-name (claude-ide-bridge--root)))
           claude-ide-bridge--stopping nil claude-ide-bridge--last-selection nil)
     (let* ((name "claude-ide-bridge")
-           (conn (make-instance
-                  'jsonrpc-process-connection
+           (size (if claude-ide-bridge-log-events nil 0))
+           (conn (apply
+                  #'make-instance 'jsonrpc-process-connection
                   :name name
-                  :events-buffer-scrollback-size (if claude-ide-bridge-log-events nil 0)
                   :request-dispatcher #'claude-ide-bridge--dispatch
                   :notification-dispatcher #'claude-ide-bridge--notified
                   :on-shutdown #'claude-ide-bridge--exited
@@ -893,7 +893,11 @@ In Dired, send the marked files (or the one at point)."
                               :name name :command (append (list bin "serve" "--stdio")
                                                           claude-ide-bridge-serve-args)
                               :connection-type 'pipe :coding 'utf-8-emacs-unix :noquery t
-                              :stderr (get-buffer-create (format "*%s stderr*" name)))))))
+                              :stderr (get-buffer-create (format "*%s stderr*" name))))
+                  ;; jsonrpc 1.0.24 renamed the option (Emacs 30 warns about the old one).
+                  (if (slot-exists-p 'jsonrpc-connection '-events-buffer-config)
+                      (list :events-buffer-config (list :size size))
+                    (list :events-buffer-scrollback-size size)))))
       (setq claude-ide-bridge--conn conn)
       (jsonrpc-async-request
        conn :initialize (claude-ide-bridge--initialize-params)

@@ -169,5 +169,58 @@ initialize and status answer; turning the mode off removes the lock file."
       (claude-ide-bridge-mode -1)
       (delete-directory cfg t))))
 
+(defun cibt-decisions (edit decide)
+  "The params of the decisions DECIDE sends after EDIT, in proposal 17's buffer."
+  (let* (sent
+         (buf (generate-new-buffer "proposal"))
+         (d (claude-ide-bridge--diff-new :tab "T" :path "/p/a.txt" :number 17
+                                         :proposal buf :state 'pending)))
+    (unwind-protect
+        (with-current-buffer buf
+          (insert "new\n")
+          (setq claude-ide-bridge--diff d)
+          (setf (claude-ide-bridge--diff-tick d) (buffer-chars-modified-tick))
+          (funcall edit)
+          (cl-letf (((symbol-function 'claude-ide-bridge--ready-p) #'always)
+                    ((symbol-function 'claude-ide-bridge--close-view) #'ignore)
+                    ((symbol-function 'jsonrpc-async-request)
+                     (lambda (_conn method params &rest _) (push (cons method params) sent))))
+            (funcall decide))
+          (nreverse sent))
+      (kill-buffer buf))))
+
+(ert-deftest cibt-decisions-name-the-proposal ()
+  "Every decision names its proposal; an accept sends the text only when it was edited."
+  (should (equal (cibt-decisions #'ignore #'claude-ide-bridge-accept)
+                 '((:diffAccepted :tabName "T" :proposal 17))))
+  (should (equal (cibt-decisions (lambda () (goto-char (point-max)) (insert "more\n"))
+                                 #'claude-ide-bridge-accept)
+                 '((:diffAccepted :tabName "T" :proposal 17 :contents "new\nmore\n"))))
+  ;; An edit undone is still sent as text: the tick moved, the number alone would be a guess.
+  (should (equal (cibt-decisions (lambda () (insert "x") (delete-char -1))
+                                 #'claude-ide-bridge-accept)
+                 '((:diffAccepted :tabName "T" :proposal 17 :contents "new\n"))))
+  (should (equal (cibt-decisions #'ignore #'claude-ide-bridge-reject)
+                 '((:diffRejected :tabName "T" :proposal 17)))))
+
+(ert-deftest cibt-flycheck ()
+  "In a buffer where flycheck runs, its errors are the diagnostics."
+  ;; Debian's elpa-flycheck, which -Q does not put on `load-path'.
+  (dolist (d (file-expand-wildcards "/usr/share/emacs/site-lisp/elpa/*"))
+    (add-to-list 'load-path d))
+  (skip-unless (require 'flycheck nil t))
+  (cibt-with-buffer "ab 日本 cd\nx\n"
+    (setq-local flycheck-mode t)
+    (setq-local flycheck-current-errors
+                (list (flycheck-error-new-at 1 4 'warning "bad" :checker 'chk :id "E1"
+                                             :buffer (current-buffer))))
+    (let ((d (car (claude-ide-bridge--buffer-diagnostics (current-buffer)))))
+      (should (equal (plist-get d :severity) "Warning"))
+      (should (equal (plist-get d :message) "bad"))
+      (should (equal (plist-get d :source) "chk"))
+      (should (equal (plist-get d :code) "E1"))
+      (should (equal (plist-get (plist-get d :range) :start) '(:line 0 :character 3)))
+      (should (equal (plist-get (plist-get d :range) :end) '(:line 0 :character 9))))))
+
 (provide 'claude-ide-bridge-test)
 ;;; claude-ide-bridge-test.el ends here
