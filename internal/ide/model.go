@@ -6,6 +6,7 @@ import (
 	"context"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -51,6 +52,8 @@ type Model struct {
 	held     []heldMention
 	closed   bool
 	drains   map[ClientID]func(context.Context) error
+
+	observer atomic.Pointer[observerBox] // observer.go
 }
 
 // SetDrain registers how to wait until client id's session has answered every call it received;
