@@ -110,6 +110,12 @@ func Check(e Env) []Finding {
 			add(Fail, "%s: nothing answers on 127.0.0.1:%d", desc, li.Port)
 			live = false
 		}
+		// The one liveness check of every command that sends or hands out a token
+		// (discovery.Live): a port another user took over is never "ok".
+		if why := li.Live(); live && why != nil {
+			add(Fail, "%s: %s; claude would send it the token. Stop what holds the port, or restart the editor's bridge", desc, esc(why.Error()))
+			live = false
+		}
 		if l.Transport != "ws" {
 			add(Warn, "%s: transport %s, not \"ws\": claude takes it for the old HTTP+SSE protocol", desc, esc(l.Transport))
 		}
