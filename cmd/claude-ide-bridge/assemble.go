@@ -14,6 +14,7 @@ import (
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/lsp"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/modeltools"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/trust"
 )
 
 // This file is the one place a bridge is put together: `serve` (the terminal) and
@@ -66,7 +67,8 @@ func (a assembly) start(e editorConn) (*running, error) {
 	if len(a.LSP) > 0 && !info.Caps.Diagnostics {
 		root, err := lspRoot(e.Folders)
 		if err == nil {
-			r.lsp, err = lsp.New(lsp.Config{Root: root, Servers: a.LSP, Log: a.Log, Encoding: string(info.Encoding)})
+			// Trust: no server starts in a folder the user has not trusted (internal/trust).
+			r.lsp, err = lsp.New(lsp.Config{Root: root, Servers: a.LSP, Log: a.Log, Encoding: string(info.Encoding), Trust: trust.Gate(root)})
 		}
 		if err != nil {
 			return nil, lspError{err}

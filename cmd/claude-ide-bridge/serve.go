@@ -16,6 +16,7 @@ import (
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/review"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/editors/stdio"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/editors/terminal"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/exclude"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/lsp"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/pathmap"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/permmode"
@@ -42,7 +43,9 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		edTimeout  = fs.Duration("editor-timeout", 10*time.Second, "with --stdio: how long to wait for the editor's answer (showDiff 3x, executeCode 10x)")
 		lspFlags   stringList
 		pathMaps   stringList
+		excludes   stringList
 	)
+	fs.Var(&excludes, "exclude", "glob of files whose selections, mentions, open editors and diagnostics never reach Claude (repeatable; replaces the default "+strings.Join(exclude.Default, " ")+"; none: share everything; with --stdio the editor's initialize may give its own)")
 	fs.Var(&lspFlags, "lsp", "language server for getDiagnostics: EXT=COMMAND (repeatable, e.g. .go=gopls), auto (the common ones on $PATH) or none; default without --stdio: auto")
 	fs.Var(&pathMaps, "path-map", "with --stdio: LOCAL=REMOTE, the editor's path prefix and the same folder here (repeatable; longest prefix wins; docs/remote.md)")
 	if err := fs.Parse(args); err != nil {
@@ -84,9 +87,14 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		fmt.Fprintln(stderr, "--path-map needs --stdio: the terminal mode runs where Claude runs")
 		return errUsage
 	}
+	excl, err := excludeSet(excludes)
+	if err != nil {
+		fmt.Fprintln(stderr, "--exclude:", err)
+		return errUsage
+	}
 	asm := assembly{Port: *port, Trace: traceW, Log: log, Keepalive: *keepalive, MaxClients: *maxClients, LSP: servers}
 	if *useStdio {
-		return serveStdio(ctx, asm, stdin, stdout, stdio.Options{Log: log, EditorTimeout: *edTimeout, PathMap: pm})
+		return serveStdio(ctx, asm, stdin, stdout, stdio.Options{Log: log, EditorTimeout: *edTimeout, PathMap: pm, Exclude: excl})
 	}
 	switch terminal.Auto(*auto) {
 	case terminal.Ask, terminal.Accept, terminal.Reject:
@@ -98,6 +106,11 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if *workspace != "" {
 		folders = []string{*workspace}
 	}
+	root, err := workspaceRoot(*workspace)
+	if err != nil {
+		return err
+	}
+	trustWorkspace(root, servers, stdin, stdout) // before the reviewer reads stdin
 	ed := terminal.New(stdin, stdout, terminal.Auto(*auto), isTerminal(stdout))
 	defer ed.Close()
 	openSet := false
@@ -115,8 +128,10 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		ed.SetOpener(o, isCharDevice(stdout))
 		fmt.Fprintf(stdout, "claude-ide-bridge: files Claude opens are opened with: %s\n", tmpl)
 	}
-	b, err := asm.start(editorConn{Editor: ed, Info: terminal.Info(*ideName), Folders: folders,
-		TurnEnded: func(s review.Summary) { ed.Notice(s.String()) },
+	info := terminal.Info(*ideName)
+	info.Exclude = excl
+	b, err := asm.start(editorConn{Editor: ed, Info: info, Folders: folders,
+		TurnEnded:    func(s review.Summary) { ed.Notice(s.String()) },
 		StateChanged: func(s claudestate.Session) { ed.Notice(stateLine(s)) }})
 	if _, ok := err.(lspError); ok {
 		fmt.Fprintln(stderr, err.(lspError).err)
@@ -132,7 +147,7 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if w := permmode.Decide(nil, permmode.FromOS(b.Model.Folders()[0])).Warning(); w != "" {
 		fmt.Fprintf(stdout, "note: %s\n\n", termtext.Line(w))
 	}
-	fmt.Fprintf(stdout, "language servers (getDiagnostics): %s\n\n", lsp.Describe(servers))
+	fmt.Fprintf(stdout, "language servers (getDiagnostics): %s\n\n", describeServers(servers, root))
 	ed.Run(ctx)
 	fmt.Fprintln(stdout, "\nclaude-ide-bridge: stopping")
 	return nil
@@ -275,4 +290,15 @@ func isCharDevice(w io.Writer) bool {
 	}
 	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// excludeSet compiles the --exclude flags: none given, the default; "none", nothing.
+func excludeSet(globs []string) (*exclude.Set, error) {
+	if len(globs) == 0 {
+		return exclude.New(nil)
+	}
+	if len(globs) == 1 && globs[0] == "none" {
+		return exclude.New([]string{})
+	}
+	return exclude.New(globs)
 }

@@ -60,6 +60,7 @@ var pathFields = map[string]struct{ one, list []string }{
 	"workspaceFoldersChanged": {list: []string{"folders"}},
 	"selectionChanged":        {one: []string{"filePath"}},
 	"atMentioned":             {one: []string{"filePath"}},
+	"fileClosed":              {one: []string{"filePath"}},
 	"review":                  {one: []string{"revert"}},
 	"userWrote":               {one: []string{"filePath"}},
 }
