@@ -50,7 +50,7 @@ type Config struct {
 	Review *review.Config
 	// StateChanged is told when a Claude session's state changes (its hooks, claudestate).
 	StateChanged func(claudestate.Session)
-	Log  *slog.Logger
+	Log          *slog.Logger
 }
 
 // Bridge is a running IDE server. Close it to remove its lock and disconnect its clients.
