@@ -64,7 +64,8 @@ func TestClaudeTerminal(t *testing.T) {
 			}
 			port := strings.TrimSuffix(filepath.Base(names[0]), ".lock")
 			mcp := filepath.Join(w.cfg, "ide", port+".mcp.json")
-			want := "arg=--permission-mode\narg=default\narg=--mcp-config\narg=" + mcp + "\ncwd=" + w.proj +
+			settings := filepath.Join(w.cfg, "ide", port+".settings.json")
+			want := "arg=--permission-mode\narg=default\narg=--settings\narg=" + settings + "\narg=--mcp-config\narg=" + mcp + "\ncwd=" + w.proj +
 				"\nport=" + port + "\nide=true\n"
 			if !strings.HasPrefix(got, want) || !strings.Contains(got, "no_proxy=") || !strings.Contains(got, "127.0.0.1") {
 				t.Fatalf("claude ran with\n%s\nwant\n%s(no_proxy with 127.0.0.1)", got, want)
