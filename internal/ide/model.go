@@ -6,6 +6,7 @@ import (
 	"context"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/exclude"
@@ -55,6 +56,8 @@ type Model struct {
 	closed   bool
 	drains   map[ClientID]func(context.Context) error
 	paused   bool // sharing paused by the user (sharing.go)
+
+	observer atomic.Pointer[observerBox] // observer.go
 }
 
 // SetDrain registers how to wait until client id's session has answered every call it received;
