@@ -72,7 +72,15 @@ local function bridge_handlers()
       events.emit("ClaudeCodeConnected", { clients = n })
     end)
   end
+  h.clientPid = function(p)
+    if type(p.clientId) == "number" and type(p.pid) == "number" then
+      state.sessions.pids[p.clientId] = p.pid
+    end
+  end
   h.clientDisconnected = function(p)
+    if type(p.clientId) == "number" then
+      state.sessions.pids[p.clientId] = nil
+    end
     local n = state.set_clients(p.clients)
     vim.schedule(function()
       events.emit("ClaudeCodeDisconnected", { clients = n })
@@ -462,8 +470,9 @@ end
 ---@field clients integer Claude clients connected
 ---@field pending_diffs integer diffs waiting for the user's decision
 ---@field claude "waiting"|"working"|"idle"|nil the most pressing state of the Claude sessions (nil: none known)
----@field sessions { id: string, state: string, reason: string|nil }[] each Claude session started with the bridge's hooks
+---@field claude_sessions { id: string, state: string, reason: string|nil }[] each Claude session (the CLI's session id) started with the bridge's hooks, its state
 ---@field paused boolean sharing is paused (:ClaudeCodePause): no selection, open files or diagnostics reach Claude
+---@field sessions { name: string, tab: integer|nil, running: boolean, diffs: integer }[] the native terminal's Claude sessions
 
 --- For statuslines: cheap, no request to the bridge.
 ---@return claude-ide-bridge.Status
@@ -475,15 +484,15 @@ function M.status()
     end
   end
   local ready = S.info ~= nil and S.client ~= nil and S.client:running()
-  local sessions, claude = {}, nil
+  local claude_sessions, claude = {}, nil
   local rank = { waiting = 3, working = 2, idle = 1 }
   for id, st in pairs(ready and state.claude.sessions or {}) do
-    sessions[#sessions + 1] = { id = id, state = st.state, reason = st.reason }
+    claude_sessions[#claude_sessions + 1] = { id = id, state = st.state, reason = st.reason }
     if not claude or (rank[st.state] or 0) > (rank[claude] or 0) then
       claude = st.state
     end
   end
-  table.sort(sessions, function(a, b)
+  table.sort(claude_sessions, function(a, b)
     return a.id < b.id
   end)
   return {
@@ -492,9 +501,43 @@ function M.status()
     clients = ready and S.clients or 0,
     pending_diffs = pending,
     paused = state.sharing.paused,
+    sessions = M.sessions(),
     claude = claude,
-    sessions = sessions,
+    claude_sessions = claude_sessions,
   }
+end
+
+--- The native terminal's Claude sessions: name ("default", "tab 2", or a
+--- :ClaudeCodeSession name), the tab page number it was started in, whether
+--- claude runs, and how many of the diffs shown are its Claude's.
+---@return { name: string, tab: integer|nil, running: boolean, diffs: integer }[]
+function M.sessions()
+  local out = {}
+  local list = diff.list()
+  for _, s in ipairs(terminal.sessions()) do
+    local n = 0
+    for _, d in ipairs(list) do
+      if d.session == s.key then
+        n = n + 1
+      end
+    end
+    out[#out + 1] = {
+      name = s.name,
+      tab = s.tab and vim.api.nvim_tabpage_is_valid(s.tab) and vim.api.nvim_tabpage_get_number(s.tab) or nil,
+      running = s.job ~= nil,
+      diffs = n,
+    }
+  end
+  return out
+end
+
+--- :ClaudeCodeSession {name} [args]: this tab page's Claude becomes the
+--- session called name (started when needed), shown and focused.
+---@param name string
+---@param args? string[]
+function M.session(name, args)
+  vim.t.claude_ide_bridge_session = name
+  M.open_terminal(args)
 end
 
 --- :ClaudeCodePause / :ClaudeCodeResume: stops (or restarts) sharing the

@@ -101,7 +101,7 @@ func TestClaudeStateInStatus(t *testing.T) {
 	status := func() string {
 		return e.n.str(t, `local s = require("claude-ide-bridge").status()
 			local out = { tostring(s.claude) }
-			for _, x in ipairs(s.sessions) do out[#out + 1] = x.id .. "=" .. x.state .. ":" .. tostring(x.reason) end
+			for _, x in ipairs(s.claude_sessions) do out[#out + 1] = x.id .. "=" .. x.state .. ":" .. tostring(x.reason) end
 			return table.concat(out, " ")`)
 	}
 	hook(map[string]any{"hook_event_name": "SessionStart", "session_id": "s1", "cwd": e.proj, "source": "startup"})
