@@ -385,6 +385,9 @@ func (s *server) initialize(req *jsonrpc.Request) (any, error) {
 			ClientConnected: func(id ide.ClientID, n int) {
 				conn.Notify(context.Background(), "clientConnected", map[string]any{"clientId": id, "clients": n})
 			},
+			ClientPID: func(id ide.ClientID, pid int) {
+				conn.Notify(context.Background(), "clientPid", map[string]any{"clientId": id, "pid": pid})
+			},
 			ClientDisconnected: func(id ide.ClientID, n int) {
 				conn.Notify(context.Background(), "clientDisconnected", map[string]any{"clientId": id, "clients": n})
 			},
