@@ -151,6 +151,7 @@ string: that mode.  `none': no flag, and not the bridge's --settings."
 (defvar claude-ide-bridge--folders nil "The workspace folders the bridge was given.")
 (defvar claude-ide-bridge--stopping nil "Non-nil while the mode stops the bridge.")
 (defvar claude-ide-bridge--diffs (make-hash-table :test #'equal) "Shown diffs by tab name.")
+(defvar claude-ide-bridge--windows nil "The window configuration before the diffs.")
 (defvar claude-ide-bridge--selection-timer nil)
 (defvar claude-ide-bridge--last-selection nil "The last selection sent.")
 (defvar claude-ide-bridge--active-buffer nil "The file buffer the user was last in.")
@@ -480,7 +481,7 @@ cursor alone."
 (cl-defstruct (claude-ide-bridge--diff (:constructor claude-ide-bridge--diff-new)
                                        (:copier nil))
   "A proposal shown for the bridge's showDiff."
-  tab path number proposal original control windows tick state)
+  tab path number proposal original control tick state)
 
 
 (defvar claude-ide-bridge-diff-mode-map
@@ -528,9 +529,11 @@ cursor alone."
                                         (file-name-nondirectory path)))))
     (let ((old (gethash tab claude-ide-bridge--diffs)))
       (when old (claude-ide-bridge--close-view old)))
+    (when (hash-table-empty-p claude-ide-bridge--diffs)
+      (setq claude-ide-bridge--windows (current-window-configuration)))
     (let* ((d (claude-ide-bridge--diff-new
                :tab tab :path path :number (and (natnump number) (> number 0) number)
-               :windows (current-window-configuration) :state 'pending))
+               :state 'pending))
            (orig (generate-new-buffer
                   (format "*Claude original: %s*" (file-name-nondirectory path))))
            (prop (generate-new-buffer tab)))
@@ -650,9 +653,12 @@ The proposal's number is always named."
       (when (buffer-live-p b)
         (with-current-buffer b (set-buffer-modified-p nil))
         (kill-buffer b)))
-    (let ((conf (claude-ide-bridge--diff-windows d)))
-      (when (and conf (frame-live-p (window-configuration-frame conf)))
-        (set-window-configuration conf)))))
+    ;; The windows as they were before the first of the diffs shown.
+    (let ((conf claude-ide-bridge--windows))
+      (when (and conf (hash-table-empty-p claude-ide-bridge--diffs))
+        (setq claude-ide-bridge--windows nil)
+        (when (frame-live-p (window-configuration-frame conf))
+          (set-window-configuration conf))))))
 
 (defun claude-ide-bridge--close-diff (params)
   "Handle closeDiff PARAMS (idempotent)."
