@@ -103,7 +103,7 @@ you get one message naming the file."
 nil: the bridge decides, as for Neovim: \"default\" (each edit shown
 here as a diff) unless the arguments or your Claude settings choose a
 mode; the CLI's own default (auto) writes edits without a diff.  A
-string: that mode.  `none': no flag."
+string: that mode.  `none': no flag, and not the bridge's --settings."
   :type '(choice (const :tag "The bridge decides" nil) (const :tag "No flag" none)
                  (const "default") (const "acceptEdits") (const "plan") string))
 
@@ -151,6 +151,7 @@ string: that mode.  `none': no flag."
 (defvar claude-ide-bridge--folders nil "The workspace folders the bridge was given.")
 (defvar claude-ide-bridge--stopping nil "Non-nil while the mode stops the bridge.")
 (defvar claude-ide-bridge--diffs (make-hash-table :test #'equal) "Shown diffs by tab name.")
+(defvar claude-ide-bridge--windows nil "The window configuration before the diffs.")
 (defvar claude-ide-bridge--selection-timer nil)
 (defvar claude-ide-bridge--last-selection nil "The last selection sent.")
 (defvar claude-ide-bridge--active-buffer nil "The file buffer the user was last in.")
@@ -480,7 +481,7 @@ cursor alone."
 (cl-defstruct (claude-ide-bridge--diff (:constructor claude-ide-bridge--diff-new)
                                        (:copier nil))
   "A proposal shown for the bridge's showDiff."
-  tab path number proposal original control windows tick state)
+  tab path number proposal original control tick state)
 
 
 (defvar claude-ide-bridge-diff-mode-map
@@ -528,9 +529,11 @@ cursor alone."
                                         (file-name-nondirectory path)))))
     (let ((old (gethash tab claude-ide-bridge--diffs)))
       (when old (claude-ide-bridge--close-view old)))
+    (when (hash-table-empty-p claude-ide-bridge--diffs)
+      (setq claude-ide-bridge--windows (current-window-configuration)))
     (let* ((d (claude-ide-bridge--diff-new
                :tab tab :path path :number (and (natnump number) (> number 0) number)
-               :windows (current-window-configuration) :state 'pending))
+               :state 'pending))
            (orig (generate-new-buffer
                   (format "*Claude original: %s*" (file-name-nondirectory path))))
            (prop (generate-new-buffer tab)))
@@ -650,9 +653,12 @@ The proposal's number is always named."
       (when (buffer-live-p b)
         (with-current-buffer b (set-buffer-modified-p nil))
         (kill-buffer b)))
-    (let ((conf (claude-ide-bridge--diff-windows d)))
-      (when (and conf (frame-live-p (window-configuration-frame conf)))
-        (set-window-configuration conf)))))
+    ;; The windows as they were before the first of the diffs shown.
+    (let ((conf claude-ide-bridge--windows))
+      (when (and conf (hash-table-empty-p claude-ide-bridge--diffs))
+        (setq claude-ide-bridge--windows nil)
+        (when (frame-live-p (window-configuration-frame conf))
+          (set-window-configuration conf))))))
 
 (defun claude-ide-bridge--close-diff (params)
   "Handle closeDiff PARAMS (idempotent)."
@@ -985,21 +991,23 @@ Mentions you send still go."
 (defvar claude-ide-bridge--mode-told nil "Whether the user was told edits skip diffs.")
 
 (defun claude-ide-bridge--mode-flag (args)
-  "The permission flag to put before ARGS, per `claude-ide-bridge-permission-mode'."
-  (pcase claude-ide-bridge-permission-mode
-    ('none nil)
-    ((pred stringp) (list "--permission-mode" claude-ide-bridge-permission-mode))
-    (_ (condition-case err
-           (let ((r (jsonrpc-request claude-ide-bridge--conn :permissionMode
-                                     (list :args (vconcat args)) :timeout 5)))
-             (when (and (eq (plist-get r :skipsDiffs) t) (not claude-ide-bridge--mode-told)
-                        (not (equal (plist-get r :source) "arguments")))
-               (setq claude-ide-bridge--mode-told t)
-               (claude-ide-bridge--msg "claude starts in %s mode (%s): its edits are written without a diff here"
-                                       (plist-get r :mode) (plist-get r :source)))
-             (append (plist-get r :add) nil))
-         (error (claude-ide-bridge--msg "permission mode: %s" (error-message-string err))
-                nil)))))
+  "Return what precedes ARGS: the permission flag, the bridge's --settings.
+As the Neovim plugin, per `claude-ide-bridge-permission-mode'; the
+bridge adds --permission-mode default unless a mode is chosen."
+  (let* ((mode claude-ide-bridge-permission-mode)
+         (user (and (stringp mode) (list "--permission-mode" mode))))
+    (unless (eq mode 'none)
+      (condition-case err
+          (let ((r (jsonrpc-request claude-ide-bridge--conn :permissionMode
+                                    (list :args (vconcat user args)) :timeout 5)))
+            (when (and (eq (plist-get r :skipsDiffs) t) (not claude-ide-bridge--mode-told)
+                       (not (equal (plist-get r :source) "arguments")))
+              (setq claude-ide-bridge--mode-told t)
+              (claude-ide-bridge--msg "claude starts in %s mode (%s): its edits are written without a diff here"
+                                      (plist-get r :mode) (plist-get r :source)))
+            (append (plist-get r :add) user))
+        (error (claude-ide-bridge--msg "permission mode: %s" (error-message-string err))
+               user)))))
 
 (defun claude-ide-bridge-claude-command (&optional args)
   "The command line of claude: the program, its ARGS and the bridge's.

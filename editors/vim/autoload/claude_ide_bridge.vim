@@ -347,7 +347,8 @@ def Flush()
   if empty(s) || key == T.last | return | endif
   T.last = key
   T.sent += 1
-  SendNotification('selectionChanged', s)
+  # The text encoded once (it may be megabytes): the key is the params.
+  ch_sendraw(S.job, '{"jsonrpc":"2.0","method":"selectionChanged","params":' .. key .. "}\n")
 enddef
 
 export def WinEntered()
