@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/dist"
@@ -172,17 +173,25 @@ func TestInstall(t *testing.T) {
 	}
 }
 
+// The archive of the test's bridge, packed once (best compression of 16 MB takes seconds).
+var (
+	archiveOnce sync.Once
+	archive     []byte
+	archiveErr  error
+)
+
 // releaseServer serves this machine's archive of the test's bridge (packed by internal/dist as
 // make dist packs it) under /v<version>/ with SHA256SUMS; corrupt: the sum does not match.
 func releaseServer(t *testing.T, version string, corrupt bool) *httptest.Server {
 	t.Helper()
-	data, err := os.ReadFile(bridgeBin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	archive, err := dist.TarGz("claude-ide-bridge", data)
-	if err != nil {
-		t.Fatal(err)
+	archiveOnce.Do(func() {
+		var data []byte
+		if data, archiveErr = os.ReadFile(bridgeBin); archiveErr == nil {
+			archive, archiveErr = dist.TarGz("claude-ide-bridge", data)
+		}
+	})
+	if archiveErr != nil {
+		t.Fatal(archiveErr)
 	}
 	name := dist.ArchiveName(version, dist.Target{OS: runtime.GOOS, Arch: runtime.GOARCH})
 	sum := sha256.Sum256(archive)
