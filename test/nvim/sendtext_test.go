@@ -19,7 +19,11 @@ func TestSendText(t *testing.T) {
 	e.edit(t, path)
 	e.n.lua(t, `_G.NVT_sent = {}
 		local orig = vim.fn.chansend
-		vim.fn.chansend = function(ch, data) table.insert(_G.NVT_sent, data); return orig(ch, data) end`)
+		vim.fn.chansend = function(ch, data)
+			local b = require("claude-ide-bridge.terminal").buf()
+			if b and ch == vim.b[b].terminal_job_id then table.insert(_G.NVT_sent, data) end
+			return orig(ch, data)
+		end`)
 	e.n.ex(t, "ClaudeCode")
 	e.waitWhere(t, "terminal t")
 	e.n.input(t, `<C-\><C-n><C-w>p`)
