@@ -71,6 +71,12 @@ func TestClaudeCodeReviewRevertHunk(t *testing.T) {
 	if err := json.Unmarshal([]byte(s), &r); err != nil || r.Report.Turn != 2 || len(r.Report.Files) != 0 {
 		t.Errorf("turn 2 after the revert: %s", s)
 	}
+	// :ClaudeCodeReviewRevert puts the rest back too, through the buffer.
+	e.n.ex(t, "ClaudeCodeReviewRevert")
+	waitFor(t, "the whole file back", func() bool { return fileText(t, a) == before })
+	if got := e.n.str(t, `return table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), "\n")`); got+"\n" != before || e.n.str(t, `return tostring(vim.bo.modified)`) != "false" {
+		t.Errorf("buffer %q after :ClaudeCodeReviewRevert", got)
+	}
 }
 
 // Issue 26 item 3: a session's state reaches status() and the User events through the bridge's

@@ -358,7 +358,6 @@ enddef
 # the file (per change on disk). Vim's own check still guards the next :w.
 
 var watch = 0
-
 def Watch()
   if watch == 0 | watch = timer_start(Opt('watch_ms', 500), (_) => CheckTime(), {repeat: -1}) | endif
 enddef
@@ -371,6 +370,7 @@ export def CheckTime()
 enddef
 
 export def FileChanged()
+  if !Running() | v:fcs_choice = 'ask' | return | endif  # Vim's own handling without the bridge
   var nr = str2nr(expand('<abuf>'))
   var name = fnamemodify(bufname(nr), ':~:.')
   var msg = v:fcs_reason == 'deleted' ? name .. ' was deleted on disk; the buffer keeps its text'
