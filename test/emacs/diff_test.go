@@ -123,17 +123,21 @@ func TestDiffEditThenAccept(t *testing.T) {
 	}
 }
 
-// Spec: DIFF_REJECTED with the tab name, for C-c C-k and for killing the proposal's buffer;
+// Spec: DIFF_REJECTED with the tab name, for C-c C-k, killing the proposal's buffer, quitting Ediff;
 // the windows come back and the file is untouched.
 func TestDiffReject(t *testing.T) {
 	t.Parallel()
-	for _, how := range [][]string{{"C-c", "C-k"}, {"C-x", "k", "Enter"}} {
+	// The third: q in Ediff's control panel, y to its question.
+	for _, how := range [][]string{{"C-c", "C-k"}, {"C-x", "k", "Enter"}, {"q", "y"}} {
 		t.Run(strings.Join(how, " "), func(t *testing.T) {
 			w := newWorld(t, "", true)
 			path := w.file(t, "a.txt", "old\n")
 			w.visit(t, path)
 			ch := w.openDiff(t, path, "new\n", tabA)
 			w.waitDiffs(t, tabA+"=pending")
+			if how[0] == "q" {
+				w.e.eval(t, `(progn (select-window (get-buffer-window (claude-ide-bridge--diff-control (car (hash-table-values claude-ide-bridge--diffs))))) nil)`)
+			}
 			w.e.keys(t, how...)
 			wantTexts(t, ch, "DIFF_REJECTED", tabA)
 			w.waitDiffs(t)
