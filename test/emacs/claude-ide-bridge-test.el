@@ -124,6 +124,24 @@ own bytes); LINK: make the binary a symbolic link to SCRIPT."
      (should-not (file-exists-p (claude-ide-bridge--installed-path)))
      (delete-file other))))
 
+(ert-deftest cibt-install-falls-back-to-go ()
+  "No reachable release: build from the checkout; a bad checksum never builds."
+  (let (built)
+    (cl-letf (((symbol-function 'claude-ide-bridge--from-source)
+               (lambda (_tmp) (setq built t) "/built/claude-ide-bridge"))
+              ((symbol-function 'executable-find) (lambda (p &rest _) (and (equal p "go") "/usr/bin/go")))
+              ((symbol-function 'claude-ide-bridge--checkout-root) (lambda () "/src/")))
+      (cibt-with-install
+       (should (equal (claude-ide-bridge-install) "/built/claude-ide-bridge"))
+       (should built))
+      (setq built nil)
+      (cibt-with-install
+       (let ((other (make-temp-file "cibt-other")))
+         (cibt-release dir claude-ide-bridge-version cibt-script other)
+         (should-error (claude-ide-bridge-install))
+         (should-not built)
+         (delete-file other))))))
+
 (ert-deftest cibt-install-refuses-symlink ()
   "An archive whose binary is a symbolic link installs nothing."
   (cibt-with-install

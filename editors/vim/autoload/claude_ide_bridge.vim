@@ -162,9 +162,7 @@ def OnLine(line: string)
     Cb(get(m, 'error', {}), get(m, 'result', {}))
   elseif method =~ '^client\(Connected\|Disconnected\)$'
     S.clients = get(p, 'clients', 0)
-    if exists('#User#ClaudeCode' .. method[6 :])
-      execute 'doautocmd <nomodeline> User ClaudeCode' .. method[6 :]
-    endif
+    if exists('#User#ClaudeCode' .. method[6 :]) | execute 'doautocmd <nomodeline> User ClaudeCode' .. method[6 :] | endif
   elseif has_key(m, 'id') && method != ''
     var answer: dict<any> = {id: m.id}
     try
@@ -358,7 +356,6 @@ enddef
 # the file (per change on disk). Vim's own check still guards the next :w.
 
 var watch = 0
-
 def Watch()
   if watch == 0 | watch = timer_start(Opt('watch_ms', 500), (_) => CheckTime(), {repeat: -1}) | endif
 enddef
@@ -371,6 +368,7 @@ export def CheckTime()
 enddef
 
 export def FileChanged()
+  if !Running() | v:fcs_choice = 'ask' | return | endif  # Vim's own handling without the bridge
   var nr = str2nr(expand('<abuf>'))
   var name = fnamemodify(bufname(nr), ':~:.')
   var msg = v:fcs_reason == 'deleted' ? name .. ' was deleted on disk; the buffer keeps its text'
@@ -462,6 +460,18 @@ export def State(): dict<any>
   return {running: Running(), ready: Ready(), port: get(S.info, 'port', 0), lockPath: get(S.info, 'lockPath', ''),
     mcpConfig: get(S.info, 'mcpConfig', ''), clients: S.clients, diffs: diff.List(), sent: T.sent, last: T.last,
     exit: S.exit, stderr: S.stderr, terminal: term.Running()}
+enddef
+
+# :ClaudeCodeTrust[!] [dir]: the bridge starts language servers only in a
+# folder trusted in its store (`claude-ide-bridge trust`; ! revokes).
+export def Trust(revoke: bool, dir: string)
+  var bin = Bin()
+  if bin == '' | Notify('the claude-ide-bridge binary is not installed: run :ClaudeCodeInstall', 'error') | return | endif
+  var argv = [bin, 'trust'] + (revoke ? ['--revoke'] : []) + [fnamemodify(expand(dir == '' ? getcwd(-1) : dir), ':p')]
+  var out = trim(system(join(mapnew(argv, (_, a) => shellescape(a)), ' ')))
+  var ok = v:shell_error == 0
+  Notify((out != '' ? out : 'claude-ide-bridge trust exited with status ' .. v:shell_error) .. (ok && !revoke
+    ? "\nThe bridge starts language servers there from now on (a running one: after :ClaudeCodeStop and :ClaudeCodeStart)." : ''), ok ? 'info' : 'error')
 enddef
 
 export def DirChanged()

@@ -1,9 +1,7 @@
 vim9script
-# The :ClaudeCode terminal: the CLI with the environment that points it at the
-# bridge, in Vim's :terminal (g:claude_ide_bridge_terminal 'vim', the default),
-# in a command of the user's ('external': external_cmd with %s for the command
-# line, e.g. 'tmux split-window -h %s'), or nowhere ('none': run claude
-# yourself and use /ide).
+# The :ClaudeCode terminal: the CLI with the bridge's environment in Vim's
+# :terminal ('vim'), in a command of the user's ('external': external_cmd with
+# %s for the command line), or nowhere ('none': run claude, then /ide).
 
 import autoload 'claude_ide_bridge.vim' as cib
 
