@@ -12,11 +12,14 @@ import (
 	"time"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/bridge"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/claudestate"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/editors/stdio"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/editors/terminal"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/exclude"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/lsp"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/pathmap"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/permmode"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/review"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/termtext"
 )
 
@@ -40,7 +43,9 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		edTimeout  = fs.Duration("editor-timeout", 10*time.Second, "with --stdio: how long to wait for the editor's answer (showDiff 3x, executeCode 10x)")
 		lspFlags   stringList
 		pathMaps   stringList
+		excludes   stringList
 	)
+	fs.Var(&excludes, "exclude", "glob of files whose selections, mentions, open editors and diagnostics never reach Claude (repeatable; replaces the default "+strings.Join(exclude.Default, " ")+"; none: share everything; with --stdio the editor's initialize may give its own)")
 	fs.Var(&lspFlags, "lsp", "language server for getDiagnostics: EXT=COMMAND (repeatable, e.g. .go=gopls), auto (the common ones on $PATH) or none; default without --stdio: auto")
 	fs.Var(&pathMaps, "path-map", "with --stdio: LOCAL=REMOTE, the editor's path prefix and the same folder here (repeatable; longest prefix wins; docs/remote.md)")
 	if err := fs.Parse(args); err != nil {
@@ -82,9 +87,14 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		fmt.Fprintln(stderr, "--path-map needs --stdio: the terminal mode runs where Claude runs")
 		return errUsage
 	}
+	excl, err := excludeSet(excludes)
+	if err != nil {
+		fmt.Fprintln(stderr, "--exclude:", err)
+		return errUsage
+	}
 	asm := assembly{Port: *port, Trace: traceW, Log: log, Keepalive: *keepalive, MaxClients: *maxClients, LSP: servers}
 	if *useStdio {
-		return serveStdio(ctx, asm, stdin, stdout, stdio.Options{Log: log, EditorTimeout: *edTimeout, PathMap: pm})
+		return serveStdio(ctx, asm, stdin, stdout, stdio.Options{Log: log, EditorTimeout: *edTimeout, PathMap: pm, Exclude: excl})
 	}
 	switch terminal.Auto(*auto) {
 	case terminal.Ask, terminal.Accept, terminal.Reject:
@@ -96,6 +106,11 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if *workspace != "" {
 		folders = []string{*workspace}
 	}
+	root, err := workspaceRoot(*workspace)
+	if err != nil {
+		return err
+	}
+	trustWorkspace(root, servers, stdin, stdout) // before the reviewer reads stdin
 	ed := terminal.New(stdin, stdout, terminal.Auto(*auto), isTerminal(stdout))
 	defer ed.Close()
 	openSet := false
@@ -113,7 +128,11 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		ed.SetOpener(o, isCharDevice(stdout))
 		fmt.Fprintf(stdout, "claude-ide-bridge: files Claude opens are opened with: %s\n", tmpl)
 	}
-	b, err := asm.start(editorConn{Editor: ed, Info: terminal.Info(*ideName), Folders: folders})
+	info := terminal.Info(*ideName)
+	info.Exclude = excl
+	b, err := asm.start(editorConn{Editor: ed, Info: info, Folders: folders,
+		TurnEnded:    func(s review.Summary) { ed.Notice(s.String()) },
+		StateChanged: func(s claudestate.Session) { ed.Notice(stateLine(s)) }})
 	if _, ok := err.(lspError); ok {
 		fmt.Fprintln(stderr, err.(lspError).err)
 		return errUsage
@@ -124,11 +143,11 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	defer b.Close()
 	ed.Bind(b.Model)
 	fmt.Fprintf(stdout, "claude-ide-bridge: %s IDE on 127.0.0.1:%d for %v\nlock file: %s\n\nIn the terminal where you run claude (--mcp-config adds the code tools):\n\n%s\n  %s\n\n",
-		*ideName, b.Port(), b.Model.Folders(), b.LockPath(), exportLines(b.Env()), claudeLine(b.Model.Folders()[0], b.MCPConfigPath()))
+		*ideName, b.Port(), b.Model.Folders(), b.LockPath(), exportLines(b.Env()), claudeLine(b.Model.Folders()[0], b.MCPConfigPath(), b.HookSettingsPath()))
 	if w := permmode.Decide(nil, permmode.FromOS(b.Model.Folders()[0])).Warning(); w != "" {
 		fmt.Fprintf(stdout, "note: %s\n\n", termtext.Line(w))
 	}
-	fmt.Fprintf(stdout, "language servers (getDiagnostics): %s\n\n", lsp.Describe(servers))
+	fmt.Fprintf(stdout, "language servers (getDiagnostics): %s\n\n", describeServers(servers, root))
 	ed.Run(ctx)
 	fmt.Fprintln(stdout, "\nclaude-ide-bridge: stopping")
 	return nil
@@ -137,12 +156,37 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 // claudeLine is the command serve prints: claude with the permission flag permmode decides
 // (--permission-mode default unless the Claude settings for root choose a mode: in auto mode no
 // edit would reach this terminal as a diff) and the code tools' --mcp-config.
-func claudeLine(root, mcpConfig string) string {
+func claudeLine(root, mcpConfig, hooks string) string {
 	words := []string{"claude"}
 	for _, a := range permmode.Decide(nil, permmode.FromOS(root)).Add {
 		words = append(words, shellQuote(a))
 	}
+	// The bridge's hooks: Claude's state and the end of each turn (review).
+	words = append(words, "--settings", shellQuote(hooks))
 	return strings.Join(append(words, "--mcp-config", shellQuote(mcpConfig)), " ")
+}
+
+// stateLine is serve's line for a session's new state; the reason is the CLI's text, escaped.
+func stateLine(s claudestate.Session) string {
+	id := s.ID
+	if len(id) > 8 {
+		id = id[:8]
+	}
+	line := "Claude " + termtext.Line(id) + ": "
+	switch s.State {
+	case claudestate.Waiting:
+		line += "waiting for you"
+	case claudestate.Working:
+		line += "working"
+	case claudestate.Idle:
+		line += "idle"
+	case claudestate.Ended:
+		line += "session ended"
+	}
+	if s.Reason != "" {
+		line += " (" + termtext.Line(s.Reason) + ")"
+	}
+	return line
 }
 
 // lspServers turns the --lsp values into servers: EXT=COMMAND as given, "auto" adds the common
@@ -188,7 +232,8 @@ func serveStdio(ctx context.Context, asm assembly, stdin io.Reader, stdout io.Wr
 	var r *running
 	opt.Start = func(h stdio.Hello) (*bridge.Bridge, error) {
 		var err error
-		r, err = asm.start(editorConn{Editor: h.Editor, Info: h.Info, Folders: h.Folders, PID: h.PID, Code: h.Code, Events: h.Events})
+		r, err = asm.start(editorConn{Editor: h.Editor, Info: h.Info, Folders: h.Folders, PID: h.PID, Code: h.Code, Events: h.Events,
+			TurnEnded: h.TurnEnded, StateChanged: h.StateChanged})
 		if err != nil {
 			return nil, startError(err)
 		}
@@ -245,4 +290,15 @@ func isCharDevice(w io.Writer) bool {
 	}
 	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// excludeSet compiles the --exclude flags: none given, the default; "none", nothing.
+func excludeSet(globs []string) (*exclude.Set, error) {
+	if len(globs) == 0 {
+		return exclude.New(nil)
+	}
+	if len(globs) == 1 && globs[0] == "none" {
+		return exclude.New([]string{})
+	}
+	return exclude.New(globs)
 }

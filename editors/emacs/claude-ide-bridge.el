@@ -1,4 +1,4 @@
-;;; claude-ide-bridge.el --- Claude Code in Emacs through claude-ide-bridge  -*- lexical-binding: t; -*-
+;;; claude-ide-bridge.el --- Connect the Claude Code CLI: selections, diffs, diagnostics  -*- lexical-binding: t; -*-
 
 ;; Copyright (C) 2026 The claude-ide-bridge authors
 
@@ -13,26 +13,16 @@
 
 ;;; Commentary:
 
-;; Connects the Claude Code CLI to Emacs.  The global minor mode
-;; `claude-ide-bridge-mode' runs "claude-ide-bridge serve --stdio" (a Go
-;; program: the WebSocket server the CLI connects to, its auth and lock
-;; file, and every rule of the protocol) and speaks the bridge's editor
-;; protocol (docs/editor-protocol.md) with it over jsonrpc.el.  Emacs
-;; only reports facts and performs UI actions:
-;;
-;; - your selection (the region, a rectangle, or the cursor) as you move;
-;; - Claude's proposed edits as an Ediff session, the proposal editable:
-;;   C-c C-c accepts it, C-c C-k rejects it (Claude writes the file);
-;; - open files, unsaved state, saving, and flymake or flycheck
-;;   diagnostics for Claude's tools;
-;; - buffers follow the disk after Claude writes a file;
-;; - `claude-ide-bridge-send' sends the region, the file or Dired's marked
-;;   files to Claude; `claude-ide-bridge-claude' runs claude in a terminal
-;;   (eat, vterm or term) wired to this Emacs.
-;;
-;; Start with M-x claude-ide-bridge-mode.  Without the binary on PATH,
-;; M-x claude-ide-bridge-install fetches a release (checked against its
-;; SHA-256) or builds it from this checkout with Go.  See docs/emacs.md.
+;; Connects the Claude Code CLI to Emacs.  `claude-ide-bridge-mode' runs
+;; "claude-ide-bridge serve --stdio" (the Go server the CLI connects to,
+;; which owns every rule of the protocol) and speaks its editor protocol
+;; over jsonrpc.el.  Claude sees your selection (region, rectangle or
+;; cursor) and open files, shows its edits as Ediff sessions (C-c C-c
+;; accepts, C-c C-k rejects; Claude writes the file and the buffer
+;; follows), reads flymake or flycheck diagnostics; `claude-ide-bridge-send'
+;; mentions the region, file or Dired's files; `claude-ide-bridge-claude'
+;; runs claude in eat, vterm or term.  M-x claude-ide-bridge-install gets
+;; the binary (SHA-256 checked) or builds it.  See docs/emacs.md.
 
 ;;; Code:
 
@@ -44,22 +34,13 @@
 (require 'seq)
 (require 'subr-x)
 
-(defvar ediff-window-setup-function)
-(defvar ediff-split-window-function)
-(defvar ediff-control-buffer)
-(defvar ediff-quit-hook)
-(defvar ediff-keep-variants)
+(eval-when-compile (require 'ediff) (require 'flymake))
 (defvar flycheck-current-errors)
 (defvar flycheck-mode)
-(defvar flymake-mode)
-(declare-function ediff-buffers "ediff" (buffer-a buffer-b &optional startup-hooks job-name))
-(declare-function ediff-really-quit "ediff-util" (reverse-default-keep-variants))
-(declare-function flymake-diagnostics "flymake" (&optional beg end))
-(declare-function flymake-diagnostic-beg "flymake" (diag))
-(declare-function flymake-diagnostic-end "flymake" (diag))
-(declare-function flymake-diagnostic-type "flymake" (diag))
-(declare-function flymake-diagnostic-text "flymake" (diag))
-(declare-function flymake-diagnostic-backend "flymake" (diag))
+(defvar evil-state)
+(defvar evil-visual-selection)
+(defvar evil-visual-beginning)
+(defvar evil-visual-end)
 (declare-function flycheck-error-pos "flycheck" (err))
 (declare-function flycheck-error-region-for-mode "flycheck" (err mode))
 (declare-function flycheck-error-level "flycheck" (err))
@@ -70,7 +51,7 @@
 (declare-function vterm "vterm" (&optional arg))
 (declare-function dired-get-marked-files "dired")
 (declare-function term-char-mode "term" ())
-(declare-function make-term "term" (name program &optional startfile &rest switches))
+(declare-function ediff-really-quit "ediff-util" (reverse-default-keep-variants))
 (defvar vterm-shell)
 (defvar vterm-buffer-name)
 
@@ -121,14 +102,14 @@ you get one message naming the file."
   "Arguments `claude-ide-bridge-claude' passes to the CLI."
   :type '(repeat string))
 
-(defcustom claude-ide-bridge-permission-mode "default"
-  "The --permission-mode given to claude unless its arguments choose one.
-The CLI's own default (auto) writes edits without a diff, so no
-proposal would reach Emacs; \"default\" asks, showing each edit here.
-nil passes no mode."
-  :type '(choice (const :tag "CLI's own default" nil)
-                 (const "default") (const "acceptEdits") (const "plan")
-                 (const "auto") string))
+(defcustom claude-ide-bridge-permission-mode nil
+  "The --permission-mode of the claude that `claude-ide-bridge-claude' runs.
+nil: the bridge decides, as for Neovim: \"default\" (each edit shown
+here as a diff) unless the arguments or your Claude settings choose a
+mode; the CLI's own default (auto) writes edits without a diff.  A
+string: that mode.  `none': no flag, and not the bridge's --settings."
+  :type '(choice (const :tag "The bridge decides" nil) (const :tag "No flag" none)
+                 (const "default") (const "acceptEdits") (const "plan") string))
 
 (defcustom claude-ide-bridge-model-tools t
   "Whether claude gets the bridge's code tools (--mcp-config)."
@@ -174,6 +155,7 @@ nil passes no mode."
 (defvar claude-ide-bridge--folders nil "The workspace folders the bridge was given.")
 (defvar claude-ide-bridge--stopping nil "Non-nil while the mode stops the bridge.")
 (defvar claude-ide-bridge--diffs (make-hash-table :test #'equal) "Shown diffs by tab name.")
+(defvar claude-ide-bridge--windows nil "The window configuration before the diffs.")
 (defvar claude-ide-bridge--selection-timer nil)
 (defvar claude-ide-bridge--last-selection nil "The last selection sent.")
 (defvar claude-ide-bridge--active-buffer nil "The file buffer the user was last in.")
@@ -241,15 +223,13 @@ A raw byte counts as one byte, as it is in the file."
   "Non-nil when BUFFER (default current) visits a file."
   (buffer-local-value 'buffer-file-name (or buffer (current-buffer))))
 
-(defun claude-ide-bridge--span (start end)
-  "The selection payload of START to END in the current buffer, END exclusive.
-START and END are (POINT . POSITION) with POSITION a protocol position."
-  (let ((s (cdr start)) (e (cdr end)))
-    (list :text (claude-ide-bridge--json-text
-                 (buffer-substring-no-properties (car start) (car end)))
+(defun claude-ide-bridge--sel (beg end &optional epos)
+  "The selection payload of BEG to END, END exclusive, in the current buffer.
+EPOS is END's protocol position when it is not END's own."
+  (let ((s (claude-ide-bridge--pos beg)) (e (or epos (claude-ide-bridge--pos end))))
+    (list :text (claude-ide-bridge--json-text (buffer-substring-no-properties beg end))
           :filePath (expand-file-name buffer-file-name)
-          :selection (list :start s :end e
-                           :isEmpty (if (equal s e) t :json-false)))))
+          :selection (list :start s :end e :isEmpty (if (equal s e) t :json-false)))))
 
 (defun claude-ide-bridge--rectangle-span (mark point)
   "The payload of the rectangle between MARK and POINT.
@@ -264,7 +244,7 @@ character 1 of that row, so Claude counts the row."
       (goto-char end)
       (when (and (bolp) (eolp) (> end beg))
         (setq epos (plist-put epos :character 1))))
-    (claude-ide-bridge--span (cons beg (claude-ide-bridge--pos beg)) (cons end epos))))
+    (claude-ide-bridge--sel beg end epos)))
 
 (defun claude-ide-bridge-selection (&optional window)
   "The selection of WINDOW (default the selected one) as Claude gets it.
@@ -275,17 +255,43 @@ cursor alone."
          (buf (window-buffer win)))
     (when (claude-ide-bridge--file-buffer-p buf)
       (with-current-buffer buf
-        (let ((pt (window-point win)))
+        (let ((pt (window-point win)) (here (eq win (selected-window))))
           (cond
-           ((not (and (eq win (selected-window)) (region-active-p)
-                      (/= (mark) pt)))
-            (let ((p (claude-ide-bridge--pos pt)))
-              (claude-ide-bridge--span (cons pt p) (cons pt p))))
+           ((and here (bound-and-true-p evil-local-mode) (eq evil-state 'visual))
+            (claude-ide-bridge--evil-span))
+           ((not (and here (region-active-p) (/= (mark) pt)))
+            (claude-ide-bridge--sel pt pt))
            ((bound-and-true-p rectangle-mark-mode)
             (claude-ide-bridge--rectangle-span (mark) pt))
-           (t (let ((b (region-beginning)) (e (region-end)))
-                (claude-ide-bridge--span (cons b (claude-ide-bridge--pos b))
-                                         (cons e (claude-ide-bridge--pos e)))))))))))
+           (t (claude-ide-bridge--sel (region-beginning) (region-end)))))))))
+
+(defun claude-ide-bridge--evil-span ()
+  "The payload of Evil's Visual selection, as the Neovim plugin sends Vim's.
+Linewise: to the last line's end; an empty last line takes its line
+break (to the next line's start), or ends at character 1 on the
+buffer's last line.  Blockwise as a rectangle."
+  (let ((b (marker-position evil-visual-beginning)) (e (marker-position evil-visual-end)))
+    (pcase evil-visual-selection
+      ('block (claude-ide-bridge--rectangle-span b e))
+      ('line (save-excursion
+               (goto-char (max b (1- e)))
+               (let ((eol (line-end-position)))
+                 (cond ((> eol (line-beginning-position)) (claude-ide-bridge--sel b eol))
+                       ((< (1+ eol) (point-max)) (claude-ide-bridge--sel b (1+ eol)))
+                       (t (claude-ide-bridge--sel
+                           b eol (list :line (1- (line-number-at-pos eol t)) :character 1)))))))
+      (_ (save-excursion
+           ;; A composing character goes with the character before it, unless that is
+           ;; a control or a raw byte (as for Neovim).
+           (while (and (memq (get-char-code-property (or (char-after e) ?a) 'general-category) '(Mn Me))
+                       (not (memq (get-char-code-property (char-before e) 'general-category) '(Cc Cf Cn))))
+             (setq e (1+ e)))
+           (goto-char (1- e))
+           ;; The buffer's final line break is not taken: v$ on the last line.
+           (if (not (and (= e (point-max)) (> e b) (eq (char-after) ?\n)))
+               (claude-ide-bridge--sel b e)
+             (claude-ide-bridge--sel b (point) (and (bolp) (list :line (1- (line-number-at-pos (point) t))
+                                                                  :character 1)))))))))
 
 (defun claude-ide-bridge--send-selection ()
   "Send the selection of the selected window when it changed."
@@ -314,10 +320,6 @@ cursor alone."
     (unless (and (stringp p) (not (string-empty-p p)))
       (jsonrpc-error :code -32602 :message (format "%s needs filePath" method)))
     p))
-
-(defun claude-ide-bridge--find (path)
-  "The live buffer visiting PATH, or nil."
-  (find-buffer-visiting path))
 
 (defun claude-ide-bridge--language-id (&optional buffer)
   "A language id for BUFFER's major mode (\"go\" for `go-mode')."
@@ -395,13 +397,11 @@ cursor alone."
          (win (and buf (get-buffer-window buf))))
     (list :selection
           (cond (win (claude-ide-bridge-selection win))
-                (buf (with-current-buffer buf
-                       (let ((p (claude-ide-bridge--pos (point))))
-                         (claude-ide-bridge--span (cons (point) p) (cons (point) p)))))))))
+                (buf (with-current-buffer buf (claude-ide-bridge--sel (point) (point))))))))
 
 (defun claude-ide-bridge--dirty (params)
   "Handle checkDocumentDirty PARAMS."
-  (let ((buf (claude-ide-bridge--find (claude-ide-bridge--path params "checkDocumentDirty"))))
+  (let ((buf (find-buffer-visiting (claude-ide-bridge--path params "checkDocumentDirty"))))
     (list :isOpen (if buf t :json-false)
           :isDirty (if (and buf (buffer-modified-p buf)) t :json-false)
           :isUntitled :json-false)))
@@ -409,7 +409,7 @@ cursor alone."
 (defun claude-ide-bridge--save (params)
   "Handle saveDocument PARAMS."
   (let* ((path (claude-ide-bridge--path params "saveDocument"))
-         (buf (claude-ide-bridge--find path)))
+         (buf (find-buffer-visiting path)))
     (if (not buf)
         (list :isOpen :json-false :saved :json-false)
       (condition-case err
@@ -486,7 +486,7 @@ cursor alone."
     (list :files
           (vconcat
            (if (and (stringp path) (not (string-empty-p path)))
-               (let ((buf (claude-ide-bridge--find path)))
+               (let ((buf (find-buffer-visiting path)))
                  (list (list :filePath path
                              :diagnostics (vconcat (and buf (claude-ide-bridge--buffer-diagnostics buf))))))
              (delq nil
@@ -503,7 +503,7 @@ cursor alone."
 (cl-defstruct (claude-ide-bridge--diff (:constructor claude-ide-bridge--diff-new)
                                        (:copier nil))
   "A proposal shown for the bridge's showDiff."
-  tab path number proposal original control windows tick state)
+  tab path number proposal original control tick state)
 
 
 (defvar claude-ide-bridge-diff-mode-map
@@ -544,16 +544,18 @@ cursor alone."
         (number (plist-get params :proposal)))
     (unless (and (stringp tab) (stringp path) (stringp text))
       (jsonrpc-error :code -32602 :message "showDiff needs tabName, filePath and newContents"))
-    (let ((buf (claude-ide-bridge--find path)))
+    (let ((buf (find-buffer-visiting path)))
       (when (and buf (buffer-modified-p buf))
         (jsonrpc-error :code -32000
                        :message (format "%s has unsaved changes; save or discard them first"
                                         (file-name-nondirectory path)))))
     (let ((old (gethash tab claude-ide-bridge--diffs)))
       (when old (claude-ide-bridge--close-view old)))
+    (when (hash-table-empty-p claude-ide-bridge--diffs)
+      (setq claude-ide-bridge--windows (current-window-configuration)))
     (let* ((d (claude-ide-bridge--diff-new
                :tab tab :path path :number (and (natnump number) (> number 0) number)
-               :windows (current-window-configuration) :state 'pending))
+               :state 'pending))
            (orig (generate-new-buffer
                   (format "*Claude original: %s*" (file-name-nondirectory path))))
            (prop (generate-new-buffer tab)))
@@ -575,7 +577,7 @@ cursor alone."
         (setq header-line-format
               (substitute-command-keys
                "Claude's proposal: edit it, \\<claude-ide-bridge-diff-mode-map>\\[claude-ide-bridge-accept] accepts, \\[claude-ide-bridge-reject] rejects"))
-        (add-hook 'kill-buffer-hook #'claude-ide-bridge--proposal-killed nil t))
+        (add-hook 'kill-buffer-hook #'claude-ide-bridge--user-closed nil t))
       (setf (claude-ide-bridge--diff-original d) orig
             (claude-ide-bridge--diff-proposal d) prop
             (claude-ide-bridge--diff-tick d) (buffer-chars-modified-tick prop))
@@ -596,7 +598,7 @@ cursor alone."
                            (setf (claude-ide-bridge--diff-control d) (current-buffer))
                            (setq claude-ide-bridge--diff d)
                            (claude-ide-bridge-diff-mode 1)
-                           (add-hook 'ediff-quit-hook #'claude-ide-bridge--ediff-quit nil t)))))
+                           (add-hook 'ediff-quit-hook #'claude-ide-bridge--user-closed nil t)))))
   ;; Typing goes to the proposal.
   (let ((win (get-buffer-window (claude-ide-bridge--diff-proposal d))))
     (when win (select-window win))))
@@ -642,18 +644,11 @@ The proposal's number is always named."
     (claude-ide-bridge--decide d :diffRejected)
     (claude-ide-bridge--close-view d)))
 
-(defun claude-ide-bridge--proposal-killed ()
-  "The user killed a proposal's buffer: a reject, unless it is closing."
+(defun claude-ide-bridge--user-closed ()
+  "The user killed a proposal or quit its Ediff: a reject, unless it is closing."
   (let ((d claude-ide-bridge--diff))
     (when (and d (memq (claude-ide-bridge--diff-state d) '(pending accepted)))
-      (claude-ide-bridge--decide d :diffRejected)
-      (claude-ide-bridge--close-view d))))
-
-(defun claude-ide-bridge--ediff-quit ()
-  "The user quit the Ediff session: a reject, unless it is closing."
-  (let ((d claude-ide-bridge--diff))
-    (when (and d (memq (claude-ide-bridge--diff-state d) '(pending accepted)))
-      (setf (claude-ide-bridge--diff-control d) nil)
+      (setf (claude-ide-bridge--diff-state d) 'rejected)
       (claude-ide-bridge--decide d :diffRejected)
       (run-at-time 0 nil #'claude-ide-bridge--close-view d))))
 
@@ -673,9 +668,12 @@ The proposal's number is always named."
       (when (buffer-live-p b)
         (with-current-buffer b (set-buffer-modified-p nil))
         (kill-buffer b)))
-    (let ((conf (claude-ide-bridge--diff-windows d)))
-      (when (and conf (frame-live-p (window-configuration-frame conf)))
-        (set-window-configuration conf)))))
+    ;; The windows as they were before the first of the diffs shown.
+    (let ((conf claude-ide-bridge--windows))
+      (when (and conf (hash-table-empty-p claude-ide-bridge--diffs))
+        (setq claude-ide-bridge--windows nil)
+        (when (frame-live-p (window-configuration-frame conf))
+          (set-window-configuration conf))))))
 
 (defun claude-ide-bridge--close-diff (params)
   "Handle closeDiff PARAMS (idempotent)."
@@ -847,16 +845,9 @@ In Dired, send the marked files (or the one at point)."
 (defun claude-ide-bridge--exited (conn)
   "The bridge of CONN ended."
   (when (eq conn claude-ide-bridge--conn)
-    (let ((proc (jsonrpc--process conn)))
-      (unless claude-ide-bridge--stopping
-        (claude-ide-bridge--msg "the bridge exited (%s)%s" (process-exit-status proc)
-                                (let ((b (process-get proc 'jsonrpc-stderr)))
-                                  (if (buffer-live-p b)
-                                      (with-current-buffer b
-                                        (concat ": " (string-trim (buffer-substring
-                                                                   (max (point-min) (- (point-max) 300))
-                                                                   (point-max)))))
-                                    "")))))
+    (unless claude-ide-bridge--stopping
+      (claude-ide-bridge--msg "the bridge exited with status %s; see the buffer \" *claude-ide-bridge stderr*\""
+                              (process-exit-status (jsonrpc--process conn))))
     (setq claude-ide-bridge--conn nil claude-ide-bridge--info nil claude-ide-bridge--clients 0)
     (maphash (lambda (_ d) (run-at-time 0 nil #'claude-ide-bridge--close-view d))
              claude-ide-bridge--diffs)))
@@ -881,10 +872,10 @@ In Dired, send the marked files (or the one at point)."
     (setq claude-ide-bridge--folders (list (directory-file-name (claude-ide-bridge--root)))
           claude-ide-bridge--stopping nil claude-ide-bridge--last-selection nil)
     (let* ((name "claude-ide-bridge")
-           (conn (make-instance
-                  'jsonrpc-process-connection
+           (size (if claude-ide-bridge-log-events nil 0))
+           (conn (apply
+                  #'make-instance 'jsonrpc-process-connection
                   :name name
-                  :events-buffer-scrollback-size (if claude-ide-bridge-log-events nil 0)
                   :request-dispatcher #'claude-ide-bridge--dispatch
                   :notification-dispatcher #'claude-ide-bridge--notified
                   :on-shutdown #'claude-ide-bridge--exited
@@ -893,7 +884,11 @@ In Dired, send the marked files (or the one at point)."
                               :name name :command (append (list bin "serve" "--stdio")
                                                           claude-ide-bridge-serve-args)
                               :connection-type 'pipe :coding 'utf-8-emacs-unix :noquery t
-                              :stderr (get-buffer-create (format "*%s stderr*" name)))))))
+                              :stderr (get-buffer-create (format "*%s stderr*" name))))
+                  ;; jsonrpc 1.0.24 renamed the option (Emacs 30 warns about the old one).
+                  (if (slot-exists-p 'jsonrpc-connection '-events-buffer-config)
+                      (list :events-buffer-config (list :size size))
+                    (list :events-buffer-scrollback-size size)))))
       (setq claude-ide-bridge--conn conn)
       (jsonrpc-async-request
        conn :initialize (claude-ide-bridge--initialize-params)
@@ -933,13 +928,12 @@ In Dired, send the marked files (or the one at point)."
       (jsonrpc-notify claude-ide-bridge--conn :workspaceFoldersChanged
                       (list :folders (vconcat claude-ide-bridge--folders))))))
 
-(defun claude-ide-bridge--find-file ()
-  "Set up a newly visited file buffer."
-  (claude-ide-bridge--watch-buffer))
-
 (defun claude-ide-bridge--kill-buffer ()
-  "Clean up when a buffer is killed."
-  (claude-ide-bridge--unwatch-buffer))
+  "Clean up when a buffer is killed; a file's is told to the bridge."
+  (claude-ide-bridge--unwatch-buffer)
+  (when (and buffer-file-name (claude-ide-bridge--ready-p))
+    (jsonrpc-notify claude-ide-bridge--conn :fileClosed
+                    (list :filePath (expand-file-name buffer-file-name)))))
 
 ;;;###autoload
 (define-minor-mode claude-ide-bridge-mode
@@ -951,14 +945,15 @@ and reads flymake or flycheck diagnostics."
   :global t
   :group 'claude-ide-bridge
   :lighter (:eval (if (claude-ide-bridge--ready-p)
-                      (format " Claude[%d]" claude-ide-bridge--clients)
+                      (format " Claude[%d%s]" claude-ide-bridge--clients
+                              (if claude-ide-bridge--paused " paused" ""))
                     " Claude[-]"))
   (if claude-ide-bridge-mode
       (condition-case err
           (progn
             (claude-ide-bridge--start)
             (add-hook 'post-command-hook #'claude-ide-bridge--post-command)
-            (add-hook 'find-file-hook #'claude-ide-bridge--find-file)
+            (add-hook 'find-file-hook #'claude-ide-bridge--watch-buffer)
             (add-hook 'kill-buffer-hook #'claude-ide-bridge--kill-buffer)
             (add-hook 'kill-emacs-hook #'claude-ide-bridge--stop)
             (dolist (b (claude-ide-bridge--file-buffers))
@@ -966,11 +961,24 @@ and reads flymake or flycheck diagnostics."
         (error (setq claude-ide-bridge-mode nil)
                (signal (car err) (cdr err))))
     (remove-hook 'post-command-hook #'claude-ide-bridge--post-command)
-    (remove-hook 'find-file-hook #'claude-ide-bridge--find-file)
+    (remove-hook 'find-file-hook #'claude-ide-bridge--watch-buffer)
     (remove-hook 'kill-buffer-hook #'claude-ide-bridge--kill-buffer)
     (remove-hook 'kill-emacs-hook #'claude-ide-bridge--stop)
     (dolist (b (buffer-list)) (with-current-buffer b (claude-ide-bridge--unwatch-buffer)))
     (claude-ide-bridge--stop)))
+
+(defvar claude-ide-bridge--paused nil "Whether sharing is paused.")
+
+(defun claude-ide-bridge-toggle-sharing ()
+  "Pause or resume sharing your selection, open files and diagnostics.
+Mentions you send still go."
+  (interactive)
+  (claude-ide-bridge--need-bridge)
+  (let ((r (jsonrpc-request claude-ide-bridge--conn :setSharing
+                            (list :paused (if claude-ide-bridge--paused :json-false t)))))
+    (setq claude-ide-bridge--paused (eq (plist-get r :paused) t)
+          claude-ide-bridge--last-selection nil)
+    (claude-ide-bridge--msg "sharing %s" (if claude-ide-bridge--paused "paused" "resumed"))))
 
 (defun claude-ide-bridge-status ()
   "Show the bridge's port, Claude clients and diffs."
@@ -984,21 +992,35 @@ and reads flymake or flycheck diagnostics."
 
 ;;;; Claude in a terminal
 
-(defun claude-ide-bridge--mode-chosen-p (args)
-  "Non-nil when ARGS choose a permission mode themselves."
-  (seq-some (lambda (a) (or (member a '("--permission-mode" "--dangerously-skip-permissions"))
-                            (string-prefix-p "--permission-mode=" a)))
-            args))
+(defvar claude-ide-bridge--mode-told nil "Whether the user was told edits skip diffs.")
+
+(defun claude-ide-bridge--mode-flag (args)
+  "Return what precedes ARGS: the permission flag, the bridge's --settings.
+As the Neovim plugin, per `claude-ide-bridge-permission-mode'; the
+bridge adds --permission-mode default unless a mode is chosen."
+  (let* ((mode claude-ide-bridge-permission-mode)
+         (user (and (stringp mode) (list "--permission-mode" mode))))
+    (unless (eq mode 'none)
+      (condition-case err
+          (let ((r (jsonrpc-request claude-ide-bridge--conn :permissionMode
+                                    (list :args (vconcat user args)) :timeout 5)))
+            (when (and (eq (plist-get r :skipsDiffs) t) (not claude-ide-bridge--mode-told)
+                       (not (equal (plist-get r :source) "arguments")))
+              (setq claude-ide-bridge--mode-told t)
+              (claude-ide-bridge--msg "claude starts in %s mode (%s): its edits are written without a diff here"
+                                      (plist-get r :mode) (plist-get r :source)))
+            (append (plist-get r :add) user))
+        (error (claude-ide-bridge--msg "permission mode: %s" (error-message-string err))
+               user)))))
 
 (defun claude-ide-bridge-claude-command (&optional args)
   "The command line of claude: the program, its ARGS and the bridge's.
-`claude-ide-bridge-claude-args' come first, then ARGS; then the
-permission mode unless one was chosen, then the code tools' config."
+The permission flag (`claude-ide-bridge-permission-mode'), then
+`claude-ide-bridge-claude-args' and ARGS, then the code tools' config."
   (let* ((args (append claude-ide-bridge-claude-args args))
          (mcp (plist-get claude-ide-bridge--info :mcpConfig)))
-    (append (list claude-ide-bridge-claude-program) args
-            (and claude-ide-bridge-permission-mode (not (claude-ide-bridge--mode-chosen-p args))
-                 (list "--permission-mode" claude-ide-bridge-permission-mode))
+    (append (list claude-ide-bridge-claude-program)
+            (claude-ide-bridge--mode-flag args) args
             (and claude-ide-bridge-model-tools (stringp mcp) (not (string-empty-p mcp))
                  (list "--mcp-config" mcp)))))
 
@@ -1026,7 +1048,7 @@ project of the current buffer becomes a workspace folder."
   (interactive (list (and current-prefix-arg
                           (split-string-and-unquote (read-string "claude arguments: ")))))
   (unless claude-ide-bridge-mode (claude-ide-bridge-mode 1))
-  (with-timeout (10 (user-error "The bridge did not start; see *claude-ide-bridge stderr*"))
+  (with-timeout (10 (user-error "The bridge did not start; see the buffer \" *claude-ide-bridge stderr*\""))
     (while (not (claude-ide-bridge--ready-p)) (accept-process-output nil 0.05)))
   (if (and (buffer-live-p claude-ide-bridge--claude-buffer)
            (get-buffer-process claude-ide-bridge--claude-buffer))
@@ -1162,6 +1184,7 @@ BUILD (a prefix argument), builds from the checkout directly."
     (define-key map "k" #'claude-ide-bridge-reject)
     (define-key map "d" #'claude-ide-bridge-close-all-diffs)
     (define-key map "i" #'claude-ide-bridge-status)
+    (define-key map "p" #'claude-ide-bridge-toggle-sharing)
     (define-key map "m" #'claude-ide-bridge-mode)
     map)
   "Commands of claude-ide-bridge, for a prefix key of your choice.")

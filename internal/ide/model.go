@@ -8,7 +8,10 @@ import (
 	"context"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/exclude"
 )
 
 // ClientID names one WebSocket connection. A reconnecting CLI is a new client.
@@ -27,6 +30,9 @@ type Events struct {
 	ClientConnected    func(id ClientID, clients int)
 	ClientDisconnected func(id ClientID, clients int)
 	FoldersChanged     func(folders []string)
+	// ClientPID: the client said which process it is (the CLI's ide_connected), so that an
+	// editor running several Claude sessions can tell whose diff is whose.
+	ClientPID func(id ClientID, pid int)
 }
 
 // Model is the state of one IDE: its clients, diffs, latest selection and held mentions. All
@@ -52,9 +58,13 @@ type Model struct {
 	folders  []string
 	latest   *Selection
 	lastSent []byte // encoded selection_changed last sent, to send only on change
+	lastPath string // the file of lastSent
 	held     []heldMention
 	closed   bool
 	drains   map[ClientID]func(context.Context) error
+	paused   bool // sharing paused by the user (sharing.go)
+
+	observer atomic.Pointer[observerBox] // observer.go
 }
 
 // SetDrain registers how to wait until client id's session has answered every call it received;
@@ -92,6 +102,9 @@ func New(editor Editor, info EditorInfo, folders []string, events Events, log *s
 	if info.Timeout <= 0 {
 		info.Timeout = 10 * time.Second
 	}
+	if info.Exclude == nil {
+		info.Exclude, _ = exclude.New(nil) // the default compiles
+	}
 	return &Model{
 		editor: editor, info: info, events: events, log: log,
 		MentionHold: 30 * time.Second, EditorTimeout: info.Timeout, ShowDiffTimeout: 3 * info.Timeout,
@@ -128,6 +141,20 @@ func (m *Model) Ready(id ClientID) {
 	}
 }
 
+// ClientPID records the process a client says it is (ide_connected's pid) and tells the editor.
+// A pid is only a hint (reused, and meaningless across machines or containers): it picks where
+// a diff is shown, never who may decide it.
+func (m *Model) ClientPID(id ClientID, pid int) {
+	m.mu.Lock()
+	_, ok := m.clients[id]
+	m.mu.Unlock()
+	if ok && pid > 0 {
+		if f := m.events.ClientPID; f != nil {
+			f(id, pid)
+		}
+	}
+}
+
 // Listening marks the point from which a ready client acts on notifications, and sends it,
 // once, what it has not been told: the latest selection, the @-mentions held while no client was
 // connected and those made since it connected. The CLI (2.1.328) drops notifications that arrive
@@ -141,7 +168,7 @@ func (m *Model) Listening(id ClientID) {
 		return // not initialized: a client that skipped notifications/initialized is never told
 	}
 	c.listening = true
-	if m.lastSent != nil {
+	if m.lastSent != nil && !m.paused {
 		c.conn.SendLatest(m.lastSent)
 	}
 	now := time.Now()

@@ -46,6 +46,7 @@ func (m *Model) CallTool(ctx context.Context, id ClientID, name string, args jso
 	if t == nil {
 		return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "unknown tool %q", name)
 	}
+	m.observe(id, name, args) // before the capability check: the calls mark a turn whatever the editor serves
 	if !t.listed(m.info.Caps) {
 		return toolError("%s is not supported by %s", name, m.info.Name), nil
 	}
@@ -130,6 +131,9 @@ func (m *Model) toolCurrentSelection(ctx context.Context, id ClientID, name stri
 	s, err := m.editor.CurrentSelection(ectx)
 	if err != nil {
 		return nil, err
+	}
+	if s != nil && !m.shared(s.FilePath) {
+		s = nil
 	}
 	if s != nil && s.FileURL == "" {
 		s.FileURL = FileURL(s.FilePath)
@@ -256,6 +260,9 @@ func (m *Model) openEditors(ctx context.Context) (*ToolResult, error) {
 		Tabs []tab `json:"tabs"`
 	}{Tabs: []tab{}}
 	for _, e := range eds {
+		if !m.shared(e.FilePath) {
+			continue
+		}
 		label := e.Label
 		if label == "" {
 			label = filepath.Base(e.FilePath)
@@ -318,6 +325,9 @@ func (m *Model) diagnostics(ctx context.Context, uri string) (*ToolResult, error
 	}
 	out := []entry{}
 	for _, f := range files {
+		if !m.shared(f.FilePath) {
+			continue
+		}
 		u := FileURL(f.FilePath)
 		if uri != "" && filepath.Clean(f.FilePath) == path {
 			u = uri // the CLI matches on the uri it sent: return it exactly as asked

@@ -10,6 +10,12 @@ local M = {}
 ---@field float? boolean native: a floating window instead of a split (default false)
 ---@field external_cmd? string external: a command line with %s for the CLI's command line
 ---@field snacks_win? table snacks: the `win` options of Snacks.terminal
+---@field sessions? "one"|"tab" native: one claude, or one per tab page (default "one"; :ClaudeCodeSession names more)
+
+---@class claude-ide-bridge.DiffConfig
+---@field layout? "vertical"|"horizontal"|"unified" side by side, one above the other, or the proposal alone with the removed lines shown above the changes (default "vertical")
+---@field open_in_new_tab? boolean a tab page of its own, else in the current tab beside your file (default true)
+---@field keep_terminal_focus? boolean focus stays in Claude's terminal when a diff opens (default false)
 
 ---@class claude-ide-bridge.InstallConfig
 ---@field base_url? string where :ClaudeCodeInstall downloads releases from
@@ -32,10 +38,12 @@ local M = {}
 ---@field selection_debounce_ms? integer quiet time before a selection is sent (default 50)
 ---@field ide_name? string the name in the CLI's /ide list (default "Neovim (<cwd basename>)")
 ---@field install? claude-ide-bridge.InstallConfig
+---@field diff? claude-ide-bridge.DiffConfig how diffs are shown
 ---@field model_tools? boolean :ClaudeCode registers the code tools with the CLI (default true)
 ---@field permission_mode? false|"default"|"acceptEdits"|"plan"|"auto"|"dontAsk"|"bypassPermissions" the CLI's mode (default nil: "default" unless your Claude settings choose one; false: add no flag)
 ---@field remote? false|claude-ide-bridge.RemoteConfig bridge and claude on another machine (default false)
 ---@field tabline? boolean set 'tabline' to readable labels for Claude's tabs when it is empty (default true)
+---@field exclude? string[] globs of files never shared with Claude (default nil: the bridge's, .env .env.* *.pem id_rsa* ...)
 
 ---@type claude-ide-bridge.Config
 M.defaults = {
@@ -49,6 +57,12 @@ M.defaults = {
     float = false,
     external_cmd = nil,
     snacks_win = nil,
+    sessions = "one",
+  },
+  diff = {
+    layout = "vertical",
+    open_in_new_tab = true,
+    keep_terminal_focus = false,
   },
   track_selection = true,
   selection_debounce_ms = 50,
@@ -70,16 +84,21 @@ M.defaults = {
   -- Set 'tabline' (when the user has none) to labels that name Claude's
   -- terminal and diffs readably (tabline.lua).
   tabline = true,
+  -- Files whose selections, @-mentions, open-editor entries and diagnostics
+  -- never reach Claude (the bridge enforces it). nil: the bridge's default
+  -- (.env, .env.*, *.pem, *.key, id_rsa*, id_ed25519*, .netrc, ...); {}: share all.
+  exclude = nil,
 }
 
 -- Keys allowed in the user's table (the defaults' keys include those whose default is nil).
 local known = {
   bin = true, auto_start = true, terminal_cmd = true, terminal = true, track_selection = true,
   selection_debounce_ms = true, ide_name = true, install = true, remote = true, model_tools = true,
-  permission_mode = true, tabline = true,
+  permission_mode = true, tabline = true, exclude = true, diff = true,
 }
-local known_terminal = { provider = true, split = true, size = true, float = true, external_cmd = true, snacks_win = true }
+local known_terminal = { provider = true, split = true, size = true, float = true, external_cmd = true, snacks_win = true, sessions = true }
 local known_install = { base_url = true }
+local known_diff = { layout = true, open_in_new_tab = true, keep_terminal_focus = true }
 
 -- The options in force live in state.options; config.options reads them
 -- (a field, not a copy: code that sets config.options.x changes them).
@@ -159,6 +178,24 @@ local rules = {
   { "model_tools", "boolean" },
   { "tabline", "boolean" },
   {
+    "exclude",
+    function(v)
+      if v == nil then
+        return true
+      end
+      if type(v) ~= "table" then
+        return false
+      end
+      for k, x in pairs(v) do
+        if type(k) ~= "number" or type(x) ~= "string" then
+          return false
+        end
+      end
+      return true
+    end,
+    "a list of globs (strings)",
+  },
+  {
     "terminal_cmd",
     function(v)
       if type(v) == "string" then
@@ -196,7 +233,11 @@ local rules = {
   { "terminal.float", "boolean" },
   { "terminal.external_cmd", "string", true },
   { "terminal.snacks_win", "table", true },
+  { "terminal.sessions", one_of({ "one", "tab" }) },
   { "install.base_url", "string" },
+  { "diff.layout", one_of({ "vertical", "horizontal", "unified" }) },
+  { "diff.open_in_new_tab", "boolean" },
+  { "diff.keep_terminal_focus", "boolean" },
 }
 
 -- remote is checked as a whole: a remote half right would run the bridge
@@ -226,7 +267,7 @@ local REMOTE_MSG = "false, or { cmd = { \"ssh\", \"host\" }, path_map? = { [LOCA
   .. " terminal_cmd? = list of strings, shell? = boolean }"
 
 -- The tables whose keys are options of their own.
-local groups = { terminal = true, install = true }
+local groups = { terminal = true, install = true, diff = true }
 
 local function get(o, name)
   local g, k = name:match("^(%w+)%.([%w_]+)$")
@@ -273,7 +314,7 @@ function M.set(user)
       if err then
         problems[#problems + 1] = err
       else
-        local allowed = k == "terminal" and known_terminal or known_install
+        local allowed = ({ terminal = known_terminal, install = known_install, diff = known_diff })[k]
         for sk, sv in pairs(v) do
           if allowed[sk] then
             o[k][sk] = sv

@@ -22,15 +22,15 @@ local function notify(msg, level)
   require("claude-ide-bridge.notice").show(msg, level or vim.log.levels.INFO)
 end
 
--- A scratch buffer holding lines, and its changedtick right after they were
--- put in (before any autocommand of the naming could change them).
-local function scratch(name, lines, eol)
+-- A scratch buffer filled by fill(buf) (which returns 'eol'), and its
+-- changedtick right after (before any autocommand of the naming could change it).
+local function scratch(name, fill)
   local buf = vim.api.nvim_create_buf(false, true)
-  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  local eol = fill(buf)
   local tick = vim.api.nvim_buf_get_changedtick(buf)
   vim.bo[buf].eol = eol
   pcall(vim.api.nvim_buf_set_name, buf, name)
-  return buf, tick
+  return buf, tick, eol
 end
 
 -- 'diffopt' with inline:char or inline:word (0.12's default has inline:char)
@@ -40,17 +40,26 @@ end
 -- only, so while the current tab page shows a big diff of ours the plugin
 -- puts inline:simple in place of the user's inline item, and puts the user's
 -- exact value back when that tab page is left or the diff closes. A value the
--- user sets meanwhile is kept (never overwritten by the restore).
+-- user sets meanwhile is kept (never overwritten by the restore). Where the
+-- user chose no diff algorithm, the big diff is computed with histogram rather
+-- than the default myers: ~70 against ~105 ms of CPU for 10 MiB of source
+-- with 10 hunks, the larger part of what opening such a diff costs once the
+-- texts are read (bench/notes.md, issue 27).
 M.BIG_DIFF = 256 * 1024 -- bytes of both sides together
 local dopt = state.diffopt
 
 local function cheap_diffopt(value)
-  local out, changed = {}, false
+  local out, changed, algorithm = {}, false, false
   for _, item in ipairs(vim.split(value, ",", true)) do
     if item == "inline:char" or item == "inline:word" then
       item, changed = "inline:simple", true
     end
+    algorithm = algorithm or vim.startswith(item, "algorithm:")
     out[#out + 1] = item
+  end
+  if not algorithm and value:find("internal", 1, true) then
+    out[#out + 1] = "algorithm:histogram"
+    changed = true
   end
   return changed and table.concat(out, ",") or nil
 end
@@ -126,13 +135,15 @@ end
 function M.list()
   local out = {}
   for _, d in pairs(diffs) do
-    out[#out + 1] = { tab_name = d.tab_name, file_path = d.file_path, state = d.state }
+    out[#out + 1] = { tab_name = d.tab_name, file_path = d.file_path, state = d.state, session = d.session }
   end
   table.sort(out, function(a, b)
     return a.tab_name < b.tab_name
   end)
   return out
 end
+
+local open_windows, focus_terminal
 
 -- Where the user was when a diff opened: the window and the mode (mode()'s
 -- first letter: "t" typing to Claude, "i" inserting, else Normal).
@@ -162,6 +173,9 @@ local function looking_at(d)
       return true
     end
   end
+  if d.host and d.host.win == cur then
+    return true
+  end
   return d.tab ~= nil and d.tab == vim.api.nvim_get_current_tabpage() and d.own_tab
 end
 
@@ -186,6 +200,19 @@ local function teardown(d)
           pcall(vim.cmd, "enew")
         end)
       end
+    end
+  end
+  local host = d.host
+  if host and vim.api.nvim_win_is_valid(host.win) and vim.api.nvim_buf_is_valid(host.buf) then
+    -- The user's window showed the original (or the proposal) meanwhile: its
+    -- buffer back, where it was (unless something else was put there since).
+    local shown = vim.api.nvim_win_get_buf(host.win)
+    if shown == d.orig_buf or shown == d.prop_buf then
+      vim.api.nvim_win_call(host.win, function()
+        pcall(vim.cmd, "diffoff")
+        vim.api.nvim_win_set_buf(host.win, host.buf)
+        pcall(vim.fn.winrestview, host.view)
+      end)
     end
   end
   for _, buf in ipairs({ d.prop_buf, d.orig_buf }) do
@@ -290,6 +317,122 @@ local function proposal_number(n)
   return nil
 end
 
+-- A window of the current tab page to show a diff in: the active file
+-- window, else any ordinary one; nil when there is none (only Claude's).
+local function file_win()
+  local tracker = require("claude-ide-bridge.tracker")
+  local win = tracker.active_win()
+  if win and vim.api.nvim_win_is_valid(win) and vim.api.nvim_win_get_tabpage(win) == vim.api.nvim_get_current_tabpage() then
+    return win
+  end
+  for _, w in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
+    local b = vim.api.nvim_win_get_buf(w)
+    if vim.api.nvim_win_get_config(w).relative == "" and vim.bo[b].buftype == "" and not M.is_diff_win(w) then
+      return w
+    end
+  end
+  return nil
+end
+
+-- The unified layout: the proposal alone, each changed line highlighted
+-- (DiffAdd, DiffChange) and the lines it removes shown above it as virtual
+-- lines (DiffDelete). Nothing of it is text: the buffer holds exactly the
+-- proposal, so :w accepts the same thing as in the other layouts.
+local unified_ns = vim.api.nvim_create_namespace("claude-ide-bridge-unified")
+
+local function mark_unified(d)
+  local old = vim.api.nvim_buf_get_lines(d.orig_buf, 0, -1, false)
+  local new = vim.api.nvim_buf_get_lines(d.prop_buf, 0, -1, false)
+  local a, b = table.concat(old, "\n") .. "\n", table.concat(new, "\n") .. "\n"
+  local hunks = (vim.text and vim.text.diff or vim.diff)(a, b, { result_type = "indices" })
+  local n = #new
+  for _, h in ipairs(hunks) do
+    local sa, ca, sb, cb = h[1], h[2], h[3], h[4]
+    for l = sb, sb + cb - 1 do
+      vim.api.nvim_buf_set_extmark(d.prop_buf, unified_ns, l - 1, 0, {
+        line_hl_group = ca > 0 and "DiffChange" or "DiffAdd", sign_text = ca > 0 and "~" or "+",
+        sign_hl_group = ca > 0 and "DiffChange" or "DiffAdd",
+      })
+    end
+    if ca > 0 then
+      local virt = {}
+      for l = sa, sa + ca - 1 do
+        virt[#virt + 1] = { { "- " .. (old[l] or ""), "DiffDelete" } }
+      end
+      -- Above the first new line of the hunk; below the last line when the
+      -- hunk only removes lines at the end (sb is the line before them).
+      local row, above = cb > 0 and sb - 1 or sb, cb > 0
+      if not above and row < 1 then
+        row, above = 0, true
+      elseif not above then
+        row = row - 1
+      end
+      row = math.max(math.min(row, n - 1), 0)
+      vim.api.nvim_buf_set_extmark(d.prop_buf, unified_ns, row, 0, { virt_lines = virt, virt_lines_above = above })
+    end
+  end
+end
+
+-- Opens d's windows as the diff options o say (config diff): in a new tab
+-- page or beside the user's file in this one; vertical, horizontal or
+-- unified. Sets d.tab, d.wins (the windows the plugin opened and closes),
+-- d.prop_win and, in the current tab, d.host (the user's window that shows
+-- the original meanwhile, and what it showed).
+open_windows = function(d, o)
+  local first_buf = o.layout == "unified" and d.prop_buf or d.orig_buf
+  local opened = {}
+  if o.open_in_new_tab then
+    vim.cmd("tab sbuffer " .. first_buf)
+    opened[1] = vim.api.nvim_get_current_win()
+  else
+    local win = file_win()
+    if win then
+      vim.api.nvim_set_current_win(win)
+    else
+      vim.cmd("topleft vsplit")
+      opened[1] = vim.api.nvim_get_current_win()
+    end
+    if o.layout == "unified" and win then
+      -- The proposal in a window of its own below the file (:q on it rejects;
+      -- the user's window is left as it is).
+      vim.cmd("rightbelow sbuffer " .. first_buf)
+      opened[1] = vim.api.nvim_get_current_win()
+    else
+      if win then
+        d.host = { win = win, buf = vim.api.nvim_win_get_buf(win), view = vim.fn.winsaveview() }
+      end
+      vim.api.nvim_win_set_buf(0, first_buf)
+    end
+  end
+  d.tab = vim.api.nvim_get_current_tabpage()
+  local first = vim.api.nvim_get_current_win()
+  if o.layout == "unified" then
+    d.prop_win = first
+    mark_unified(d)
+  else
+    vim.cmd("diffthis")
+    vim.cmd((o.layout == "horizontal" and "rightbelow sbuffer " or "rightbelow vertical sbuffer ") .. d.prop_buf)
+    d.prop_win = vim.api.nvim_get_current_win()
+    vim.cmd("diffthis")
+    opened[#opened + 1] = d.prop_win
+  end
+  d.wins = opened
+end
+
+-- keep_terminal_focus: back to Claude's terminal (the window the user was in
+-- when it was one, else the terminal's window in this tab), in terminal mode.
+focus_terminal = function(d)
+  local back = d.back
+  if back and vim.api.nvim_win_is_valid(back.win) and vim.bo[vim.api.nvim_win_get_buf(back.win)].buftype == "terminal" then
+    return go_back({ win = back.win, mode = "t" })
+  end
+  for _, w in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
+    if vim.b[vim.api.nvim_win_get_buf(w)].claude_ide_bridge_terminal then
+      return go_back({ win = w, mode = "t" })
+    end
+  end
+end
+
 --- Handles showDiff {tabName, filePath, newFilePath, newContents, fileExists, proposal}.
 function M.show(p, reply)
   local path, tab_name = p.filePath, p.tabName
@@ -309,23 +452,20 @@ function M.show(p, reply)
     teardown(diffs[tab_name])
   end
 
-  local orig_lines, orig_eol = { "" }, false
-  if buf and vim.api.nvim_buf_is_loaded(buf) then
-    orig_lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
-    orig_eol = vim.bo[buf].eol
-  elseif p.fileExists ~= false and vim.fn.filereadable(path) == 1 then
-    local f = io.open(path, "rb")
-    if f then
-      orig_lines, orig_eol = files.split(f:read("*a"))
-      f:close()
+  local orig = scratch("claude-ide-bridge://original/" .. tab_name, function(b)
+    if buf and vim.api.nvim_buf_is_loaded(buf) then
+      vim.api.nvim_buf_set_lines(b, 0, -1, false, vim.api.nvim_buf_get_lines(buf, 0, -1, false))
+      return vim.bo[buf].eol
+    elseif p.fileExists ~= false and vim.fn.filereadable(path) == 1 then
+      return files.fill_from_file(b, path) or false
     end
-  end
-  local new_lines, new_eol = files.split(p.newContents)
-
-  local orig = scratch("claude-ide-bridge://original/" .. tab_name, orig_lines, orig_eol)
+    return false
+  end)
   vim.bo[orig].modifiable = false
   -- prop_tick: the proposal as sent; any later change of its text bumps it.
-  local prop, prop_tick = scratch("claude-ide-bridge://proposed/" .. tab_name, new_lines, new_eol)
+  local prop, prop_tick, new_eol = scratch("claude-ide-bridge://proposed/" .. tab_name, function(b)
+    return files.fill(b, p.newContents)
+  end)
   vim.bo[prop].buftype = "acwrite"
   vim.bo[prop].bufhidden = "hide"
   vim.bo[prop].modified = false
@@ -347,21 +487,38 @@ function M.show(p, reply)
   if d.big then
     use_cheap_diffopt()
   end
-  d.back, d.own_tab = here(), true
+  local o = require("claude-ide-bridge.config").options.diff
+  d.back, d.own_tab = here(), o.open_in_new_tab
+  -- Several Claude sessions: the diff goes to the tab page of the session
+  -- whose Claude sent it (the pid its CLI reported, or an ancestor of it, is
+  -- that session's terminal job).
+  local term = require("claude-ide-bridge.terminal")
+  local pid = type(p.clientId) == "number" and state.sessions.pids[p.clientId] or nil
+  local sess = pid and term.session_of_pid(pid) or nil
+  d.session = sess and sess.key or nil
+  if sess and #term.sessions() > 1 and sess.tab and vim.api.nvim_tabpage_is_valid(sess.tab)
+    and sess.tab ~= vim.api.nvim_get_current_tabpage() then
+    vim.api.nvim_set_current_tabpage(sess.tab)
+  end
   dopt.opening = true
-  local ok, err = pcall(vim.cmd, "tab sbuffer " .. orig)
+  local ok, err = pcall(open_windows, d, o)
   dopt.opening = false
   if not ok then
     sync_diffopt()
     error(err, 0)
   end
-  d.tab = vim.api.nvim_get_current_tabpage()
-  local orig_win = vim.api.nvim_get_current_win()
-  vim.cmd("diffthis")
-  vim.cmd("rightbelow vertical sbuffer " .. prop)
-  local prop_win = vim.api.nvim_get_current_win()
-  vim.cmd("diffthis")
-  d.wins = { orig_win, prop_win }
+  local prop_win = d.prop_win
+  -- Statuslines that say what each window is and what to do, instead of the
+  -- buffers' claude-ide-bridge://... names (only on windows the plugin opened).
+  local base = vim.fn.fnamemodify(path, ":t"):gsub("%%", "%%%%")
+  for _, w in ipairs(d.wins) do
+    vim.wo[w].statusline = w == prop_win
+      and (" " .. base .. " (Claude's proposal%m)%=:w accepts · :q rejects ")
+      or (" " .. base .. " (now)%=")
+  end
+  if o.keep_terminal_focus then
+    focus_terminal(d)
+  end
 
   vim.api.nvim_create_autocmd("BufWriteCmd", {
     group = augroup, buffer = prop,
@@ -369,7 +526,11 @@ function M.show(p, reply)
       M.accept(d)
     end,
   })
-  for _, win in ipairs(d.wins) do
+  local watched = vim.deepcopy(d.wins)
+  if not vim.tbl_contains(watched, prop_win) then
+    watched[#watched + 1] = prop_win -- the user's own window holds the proposal (unified, current tab)
+  end
+  for _, win in ipairs(watched) do
     vim.api.nvim_create_autocmd("WinClosed", {
       group = augroup, pattern = tostring(win),
       callback = function()

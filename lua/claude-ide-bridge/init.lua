@@ -72,10 +72,28 @@ local function bridge_handlers()
       events.emit("ClaudeCodeConnected", { clients = n })
     end)
   end
+  h.clientPid = function(p)
+    if type(p.clientId) == "number" and type(p.pid) == "number" then
+      state.sessions.pids[p.clientId] = p.pid
+    end
+  end
   h.clientDisconnected = function(p)
+    if type(p.clientId) == "number" then
+      state.sessions.pids[p.clientId] = nil
+    end
     local n = state.set_clients(p.clients)
     vim.schedule(function()
       events.emit("ClaudeCodeDisconnected", { clients = n })
+    end)
+  end
+  h.claudeState = function(p)
+    vim.schedule(function()
+      require("claude-ide-bridge.review").on_state(p)
+    end)
+  end
+  h.turnEnded = function(p)
+    vim.schedule(function()
+      require("claude-ide-bridge.review").on_turn_ended(p)
     end)
   end
   return h
@@ -90,9 +108,14 @@ local function on_ready(err, result)
     return
   end
   local waiting = state.bridge_ready(result)
+  if state.sharing.paused then
+    -- Paused before this bridge started (or it restarted): it starts paused too.
+    S.client:request("setSharing", { paused = true }, function() end)
+  end
   if config.options.track_selection then
     tracker.start(function(sel)
-      if S.client then
+      -- Paused: nothing leaves Neovim (the bridge would drop it too).
+      if S.client and not state.sharing.paused then
         S.client:notify("selectionChanged", sel)
       end
     end, config.options.selection_debounce_ms)
@@ -186,6 +209,8 @@ function M.start(cb)
     workspaceFolders = workspace_folders(),
     positionEncoding = "utf-8",
     trackSelection = config.options.track_selection,
+    -- nil: the bridge's default globs.
+    exclude = config.options.exclude,
     capabilities = {
       openFile = true, showDiff = true, canCloseTabs = true, getOpenEditors = true,
       getCurrentSelection = true, checkDocumentDirty = true, saveDocument = true,
@@ -384,6 +409,7 @@ end
 --- The permission mode a claude started by :ClaudeCode gets, as the bridge
 --- decides it (nil, why when it cannot tell): { mode, source, add,
 --- skipsDiffs }. Waits up to timeout_ms (default 2000) for the answer.
+---@param timeout_ms? integer
 ---@return table|nil, string|nil
 function M.permission_mode(timeout_ms)
   local opt = config.options.permission_mode
@@ -443,6 +469,10 @@ end
 ---@field port integer|nil its WebSocket port
 ---@field clients integer Claude clients connected
 ---@field pending_diffs integer diffs waiting for the user's decision
+---@field claude "waiting"|"working"|"idle"|nil the most pressing state of the Claude sessions (nil: none known)
+---@field claude_sessions { id: string, state: string, reason: string|nil }[] each Claude session (the CLI's session id) started with the bridge's hooks, its state
+---@field paused boolean sharing is paused (:ClaudeCodePause): no selection, open files or diagnostics reach Claude
+---@field sessions { name: string, tab: integer|nil, running: boolean, diffs: integer }[] the native terminal's Claude sessions
 
 --- For statuslines: cheap, no request to the bridge.
 ---@return claude-ide-bridge.Status
@@ -454,12 +484,83 @@ function M.status()
     end
   end
   local ready = S.info ~= nil and S.client ~= nil and S.client:running()
+  local claude_sessions, claude = {}, nil
+  local rank = { waiting = 3, working = 2, idle = 1 }
+  for id, st in pairs(ready and state.claude.sessions or {}) do
+    claude_sessions[#claude_sessions + 1] = { id = id, state = st.state, reason = st.reason }
+    if not claude or (rank[st.state] or 0) > (rank[claude] or 0) then
+      claude = st.state
+    end
+  end
+  table.sort(claude_sessions, function(a, b)
+    return a.id < b.id
+  end)
   return {
     running = ready,
     port = ready and tonumber(S.info.port) or nil,
     clients = ready and S.clients or 0,
     pending_diffs = pending,
+    paused = state.sharing.paused,
+    sessions = M.sessions(),
+    claude = claude,
+    claude_sessions = claude_sessions,
   }
+end
+
+--- The native terminal's Claude sessions: name ("default", "tab 2", or a
+--- :ClaudeCodeSession name), the tab page number it was started in, whether
+--- claude runs, and how many of the diffs shown are its Claude's.
+---@return { name: string, tab: integer|nil, running: boolean, diffs: integer }[]
+function M.sessions()
+  local out = {}
+  local list = diff.list()
+  for _, s in ipairs(terminal.sessions()) do
+    local n = 0
+    for _, d in ipairs(list) do
+      if d.session == s.key then
+        n = n + 1
+      end
+    end
+    out[#out + 1] = {
+      name = s.name,
+      tab = s.tab and vim.api.nvim_tabpage_is_valid(s.tab) and vim.api.nvim_tabpage_get_number(s.tab) or nil,
+      running = s.job ~= nil,
+      diffs = n,
+    }
+  end
+  return out
+end
+
+--- :ClaudeCodeSession {name} [args]: this tab page's Claude becomes the
+--- session called name (started when needed), shown and focused.
+---@param name string
+---@param args? string[]
+function M.session(name, args)
+  vim.t.claude_ide_bridge_session = name
+  M.open_terminal(args)
+end
+
+--- :ClaudeCodePause / :ClaudeCodeResume: stops (or restarts) sharing the
+--- selection, the open files and the diagnostics with Claude; @-mentions you
+--- send still go. Kept across bridge restarts; status().paused shows it.
+---@param paused boolean
+function M.set_paused(paused)
+  state.sharing.paused = paused
+  local done = function()
+    notify(paused and "sharing paused: Claude gets no selection, open files or diagnostics (:ClaudeCodeResume)"
+      or "sharing resumed")
+  end
+  if not state.ready_client() then
+    return done()
+  end
+  request("setSharing", { paused = paused }, function(err)
+    vim.schedule(function()
+      if err then
+        return notify("could not " .. (paused and "pause" or "resume") .. " sharing: " .. tostring(err.message), vim.log.levels.ERROR)
+      end
+      done()
+    end)
+  end)
 end
 
 --- :ClaudeCodeStatus: asks the bridge and shows its answer.
@@ -477,6 +578,10 @@ function M.show_status()
       local lines = {
         ("port %s, %d Claude client(s), lock %s"):format(tostring(r.port), tonumber(r.clients) or 0, tostring(r.lockPath)),
       }
+      if type(r.sharing) == "table" then
+        lines[#lines + 1] = (r.sharing.paused and "sharing paused (:ClaudeCodeResume)" or "sharing on")
+          .. "; never shared: " .. table.concat(type(r.sharing.exclude) == "table" and r.sharing.exclude or {}, " ")
+      end
       for _, d in ipairs(type(r.diffs) == "table" and r.diffs or {}) do
         lines[#lines + 1] = ("diff %s (%s): %s"):format(tostring(d.tabName), tostring(d.filePath), tostring(d.state))
       end
@@ -515,6 +620,17 @@ function M.setup(opts)
       local client = state.ready_client()
       if client then
         client:notify("workspaceFoldersChanged", { folders = workspace_folders() })
+      end
+    end,
+  })
+  -- A closed file's selection is never sent later (to a session that connects after).
+  vim.api.nvim_create_autocmd("BufUnload", {
+    group = augroup,
+    callback = function(a)
+      local client = state.ready_client()
+      local name = vim.api.nvim_buf_get_name(a.buf)
+      if client and name ~= "" and vim.bo[a.buf].buftype == "" then
+        client:notify("fileClosed", { filePath = name })
       end
     end,
   })

@@ -55,6 +55,16 @@ M.tracker = {
   sent = 0, -- selections sent
 }
 
+--- Claude sessions' states from the bridge's claudeState notifications (its
+--- hooks): by session id, { state = "working"|"waiting"|"idle", reason, since }.
+--- turn is the summary of the last turn that changed files (turnEnded).
+M.claude = { sessions = {}, turn = nil }
+
+--- Files opened by :ClaudeCodeReview (review.lua), by buffer number of the
+--- file: { path, before_buf }; their writes are told to the bridge as the
+--- user's (userWrote).
+M.review = { files = {} }
+
 --- The CLI's terminal: the native provider's buffer and job (terminal.lua),
 --- the external provider's job, the snacks provider's snacks.win.
 M.terminal = { buf = nil, job = nil, external_job = nil, snacks_win = nil }
@@ -62,6 +72,15 @@ M.terminal = { buf = nil, job = nil, external_job = nil, snacks_win = nil }
 --- Buffers following the disk (watch.lua): folder watches by path, watched
 --- buffers by number, whether watching is on and its augroup.
 M.watch = { dirs = {}, bufs = {}, enabled = false, augroup = nil }
+
+--- Claude sessions of the native terminal (terminal.lua): by key ("default",
+--- "tab:<handle>", "name:<name>"), each {buf, job, tab, name}; key is the one
+--- whose buf and job are in M.terminal now. pids: clientId -> the pid the CLI
+--- reported (clientPid), to tell whose diff is whose.
+M.sessions = { by_key = {}, key = "default", pids = {} }
+
+--- Sharing with Claude (:ClaudeCodePause): paused survives bridge restarts.
+M.sharing = { paused = false }
 
 --- The last :ClaudeCodeInstall: { path = string|nil, err = string|nil }.
 M.install = { last = nil }
@@ -82,6 +101,7 @@ end
 function M.bridge_ready(info)
   local b = M.bridge
   b.info = info
+  M.claude.sessions, M.claude.turn = {}, nil -- a new bridge: its sessions report anew
   local waiting = b.waiting
   b.waiting = {}
   return waiting

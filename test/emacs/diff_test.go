@@ -2,7 +2,6 @@ package emacstest
 
 import (
 	"context"
-	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
@@ -50,8 +49,14 @@ func (w *world) waitDiffs(t *testing.T, want ...string) {
 	if want == nil {
 		want = []string{}
 	}
-	b, _ := json.Marshal(want)
-	w.e.waitEval(t, lispQuote(string(b)), `(json-serialize (vconcat (mapcar (lambda (d) (format "%s=%s" (car d) (cdr d))) (claude-ide-bridge-diffs))))`)
+	var got []string
+	if !poll(bound, func() bool {
+		got = nil
+		w.e.value(t, &got, `(vconcat (mapcar (lambda (d) (format "%s=%s" (car d) (cdr d))) (claude-ide-bridge-diffs)))`)
+		return reflect.DeepEqual(got, want)
+	}) {
+		t.Fatalf("diffs %q, want %q", got, want)
+	}
 }
 
 // windows lists the buffers of the frame's windows.
@@ -66,6 +71,7 @@ func (w *world) windows(t *testing.T) []string {
 // The diff view stays open until `closeDiff`." C-c C-c in the proposal accepts it unedited
 // (named by its number); close_tab restores the windows.
 func TestDiffAcceptThenCloseTab(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, "", true)
 	path := w.file(t, "a.txt", "old\n")
 	w.visit(t, path)
@@ -105,6 +111,7 @@ func TestDiffAcceptThenCloseTab(t *testing.T) {
 // Spec: openDiff returns FILE_SAVED with "<final file contents>" — "accepted with those contents
 // (user edits included)". The edit is typed into the proposal.
 func TestDiffEditThenAccept(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, "", true)
 	path := w.file(t, "a.txt", "old\n")
 	ch := w.openDiff(t, path, "new\n", tabA)
@@ -116,16 +123,21 @@ func TestDiffEditThenAccept(t *testing.T) {
 	}
 }
 
-// Spec: DIFF_REJECTED with the tab name, for C-c C-k and for killing the proposal's buffer;
+// Spec: DIFF_REJECTED with the tab name, for C-c C-k, killing the proposal's buffer, quitting Ediff;
 // the windows come back and the file is untouched.
 func TestDiffReject(t *testing.T) {
-	for _, how := range [][]string{{"C-c", "C-k"}, {"C-x", "k", "Enter"}} {
+	t.Parallel()
+	// The third: q in Ediff's control panel, y to its question.
+	for _, how := range [][]string{{"C-c", "C-k"}, {"C-x", "k", "Enter"}, {"q", "y"}} {
 		t.Run(strings.Join(how, " "), func(t *testing.T) {
 			w := newWorld(t, "", true)
 			path := w.file(t, "a.txt", "old\n")
 			w.visit(t, path)
 			ch := w.openDiff(t, path, "new\n", tabA)
 			w.waitDiffs(t, tabA+"=pending")
+			if how[0] == "q" {
+				w.e.eval(t, `(progn (select-window (get-buffer-window (claude-ide-bridge--diff-control (car (hash-table-values claude-ide-bridge--diffs))))) nil)`)
+			}
 			w.e.keys(t, how...)
 			wantTexts(t, ch, "DIFF_REJECTED", tabA)
 			w.waitDiffs(t)
@@ -141,8 +153,10 @@ func TestDiffReject(t *testing.T) {
 
 // closeAllDiffTabs rejects every open diff and Emacs closes them all.
 func TestCloseAllDiffTabs(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, "", true)
 	a, b := w.file(t, "a.txt", "a\n"), w.file(t, "b.txt", "b\n")
+	w.visit(t, a)
 	tabB := "✻ [Claude Code] b.txt (bb0000) ⧉"
 	cha := w.openDiff(t, a, "A\n", tabA)
 	w.waitDiffs(t, tabA+"=pending")
@@ -154,10 +168,15 @@ func TestCloseAllDiffTabs(t *testing.T) {
 	wantTexts(t, cha, "DIFF_REJECTED", tabA)
 	wantTexts(t, chb, "DIFF_REJECTED", tabB)
 	w.waitDiffs(t)
+	// The windows are those from before the first diff, whichever closed last.
+	if got := w.windows(t); !reflect.DeepEqual(got, []string{"a.txt"}) {
+		t.Fatalf("windows after closeAllDiffTabs %q, want a.txt alone again", got)
+	}
 }
 
 // A showDiff for a file whose buffer has unsaved changes is refused with a sentence naming it.
 func TestDiffRefusedOnUnsavedBuffer(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, "", true)
 	path := w.file(t, "a.txt", "old\n")
 	w.visit(t, path)

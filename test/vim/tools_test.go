@@ -193,7 +193,7 @@ func TestTerminalCommand(t *testing.T) {
 			args, _ = os.ReadFile(out + ".args")
 			s := v.state()
 			var info map[string]any
-			v.evalInto(&info, "claude_ide_bridge#Info()")
+			v.evalInto(&info, "claude_ide_bridge#State()")
 			lines := strings.Fields(string(args))
 			if n := strings.Count(string(args), "--permission-mode"); n != len(tc.want)/2 || !strings.Contains(string(args), strings.Join(tc.want, "\n")) {
 				t.Errorf("claude's arguments %q, want %q once", lines, tc.want)
@@ -218,3 +218,24 @@ func TestTerminalCommand(t *testing.T) {
 }
 
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+// g:claude_ide_bridge_terminal 'external': external_cmd runs with %s replaced by claude's command
+// line, `env` and the bridge's variables first (here the "terminal" is a plain shell).
+func TestExternalTerminal(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	script := `env > ` + out + `.env`
+	v := startVim(t, "let g:claude_ide_bridge_terminal = 'external'", "let g:claude_ide_bridge_external_cmd = '%s'",
+		"let g:claude_ide_bridge_terminal_cmd = ['/bin/sh', '-c', "+vimString(script)+"]")
+	v.waitEval("true", "claude_ide_bridge#State().ready")
+	v.ex("ClaudeCode")
+	var env []byte
+	if !poll(func() bool { env, _ = os.ReadFile(out + ".env"); return len(env) > 0 }) {
+		t.Fatalf("the external command did not run; messages:\n%s", v.messages())
+	}
+	if want := "CLAUDE_CODE_SSE_PORT=" + itoa(v.state().Port) + "\n"; !strings.Contains(string(env), want) {
+		t.Errorf("claude's environment has no %s", want)
+	}
+	if got := v.str("&buftype"); got != "" {
+		t.Errorf("a terminal window opened (&buftype %q)", got)
+	}
+}

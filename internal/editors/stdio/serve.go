@@ -9,18 +9,35 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/bridge"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/claudestate"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/exclude"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/jsonrpc"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/mcp"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/modeltools"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/pathmap"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/permmode"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/review"
 )
+
+func hasFlag(args []string, flag string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		if a == flag || strings.HasPrefix(a, flag+"=") {
+			return true
+		}
+	}
+	return false
+}
 
 func firstFolder(fs []string) string {
 	if len(fs) == 0 {
@@ -45,6 +62,8 @@ type Options struct {
 	// PathMap translates every path between the editor (LOCAL) and the bridge (REMOTE) when
 	// the editor runs on another machine (pathmap.go). Empty: paths pass as they are.
 	PathMap *pathmap.Map
+	// Exclude is used when initialize gives no "exclude" (serve --exclude); nil: the default.
+	Exclude *exclude.Set
 }
 
 // Hello is one editor connection as its initialize described it: the input the bridge is
@@ -58,6 +77,10 @@ type Hello struct {
 	// when it declares none or paths are mapped.
 	Code   modeltools.Source
 	Events ide.Events // tell this editor about Claude clients (clientConnected, ...)
+	// StateChanged and TurnEnded tell this editor a session's state (claudeState) and the
+	// summary of each ended turn (turnEnded).
+	StateChanged func(claudestate.Session)
+	TurnEnded    func(review.Summary)
 }
 
 // Serve speaks the editor protocol on r/w until r ends, the editor's pid dies or ctx ends, and
@@ -147,6 +170,10 @@ type InitializeParams struct {
 	PositionEncoding ide.Encoding     `json:"positionEncoding"`
 	TrackSelection   *bool            `json:"trackSelection"`
 	Capabilities     ide.Capabilities `json:"capabilities"`
+	// Exclude: globs of files whose selections, mentions, open editors and diagnostics never
+	// reach Claude (internal/exclude). Absent: the bridge's (--exclude, else the default);
+	// [] shares everything.
+	Exclude *[]string `json:"exclude"`
 }
 
 func (s *server) handle(ctx context.Context, req *jsonrpc.Request) (any, error) {
@@ -247,9 +274,64 @@ func (s *server) handle(ctx context.Context, req *jsonrpc.Request) (any, error) 
 		if d.Add == nil {
 			d.Add = []string{}
 		}
+		// The bridge's hooks (Claude's state, each turn's end), unless the user gives a
+		// --settings of their own: the CLI would take only one.
+		if h := b.HookSettingsPath(); h != "" && !hasFlag(p.Args, "--settings") {
+			d.Add = append(d.Add, "--settings", h)
+		}
 		return d, nil
+	case "review":
+		if b.Review == nil {
+			return nil, jsonrpc.Errorf(jsonrpc.CodeServerError, "this bridge keeps no record of turns")
+		}
+		var p review.Request
+		if err := jsonrpc.UnmarshalParams(req.Params, &p); err != nil {
+			return nil, err
+		}
+		a, err := b.Review.Do(p)
+		if err != nil {
+			return nil, jsonrpc.Errorf(jsonrpc.CodeServerError, "%v", err)
+		}
+		return a, nil
+	case "userWrote":
+		// The user saved a file (a revert in the editor's review): a watch event that finds
+		// this text is not Claude's.
+		var p struct {
+			FilePath string `json:"filePath"`
+		}
+		if err := jsonrpc.UnmarshalParams(req.Params, &p); err != nil {
+			return nil, err
+		}
+		if b.Review != nil && filepath.IsAbs(p.FilePath) {
+			if data, err := os.ReadFile(p.FilePath); err == nil {
+				b.Review.UserWrote(p.FilePath, data)
+			}
+		}
+		return nil, nil
 	case "status":
-		return map[string]any{"port": b.Port(), "lockPath": b.LockPath(), "clients": m.Clients(), "diffs": m.Diffs()}, nil
+		return map[string]any{"port": b.Port(), "lockPath": b.LockPath(), "clients": m.Clients(), "diffs": m.Diffs(), "sharing": m.Sharing()}, nil
+	case "setSharing":
+		// Pause or resume sharing (internal/ide/sharing.go); answers what is shared now.
+		var p struct {
+			Paused *bool `json:"paused"`
+		}
+		if err := jsonrpc.UnmarshalParams(req.Params, &p); err != nil {
+			return nil, err
+		}
+		if p.Paused == nil {
+			return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, `invalid params: "paused" (true or false) is required`)
+		}
+		return m.SetPaused(*p.Paused), nil
+	case "fileClosed":
+		// The editor closed the file: a latest selection in it is never sent later.
+		var p struct {
+			FilePath string `json:"filePath"`
+		}
+		if err := jsonrpc.UnmarshalParams(req.Params, &p); err != nil {
+			return nil, err
+		}
+		m.FileClosed(p.FilePath)
+		return nil, nil
 	}
 	if !req.IsCall() {
 		return nil, nil
@@ -285,10 +367,17 @@ func (s *server) initialize(req *jsonrpc.Request) (any, error) {
 		return nil, jsonrpc.Errorf(jsonrpc.CodeNotInitialized, "already initialized")
 	}
 	track := p.TrackSelection == nil || *p.TrackSelection
+	excl := s.opt.Exclude
+	if p.Exclude != nil {
+		var err error
+		if excl, err = exclude.New(append([]string{}, *p.Exclude...)); err != nil {
+			return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, `invalid params: "exclude": %v`, err)
+		}
+	}
 	conn := s.conn
 	b, err := s.opt.Start(Hello{
 		Editor:  s.editor(conn),
-		Info:    ide.EditorInfo{Name: p.Name, Caps: p.Capabilities, Encoding: p.PositionEncoding, TrackSelection: track, Timeout: s.opt.EditorTimeout},
+		Info:    ide.EditorInfo{Name: p.Name, Caps: p.Capabilities, Encoding: p.PositionEncoding, TrackSelection: track, Timeout: s.opt.EditorTimeout, Exclude: excl},
 		Folders: p.WorkspaceFolders,
 		PID:     p.PID,
 		Code:    s.editorCode(conn, p.Capabilities),
@@ -296,10 +385,17 @@ func (s *server) initialize(req *jsonrpc.Request) (any, error) {
 			ClientConnected: func(id ide.ClientID, n int) {
 				conn.Notify(context.Background(), "clientConnected", map[string]any{"clientId": id, "clients": n})
 			},
+			ClientPID: func(id ide.ClientID, pid int) {
+				conn.Notify(context.Background(), "clientPid", map[string]any{"clientId": id, "pid": pid})
+			},
 			ClientDisconnected: func(id ide.ClientID, n int) {
 				conn.Notify(context.Background(), "clientDisconnected", map[string]any{"clientId": id, "clients": n})
 			},
 		},
+		StateChanged: func(st claudestate.Session) {
+			conn.Notify(context.Background(), "claudeState", map[string]any{"sessionId": st.ID, "state": st.State, "reason": st.Reason})
+		},
+		TurnEnded: func(sum review.Summary) { conn.Notify(context.Background(), "turnEnded", sum) },
 	})
 	if err != nil {
 		return nil, jsonrpc.Errorf(jsonrpc.CodeServerError, "%v", err)
