@@ -15,7 +15,8 @@ func batch(t *testing.T, dir string, env []string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command(needEmacs(t), append([]string{"--batch", "-Q", "--eval", noNativeComp}, args...)...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), env...)
+	// A private HOME: nothing of a run lands in the user's ~/.emacs.d.
+	cmd.Env = append(append(os.Environ(), "HOME="+t.TempDir()), env...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("emacs %s: %v\n%s", strings.Join(args, " "), err, out)
@@ -111,7 +112,7 @@ func TestPackageLint(t *testing.T) {
 	cmd := exec.Command(needEmacs(t), append(append([]string{"--batch", "-Q", "--eval", noNativeComp}, loads...),
 		"--eval", `(progn (require 'package) (setq package-user-dir `+lispQuote(home)+` package-archives '(("gnu" . "https://elpa.gnu.org/packages/"))) (require 'package-lint))`,
 		"-f", "package-lint-batch-and-exit", "claude-ide-bridge.el")...)
-	cmd.Dir = dir
+	cmd.Dir, cmd.Env = dir, append(os.Environ(), "HOME="+t.TempDir())
 	out, _ := cmd.CombinedOutput()
 	for _, l := range strings.Split(string(out), "\n") {
 		if (strings.Contains(l, ": error:") || strings.Contains(l, ": warning:")) && !strings.Contains(l, "uninstallable in all released Emacs versions") {
