@@ -83,6 +83,7 @@ export def Show(p: dict<any>): dict<any>
   execute 'rightbelow vertical sbuffer' prop
   diffthis
   d.wins = [win_getid(winnr('#')), win_getid()]
+  stopinsert  # text typed in Insert mode as the diff comes must not land in the proposal
   var ft = buf > 0 ? getbufvar(buf, '&filetype') : ''
   for w in d.wins
     win_execute(w, ft != '' ? 'setlocal filetype=' .. ft : 'silent! doautocmd filetypedetect BufRead ' .. fnameescape(p.filePath))
