@@ -2,6 +2,8 @@ package emacstest
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -189,4 +191,22 @@ func TestDiffRefusedOnUnsavedBuffer(t *testing.T) {
 		t.Fatalf("openDiff on a modified buffer: %v %+v", err, r)
 	}
 	w.waitDiffs(t)
+}
+
+// A proposal for a file that does not exist yet: the original side is empty, the accept names
+// the proposal, and Emacs creates no file (Claude writes it).
+func TestDiffNewFile(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, "", true)
+	path := filepath.Join(w.proj, "new.txt")
+	ch := w.openDiff(t, path, "fresh\n", tabA)
+	w.waitDiffs(t, tabA+"=pending")
+	if got := w.e.str(t, `(with-current-buffer "*Claude original: new.txt*" (buffer-string))`); got != "" {
+		t.Fatalf("original side %q, want empty", got)
+	}
+	w.e.keys(t, "C-c", "C-c")
+	wantTexts(t, ch, "FILE_SAVED", "fresh\n")
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Fatalf("Emacs created %s: %v", path, err)
+	}
 }
