@@ -207,6 +207,20 @@ choose a mode; the option overrides; `none' adds nothing."
           (should (equal (claude-ide-bridge-claude-command) `("claude" ,@settings ,@mcp))))
         (should (string-match-p "acceptEdits mode .*settings.json.*without a diff" (car told)))))))
 
+(ert-deftest cibt-toggle-sharing ()
+  "Pausing sharing reaches the bridge (its status says so), and resuming too."
+  (cibt-with-bridge
+    (let ((sharing (lambda () (plist-get (plist-get (jsonrpc-request claude-ide-bridge--conn :status
+                                                                     (make-hash-table))
+                                                    :sharing)
+                                         :paused))))
+      (claude-ide-bridge-toggle-sharing)
+      (should claude-ide-bridge--paused)
+      (should (eq (funcall sharing) t))
+      (claude-ide-bridge-toggle-sharing)
+      (should-not claude-ide-bridge--paused)
+      (should (eq (funcall sharing) :json-false)))))
+
 (defun cibt-decisions (edit decide)
   "The params of the decisions DECIDE sends after EDIT, in proposal 17's buffer."
   (let* (sent

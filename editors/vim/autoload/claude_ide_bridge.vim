@@ -119,7 +119,10 @@ enddef
 
 def OnExit(j: job, code: number)
   if j != S.job | return | endif
+  var lock = get(S.info, 'lockPath', '')
   extend(S, {job: null_job, info: {}, clients: 0, exit: code, waiting: []})
+  # A bridge that died without cleaning up left its lock naming this Vim: Claude would trust it still.
+  if filereadable(lock) && join(readfile(lock)) =~ '"pid":\s*' .. getpid() .. '\D' | delete(lock) | endif
   diff.CloseAllViews()
   if code == 0 || S.stopping | return | endif
   Notify(printf('the bridge exited with status %d%s', code, empty(S.stderr) ? '' : ': ' .. S.stderr[-1]), 'error')

@@ -71,11 +71,9 @@ export def Show(p: dict<any>): dict<any>
     : get(p, 'fileExists', true) != false && filereadable(p.filePath) ? Split(join(readfile(p.filePath, 'b'), "\n"))[0] : ['']
   var [new_lines, eol] = Split(p.newContents)
   var orig = Scratch('claude-ide-bridge://original/' .. p.tabName, orig_lines, 'nofile')
-  setbufvar(orig, '&modifiable', 0)
-  setbufvar(orig, '&readonly', 1)
+  setbufvar(orig, '&modifiable', 0) | setbufvar(orig, '&readonly', 1)
   var prop = Scratch('claude-ide-bridge://proposed/' .. p.tabName, new_lines, 'acwrite')
-  setbufvar(prop, '&eol', eol)
-  setbufvar(prop, '&fixeol', 0)
+  setbufvar(prop, '&eol', eol) | setbufvar(prop, '&fixeol', 0)
   var n = get(p, 'proposal', 0)
   var d: dict<any> = {tab: p.tabName, path: p.filePath, orig: orig, prop: prop, wins: [], state: 'pending',
     closing: false, proposal: type(n) == v:t_number && n > 0 ? n : 0, eol: eol}
@@ -85,6 +83,7 @@ export def Show(p: dict<any>): dict<any>
   execute 'rightbelow vertical sbuffer' prop
   diffthis
   d.wins = [win_getid(winnr('#')), win_getid()]
+  stopinsert  # text typed in Insert mode as the diff comes must not land in the proposal
   var ft = buf > 0 ? getbufvar(buf, '&filetype') : ''
   for w in d.wins
     win_execute(w, ft != '' ? 'setlocal filetype=' .. ft : 'silent! doautocmd filetypedetect BufRead ' .. fnameescape(p.filePath))

@@ -50,8 +50,7 @@ export def Open(focus: bool, args: list<string>, full: list<string>, info: dict<
   # Not started yet, or it exited: a new claude in place of the old buffer.
   var old = tbuf
   tbuf = term_start(Command(full, info), {curwin: true, env: env, term_kill: 'term', term_name: 'claude', norestore: true})
-  setbufvar(tbuf, '&bufhidden', 'hide')
-  setbufvar(tbuf, '&buflisted', 0)
+  setbufvar(tbuf, '&bufhidden', 'hide') | setbufvar(tbuf, '&buflisted', 0)
   if old > 0 && bufexists(old) && old != tbuf | silent! execute 'bwipeout!' old | endif
 enddef
 
