@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/jsonrpc"
 )
 
 // Defaults of Config.
@@ -173,7 +174,11 @@ func (t *Tracker) ToolCall(id ide.ClientID, name string, args json.RawMessage) {
 			URI  string `json:"uri"`
 			Path string `json:"old_file_path"`
 		}
-		if json.Unmarshal(args, &a) != nil {
+		// The bridge's reader, not encoding/json: openDiff's args carry the whole proposal
+		// (10 MiB and more), which encoding/json checked and unquoted again on every call,
+		// ~50 ms of CPU per 10 MiB openDiff before the diff was shown (issue 27, perf of
+		// `serve --stdio`); jsonrpc leaves the text undecoded and knows it already checked.
+		if jsonrpc.UnmarshalParams(args, &a) != nil {
 			return
 		}
 		p := a.Path
