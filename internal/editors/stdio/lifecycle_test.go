@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
@@ -32,6 +33,10 @@ func checkShutdown(t *testing.T, s *sidecar, c *probe.Client, diff <-chan *probe
 	}
 	if _, err := os.Stat(lockPath); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("lock file left behind: %v", err)
+	}
+	// The MCP config file (its token) goes with the lock.
+	if left, _ := filepath.Glob(filepath.Join(filepath.Dir(lockPath), "*.mcp.json")); len(left) != 0 {
+		t.Errorf("left behind: %v", left)
 	}
 	select {
 	case <-c.Done():
@@ -95,7 +100,9 @@ func TestEditorPIDDies(t *testing.T) {
 
 func TestSignals(t *testing.T) {
 	t.Parallel()
-	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
+	// SIGHUP: the terminal window running the bridge was closed; SIGQUIT: Ctrl-\ (issue 25
+	// item 7: both left the lock and .mcp.json).
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT} {
 		t.Run(sig.String(), func(t *testing.T) {
 			s := startSidecar(t, "header")
 			r := s.initialize(t, nil)

@@ -25,6 +25,7 @@ import (
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/pathmap"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/permmode"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/review"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/termtext"
 )
 
 func hasFlag(args []string, flag string) bool {
@@ -350,6 +351,11 @@ func (s *server) initialize(req *jsonrpc.Request) (any, error) {
 	}
 	if p.Name == "" {
 		return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, `invalid params: "name" is required`)
+	}
+	// The name becomes the lock's ideName, which the CLI shows (/ide) and every lock reader
+	// prints: nothing a terminal would act on (a control or bidi character, invalid UTF-8).
+	if termtext.Line(p.Name) != p.Name {
+		return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, `invalid params: "name" %s holds a control character`, termtext.Line(p.Name))
 	}
 	if err := ide.CheckPID(p.PID); err != nil {
 		return nil, err
