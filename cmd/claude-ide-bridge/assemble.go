@@ -39,6 +39,9 @@ type editorConn struct {
 	PID     int               // the lock's pid; 0: this process
 	Code    modeltools.Source // the editor's own language servers for the code tools; nil: none
 	Events  ide.Events
+	// keepLSP: start the language-server manager even for an editor with diagnostics of its
+	// own; they answer while it is away (attach.Slot.OwnDiagnostics).
+	keepLSP bool
 }
 
 // running is an assembled bridge and what it owns besides.
@@ -58,7 +61,7 @@ func (a assembly) start(e editorConn) (*running, error) {
 	r := &running{}
 	editor, info := e.Editor, e.Info
 	var code modeltools.Source // the model's code tools (/mcp) ask the same servers
-	if len(a.LSP) > 0 && !info.Caps.Diagnostics {
+	if len(a.LSP) > 0 && (!info.Caps.Diagnostics || e.keepLSP) {
 		root, err := lspRoot(e.Folders)
 		if err == nil {
 			r.lsp, err = lsp.New(lsp.Config{Root: root, Servers: a.LSP, Log: a.Log, Encoding: string(info.Encoding)})
@@ -66,8 +69,10 @@ func (a assembly) start(e editorConn) (*running, error) {
 		if err != nil {
 			return nil, lspError{err}
 		}
-		editor, info = lsp.WithDiagnostics(editor, info, r.lsp)
-		code = modeltools.LSPSource(r.lsp)
+		if !info.Caps.Diagnostics {
+			editor, info = lsp.WithDiagnostics(editor, info, r.lsp)
+			code = modeltools.LSPSource(r.lsp)
+		}
 	}
 	b, err := bridge.Start(bridge.Config{
 		Editor: editor, Info: info, Folders: e.Folders, PID: e.PID,

@@ -11,9 +11,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/attach"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/bridge"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/editors/stdio"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/editors/terminal"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/lsp"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/pathmap"
 )
@@ -36,6 +38,7 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		maxClients = fs.Int("max-clients", 64, "most Claude connections at once; more are refused with 503")
 		openCmd    = fs.String("open-cmd", "", "run this to open the files Claude opens, e.g. 'hx {file}:{line}' ({file}, {line}, {column}; split into words, never run by a shell); default from $VISUAL when set; '' to only print them")
 		edTimeout  = fs.Duration("editor-timeout", 10*time.Second, "with --stdio: how long to wait for the editor's answer (showDiff 3x, executeCode 10x)")
+		outlive    = fs.Duration("outlive", 30*time.Second, "with --stdio: when the editor goes while Claude is connected, the bridge stays for the next editor of this workspace to attach, until this long after the last Claude left; 0: it ends with the editor")
 		lspFlags   stringList
 		pathMaps   stringList
 	)
@@ -82,7 +85,7 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	asm := assembly{Port: *port, Trace: traceW, Log: log, Keepalive: *keepalive, MaxClients: *maxClients, LSP: servers}
 	if *useStdio {
-		return serveStdio(ctx, asm, stdin, stdout, stdio.Options{Log: log, EditorTimeout: *edTimeout, PathMap: pm})
+		return serveStdio(ctx, asm, *outlive, stdin, stdout, stdio.Options{Log: log, EditorTimeout: *edTimeout, PathMap: pm})
 	}
 	switch terminal.Auto(*auto) {
 	case terminal.Ask, terminal.Accept, terminal.Reject:
@@ -161,27 +164,72 @@ func lspServers(values []string, detect bool) ([]lsp.ServerConfig, error) {
 	return explicit, nil
 }
 
-// serveStdio speaks the editor protocol on stdin/stdout (an editor plugin's sidecar) and ends
-// the bridge when the editor goes.
-func serveStdio(ctx context.Context, asm assembly, stdin io.Reader, stdout io.Writer, opt stdio.Options) error {
+// serveStdio speaks the editor protocol on stdin/stdout (an editor plugin's sidecar). With
+// outliving on (grace > 0, no path map) it first attaches the editor to a bridge that outlived
+// its own editor for that workspace, if one listens, and otherwise keeps its own bridge after
+// the editor went while Claude is connected (outlive.go).
+func serveStdio(ctx context.Context, asm assembly, grace time.Duration, stdin io.Reader, stdout io.Writer, opt stdio.Options) error {
 	// stdout belongs to the protocol: nothing else may write there.
 	w, ok := stdout.(io.WriteCloser)
 	if !ok {
 		w = nopCloser{stdout}
 	}
+	outliving := grace > 0 && opt.PathMap.Empty()
 	var r *running
+	if !outliving {
+		opt.Start = func(h stdio.Hello) (*bridge.Bridge, error) {
+			var err error
+			r, err = asm.start(editorConn{Editor: h.Editor, Info: h.Info, Folders: h.Folders, PID: h.PID, Code: h.Code, Events: h.Events})
+			if err != nil {
+				return nil, startError(err)
+			}
+			return r.Bridge, nil
+		}
+		_, err := stdio.Serve(ctx, stdin, w, opt)
+		if r != nil {
+			r.Close()
+		}
+		return err
+	}
+	first, err := readFirst(ctx, stdin)
+	if err != nil {
+		if errors.Is(err, io.EOF) || ctx.Err() != nil {
+			return nil
+		}
+		return err
+	}
+	if first.isInit {
+		if sock := socketFor(first.folders); sock != "" {
+			if attached, err := relay(ctx, sock, first.raw, stdin, w, asm.Log); attached {
+				return err
+			}
+		}
+	}
+	opt.Prefix = first.raw
+	slot := attach.NewSlot()
+	wb := &workspaceBridge{slot: slot, opt: opt, grace: grace, log: asm.Log}
+	wb.opt.Prefix = nil
+	opt.Shutdown = func() { wb.stopped.Store(true) }
 	opt.Start = func(h stdio.Hello) (*bridge.Bridge, error) {
+		slot.Attach(attach.Editor{Editor: h.Editor, Info: h.Info, Code: h.Code, Events: h.Events})
 		var err error
-		r, err = asm.start(editorConn{Editor: h.Editor, Info: h.Info, Folders: h.Folders, PID: h.PID, Code: h.Code, Events: h.Events})
+		r, err = asm.start(editorConn{Editor: slot, Info: h.Info, Folders: h.Folders, PID: h.PID, Code: slot.Code(), Events: slot.Events(), keepLSP: true})
 		if err != nil {
+			slot.Detach(nil)
 			return nil, startError(err)
+		}
+		if d, _ := lsp.WithDiagnostics(slot, ide.EditorInfo{}, r.lsp); d != ide.Editor(slot) {
+			slot.OwnDiagnostics = d.Diagnostics // the --lsp servers, while no editor is attached
 		}
 		return r.Bridge, nil
 	}
-	_, err := stdio.Serve(ctx, stdin, w, opt)
-	if r != nil {
-		r.Close()
+	_, err = stdio.Serve(ctx, stdin, w, opt)
+	if r == nil {
+		return err
 	}
+	wb.r = r
+	wb.outlive(ctx)
+	r.Close()
 	return err
 }
 

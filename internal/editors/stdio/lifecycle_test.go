@@ -65,7 +65,7 @@ func pendingDiff(t *testing.T, s *sidecar, r initResult) (*probe.Client, <-chan 
 func TestStdinEOF(t *testing.T) {
 	t.Parallel()
 	forBoth(t, func(t *testing.T, framing string) {
-		s := startSidecar(t, framing)
+		s := startSidecar(t, framing, "--outlive", "0")
 		r := s.initialize(t, nil)
 		c, diff := pendingDiff(t, s, r)
 		checkShutdown(t, s, c, diff, r.LockPath, func() { s.stdin.Close() })
@@ -74,7 +74,7 @@ func TestStdinEOF(t *testing.T) {
 
 func TestEditorPIDDies(t *testing.T) {
 	t.Parallel()
-	s := startSidecar(t, "line")
+	s := startSidecar(t, "line", "--outlive", "0")
 	editor := exec.Command("sleep", "60")
 	if err := editor.Start(); err != nil {
 		t.Fatal(err)
