@@ -63,7 +63,7 @@ func TestSlotKeepsProposalsForTheNextEditor(t *testing.T) {
 	show(t, s, "B", 2)
 	show(t, s, "gone", 4)
 	s.CloseDiff(ctx, "gone") // the CLI settled it in its terminal
-	show(t, s, "settled", 5)  // settled without a closeDiff reaching the slot
+	show(t, s, "settled", 5) // settled without a closeDiff reaching the slot
 
 	next := &editor{}
 	s.Attach(attach.Editor{Editor: next, Info: ide.EditorInfo{Name: "Neovim"}})
@@ -146,4 +146,3 @@ func TestSlotWithoutEditor(t *testing.T) {
 }
 
 func contains(s, sub string) bool { return strings.Contains(s, sub) }
-

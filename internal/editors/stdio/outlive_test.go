@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
-
 )
 
 // docs/editor-protocol.md, "Attaching": "When the editor goes (stdin EOF, its pid dies) while a
