@@ -273,6 +273,10 @@ func diffRound(ctx context.Context, n *nvim, c *claude, proj string, i int, t di
 	if _, err := n.call("BenchArm"); err != nil {
 		return err
 	}
+	// CPU time is robust to a shared machine where the wall clock is not: Neovim's (+ the
+	// bridge's) from the request until the diff is visible and settled.
+	pids := append([]int{n.cmd.Process.Pid}, procstat.Children(n.cmd.Process.Pid)...)
+	cpu0 := cpuOf(pids)
 	t0 := time.Now()
 	ch, err := c.Start(ctx, "tools/call", map[string]any{"name": "openDiff", "arguments": map[string]any{
 		"old_file_path": path, "new_file_path": path, "new_file_contents": content, "tab_name": tab}})
@@ -292,6 +296,7 @@ func diffRound(ctx context.Context, n *nvim, c *claude, proj string, i int, t di
 		return err
 	}
 	key := t.key
+	m["open_cpu_ms_"+key] = 1000 * (cpuOf(pids) - cpu0)
 	m["visible_ms_"+key] = ms(usTime(st.DiffAt).Sub(t0))
 	m["stall_ms_"+key] = st.MaxGapUS / 1000
 	if out, err := n.call("BenchAccept"); err != nil || out != "ok" {

@@ -65,7 +65,7 @@ func cmdEnv(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	for _, li := range locks { // newest first, like the CLI
-		if li.ParseErr != nil || li.Foreign != "" || li.Stale() || !li.PortAnswering {
+		if li.Live() != nil { // the one liveness check (discovery.Live)
 			continue
 		}
 		for _, f := range li.Lock.WorkspaceFolders {

@@ -64,9 +64,13 @@ func findBridge(dir string, port int) (discovery.LockInfo, error) {
 	}
 	if port != 0 {
 		for _, li := range locks {
-			if li.Port == port && li.ParseErr == nil && !li.Stale() && li.PortAnswering {
-				return li, nil
+			if li.Port != port {
+				continue
 			}
+			if why := li.Live(); why != nil {
+				return discovery.LockInfo{}, fmt.Errorf("no running IDE server on port %d: %s: %v", port, li.Path, why)
+			}
+			return li, nil
 		}
 		return discovery.LockInfo{}, fmt.Errorf("no running IDE server on port %d", port)
 	}
@@ -79,7 +83,7 @@ func findBridge(dir string, port int) (discovery.LockInfo, error) {
 	}
 	dir = resolved[0]
 	for _, li := range locks { // newest first, like the CLI
-		if li.ParseErr != nil || li.Stale() || !li.PortAnswering {
+		if li.Live() != nil { // the one liveness check (discovery.Live)
 			continue
 		}
 		for _, f := range li.Lock.WorkspaceFolders {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/remote"
@@ -40,7 +41,11 @@ func cmdMention(ctx context.Context, verb string, args []string, stdout, stderr 
 	}
 	b, err := remote.Find(discovery.Dirs(), path)
 	if errors.Is(err, remote.ErrNoBridge) {
-		return fmt.Errorf("no running claude-ide-bridge serves %s: start `claude-ide-bridge serve` in its workspace, or open it in an editor with the plugin", termtext.Line(path))
+		why := ""
+		if err != remote.ErrNoBridge { // locks skipped, and why (e.g. a port another user holds)
+			why = " (" + termtext.Line(strings.TrimPrefix(err.Error(), remote.ErrNoBridge.Error()+" (")) + ""
+		}
+		return fmt.Errorf("no running claude-ide-bridge serves %s: start `claude-ide-bridge serve` in its workspace, or open it in an editor with the plugin%s", termtext.Line(path), why)
 	}
 	if err != nil {
 		return err

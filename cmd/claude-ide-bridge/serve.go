@@ -18,6 +18,8 @@ import (
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/lsp"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/pathmap"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/permmode"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/termtext"
 )
 
 var errUsage = errors.New("usage")
@@ -124,12 +126,26 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	defer b.Close()
 	ed.Bind(b.Model)
-	fmt.Fprintf(stdout, "claude-ide-bridge: %s IDE on 127.0.0.1:%d for %v\nlock file: %s\n\nIn the terminal where you run claude (--mcp-config adds the code tools):\n\n%s\n  claude --mcp-config %s\n\n",
-		*ideName, b.Port(), b.Model.Folders(), b.LockPath(), exportLines(b.Env()), shellQuote(b.MCPConfigPath()))
+	fmt.Fprintf(stdout, "claude-ide-bridge: %s IDE on 127.0.0.1:%d for %v\nlock file: %s\n\nIn the terminal where you run claude (--mcp-config adds the code tools):\n\n%s\n  %s\n\n",
+		*ideName, b.Port(), b.Model.Folders(), b.LockPath(), exportLines(b.Env()), claudeLine(b.Model.Folders()[0], b.MCPConfigPath()))
+	if w := permmode.Decide(nil, permmode.FromOS(b.Model.Folders()[0])).Warning(); w != "" {
+		fmt.Fprintf(stdout, "note: %s\n\n", termtext.Line(w))
+	}
 	fmt.Fprintf(stdout, "language servers (getDiagnostics): %s\n\n", lsp.Describe(servers))
 	ed.Run(ctx)
 	fmt.Fprintln(stdout, "\nclaude-ide-bridge: stopping")
 	return nil
+}
+
+// claudeLine is the command serve prints: claude with the permission flag permmode decides
+// (--permission-mode default unless the Claude settings for root choose a mode: in auto mode no
+// edit would reach this terminal as a diff) and the code tools' --mcp-config.
+func claudeLine(root, mcpConfig string) string {
+	words := []string{"claude"}
+	for _, a := range permmode.Decide(nil, permmode.FromOS(root)).Add {
+		words = append(words, shellQuote(a))
+	}
+	return strings.Join(append(words, "--mcp-config", shellQuote(mcpConfig)), " ")
 }
 
 // lspServers turns the --lsp values into servers: EXT=COMMAND as given, "auto" adds the common

@@ -586,6 +586,8 @@ cursor alone."
 (defun claude-ide-bridge--ediff (d)
   "Start the Ediff session of diff D, original left, proposal right."
   (require 'ediff)
+  ;; Not in Claude's side window: Ediff makes the window it starts in the frame's only one.
+  (select-window (claude-ide-bridge--editor-window))
   (let ((ediff-window-setup-function 'ediff-setup-windows-plain)
         (ediff-split-window-function #'split-window-horizontally))
     (ediff-buffers (claude-ide-bridge--diff-original d)

@@ -37,7 +37,10 @@ type LockInfo struct {
 	// was freed and taken over, so the lock no longer leads to its IDE (issue 15 item 3). Such
 	// a lock is never trusted, whatever its pid.
 	PortForeign bool
-	Ours        bool // Lock.Bridge == BridgeMarker: written by claude-ide-bridge
+	// PortUID is the uid owning the port's listener, when PortUIDKnown (Linux only).
+	PortUID      int
+	PortUIDKnown bool
+	Ours         bool // Lock.Bridge == BridgeMarker: written by claude-ide-bridge
 	// Foreign: not a file this tool may ever delete: its name is not <digits>.lock, it is not
 	// a regular file (a symlink, a FIFO), or its directory is a symlink. Reported, never
 	// removed (issue 15 item 6: `ide` a symlink to a project deleted Cargo.lock).
@@ -92,6 +95,9 @@ func ListLocks(dirs []string) ([]LockInfo, error) {
 	return out, errors.Join(errs...)
 }
 
+// InspectLock reads and checks one lock file, as ListLocks does for each (see Live).
+func InspectLock(path string) LockInfo { return inspect(path) }
+
 // inspect reads and checks one lock file.
 func inspect(path string) LockInfo {
 	li := LockInfo{Path: path}
@@ -116,8 +122,9 @@ func inspect(path string) LockInfo {
 	li.Ours = li.Lock.Bridge == BridgeMarker
 	if li.Port > 0 {
 		li.PortAnswering = portAnswering(li.Port)
-		if uid, ok := listenerUID(li.Port); ok && uid != os.Geteuid() {
-			li.PortForeign = true
+		if uid, ok := listenerUID(li.Port); ok {
+			li.PortUID, li.PortUIDKnown = uid, true
+			li.PortForeign = uid != os.Geteuid()
 		}
 	}
 	return li

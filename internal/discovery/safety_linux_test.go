@@ -3,12 +3,15 @@
 package discovery
 
 import (
+	"context"
+	"errors"
 	"net"
 	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 )
@@ -154,5 +157,55 @@ func TestTightenRemovesPlanted(t *testing.T) {
 	os.Chown(sub, nobody, nobody)
 	if _, err := WriteLock(dir2, listening(t), Lock{PID: os.Getpid(), AuthToken: testToken}); err == nil {
 		t.Fatal("a lock dir holding a planted directory was used")
+	}
+}
+
+// Issue 25 item 3: DialOwn closes the gap between Live and the send. A connection accepted by
+// another user's socket is closed before a byte is written; our own listener's is handed back.
+func TestDialOwnRefusesAnotherUsersSocket(t *testing.T) {
+	t.Parallel()
+	needRoot(t)
+	ctx := context.Background()
+	if c, err := DialOwn(ctx, listenAs(t, nobody)); !errors.Is(err, ErrPortForeign) {
+		if c != nil {
+			c.Close()
+		}
+		t.Fatalf("DialOwn to nobody's listener: %v, want ErrPortForeign", err)
+	}
+	c, err := DialOwn(ctx, listening(t))
+	if err != nil {
+		t.Fatalf("DialOwn to our listener: %v", err)
+	}
+	c.Close()
+}
+
+// Live is the check of every command that sends a token; each way a lock is not live is named.
+func TestLive(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	own := listening(t)
+	closed := closedPorts(t, 1)[0]
+	write := func(port, pid int) string {
+		p := filepath.Join(dir, strconv.Itoa(port)+".lock")
+		os.WriteFile(p, mustJSON(t, Lock{PID: pid, AuthToken: testToken, Bridge: BridgeMarker}), 0o600)
+		return p
+	}
+	if err := InspectLock(write(own, os.Getpid())).Live(); err != nil {
+		t.Errorf("our live lock: %v", err)
+	}
+	for _, c := range []struct {
+		path, want string
+	}{
+		{write(closed, os.Getpid()), "nothing answers"},
+		{write(own+0, 0), "pid 0 is not alive"},
+	} {
+		if err := InspectLock(c.path).Live(); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: Live() = %v, want %q", c.path, err, c.want)
+		}
+	}
+	if os.Geteuid() == 0 {
+		if err := InspectLock(write(listenAs(t, nobody), os.Getpid())).Live(); err == nil || !strings.Contains(err.Error(), "held by another user") {
+			t.Errorf("nobody's port: Live() = %v", err)
+		}
 	}
 }

@@ -1,6 +1,6 @@
 // Package doctor explains why a Claude Code CLI started on this machine would not see an IDE:
 // the checks of `claude-ide-bridge doctor`. Each check follows what the CLI does
-// (/work/shared/claude-cli-facts.md, "Discovery"): it scans $CLAUDE_CONFIG_DIR/ide and
+// (../shared/claude-cli-facts.md, "Discovery"): it scans $CLAUDE_CONFIG_DIR/ide and
 // ~/.claude/ide for *.lock, deletes locks whose pid is dead in its own process namespace,
 // matches a lock by CLAUDE_CODE_SSE_PORT or by its symlink-resolved cwd lying in a workspace
 // folder, connects only when exactly one matches, and honours http_proxy unless no_proxy holds
@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/permmode"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/termtext"
 )
 
@@ -44,6 +45,8 @@ type Env struct {
 	Dirs   []string // lock directories the CLI scans (discovery.Dirs())
 	Cwd    string   // where claude would start
 	Getenv func(string) string
+	// ManagedSettings is the administrator's Claude settings file ("": permmode.ManagedSettings).
+	ManagedSettings string
 }
 
 // Check runs every check. It only reads: it never removes a lock.
@@ -53,6 +56,7 @@ func Check(e Env) []Finding {
 	esc := termtext.Line
 
 	out = append(out, proxy(e.Getenv)...)
+	out = append(out, permissionMode(e))
 
 	cwd := e.Cwd
 	if r, err := filepath.EvalSymlinks(cwd); err == nil {
@@ -104,6 +108,12 @@ func Check(e Env) []Finding {
 		}
 		if li.Port != 0 && !li.PortAnswering {
 			add(Fail, "%s: nothing answers on 127.0.0.1:%d", desc, li.Port)
+			live = false
+		}
+		// The one liveness check of every command that sends or hands out a token
+		// (discovery.Live): a port another user took over is never "ok".
+		if why := li.Live(); live && why != nil {
+			add(Fail, "%s: %s; claude would send it the token. Stop what holds the port, or restart the editor's bridge", desc, esc(why.Error()))
 			live = false
 		}
 		if l.Transport != "ws" {
@@ -182,4 +192,24 @@ func Print(w io.Writer, fs []Finding) (failed bool) {
 		failed = failed || f.Level == Fail
 	}
 	return failed
+}
+
+// permissionMode: facts, "In auto mode (and in acceptEdits, bypassPermissions, dontAsk) Edit and
+// Write are approved by the CLI itself and written to disk: openDiff is not called". A mode set
+// by a settings file in force is a warning; none set is fine for the bridge's own command lines
+// (they add --permission-mode default), which a plain `claude` needs too.
+func permissionMode(e Env) Finding {
+	d := permmode.Decide(nil, permmode.Env{Cwd: e.Cwd, Home: e.Getenv("HOME"), ConfigDir: e.Getenv("CLAUDE_CONFIG_DIR"), Managed: e.ManagedSettings})
+	esc := termtext.Line
+	for _, p := range d.Problems {
+		return Finding{Warn, "Claude settings " + esc(p)}
+	}
+	switch {
+	case d.SkipsDiffs:
+		return Finding{Warn, esc(d.Warning())}
+	case d.Add != nil:
+		return Finding{OK, "no permission mode in Claude's settings: :ClaudeCode, Nova's command and serve's printed line start claude with " +
+			"--permission-mode default, so each edit is a diff; a plain `claude` starts in auto mode and shows none"}
+	}
+	return Finding{OK, fmt.Sprintf("permission mode %s (set by %s): each edit is shown as a diff", esc(d.Mode), esc(d.Source))}
 }

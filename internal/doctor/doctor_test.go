@@ -169,3 +169,24 @@ func TestEscapesLockContents(t *testing.T) {
 	}
 	expect(t, out, true, true, `Evil\x1b]0;pwned\x07\x1b[2J`, "unreadable")
 }
+
+// Facts: auto, acceptEdits, dontAsk and bypassPermissions never call openDiff. A settings file in
+// force that chooses one is a warning naming the file; none chosen is fine (the bridge's
+// commands add --permission-mode default).
+func TestPermissionMode(t *testing.T) {
+	f := newFixture(t)
+	home := t.TempDir()
+	f.env["HOME"] = home
+	out, _ := f.run()
+	expect(t, out, false, false, "ok    no permission mode in Claude's settings")
+	user := filepath.Join(home, ".claude", "settings.json")
+	os.MkdirAll(filepath.Dir(user), 0o755)
+	os.WriteFile(user, []byte(`{"permissions":{"defaultMode":"acceptEdits"}}`), 0o644)
+	out, _ = f.run()
+	expect(t, out, false, false, "warn  permission mode acceptEdits (set by "+user+"): Claude writes its edits without showing them as diffs")
+	proj := filepath.Join(f.cwd, ".claude", "settings.local.json")
+	os.MkdirAll(filepath.Dir(proj), 0o755)
+	os.WriteFile(proj, []byte(`{"permissions":{"defaultMode":"default"}}`), 0o644)
+	out, _ = f.run()
+	expect(t, out, false, false, "ok    permission mode default (set by "+proj+")")
+}

@@ -7,12 +7,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"strconv"
 	"sync"
 
 	"github.com/coder/websocket"
 
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/jsonrpc"
 )
 
@@ -36,6 +38,23 @@ type DialOptions struct {
 	Subprotocols []string // default ["mcp"]
 }
 
+// ownClient dials through discovery.DialOwn: the upgrade request, token included, is written
+// only to a socket of this user. No proxy, whatever the environment says.
+var ownClient = &http.Client{Transport: &http.Transport{
+	Proxy: nil,
+	DialContext: func(ctx context.Context, _, addr string) (net.Conn, error) {
+		_, p, err := net.SplitHostPort(addr)
+		if err != nil {
+			return nil, err
+		}
+		port, err := strconv.Atoi(p)
+		if err != nil {
+			return nil, err
+		}
+		return discovery.DialOwn(ctx, port)
+	},
+}}
+
 // Dial connects to ws://127.0.0.1:port/ with token, as the CLI does.
 func Dial(ctx context.Context, port int, token string, o *DialOptions) (*Client, *http.Response, error) {
 	if o == nil {
@@ -55,6 +74,7 @@ func Dial(ctx context.Context, port int, token string, o *DialOptions) (*Client,
 	}
 	ws, resp, err := websocket.Dial(ctx, "ws://127.0.0.1:"+strconv.Itoa(port)+"/", &websocket.DialOptions{
 		HTTPHeader: h, Subprotocols: sub, CompressionMode: websocket.CompressionDisabled,
+		HTTPClient: ownClient,
 	})
 	if err != nil {
 		return nil, resp, err

@@ -13,8 +13,16 @@ import (
 )
 
 // FromLock reads a lock file as the CLI does: the port from the file name, the token from the
-// content.
+// content. A lock that is not live (discovery.Live: its pid dead, nothing of this user on its
+// port) is refused: the token is sent to nobody else.
 func FromLock(path string) (Target, error) {
+	if why := discovery.InspectLock(path).Live(); why != nil {
+		return Target{}, fmt.Errorf("probe: %s: %w", path, why)
+	}
+	return readTarget(path)
+}
+
+func readTarget(path string) (Target, error) {
 	port, err := strconv.Atoi(strings.TrimSuffix(filepath.Base(path), ".lock"))
 	if err != nil || !strings.HasSuffix(path, ".lock") || port < 1 || port > 65535 {
 		return Target{}, fmt.Errorf("probe: %s: not named <port>.lock", path)
@@ -48,7 +56,7 @@ func FindTarget(dirs []string, port int, cwd string) (Target, error) {
 	}
 	locks, err := discovery.ListLocks(dirs)
 	for _, li := range locks { // newest first
-		if li.ParseErr != nil || li.Stale() || !li.PortAnswering {
+		if li.Live() != nil { // the one liveness check (discovery.Live)
 			continue
 		}
 		for _, f := range li.Lock.WorkspaceFolders {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"path/filepath"
 	"strconv"
@@ -38,18 +39,32 @@ type Bridge struct {
 // IDEs are never chosen: they have no such endpoint. It returns ErrNoBridge when there is none.
 func Find(dirs []string, path string) (Bridge, error) {
 	locks, err := discovery.ListLocks(dirs)
-	var best Bridge
+	var (
+		best    Bridge
+		skipped []string
+	)
 	for _, li := range locks {
-		if !li.Ours || li.ParseErr != nil || li.Port == 0 || !li.PIDAlive || !li.PortAnswering {
+		if !li.Ours {
 			continue
 		}
 		f := matchFolder(path, li.Lock.WorkspaceFolders)
-		if f == "" || len(f) <= len(best.Folder) {
+		if f == "" {
+			continue
+		}
+		// The one liveness check of every command that sends a token (discovery.Live).
+		if why := li.Live(); why != nil {
+			skipped = append(skipped, fmt.Sprintf("%s: %v", li.Path, why))
+			continue
+		}
+		if len(f) <= len(best.Folder) {
 			continue // locks are newest first: an equal match later is older
 		}
 		best = Bridge{Port: li.Port, Token: li.Lock.AuthToken, Folder: f, Lock: li.Path, IDE: li.Lock.IDEName}
 	}
 	if best.Port == 0 {
+		if len(skipped) > 0 {
+			err = errors.Join(err, errors.New("skipped "+strings.Join(skipped, "; ")))
+		}
 		if err != nil {
 			return Bridge{}, fmt.Errorf("%w (%v)", ErrNoBridge, err)
 		}
@@ -73,8 +88,9 @@ func Resolve(path string) (string, error) {
 }
 
 // client never uses a proxy: the bridge is on loopback, and the token must not leave it.
+// Its connections go through discovery.DialOwn: nothing is written to a socket of another user.
 var client = &http.Client{
-	Transport: &http.Transport{Proxy: nil, DisableKeepAlives: true},
+	Transport: &http.Transport{Proxy: nil, DisableKeepAlives: true, DialContext: dialOwn},
 	Timeout:   10 * time.Second,
 	CheckRedirect: func(*http.Request, []*http.Request) error {
 		return errors.New("redirects are not followed")
@@ -116,4 +132,17 @@ func Send(ctx context.Context, b Bridge, path string, req Request) (Reply, error
 		return Reply{}, fmt.Errorf("the bridge answered %q: %w", data, err)
 	}
 	return reply, nil
+}
+
+// dialOwn is an http.Transport's DialContext over discovery.DialOwn (addr is 127.0.0.1:port).
+func dialOwn(ctx context.Context, _, addr string) (net.Conn, error) {
+	_, p, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, err
+	}
+	port, err := strconv.Atoi(p)
+	if err != nil {
+		return nil, err
+	}
+	return discovery.DialOwn(ctx, port)
 }

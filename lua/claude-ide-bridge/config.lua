@@ -33,6 +33,7 @@ local M = {}
 ---@field ide_name? string the name in the CLI's /ide list (default "Neovim (<cwd basename>)")
 ---@field install? claude-ide-bridge.InstallConfig
 ---@field model_tools? boolean :ClaudeCode registers the code tools with the CLI (default true)
+---@field permission_mode? false|"default"|"acceptEdits"|"plan"|"auto"|"dontAsk"|"bypassPermissions" the CLI's mode (default nil: "default" unless your Claude settings choose one; false: add no flag)
 ---@field remote? false|claude-ide-bridge.RemoteConfig bridge and claude on another machine (default false)
 ---@field tabline? boolean set 'tabline' to readable labels for Claude's tabs when it is empty (default true)
 
@@ -59,6 +60,10 @@ M.defaults = {
   -- :ClaudeCode registers the code tools (definition, references, ...: the
   -- bridge's MCP server, answered by this Neovim's language servers).
   model_tools = true,
+  -- The CLI's --permission-mode. nil: "default" (each Edit/Write is a diff
+  -- here) unless the arguments or permissions.defaultMode in the Claude
+  -- settings choose a mode; false: :ClaudeCode adds no permission flag.
+  permission_mode = nil,
   -- Run the bridge and claude on another machine: { cmd = { "ssh", "host" },
   -- path_map = { [LOCAL] = REMOTE }, bin = "claude-ide-bridge" } (remote.lua).
   remote = false,
@@ -71,7 +76,7 @@ M.defaults = {
 local known = {
   bin = true, auto_start = true, terminal_cmd = true, terminal = true, track_selection = true,
   selection_debounce_ms = true, ide_name = true, install = true, remote = true, model_tools = true,
-  tabline = true,
+  permission_mode = true, tabline = true,
 }
 local known_terminal = { provider = true, split = true, size = true, float = true, external_cmd = true, snacks_win = true }
 local known_install = { base_url = true }
@@ -145,6 +150,8 @@ end
 -- The rules, in the order they are checked: option name (dotted for nested
 -- ones), validator, and vim.validate's third argument. An option that breaks
 -- its rule is reported and gets its default.
+-- The CLI's --permission-mode values (internal/permmode.Modes).
+local PERMISSION_MODES = { "default", "acceptEdits", "plan", "auto", "dontAsk", "bypassPermissions" }
 local provider_ok, provider_msg = one_of({ "native", "snacks", "external", "none" })
 local rules = {
   { "bin", "string", true },
@@ -170,6 +177,13 @@ local rules = {
     "a whole number of milliseconds >= 0",
   },
   { "ide_name", "string", true },
+  {
+    "permission_mode",
+    function(v)
+      return v == nil or v == false or vim.tbl_contains(PERMISSION_MODES, v)
+    end,
+    "false or one of " .. table.concat(PERMISSION_MODES, ", "),
+  },
   { "terminal.provider", provider_ok, provider_msg },
   { "terminal.split", "string" },
   {

@@ -22,15 +22,15 @@ local function notify(msg, level)
   require("claude-ide-bridge.notice").show(msg, level or vim.log.levels.INFO)
 end
 
--- A scratch buffer holding lines, and its changedtick right after they were
--- put in (before any autocommand of the naming could change them).
-local function scratch(name, lines, eol)
+-- A scratch buffer filled by fill(buf) (which returns 'eol'), and its
+-- changedtick right after (before any autocommand of the naming could change it).
+local function scratch(name, fill)
   local buf = vim.api.nvim_create_buf(false, true)
-  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  local eol = fill(buf)
   local tick = vim.api.nvim_buf_get_changedtick(buf)
   vim.bo[buf].eol = eol
   pcall(vim.api.nvim_buf_set_name, buf, name)
-  return buf, tick
+  return buf, tick, eol
 end
 
 -- 'diffopt' with inline:char or inline:word (0.12's default has inline:char)
@@ -40,17 +40,26 @@ end
 -- only, so while the current tab page shows a big diff of ours the plugin
 -- puts inline:simple in place of the user's inline item, and puts the user's
 -- exact value back when that tab page is left or the diff closes. A value the
--- user sets meanwhile is kept (never overwritten by the restore).
+-- user sets meanwhile is kept (never overwritten by the restore). Where the
+-- user chose no diff algorithm, the big diff is computed with histogram rather
+-- than the default myers: ~70 against ~105 ms of CPU for 10 MiB of source
+-- with 10 hunks, the larger part of what opening such a diff costs once the
+-- texts are read (bench/notes.md, issue 27).
 M.BIG_DIFF = 256 * 1024 -- bytes of both sides together
 local dopt = state.diffopt
 
 local function cheap_diffopt(value)
-  local out, changed = {}, false
+  local out, changed, algorithm = {}, false, false
   for _, item in ipairs(vim.split(value, ",", true)) do
     if item == "inline:char" or item == "inline:word" then
       item, changed = "inline:simple", true
     end
+    algorithm = algorithm or vim.startswith(item, "algorithm:")
     out[#out + 1] = item
+  end
+  if not algorithm and value:find("internal", 1, true) then
+    out[#out + 1] = "algorithm:histogram"
+    changed = true
   end
   return changed and table.concat(out, ",") or nil
 end
@@ -309,23 +318,20 @@ function M.show(p, reply)
     teardown(diffs[tab_name])
   end
 
-  local orig_lines, orig_eol = { "" }, false
-  if buf and vim.api.nvim_buf_is_loaded(buf) then
-    orig_lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
-    orig_eol = vim.bo[buf].eol
-  elseif p.fileExists ~= false and vim.fn.filereadable(path) == 1 then
-    local f = io.open(path, "rb")
-    if f then
-      orig_lines, orig_eol = files.split(f:read("*a"))
-      f:close()
+  local orig = scratch("claude-ide-bridge://original/" .. tab_name, function(b)
+    if buf and vim.api.nvim_buf_is_loaded(buf) then
+      vim.api.nvim_buf_set_lines(b, 0, -1, false, vim.api.nvim_buf_get_lines(buf, 0, -1, false))
+      return vim.bo[buf].eol
+    elseif p.fileExists ~= false and vim.fn.filereadable(path) == 1 then
+      return files.fill_from_file(b, path) or false
     end
-  end
-  local new_lines, new_eol = files.split(p.newContents)
-
-  local orig = scratch("claude-ide-bridge://original/" .. tab_name, orig_lines, orig_eol)
+    return false
+  end)
   vim.bo[orig].modifiable = false
   -- prop_tick: the proposal as sent; any later change of its text bumps it.
-  local prop, prop_tick = scratch("claude-ide-bridge://proposed/" .. tab_name, new_lines, new_eol)
+  local prop, prop_tick, new_eol = scratch("claude-ide-bridge://proposed/" .. tab_name, function(b)
+    return files.fill(b, p.newContents)
+  end)
   vim.bo[prop].buftype = "acwrite"
   vim.bo[prop].bufhidden = "hide"
   vim.bo[prop].modified = false

@@ -243,6 +243,52 @@ function M.env(info)
   return env
 end
 
+-- The words of terminal_cmd after the program (a string is split on blanks:
+-- enough to see a permission flag in it).
+local function cmd_args(cmd)
+  local words = type(cmd) == "table" and vim.deepcopy(cmd) or vim.split(cmd, "%s+", { trimempty = true })
+  table.remove(words, 1)
+  return words
+end
+
+local mode_told = false
+
+-- Calls done(args) with the permission flag the CLI needs in front of args:
+-- the option permission_mode when set (false: nothing), else what the bridge
+-- decides (internal/permmode: --permission-mode default unless the arguments
+-- or the Claude settings in force choose a mode; in auto mode no Edit would
+-- reach a diff).
+local function with_mode(args, done)
+  local opt = config.options.permission_mode
+  args = args or {}
+  if opt == false then
+    return done(args)
+  end
+  local user = {}
+  if type(opt) == "string" then
+    user = { "--permission-mode", opt }
+  end
+  vim.list_extend(user, args)
+  local ask = cmd_args(config.options.terminal_cmd)
+  vim.list_extend(ask, user)
+  request("permissionMode", { args = ask }, function(err, r)
+    vim.schedule(function()
+      if err or type(r) ~= "table" then
+        notify("permission mode: " .. tostring(err and err.message), vim.log.levels.WARN)
+        return done(user)
+      end
+      local out = type(r.add) == "table" and vim.deepcopy(r.add) or {}
+      vim.list_extend(out, user)
+      if r.skipsDiffs and r.source ~= "arguments" and not mode_told then
+        mode_told = true
+        notify(("claude starts in %s mode (%s): its edits are written without a diff here. :help claude-ide-bridge-permission-mode")
+          :format(tostring(r.mode), tostring(r.source)), vim.log.levels.WARN)
+      end
+      done(out)
+    end)
+  end)
+end
+
 -- The CLI's command line: terminal_cmd with args; in remote mode, run through
 -- the remote command in the REMOTE folder of Neovim's cwd.
 local function claude_cmd(info, args)
@@ -264,11 +310,13 @@ end
 ---@param args? string[] extra CLI arguments, e.g. { "--resume" }
 function M.toggle(args)
   M.start(function(info)
-    local cmd, why = claude_cmd(info, args)
-    if not cmd then
-      return notify(why, vim.log.levels.ERROR)
-    end
-    terminal.toggle(cmd, M.env(info), config.options.terminal, args)
+    with_mode(args, function(full)
+      local cmd, why = claude_cmd(info, full)
+      if not cmd then
+        return notify(why, vim.log.levels.ERROR)
+      end
+      terminal.toggle(cmd, M.env(info), config.options.terminal, args)
+    end)
   end)
 end
 
@@ -276,11 +324,13 @@ end
 ---@param args? string[]
 function M.open_terminal(args)
   M.start(function(info)
-    local cmd, why = claude_cmd(info, args)
-    if not cmd then
-      return notify(why, vim.log.levels.ERROR)
-    end
-    terminal.open(cmd, M.env(info), config.options.terminal, args)
+    with_mode(args, function(full)
+      local cmd, why = claude_cmd(info, full)
+      if not cmd then
+        return notify(why, vim.log.levels.ERROR)
+      end
+      terminal.open(cmd, M.env(info), config.options.terminal, args)
+    end)
   end)
 end
 
@@ -329,6 +379,32 @@ function M.close_all_diffs()
       notify(msg)
     end)
   end)
+end
+
+--- The permission mode a claude started by :ClaudeCode gets, as the bridge
+--- decides it (nil, why when it cannot tell): { mode, source, add,
+--- skipsDiffs }. Waits up to timeout_ms (default 2000) for the answer.
+---@return table|nil, string|nil
+function M.permission_mode(timeout_ms)
+  local opt = config.options.permission_mode
+  if opt == false then
+    return nil, "option permission_mode = false: :ClaudeCode adds no permission flag"
+  end
+  local ask = cmd_args(config.options.terminal_cmd)
+  if type(opt) == "string" then
+    vim.list_extend(ask, { "--permission-mode", opt })
+  end
+  local done, res, why = false, nil, nil
+  request("permissionMode", { args = ask }, function(err, r)
+    res, why, done = (not err and type(r) == "table") and r or nil, err and tostring(err.message), true
+  end)
+  vim.wait(timeout_ms or 2000, function()
+    return done
+  end, 10)
+  if not done then
+    return nil, "the bridge did not answer"
+  end
+  return res, why
 end
 
 ---@class claude-ide-bridge.Snapshot

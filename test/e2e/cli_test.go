@@ -38,6 +38,8 @@ type cliOptions struct {
 	Port    int    // CLAUDE_CODE_SSE_PORT; unset when 0
 	Env     []string
 	Args    []string
+	// AsGiven: Args alone, without the --permission-mode default every other test starts with.
+	AsGiven bool
 }
 
 // claudeBin returns $CLAUDE_BIN or skips the test loudly.
@@ -91,7 +93,11 @@ func startCLI(t testing.TB, api *fakeapi.Server, o cliOptions) *cli {
 	home := realDir(t)
 	seedConfig(t, o.Config, o.Project)
 
-	cmd := exec.Command(bin, append([]string{"--permission-mode", "default"}, o.Args...)...)
+	args := append([]string{"--permission-mode", "default"}, o.Args...)
+	if o.AsGiven {
+		args = o.Args
+	}
+	cmd := exec.Command(bin, args...)
 	cmd.Dir = o.Project
 	cmd.Env = []string{
 		"HOME=" + home,

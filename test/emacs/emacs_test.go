@@ -27,6 +27,7 @@ func ctxT(t *testing.T, d time.Duration) context.Context {
 type emacs struct {
 	tmux, tsock   string // tmux binary and socket
 	client, esock string // emacsclient binary and Emacs's server socket
+	dir           string // where Emacs started; emacsclient runs there (its default-directory)
 }
 
 // world is a project, an Emacs in it, and (when dialled) a Claude client of its bridge.
@@ -50,7 +51,7 @@ func shQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) 
 func startEmacs(t *testing.T, dir string, env []string, setup string) *emacs {
 	t.Helper()
 	emacsPath := needEmacs(t)
-	e := &emacs{tmux: needTool(t, "tmux"), client: "emacsclient"}
+	e := &emacs{tmux: needTool(t, "tmux"), client: "emacsclient", dir: dir}
 	if c := filepath.Join(filepath.Dir(emacsPath), "emacsclient"); fileExists(c) {
 		e.client = c
 	}
@@ -135,7 +136,9 @@ func (e *emacs) screen(t *testing.T) string {
 func (e *emacs) try(expr string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), bound)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, e.client, "-s", e.esock, "--eval", expr).CombinedOutput()
+	cmd := exec.CommandContext(ctx, e.client, "-s", e.esock, "--eval", expr)
+	cmd.Dir = e.dir
+	out, err := cmd.CombinedOutput()
 	s := strings.TrimRight(string(out), "\n")
 	if err != nil {
 		return s, &evalError{expr, s, err}

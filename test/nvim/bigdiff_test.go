@@ -16,10 +16,11 @@ func TestBigDiffMarksChangesAndKeepsUserDiffopt(t *testing.T) {
 	e := newEnv(t, nil, true)
 	// The user's own value; inline: exists only where Neovim knows it (0.12).
 	user := "internal,filler,closeoff,inline:char,context:4"
-	cheap := "internal,filler,closeoff,inline:simple,context:4"
+	// Issue 27: the user chose no algorithm, so the big diff is computed with histogram.
+	cheap := "internal,filler,closeoff,inline:simple,context:4,algorithm:histogram"
 	if e.n.str(t, `local v = ...; return tostring(pcall(function() vim.o.diffopt = v end))`, user) != "true" {
 		user = "internal,filler,closeoff,context:4"
-		cheap = user
+		cheap = user + ",algorithm:histogram"
 		e.n.ex(t, "set diffopt="+user)
 	}
 	diffopt := func() string { return e.n.str(t, `return vim.o.diffopt`) }
@@ -95,4 +96,16 @@ func TestBigDiffMarksChangesAndKeepsUserDiffopt(t *testing.T) {
 	if got := diffopt(); got != "internal,filler" {
 		t.Fatalf("'diffopt' the user set during the diff became %q after it closed", got)
 	}
+
+	// An algorithm the user chose is kept for a big diff too.
+	e.n.ex(t, "set diffopt=internal,filler,algorithm:patience")
+	ch = e.openDiff(t, big, prop.String(), tabB)
+	e.waitDiffs(t, tabB+"=pending")
+	if got := diffopt(); got != "internal,filler,algorithm:patience" {
+		t.Fatalf("'diffopt' with the user's algorithm, big diff shown: %q", got)
+	}
+	e.n.ex(t, "write")
+	await(t, ch)
+	e.c.tool(t, "close_tab", map[string]any{"tab_name": tabB})
+	e.waitDiffs(t)
 }

@@ -165,7 +165,9 @@ func (rc *realClaude) notes(t *testing.T, s string) []string {
 // the plugin, writes the file, and the file's buffer follows (issue 14).
 func TestRealClaudeInTerminal(t *testing.T) {
 	var path string
-	rc := startRealClaude(t, []string{"--permission-mode", "default"}, func(n *nvim, proj string) {
+	// No permission flag: :ClaudeCode adds --permission-mode default (issue 26 item 1), else the
+	// fresh config's auto mode would write the Edit with no diff.
+	rc := startRealClaude(t, nil, func(n *nvim, proj string) {
 		path = filepath.Join(proj, "hello.txt")
 		if err := os.WriteFile(path, []byte("hello world\n"), 0o644); err != nil {
 			t.Fatal(err)

@@ -19,6 +19,18 @@ type env struct {
 // bridge; connect dials a Claude client and waits until the plugin counts it.
 func newEnv(t *testing.T, opts map[string]any, connect bool) *env {
 	t.Helper()
+	return newEnvFull(t, opts, connect, nil)
+}
+
+// newEnvBefore is newEnv (not connected) with before run once the directories exist, before
+// the plugin starts (to write settings files).
+func newEnvBefore(t *testing.T, opts map[string]any, before func(*env)) *env {
+	t.Helper()
+	return newEnvFull(t, opts, false, before)
+}
+
+func newEnvFull(t *testing.T, opts map[string]any, connect bool, before func(*env)) *env {
+	t.Helper()
 	root := t.TempDir()
 	root, _ = filepath.EvalSymlinks(root)
 	e := &env{proj: filepath.Join(root, "proj"), cfg: filepath.Join(root, "cfg")}
@@ -26,6 +38,9 @@ func newEnv(t *testing.T, opts map[string]any, connect bool) *env {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if before != nil {
+		before(e)
 	}
 	e.n = startNvim(t, e.proj, "CLAUDE_CONFIG_DIR="+e.cfg, "HOME="+filepath.Join(root, "home"))
 	if opts == nil {

@@ -59,6 +59,12 @@ type vim struct {
 // opts are Vim script lines run before the plugin loads (g:claude_ide_bridge_* options).
 func startVim(t *testing.T, opts ...string) *vim {
 	t.Helper()
+	return startVimEnv(t, nil, opts...)
+}
+
+// startVimEnv starts Vim with env added to its environment.
+func startVimEnv(t *testing.T, extra []string, opts ...string) *vim {
+	t.Helper()
 	need(t, "tmux")
 	vimBin := need(t, "vim")
 	tmp := t.TempDir()
@@ -87,11 +93,7 @@ func startVim(t *testing.T, opts ...string) *vim {
 	}
 	env := []string{"HOME=" + v.home, "CLAUDE_CONFIG_DIR=" + v.cfg, "LANG=C.UTF-8", "LC_ALL=C.UTF-8",
 		"PATH=" + os.Getenv("PATH"), "GORACE=atexit_sleep_ms=0", "TERM=xterm-256color", "TMPDIR=" + tmp}
-	for _, k := range []string{"CLAUDE_BIN", "ANTHROPIC_BASE_URL"} {
-		if val := os.Getenv(k); val != "" {
-			env = append(env, k+"="+val)
-		}
-	}
+	env = append(env, extra...)
 	cmd := exec.Command("tmux", "-S", v.sock, "-f", "/dev/null", "new-session", "-d", "-x", "160", "-y", "45",
 		"-c", ws, "--", vimBin, "-Nu", vimrc, "-i", "NONE", "-n")
 	cmd.Env = env

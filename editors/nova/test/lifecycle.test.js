@@ -90,7 +90,20 @@ test("Copy Terminal Command puts the env prefix and claude on the clipboard", as
   // facts: set no_proxy/NO_PROXY to include 127.0.0.1,localhost,::1.
   assert.match(line, /(^| )no_proxy=[^ ]*127\.0\.0\.1/);
   // The code tools: --mcp-config with the bridge's config file beside its lock (docs/model-tools.md).
-  assert.ok(line.endsWith(` claude --mcp-config ${path.join(env.configDir, "ide", `${port}.mcp.json`)}`), line);
+  // Issue 26: --permission-mode default, as no Claude settings choose a mode (a fresh config's
+  // auto mode never calls openDiff).
+  assert.ok(line.endsWith(` claude --permission-mode default --mcp-config ${path.join(env.configDir, "ide", `${port}.mcp.json`)}`), line);
+});
+
+test("Copy Terminal Command leaves a mode the Claude settings choose, and says it skips diffs", async (t) => {
+  const env = await setup(t);
+  await readLock(env.configDir);
+  const settings = path.join(env.configDir, "settings.json");
+  fs.writeFileSync(settings, JSON.stringify({ permissions: { defaultMode: "acceptEdits" } }));
+  await env.standin.run("claude-ide-bridge.copyTerminalCommand");
+  assert.ok(!env.standin.clipboard.includes("--permission-mode"), env.standin.clipboard);
+  const note = env.standin.notifications.find((n) => n.title === "Terminal command copied");
+  assert.ok(note && note.body.includes(`Permission mode acceptEdits (set by ${settings}): Claude writes its edits without showing them here as diffs.`), JSON.stringify(note));
 });
 
 test("binaryName picks the bundled binary for the Mac's architecture", () => {

@@ -49,7 +49,7 @@ export def InstallPath(): string
 enddef
 
 def Folders(): list<string>
-  return [resolve(getcwd(-1, -1))]
+  return [resolve(getcwd(-1))]
 enddef
 
 export def Running(): bool
@@ -61,7 +61,7 @@ def Ready(): bool
 enddef
 
 # Sends a request; Cb(error dict or {}, result) runs with the answer.
-export def Request(method: string, params: dict<any>, Cb: func(dict<any>, any))
+export def Request(method: string, params: dict<any>, Cb: func)
   if !Ready() && method != 'initialize'
     Cb({message: 'the bridge is not running (:ClaudeCodeStart)'}, {})
     return
@@ -98,7 +98,7 @@ def DiagSource(): string
   return ''
 enddef
 
-export def Start(Cb: func(dict<any>) = null_function): bool
+export def Start(Cb: func = null_function): bool
   if Ready()
     if Cb != null_function
       Cb(S.info)
@@ -631,7 +631,36 @@ export def Status()
 enddef
 
 export def Toggle(focus: bool, ...args: list<string>)
-  Start((info) => term.Open(focus, args, info, Env()))
+  Start((info) => WithMode(args, (full) => term.Open(focus, args, full, info, Env())))
+enddef
+
+var mode_told = false
+
+# Calls Done(args) with the permission flag the CLI needs in front of args:
+# the option permission_mode when set (false or '': none), else what the
+# bridge decides (--permission-mode default unless the arguments or the Claude
+# settings in force choose a mode; in auto mode no Edit would reach a diff).
+def WithMode(args: list<string>, Done: func)
+  var opt = Opt('permission_mode', null)
+  if type(opt) != v:t_none && (type(opt) != v:t_string || opt == '')
+    Done(args)
+    return
+  endif
+  var user = (type(opt) == v:t_string ? ['--permission-mode', opt] : []) + args
+  var base = Opt('terminal_cmd', 'claude')
+  Request('permissionMode', {args: (type(base) == v:t_list ? base[1 :] : split(base)[1 :]) + user}, (e, r) => {
+    if !empty(e) || type(r) != v:t_dict
+      Notify('permission mode: ' .. get(e, 'message', ''), 'warn')
+      Done(user)
+      return
+    endif
+    if get(r, 'skipsDiffs', false) && get(r, 'source', '') != 'arguments' && !mode_told
+      mode_told = true
+      Notify(printf('claude starts in %s mode (%s): its edits are written without a diff here. :help claude-ide-bridge-permission-mode',
+        get(r, 'mode', ''), get(r, 'source', '')), 'warn')
+    endif
+    Done(get(r, 'add', []) + user)
+  })
 enddef
 
 # For statuslines and tests; no request to the bridge.

@@ -19,7 +19,15 @@ import (
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/mcp"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/modeltools"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/pathmap"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/permmode"
 )
+
+func firstFolder(fs []string) string {
+	if len(fs) == 0 {
+		return ""
+	}
+	return fs[0]
+}
 
 // Options configure Serve.
 type Options struct {
@@ -251,6 +259,20 @@ func (s *server) handle(ctx context.Context, req *jsonrpc.Request) (any, error) 
 			return nil, nil
 		}
 		return jsonrpc.Then{Result: struct{}{}, After: end}, nil
+	case "permissionMode":
+		// The mode a claude started by the editor gets (internal/permmode); args are the
+		// user's CLI arguments, before anything is added.
+		var p struct {
+			Args []string `json:"args"`
+		}
+		if err := jsonrpc.UnmarshalParams(req.Params, &p); err != nil {
+			return nil, err
+		}
+		d := permmode.Decide(p.Args, permmode.FromOS(firstFolder(m.Folders())))
+		if d.Add == nil {
+			d.Add = []string{}
+		}
+		return d, nil
 	case "status":
 		return map[string]any{"port": b.Port(), "lockPath": b.LockPath(), "clients": m.Clients(), "diffs": m.Diffs()}, nil
 	}

@@ -1,6 +1,7 @@
 // Package terminal is the built-in editor of `serve`: for editors without a plugin, it shows each
 // proposed diff in the terminal and lets the user accept (y), reject (n) or edit the proposal in
-// $EDITOR and accept the result (e). With Auto set it answers by itself (scripts, demos).
+// $EDITOR and accept the result (e): on a terminal one key answers, without Enter, and the answer
+// is confirmed on screen. With Auto set it answers by itself (scripts, demos).
 //
 // Everything printed that came from Claude or a file (paths, the proposal, the old file) goes
 // through termtext, so a control character or ESC sequence in it is shown, never acted on: the
@@ -29,6 +30,7 @@ import (
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/termtext"
+	"golang.org/x/term"
 )
 
 // typeAheadGuard: after a replaced proposal's prompt is withdrawn, a line that arrives this soon
@@ -98,13 +100,47 @@ func New(in io.Reader, out io.Writer, auto Auto, color bool) *Editor {
 	if e.editor == "" {
 		e.editor = "vi"
 	}
-	go e.readLines(in)
+	if f, ok := in.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		go e.readKeys(f)
+	} else {
+		go e.readLines(in)
+	}
 	return e
 }
 
+// readKeys is readLines for a terminal: one key answers, without Enter (the terminal is in raw
+// mode only while a key is awaited, so $EDITOR and Ctrl-C between prompts behave as usual).
+// Ctrl-C during the wait is raised as the interrupt the terminal would have sent; Ctrl-D ends
+// the input. Of a key that sends several bytes (an arrow), the first is taken: not an answer.
+func (e *Editor) readKeys(f *os.File) {
+	fd := int(f.Fd())
+	buf := make([]byte, 16)
+	for range e.want {
+		old, err := term.MakeRaw(fd)
+		if err != nil {
+			// Not a terminal after all: lines.
+			e.readLinesFrom(bufio.NewReader(f))
+			return
+		}
+		n, err := f.Read(buf)
+		term.Restore(fd, old)
+		if err != nil || n == 0 || buf[0] == 4 {
+			close(e.lines)
+			return
+		}
+		if buf[0] == 3 {
+			if p, err := os.FindProcess(os.Getpid()); err == nil {
+				p.Signal(os.Interrupt)
+			}
+		}
+		e.lines <- string(buf[:1])
+	}
+}
+
 // readLines reads a line only when one is wanted, so that $EDITOR gets the terminal to itself.
-func (e *Editor) readLines(in io.Reader) {
-	r := bufio.NewReader(in)
+func (e *Editor) readLines(in io.Reader) { e.readLinesFrom(bufio.NewReader(in)) }
+
+func (e *Editor) readLinesFrom(r *bufio.Reader) {
 	for range e.want {
 		line, err := r.ReadString('\n')
 		if err != nil && line == "" {
@@ -222,23 +258,39 @@ func (e *Editor) review(ctx context.Context, p ide.ShowDiffParams, pendingRead, 
 			e.withdrawn()
 			return pendingRead
 		}
+		name := termtext.Line(p.FilePath)
 		switch strings.ToLower(line) {
 		case "y", "yes":
-			e.report(d.DiffAcceptedShown(p.TabName, p.Seq, p.NewContents.String()))
+			fmt.Fprintln(e.out, "y")
+			e.confirm(d.DiffAcceptedShown(p.TabName, p.Seq, p.NewContents.String()), "accepted: Claude writes "+name)
 			return false
 		case "n", "no":
-			e.report(d.DiffRejectedShown(p.TabName, p.Seq))
+			fmt.Fprintln(e.out, "n")
+			e.confirm(d.DiffRejectedShown(p.TabName, p.Seq), "rejected: "+name+" is left as it is")
 			return false
 		case "e", "edit":
+			fmt.Fprintln(e.out, "e")
 			text, err := e.edit(p)
 			if err != nil {
 				fmt.Fprintf(e.out, "%s\n", termtext.Line(err.Error()))
 				continue
 			}
-			e.report(d.DiffAcceptedShown(p.TabName, p.Seq, text))
+			e.confirm(d.DiffAcceptedShown(p.TabName, p.Seq, text), "accepted with your edits: Claude writes "+name)
 			return false
+		case "":
+		default:
+			fmt.Fprintf(e.out, "%s: press y, n or e\n", termtext.Line(line))
 		}
 	}
+}
+
+// confirm shows what an answer did: done, or why it was not taken.
+func (e *Editor) confirm(err error, done string) {
+	if err != nil {
+		e.report(err)
+		return
+	}
+	fmt.Fprintln(e.out, e.paint("32", done))
 }
 
 // withdrawn says why a prompt ended without an answer.

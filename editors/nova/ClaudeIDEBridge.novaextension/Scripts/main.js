@@ -20,13 +20,16 @@ const ID = "claude-ide-bridge";
 /**
  * terminalCommand is the line to paste into a shell that did not inherit the bridge's env. It
  * ends with --mcp-config and the bridge's 0600 config file, which gives the model the code tools
- * (docs/model-tools.md); the file's path, never its token, is on the line.
+ * (docs/model-tools.md); the file's path, never its token, is on the line. modeArgs is the
+ * permission flag the bridge decides (permissionMode: --permission-mode default unless the
+ * Claude settings choose a mode; in auto mode no edit would reach Nova as a diff).
  */
-function terminalCommand(info) {
+function terminalCommand(info, modeArgs) {
   const env = info.env || {};
   const keys = Object.keys(env);
   const quote = (v) => (/^[A-Za-z0-9_.,:/@%+=-]*$/.test(v) ? v : `'${v.replace(/'/g, `'\\''`)}'`);
-  const claude = info.mcpConfig ? ` claude --mcp-config ${quote(String(info.mcpConfig))}` : " claude";
+  const mode = (modeArgs || []).map((a) => ` ${quote(String(a))}`).join("");
+  const claude = info.mcpConfig ? ` claude${mode} --mcp-config ${quote(String(info.mcpConfig))}` : ` claude${mode}`;
   if (keys.length === 0 && info.envPrefix) return info.envPrefix + claude;
   return keys.map((k) => `${k}=${quote(String(env[k]))}`).join(" ") + claude;
 }
@@ -189,15 +192,30 @@ class ClaudeBridgeExtension {
 
   async copyTerminalCommand() {
     const info = await this.start(false);
-    let line = terminalCommand(info);
+    const mode = await this.permissionMode();
+    let line = terminalCommand(info, mode.add);
     const remote = remoteConfig();
     if (remote) {
       const dir = toRemote(remote, nova.workspace.path || "");
       if (dir === null) throw new Error(`${nova.workspace.path} is outside the Path map setting`);
-      line = remoteTerminalCommand(remote, info.env || {}, dir);
+      line = remoteTerminalCommand(remote, info.env || {}, dir, mode.add);
     }
     await nova.clipboard.writeText(line);
-    this.tell("Terminal command copied", line);
+    const skip = mode.skipsDiffs
+      ? `\n\nPermission mode ${mode.mode} (set by ${mode.source}): Claude writes its edits without showing them here as diffs.`
+      : "";
+    this.tell("Terminal command copied", line + skip);
+  }
+
+  /** permissionMode asks the bridge which permission flag claude needs (internal/permmode). */
+  async permissionMode() {
+    if (!this.session) return { add: [] };
+    try {
+      const r = await this.session.request("permissionMode", { args: [] });
+      return r && Array.isArray(r.add) ? r : { add: [] };
+    } catch (err) {
+      return { add: [] }; // an older bridge: the line without a flag, as before
+    }
   }
 
   async mention(editor, wholeFile) {

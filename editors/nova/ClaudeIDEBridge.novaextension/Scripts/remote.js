@@ -75,8 +75,8 @@ function toRemote(rc, p) {
   return out === null ? null : out || "/";
 }
 
-/** terminalCommand is the shell line that runs claude on the remote side with env, in dir. */
-function terminalCommand(rc, env, dir) {
+/** terminalCommand is the shell line that runs claude (with modeArgs) on the remote side with env, in dir. */
+function terminalCommand(rc, env, dir, modeArgs) {
   const cmd = rc.cmd.slice();
   const name = basename(cmd[0]);
   if (name === "ssh") cmd.splice(1, 0, "-t");
@@ -85,7 +85,8 @@ function terminalCommand(rc, env, dir) {
     .sort()
     .filter((k) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(k))
     .map((k) => shellQuote(`${k}=${env[k]}`));
-  const script = `cd ${shellQuote(dir)} && exec env ${assigns.join(" ")} claude`;
+  const mode = (modeArgs || []).map((a) => " " + shellQuote(String(a))).join("");
+  const script = `cd ${shellQuote(dir)} && exec env ${assigns.join(" ")} claude${mode}`;
   return through(cmd, script).map(shellQuote).join(" ");
 }
 

@@ -13,20 +13,14 @@ export def Running(): bool
   return tbuf > 0 && bufexists(tbuf) && term_getstatus(tbuf) =~ 'running'
 enddef
 
-# The CLI's argument list: terminal_cmd, args, the code tools' --mcp-config and
-# the permission mode. The newest CLI starts in auto mode, where no edit ever
-# reaches a diff; unless the user chose a mode, ask for the default (manual) one.
+# The CLI's argument list: terminal_cmd, args (the permission flag first:
+# claude_ide_bridge#WithMode) and the code tools' --mcp-config.
 export def Command(args: list<string>, info: dict<any>): list<string>
   var base = cib.Opt('terminal_cmd', 'claude')
   var cmd = type(base) == v:t_list ? copy(base) : [base]
   var extra = copy(args)
   if cib.Opt('model_tools', 1) && get(info, 'mcpConfig', '') != ''
     extra += ['--mcp-config', info.mcpConfig]
-  endif
-  var mode = cib.Opt('permission_mode', 'default')
-  var all = join(cmd + args, ' ')
-  if mode != '' && all !~ '--permission-mode\|--dangerously-skip-permissions'
-    extra += ['--permission-mode', mode]
   endif
   if type(base) == v:t_list
     return cmd + extra
@@ -46,18 +40,19 @@ enddef
 def Split()
   var how = cib.Opt('split', 'botright vertical')
   var total = how =~ 'vert' ? &columns : &lines
-  execute printf('%s %dnew', how, max([float2nr(total * cib.Opt('size', 0.35)), how =~ 'vert' ? 20 : 5]))
+  execute printf(':%s :%dnew', how, max([float2nr(total * cib.Opt('size', 0.35)), how =~ 'vert' ? 20 : 5]))
 enddef
 
 # :ClaudeCode (focus false: hides claude when its window is the current one)
 # and :ClaudeCodeFocus; a claude that exited is started again.
-export def Open(focus: bool, args: list<string>, info: dict<any>, env: dict<string>)
+# args: the user's; full: with the permission flag.
+export def Open(focus: bool, args: list<string>, full: list<string>, info: dict<any>, env: dict<string>)
   var kind = cib.Opt('terminal', 'vim')
   if kind == 'none'
     cib.Notify('start claude yourself with ' .. get(info, 'envPrefix', '') .. ' claude, then /ide')
     return
   elseif kind == 'external'
-    External(Command(args, info), env)
+    External(Command(full, info), env)
     return
   endif
   var w = TermWin()
@@ -77,7 +72,7 @@ export def Open(focus: bool, args: list<string>, info: dict<any>, env: dict<stri
   endif
   if !Running()
     var old = tbuf
-    tbuf = term_start(Command(args, info), {curwin: true, env: env, term_kill: 'term', term_name: 'claude',
+    tbuf = term_start(Command(full, info), {curwin: true, env: env, term_kill: 'term', term_name: 'claude',
       norestore: true})
     setbufvar(tbuf, '&bufhidden', 'hide')
     setbufvar(tbuf, '&buflisted', 0)

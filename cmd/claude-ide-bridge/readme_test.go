@@ -1,0 +1,42 @@
+package main
+
+import (
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// Issue 28 item 9: "The README ... shows `make run` output that differs from what it prints."
+// The README's block is what `serve` (make run's command) prints, line for line, with the
+// README's example port, folder and config dir put in for this run's.
+func TestReadmeMakeRunOutput(t *testing.T) {
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(b), "`make run` prints")
+	if !ok {
+		t.Fatal("README.md no longer says what `make run` prints")
+	}
+	_, rest, _ = strings.Cut(rest, "```text\n")
+	block, _, _ := strings.Cut(rest, "```")
+	if !strings.Contains(block, "export CLAUDE_CODE_SSE_PORT") {
+		t.Fatalf("README.md's `make run` block shows no exports:\n%s", block)
+	}
+	mk, _ := os.ReadFile("../../Makefile")
+	if !regexp.MustCompile(`(?m)^run: build\n\t\$\(BIN\) serve\n`).Match(mk) {
+		t.Fatalf("make run no longer runs `serve` alone; update this test and the README:\n%s", mk)
+	}
+
+	h := newHome(t)
+	s := h.serve(t, nil)
+	s.waitFor(t, regexp.MustCompile(`claude .*\.mcp\.json\n`))
+	port := strconv.Itoa(s.port)
+	want := strings.NewReplacer("34567", port, "/home/you/project", h.ws, "/home/you/.claude", h.cfg).Replace(block)
+	got := s.out.String()
+	if !strings.HasPrefix(got, want) {
+		t.Fatalf("serve prints:\n%s\nthe README says (with this run's port and folders):\n%s", got, want)
+	}
+}

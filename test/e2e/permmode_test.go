@@ -1,0 +1,69 @@
+package e2e
+
+import (
+	"context"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/e2e/fakeapi"
+)
+
+// Issue 26 item 1: Claude started with exactly the command `serve` prints, on a fresh config
+// (whose own default is auto mode, which never calls openDiff), gets its Edit as a diff in
+// serve: the printed line carries --permission-mode default.
+func TestServePrintedCommandShowsDiff(t *testing.T) {
+	t.Parallel()
+	claudeBin(t)
+	ctx, cancel := context.WithTimeout(context.Background(), testBound)
+	t.Cleanup(cancel)
+	s := &session{t: t, ctx: ctx, Project: realDir(t), Config: realDir(t)}
+	f := s.path("hello.txt")
+	writeFile(t, f, "hello world\n")
+	p, cmd := startBridge(t, s.Config, "--workspace", s.Project, "--auto", "accept")
+	out := &testbin.Buffer{}
+	cmd.Stdout = out
+	p.run(t)
+	port := waitLockPort(s.bound(stepBound), t, s.Config)
+	var line string
+	re := regexp.MustCompile(`(?m)^  claude (.*)$`)
+	waitUntil(s.bound(stepBound), t, "serve's claude line", func() bool {
+		m := re.FindStringSubmatch(out.String())
+		if m != nil {
+			line = m[1]
+		}
+		return m != nil
+	})
+	if !strings.Contains(line, "--permission-mode default") {
+		t.Fatalf("serve printed %q", line)
+	}
+	s.API = fakeapi.New()
+	t.Cleanup(s.API.Close)
+	s.CLI = startCLI(t, s.API, cliOptions{Project: s.Project, Config: s.Config, Port: port, Args: strings.Fields(line), AsGiven: true})
+	waitTrace(s.bound(connectBound), t, p.Trace, "ide_connected", func(fs []frame) bool { return hasMethod(fs, "in", "ide_connected") })
+	s.CLI.WaitText(s.bound(stepBound), "? for shortcuts")
+
+	s.API.Push(edit(f, "world", "there", "EDITED")...)
+	s.prompt("edit hello")
+	s.waitMain(3)
+	if got := diffAnswers(readTrace(t, p.Trace)); len(got) != 1 {
+		t.Errorf("openDiff answers %q, want the Edit as one diff", got)
+	}
+	if got := readFile(t, f); got != "hello there\n" {
+		t.Errorf("file %q after the accepted diff", got)
+	}
+}
+
+// waitUntil polls cond every 20 ms until it holds or ctx ends.
+func waitUntil(ctx context.Context, t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for !cond() {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("waiting for %s: %v", what, ctx.Err())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}

@@ -1,0 +1,110 @@
+package emacstest
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/e2e/fakeapi"
+)
+
+const fakeKey = "sk-ant-api03-fake-emacs-key-0123456789abcdefghij"
+
+// The whole way with the real Claude Code CLI and the fake model API: M-x
+// claude-ide-bridge-claude runs claude in Emacs's terminal (term, as in an Emacs without eat or
+// vterm) with the bridge's environment and --permission-mode default; the model's Edit becomes
+// an Ediff proposal, C-c C-c accepts it, the CLI (not Emacs) writes the file, and the file's
+// buffer shows the new text.
+func TestRealClaudeEditAccepted(t *testing.T) {
+	bin := os.Getenv("CLAUDE_BIN")
+	if bin == "" {
+		t.Skip("SKIPPED: CLAUDE_BIN not set (CLAUDE_BIN=$(scripts/ensure-claude-cli)): the Emacs test with the real Claude Code CLI is NOT running")
+	}
+	api := fakeapi.New()
+	t.Cleanup(api.Close)
+	tmp, _ := filepath.EvalSymlinks(t.TempDir())
+	proj, cfg, home := filepath.Join(tmp, "proj"), filepath.Join(tmp, "cfg"), filepath.Join(tmp, "home")
+	for _, d := range []string{proj, cfg, home} {
+		os.MkdirAll(d, 0o755)
+	}
+	// Facts: "Pre-seed $CLAUDE_CONFIG_DIR/.claude.json ... without it the CLI tries the network
+	// at start and exits."
+	seed, _ := json.Marshal(map[string]any{
+		"hasCompletedOnboarding": true,
+		"customApiKeyResponses":  map[string]any{"approved": []string{fakeKey[len(fakeKey)-20:]}, "rejected": []string{}},
+		"projects":               map[string]any{proj: map[string]any{"hasTrustDialogAccepted": true}},
+	})
+	os.WriteFile(filepath.Join(cfg, ".claude.json"), seed, 0o600)
+	path := filepath.Join(proj, "hello.txt")
+	os.WriteFile(path, []byte("hello world\n"), 0o644)
+	e := startEmacs(t, proj, []string{
+		"HOME=" + home, "CLAUDE_CONFIG_DIR=" + cfg,
+		"ANTHROPIC_API_KEY=" + fakeKey, "ANTHROPIC_BASE_URL=" + api.URL,
+		"DISABLE_AUTOUPDATER=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_TELEMETRY=1",
+		"DISABLE_ERROR_REPORTING=1", "CLAUDE_CODE_DISABLE_OFFICIAL_MARKETPLACE_AUTOINSTALL=1",
+	}, `(setq claude-ide-bridge-claude-program `+lispQuote(bin)+` claude-ide-bridge-terminal 'term)`)
+	w := &world{proj: proj, cfg: cfg, e: e}
+	t.Cleanup(func() {
+		// claude first, so it does not outlive the test.
+		e.try(`(let ((p (get-buffer-process claude-ide-bridge--claude-buffer))) (when p (delete-process p)))`)
+	})
+	w.visit(t, path)
+	e.eval(t, `(progn (with-current-buffer (window-buffer (selected-window)) (claude-ide-bridge-claude)) nil)`)
+	screen := func() string {
+		var s string
+		e.value(t, &s, `(if (buffer-live-p claude-ide-bridge--claude-buffer) (with-current-buffer claude-ide-bridge--claude-buffer (buffer-substring-no-properties (point-min) (point-max))) "")`)
+		return s
+	}
+	// Facts: "With no network, expect up to ~20 s before it connects".
+	if !poll(90*time.Second, func() bool {
+		c, _ := e.try("claude-ide-bridge--clients")
+		return c == "1" && strings.Contains(screen(), "for shortcuts")
+	}) {
+		t.Fatalf("the CLI did not connect and get ready; screen:\n%s", screen())
+	}
+	// The command line had the permission mode (the CLI's auto mode would write with no diff).
+	if cmd := e.eval(t, `(process-command (get-buffer-process claude-ide-bridge--claude-buffer))`); !strings.Contains(cmd, `"--permission-mode" "default"`) {
+		t.Fatalf("claude ran as %s", cmd)
+	}
+	api.Push(
+		fakeapi.Tool("Read", map[string]any{"file_path": path}),
+		fakeapi.Tool("Edit", map[string]any{"file_path": path, "old_string": "world", "new_string": "there"}),
+		fakeapi.Text("EDIT ACCEPTED"),
+	)
+	send := func(s string) {
+		e.eval(t, `(process-send-string (get-buffer-process claude-ide-bridge--claude-buffer) `+lispQuote(s)+`)`)
+	}
+	send("edit hello")
+	time.Sleep(300 * time.Millisecond) // not an assertion: the TUI takes a burst ending in Enter as a paste
+	send("\r")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if _, err := api.WaitMain(ctx, 1); err != nil {
+		t.Fatalf("no request from the CLI: %v; screen:\n%s", err, screen())
+	}
+	if !poll(60*time.Second, func() bool { n, _ := e.try(`(length (claude-ide-bridge-diffs))`); return n == "1" }) {
+		t.Fatalf("no diff shown; screen:\n%s", screen())
+	}
+	if got := fileText(t, path); got != "hello world\n" {
+		t.Fatalf("file changed before the accept: %q", got)
+	}
+	// The user accepts in the proposal's window.
+	e.eval(t, `(progn (select-window (get-buffer-window (claude-ide-bridge--diff-proposal (car (hash-table-values claude-ide-bridge--diffs))))) nil)`)
+	e.keys(t, "C-c", "C-c")
+	if !poll(60*time.Second, func() bool { return fileText(t, path) == "hello there\n" }) {
+		t.Fatalf("the CLI did not write the accepted text; file %q; screen:\n%s", fileText(t, path), screen())
+	}
+	if !poll(60*time.Second, func() bool { return strings.Contains(screen(), "EDIT ACCEPTED") }) {
+		t.Fatalf("the turn did not finish; screen:\n%s", screen())
+	}
+	e.waitEval(t, "0", `(length (claude-ide-bridge-diffs))`)
+	if !poll(bound, func() bool {
+		return e.str(t, `(with-current-buffer (get-file-buffer `+lispQuote(path)+`) (buffer-string))`) == "hello there\n"
+	}) {
+		t.Fatal("hello.txt's buffer does not show the CLI's write")
+	}
+}

@@ -1,0 +1,173 @@
+package emacstest
+
+import (
+	"context"
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/probe"
+)
+
+const tabA = "✻ [Claude Code] a.txt (aa7495) ⧉"
+
+type toolAnswer struct {
+	r   *probe.ToolResult
+	err error
+}
+
+// openDiff calls Claude's openDiff; the answer comes when the user decides.
+func (w *world) openDiff(t *testing.T, path, contents, tab string) chan toolAnswer {
+	t.Helper()
+	ch := make(chan toolAnswer, 1)
+	ctx := ctxT(t, 3*bound)
+	go func() {
+		r, err := w.c.Tool(ctx, "openDiff", map[string]any{
+			"old_file_path": path, "new_file_path": path, "new_file_contents": contents, "tab_name": tab,
+		})
+		ch <- toolAnswer{r, err}
+	}()
+	return ch
+}
+
+func wantTexts(t *testing.T, ch chan toolAnswer, want ...string) {
+	t.Helper()
+	var a toolAnswer
+	select {
+	case a = <-ch:
+	case <-ctxT(t, 3*bound).Done():
+		t.Fatalf("openDiff did not answer; want %q", want)
+	}
+	if a.err != nil || a.r.IsError || !reflect.DeepEqual(a.r.Texts(), want) {
+		t.Fatalf("openDiff answered %v %+v, want %q", a.err, a.r, want)
+	}
+}
+
+// waitDiffs waits until Emacs shows exactly these diffs ("tab=state").
+func (w *world) waitDiffs(t *testing.T, want ...string) {
+	t.Helper()
+	if want == nil {
+		want = []string{}
+	}
+	b, _ := json.Marshal(want)
+	w.e.waitEval(t, lispQuote(string(b)), `(json-serialize (vconcat (mapcar (lambda (d) (format "%s=%s" (car d) (cdr d))) (claude-ide-bridge-diffs))))`)
+}
+
+// windows lists the buffers of the frame's windows.
+func (w *world) windows(t *testing.T) []string {
+	t.Helper()
+	var names []string
+	w.e.value(t, &names, `(vconcat (mapcar (lambda (w) (buffer-name (window-buffer w))) (window-list nil 'never)))`)
+	return names
+}
+
+// Editor protocol: "`diffAccepted` ... the editor must not write the file (Claude writes it).
+// The diff view stays open until `closeDiff`." C-c C-c in the proposal accepts it unedited
+// (named by its number); close_tab restores the windows.
+func TestDiffAcceptThenCloseTab(t *testing.T) {
+	w := newWorld(t, "", true)
+	path := w.file(t, "a.txt", "old\n")
+	w.visit(t, path)
+	ch := w.openDiff(t, path, "new\n", tabA)
+	w.waitDiffs(t, tabA+"=pending")
+	// Ediff shows the original and the proposal side by side; the proposal is selected.
+	if got := w.e.str(t, `(buffer-name (window-buffer (selected-window)))`); got != tabA {
+		t.Fatalf("selected buffer %q, want the proposal", got)
+	}
+	if got := w.e.str(t, `(with-current-buffer (window-buffer (selected-window)) (buffer-string))`); got != "new\n" {
+		t.Fatalf("proposal %q", got)
+	}
+	if wins := strings.Join(w.windows(t), "|"); !strings.Contains(wins, "*Claude original: a.txt*") || !strings.Contains(wins, tabA) {
+		t.Fatalf("windows %s, want the original beside the proposal", wins)
+	}
+	w.e.keys(t, "C-c", "C-c")
+	wantTexts(t, ch, "FILE_SAVED", "new\n")
+	if got := fileText(t, path); got != "old\n" {
+		t.Fatalf("Emacs wrote the file: %q", got)
+	}
+	w.waitDiffs(t, tabA+"=accepted")
+	if _, err := w.c.Tool(ctxT(t, bound), "close_tab", map[string]any{"tab_name": tabA}); err != nil {
+		t.Fatal(err)
+	}
+	w.waitDiffs(t)
+	if got := w.windows(t); !reflect.DeepEqual(got, []string{"a.txt"}) {
+		t.Fatalf("windows after close_tab %q, want a.txt alone again", got)
+	}
+	// Ediff keeps its session registry, as after any Ediff session.
+	var left []string
+	w.e.value(t, &left, `(vconcat (seq-filter (lambda (n) (and (let ((case-fold-search nil)) (string-match-p "Claude original\\|✻\\|Ediff Control\\|\\*ediff-" n)) (not (equal n "*Ediff Registry*")))) (mapcar #'buffer-name (buffer-list))))`)
+	if len(left) != 0 {
+		t.Fatalf("buffers of the diff left: %q", left)
+	}
+}
+
+// Spec: openDiff returns FILE_SAVED with "<final file contents>" — "accepted with those contents
+// (user edits included)". The edit is typed into the proposal.
+func TestDiffEditThenAccept(t *testing.T) {
+	w := newWorld(t, "", true)
+	path := w.file(t, "a.txt", "old\n")
+	ch := w.openDiff(t, path, "new\n", tabA)
+	w.waitDiffs(t, tabA+"=pending")
+	w.e.keys(t, "C-e", ",", "Space", "e", "d", "i", "t", "e", "d", "C-c", "C-c")
+	wantTexts(t, ch, "FILE_SAVED", "new, edited\n")
+	if got := fileText(t, path); got != "old\n" {
+		t.Fatalf("Emacs wrote the file: %q", got)
+	}
+}
+
+// Spec: DIFF_REJECTED with the tab name, for C-c C-k and for killing the proposal's buffer;
+// the windows come back and the file is untouched.
+func TestDiffReject(t *testing.T) {
+	for _, how := range [][]string{{"C-c", "C-k"}, {"C-x", "k", "Enter"}} {
+		t.Run(strings.Join(how, " "), func(t *testing.T) {
+			w := newWorld(t, "", true)
+			path := w.file(t, "a.txt", "old\n")
+			w.visit(t, path)
+			ch := w.openDiff(t, path, "new\n", tabA)
+			w.waitDiffs(t, tabA+"=pending")
+			w.e.keys(t, how...)
+			wantTexts(t, ch, "DIFF_REJECTED", tabA)
+			w.waitDiffs(t)
+			if got := w.windows(t); !reflect.DeepEqual(got, []string{"a.txt"}) {
+				t.Fatalf("windows after the reject %q, want a.txt alone again", got)
+			}
+			if got := fileText(t, path); got != "old\n" {
+				t.Fatalf("file changed: %q", got)
+			}
+		})
+	}
+}
+
+// closeAllDiffTabs rejects every open diff and Emacs closes them all.
+func TestCloseAllDiffTabs(t *testing.T) {
+	w := newWorld(t, "", true)
+	a, b := w.file(t, "a.txt", "a\n"), w.file(t, "b.txt", "b\n")
+	tabB := "✻ [Claude Code] b.txt (bb0000) ⧉"
+	cha := w.openDiff(t, a, "A\n", tabA)
+	w.waitDiffs(t, tabA+"=pending")
+	chb := w.openDiff(t, b, "B\n", tabB)
+	w.waitDiffs(t, tabA+"=pending", tabB+"=pending")
+	if _, err := w.c.Tool(ctxT(t, bound), "closeAllDiffTabs", nil); err != nil {
+		t.Fatal(err)
+	}
+	wantTexts(t, cha, "DIFF_REJECTED", tabA)
+	wantTexts(t, chb, "DIFF_REJECTED", tabB)
+	w.waitDiffs(t)
+}
+
+// A showDiff for a file whose buffer has unsaved changes is refused with a sentence naming it.
+func TestDiffRefusedOnUnsavedBuffer(t *testing.T) {
+	w := newWorld(t, "", true)
+	path := w.file(t, "a.txt", "old\n")
+	w.visit(t, path)
+	w.e.keys(t, "x")
+	w.e.waitEval(t, "t", `(buffer-modified-p (get-file-buffer `+lispQuote(path)+`))`)
+	r, err := w.c.Tool(context.Background(), "openDiff", map[string]any{
+		"old_file_path": path, "new_file_path": path, "new_file_contents": "new\n", "tab_name": tabA,
+	})
+	if err != nil || !r.IsError || !strings.Contains(strings.Join(r.Texts(), ""), "a.txt has unsaved changes") {
+		t.Fatalf("openDiff on a modified buffer: %v %+v", err, r)
+	}
+	w.waitDiffs(t)
+}

@@ -1,0 +1,76 @@
+package nvimtest
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Issue 26 item 1: :ClaudeCode starts the CLI with --permission-mode default (the CLI's own
+// default, auto mode, writes Edit/Write without calling openDiff: facts, "Permission modes"),
+// unless the user chose a mode: a flag in terminal_cmd or :ClaudeCode's arguments, the
+// permission_mode option, or permissions.defaultMode in the Claude settings in force. The
+// rule is the bridge's (internal/permmode); the plugin asks it.
+func TestClaudeCodePermissionMode(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "args")
+	script := `printf '%s\n' "$@" > ` + out + `.tmp && mv ` + out + `.tmp ` + out + `; exec cat`
+	for _, tc := range []struct {
+		name     string
+		opts     map[string]any
+		settings string // CLAUDE_CONFIG_DIR/settings.json
+		project  string // the project's .claude/settings.local.json
+		args     string // :ClaudeCode's
+		want     string
+	}{
+		{name: "nothing chosen", want: "--permission-mode\ndefault\n--resume\n", args: " --resume"},
+		{name: "user settings choose", settings: "acceptEdits", want: "--resume\n", args: " --resume"},
+		{name: "project settings choose", project: "auto", want: "\n"},
+		{name: "flag in the arguments", args: " --permission-mode plan", want: "--permission-mode\nplan\n"},
+		{name: "flag in terminal_cmd", opts: map[string]any{"terminal_cmd": []string{"sh", "-c", script, "sh", "--dangerously-skip-permissions"}}, want: "--dangerously-skip-permissions\n"},
+		{name: "option", opts: map[string]any{"permission_mode": "auto"}, settings: "default", want: "--permission-mode\nauto\n"},
+		{name: "option false", opts: map[string]any{"permission_mode": false}, want: "\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			os.Remove(out)
+			opts := map[string]any{"terminal_cmd": []string{"sh", "-c", script, "sh"}, "model_tools": false}
+			for k, v := range tc.opts {
+				opts[k] = v
+			}
+			e := newEnvBefore(t, opts, func(e *env) {
+				if tc.settings != "" {
+					os.WriteFile(filepath.Join(e.cfg, "settings.json"), []byte(`{"permissions":{"defaultMode":"`+tc.settings+`"}}`), 0o600)
+				}
+				if tc.project != "" {
+					os.MkdirAll(filepath.Join(e.proj, ".claude"), 0o755)
+					os.WriteFile(filepath.Join(e.proj, ".claude", "settings.local.json"), []byte(`{"permissions":{"defaultMode":"`+tc.project+`"}}`), 0o644)
+				}
+			})
+			e.n.ex(t, "ClaudeCode"+tc.args)
+			waitFor(t, "the CLI's arguments", func() bool { _, err := os.Stat(out); return err == nil })
+			if got := fileText(t, out); got != tc.want {
+				t.Fatalf("the CLI got %q, want %q", got, tc.want)
+			}
+			e.n.ex(t, "ClaudeCodeClose")
+		})
+	}
+}
+
+// :checkhealth says plainly when the settings in force skip the diffs, and that they do not
+// otherwise.
+func TestCheckhealthPermissionMode(t *testing.T) {
+	health := func(e *env) string {
+		e.n.ex(t, "checkhealth claude-ide-bridge")
+		return e.n.str(t, `return table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), "\n")`)
+	}
+	e := newEnv(t, nil, false)
+	if text := health(e); !strings.Contains(text, "permission mode default (:ClaudeCode adds --permission-mode default): each Edit/Write is shown as a diff") {
+		t.Errorf("checkhealth with no mode chosen:\n%s", text)
+	}
+	e2 := newEnvBefore(t, nil, func(e *env) {
+		os.WriteFile(filepath.Join(e.cfg, "settings.json"), []byte(`{"permissions":{"defaultMode":"auto"}}`), 0o600)
+	})
+	if text := health(e2); !strings.Contains(text, "permission mode auto (set by "+filepath.Join(e2.cfg, "settings.json")+"): Claude writes its edits without showing them as diffs") {
+		t.Errorf("checkhealth with auto in the settings:\n%s", text)
+	}
+}
