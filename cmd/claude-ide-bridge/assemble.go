@@ -12,6 +12,7 @@ import (
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/lsp"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/modeltools"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/trust"
 )
 
 // This file is the one place a bridge is put together: `serve` (the terminal) and
@@ -39,9 +40,6 @@ type editorConn struct {
 	PID     int               // the lock's pid; 0: this process
 	Code    modeltools.Source // the editor's own language servers for the code tools; nil: none
 	Events  ide.Events
-	// keepLSP: start the language-server manager even for an editor with diagnostics of its
-	// own; they answer while it is away (attach.Slot.OwnDiagnostics).
-	keepLSP bool
 }
 
 // running is an assembled bridge and what it owns besides.
@@ -61,18 +59,13 @@ func (a assembly) start(e editorConn) (*running, error) {
 	r := &running{}
 	editor, info := e.Editor, e.Info
 	var code modeltools.Source // the model's code tools (/mcp) ask the same servers
-	if len(a.LSP) > 0 && (!info.Caps.Diagnostics || e.keepLSP) {
-		root, err := lspRoot(e.Folders)
-		if err == nil {
-			r.lsp, err = lsp.New(lsp.Config{Root: root, Servers: a.LSP, Log: a.Log, Encoding: string(info.Encoding)})
-		}
-		if err != nil {
+	if len(a.LSP) > 0 && !info.Caps.Diagnostics {
+		var err error
+		if r.lsp, err = a.languageServers(e.Folders, info.Encoding, a.LSP); err != nil {
 			return nil, lspError{err}
 		}
-		if !info.Caps.Diagnostics {
-			editor, info = lsp.WithDiagnostics(editor, info, r.lsp)
-			code = modeltools.LSPSource(r.lsp)
-		}
+		editor, info = lsp.WithDiagnostics(editor, info, r.lsp)
+		code = modeltools.LSPSource(r.lsp)
 	}
 	b, err := bridge.Start(bridge.Config{
 		Editor: editor, Info: info, Folders: e.Folders, PID: e.PID,
@@ -87,6 +80,16 @@ func (a assembly) start(e editorConn) (*running, error) {
 	}
 	r.Bridge = b
 	return r, nil
+}
+
+// languageServers is the bridge's own language-server manager for the workspace: servers start
+// on the first request, and only in a folder the user trusts (internal/trust).
+func (a assembly) languageServers(folders []string, enc ide.Encoding, servers []lsp.ServerConfig) (*lsp.Manager, error) {
+	root, err := lspRoot(folders)
+	if err != nil {
+		return nil, err
+	}
+	return lsp.New(lsp.Config{Root: root, Servers: servers, Log: a.Log, Encoding: string(enc), Trust: trust.Gate(root)})
 }
 
 // Close ends the bridge (lock removed, diffs settled, clients closed), then its language

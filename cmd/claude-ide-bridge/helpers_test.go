@@ -41,7 +41,16 @@ func newHome(t *testing.T) home {
 }
 
 func (h home) env(extra ...string) []string {
-	return append(append(os.Environ(), "HOME="+h.dir, "CLAUDE_CONFIG_DIR="+h.cfg, "NO_COLOR=1"), extra...)
+	// XDG_CONFIG_HOME: the trust store (internal/trust) is the test's, empty until h.trust.
+	return append(append(os.Environ(), "HOME="+h.dir, "CLAUDE_CONFIG_DIR="+h.cfg, "XDG_CONFIG_HOME="+filepath.Join(h.dir, "xdg"), "NO_COLOR=1"), extra...)
+}
+
+// trust runs `claude-ide-bridge trust dir`.
+func (h home) trust(t *testing.T, dir string) {
+	t.Helper()
+	if out, stderr, code := h.command(t, dir, "trust", dir); code != 0 {
+		t.Fatalf("trust %s: %d %s %s", dir, code, out, stderr)
+	}
 }
 
 // command runs a short command of the binary and returns its stdout, stderr and status.

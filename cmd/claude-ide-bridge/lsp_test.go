@@ -99,6 +99,7 @@ func TestServeDiagnosticsGopls(t *testing.T) {
 	path := filepath.Join(dir, "main.go")
 	const bad = "package main\n\nfunc main() {\n\t_ = \"é\"; var s string = 1\n\t_ = s\n}\n"
 	os.WriteFile(path, []byte(bad), 0o644)
+	h.trust(t, h.ws)
 	s := h.serve(t, goEnv(t), "--auto", "accept", "--lsp", ".go="+gopls)
 	// serve says which language servers it uses, in a line printed after the port line that
 	// h.serve waits for: wait for it too (reading stdout at once raced with it under load).

@@ -9,6 +9,7 @@
 //	claude-ide-bridge select PATH[:START[-END]]   (the current selection, from the shell)
 //	claude-ide-bridge probe [--port N | --lock FILE] [--checks LIST] [--diff] [--timeout D]
 //	claude-ide-bridge doctor [--cwd DIR]   (why claude started here does not see the editor)
+//	claude-ide-bridge trust [DIR | --list | --revoke DIR | --check DIR]  (let language servers run in DIR)
 package main
 
 import (
@@ -35,6 +36,8 @@ Usage:
                                       make those lines the selection Claude sees
   claude-ide-bridge probe [flags]     check any IDE server against the protocol
   claude-ide-bridge doctor [--cwd D]  explain why claude started here would not see the editor
+  claude-ide-bridge trust [DIR]       trust a folder: let language servers run there
+                                      (--list, --revoke DIR, --check DIR)
   claude-ide-bridge version
 
 Run "claude-ide-bridge <command> -h" for a command's flags.
@@ -67,6 +70,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		err = cmdProbe(ctx, args[1:], stdout, stderr)
 	case "doctor":
 		err = cmdDoctor(args[1:], stdout, stderr)
+	case "trust":
+		err = cmdTrust(args[1:], stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, "claude-ide-bridge", version)
 	case "help", "-h", "--help":

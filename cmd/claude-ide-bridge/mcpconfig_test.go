@@ -88,6 +88,7 @@ func TestServeCodeToolsGopls(t *testing.T) {
 	}
 	h := newHome(t)
 	navtest.Copy(t, h.ws)
+	h.trust(t, h.ws)
 	s := h.serve(t, nil, "--auto", "reject", "--lsp", ".go="+gopls)
 	c, err := discovery.ReadMCPConfig(filepath.Join(h.cfg, "ide"), s.port)
 	if err != nil {

@@ -61,3 +61,45 @@ func TestMentionWithoutBridge(t *testing.T) {
 		t.Fatalf("no argument: exit %d, want 2", code)
 	}
 }
+
+// Issue 28 item 7: "an excluded file's selection never reaches a Claude-side client, from ...
+// serve/select". With serve's default globs, `select .env` and `mention` of a key are refused
+// (exit 1, saying why) and nothing reaches Claude; --exclude replaces the default.
+func TestSelectExcludedNeverReachesClaude(t *testing.T) {
+	h := newHome(t)
+	for name, text := range map[string]string{".env": "SECRET=hunter2\n", "id_ed25519": "KEY\n", "main.go": "package main\n", "notes.txt": "n\n"} {
+		os.WriteFile(filepath.Join(h.ws, name), []byte(text), 0o600)
+	}
+	os.Symlink(filepath.Join(h.ws, ".env"), filepath.Join(h.ws, "config"))
+	s := h.serve(t, nil)
+	c := s.claude(t)
+	for _, args := range [][]string{{"select", ".env:1"}, {"select", "config:1"}, {"mention", "id_ed25519"}} {
+		_, errOut, code := h.command(t, h.ws, args...)
+		if code != 1 || !strings.Contains(errOut, "excluded from sharing") {
+			t.Fatalf("%v: exit %d, stderr %q; want 1 and why", args, code, errOut)
+		}
+	}
+	// The next thing Claude gets is main.go's selection: nothing of .env came before it.
+	if _, _, code := h.command(t, h.ws, "select", "main.go:1"); code != 0 {
+		t.Fatalf("select main.go: exit %d", code)
+	}
+	m, err := c.Next(ctxT(t), "selection_changed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(m.Params), "main.go") {
+		t.Fatalf("first selection_changed %s", m.Params)
+	}
+
+	// --exclude notes.txt: .env is shared then (the default replaced), notes.txt is not.
+	h2 := newHome(t)
+	os.WriteFile(filepath.Join(h2.ws, "notes.txt"), []byte("n\n"), 0o600)
+	os.WriteFile(filepath.Join(h2.ws, ".env"), []byte("A=1\n"), 0o600)
+	h2.serve(t, nil, "--exclude", "notes.txt")
+	if _, errOut, code := h2.command(t, h2.ws, "select", "notes.txt:1"); code != 1 || !strings.Contains(errOut, "excluded") {
+		t.Fatalf("--exclude notes.txt: select notes.txt exit %d %q", code, errOut)
+	}
+	if _, errOut, code := h2.command(t, h2.ws, "select", ".env:1"); code != 0 {
+		t.Fatalf("--exclude notes.txt: select .env exit %d %q", code, errOut)
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/editors/stdio"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/jsonrpc"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/lsp"
 )
 
 // This file is how a bridge started by an editor (serve --stdio) outlives it, and how the next
@@ -159,6 +160,8 @@ type workspaceBridge struct {
 	opt     stdio.Options // for the sessions of attached editors
 	grace   time.Duration
 	log     *slog.Logger
+	asm     assembly
+	away    *lsp.Manager // language servers for getDiagnostics while no editor is attached
 	stopped atomic.Bool // an editor asked the bridge to end (shutdown)
 }
 
@@ -186,6 +189,7 @@ func (wb *workspaceBridge) detached(ctx context.Context) net.Conn {
 	// to tell the model about (it reads text and filePath; both empty mean nothing).
 	m.SelectionChanged(ide.Selection{Selection: ide.SelectionPos{IsEmpty: true}})
 	wb.r.SetPID(0)
+	wb.awayDiagnostics()
 	wb.log.Info("the editor went away; staying for Claude", "clients", m.Clients(), "grace", wb.grace)
 
 	conns := make(chan net.Conn)
@@ -247,6 +251,32 @@ func (wb *workspaceBridge) detached(ctx context.Context) net.Conn {
 		case <-ctx.Done():
 			return nil
 		}
+	}
+}
+
+// awayDiagnostics gives getDiagnostics the bridge's own language servers while no editor is
+// attached, once: those of --lsp, else the ones found on $PATH. They start on the first request
+// and only where the user trusts the workspace (else the answer is empty, never an error).
+func (wb *workspaceBridge) awayDiagnostics() {
+	if wb.away != nil || wb.r.lsp != nil {
+		return // started, or the editor's own diagnostics come from the bridge anyway
+	}
+	servers := wb.asm.LSP
+	if len(servers) == 0 {
+		servers = lsp.Detect(nil)
+	}
+	if len(servers) == 0 {
+		return
+	}
+	info := wb.r.Model.Info()
+	m, err := wb.asm.languageServers(wb.r.Model.Folders(), info.Encoding, servers)
+	if err != nil {
+		wb.log.Warn("language servers while no editor is attached", "err", err)
+		return
+	}
+	wb.away = m
+	if d, _ := lsp.WithDiagnostics(nil, ide.EditorInfo{}, m); d != nil {
+		wb.slot.SetOwnDiagnostics(d.Diagnostics)
 	}
 }
 

@@ -58,6 +58,7 @@ func TestServePagerInTmux(t *testing.T) {
 		t.Skip("SKIPPED: tmux or less is not installed (scripts/test installs them): the pager is not tested")
 	}
 	h := newHome(t)
+	h.trust(t, h.ws) // no trust prompt: this test is about the pager
 	path := filepath.Join(h.ws, "long.txt")
 	os.WriteFile(path, []byte("first\n"), 0o644)
 	dir := t.TempDir()

@@ -15,7 +15,7 @@ import (
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/bridge"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/editors/stdio"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/editors/terminal"
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/exclude"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/lsp"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/pathmap"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/permmode"
@@ -43,7 +43,9 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		outlive    = fs.Duration("outlive", 30*time.Second, "with --stdio: when the editor goes while Claude is connected, the bridge stays for the next editor of this workspace to attach, until this long after the last Claude left; 0: it ends with the editor")
 		lspFlags   stringList
 		pathMaps   stringList
+		excludes   stringList
 	)
+	fs.Var(&excludes, "exclude", "glob of files whose selections, mentions, open editors and diagnostics never reach Claude (repeatable; replaces the default "+strings.Join(exclude.Default, " ")+"; none: share everything; with --stdio the editor's initialize may give its own)")
 	fs.Var(&lspFlags, "lsp", "language server for getDiagnostics: EXT=COMMAND (repeatable, e.g. .go=gopls), auto (the common ones on $PATH) or none; default without --stdio: auto")
 	fs.Var(&pathMaps, "path-map", "with --stdio: LOCAL=REMOTE, the editor's path prefix and the same folder here (repeatable; longest prefix wins; docs/remote.md)")
 	if err := fs.Parse(args); err != nil {
@@ -85,9 +87,14 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		fmt.Fprintln(stderr, "--path-map needs --stdio: the terminal mode runs where Claude runs")
 		return errUsage
 	}
+	excl, err := excludeSet(excludes)
+	if err != nil {
+		fmt.Fprintln(stderr, "--exclude:", err)
+		return errUsage
+	}
 	asm := assembly{Port: *port, Trace: traceW, Log: log, Keepalive: *keepalive, MaxClients: *maxClients, LSP: servers}
 	if *useStdio {
-		return serveStdio(ctx, asm, *outlive, stdin, stdout, stdio.Options{Log: log, EditorTimeout: *edTimeout, PathMap: pm})
+		return serveStdio(ctx, asm, *outlive, stdin, stdout, stdio.Options{Log: log, EditorTimeout: *edTimeout, PathMap: pm, Exclude: excl})
 	}
 	switch terminal.Auto(*auto) {
 	case terminal.Ask, terminal.Accept, terminal.Reject:
@@ -99,6 +106,11 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if *workspace != "" {
 		folders = []string{*workspace}
 	}
+	root, err := workspaceRoot(*workspace)
+	if err != nil {
+		return err
+	}
+	trustWorkspace(root, servers, stdin, stdout) // before the reviewer reads stdin
 	ed := terminal.New(stdin, stdout, terminal.Auto(*auto), isTerminal(stdout))
 	defer ed.Close()
 	openSet := false
@@ -116,7 +128,9 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		ed.SetOpener(o, isCharDevice(stdout))
 		fmt.Fprintf(stdout, "claude-ide-bridge: files Claude opens are opened with: %s\n", tmpl)
 	}
-	b, err := asm.start(editorConn{Editor: ed, Info: terminal.Info(*ideName), Folders: folders})
+	info := terminal.Info(*ideName)
+	info.Exclude = excl
+	b, err := asm.start(editorConn{Editor: ed, Info: info, Folders: folders})
 	if _, ok := err.(lspError); ok {
 		fmt.Fprintln(stderr, err.(lspError).err)
 		return errUsage
@@ -131,7 +145,7 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if w := permmode.Decide(nil, permmode.FromOS(b.Model.Folders()[0])).Warning(); w != "" {
 		fmt.Fprintf(stdout, "note: %s\n\n", termtext.Line(w))
 	}
-	fmt.Fprintf(stdout, "language servers (getDiagnostics): %s\n\n", lsp.Describe(servers))
+	fmt.Fprintf(stdout, "language servers (getDiagnostics): %s\n\n", describeServers(servers, root))
 	ed.Run(ctx)
 	fmt.Fprintln(stdout, "\nclaude-ide-bridge: stopping")
 	return nil
@@ -223,19 +237,16 @@ func serveStdio(ctx context.Context, asm assembly, grace time.Duration, stdin io
 	}
 	opt.Prefix = first.raw
 	slot := attach.NewSlot()
-	wb := &workspaceBridge{slot: slot, opt: opt, grace: grace, log: asm.Log}
+	wb := &workspaceBridge{slot: slot, opt: opt, grace: grace, log: asm.Log, asm: asm}
 	wb.opt.Prefix = nil
 	opt.Shutdown = func() { wb.stopped.Store(true) }
 	opt.Start = func(h stdio.Hello) (*bridge.Bridge, error) {
 		slot.Attach(attach.Editor{Editor: h.Editor, Info: h.Info, Code: h.Code, Events: h.Events})
 		var err error
-		r, err = asm.start(editorConn{Editor: slot, Info: h.Info, Folders: h.Folders, PID: h.PID, Code: slot.Code(), Events: slot.Events(), keepLSP: true})
+		r, err = asm.start(editorConn{Editor: slot, Info: h.Info, Folders: h.Folders, PID: h.PID, Code: slot.Code(), Events: slot.Events()})
 		if err != nil {
 			slot.Detach(nil)
 			return nil, startError(err)
-		}
-		if d, _ := lsp.WithDiagnostics(slot, ide.EditorInfo{}, r.lsp); d != ide.Editor(slot) {
-			slot.OwnDiagnostics = d.Diagnostics // the --lsp servers, while no editor is attached
 		}
 		return r.Bridge, nil
 	}
@@ -246,6 +257,9 @@ func serveStdio(ctx context.Context, asm assembly, grace time.Duration, stdin io
 	wb.r = r
 	wb.outlive(ctx)
 	r.Close()
+	if wb.away != nil {
+		wb.away.Close()
+	}
 	return err
 }
 
@@ -293,4 +307,15 @@ func isCharDevice(w io.Writer) bool {
 	}
 	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// excludeSet compiles the --exclude flags: none given, the default; "none", nothing.
+func excludeSet(globs []string) (*exclude.Set, error) {
+	if len(globs) == 0 {
+		return exclude.New(nil)
+	}
+	if len(globs) == 1 && globs[0] == "none" {
+		return exclude.New([]string{})
+	}
+	return exclude.New(globs)
 }

@@ -23,7 +23,7 @@ type Editor struct {
 //
 //   - showDiff: the proposal stays pending (Claude's terminal can still answer it; the CLI then
 //     settles it with close_tab) and is shown to the next editor that attaches (Replay);
-//   - getDiagnostics: from OwnDiagnostics (the bridge's own language servers), else none;
+//   - getDiagnostics: from SetOwnDiagnostics (the bridge's own language servers), else none;
 //   - getOpenEditors: none; getCurrentSelection: no selection; checkDocumentDirty and
 //     saveDocument: the file is not open; closeDiff: done;
 //   - openFile, setBufferText, executeCode: an error saying no editor is attached.
@@ -31,11 +31,8 @@ type Editor struct {
 // It remembers every proposal shown until its closeDiff, so a proposal shown to an editor that
 // then quit is shown again to the next one. Safe for concurrent use.
 type Slot struct {
-	// OwnDiagnostics answers getDiagnostics while no editor is attached, and for an attached
-	// editor that has no diagnostics of its own. Nil: empty answers. Set before use.
-	OwnDiagnostics func(ctx context.Context, path string) ([]ide.FileDiagnostics, error)
-
 	mu      sync.Mutex
+	own     func(ctx context.Context, path string) ([]ide.FileDiagnostics, error)
 	cur     *Editor
 	last    string                        // the last editor's name, for messages
 	shown   map[string]ide.ShowDiffParams // proposals not yet closed, by tab
@@ -61,6 +58,14 @@ func (s *Slot) Detach(e ide.Editor) {
 	if s.cur != nil && (e == nil || s.cur.Editor == e) {
 		s.cur = nil
 	}
+}
+
+// SetOwnDiagnostics makes f answer getDiagnostics while no editor is attached, and for an
+// attached editor that has no diagnostics of its own (the bridge's language servers).
+func (s *Slot) SetOwnDiagnostics(f func(ctx context.Context, path string) ([]ide.FileDiagnostics, error)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.own = f
 }
 
 // Attached reports whether an editor is attached.
@@ -247,15 +252,18 @@ func (s *Slot) Save(ctx context.Context, path string) (ide.DocState, error) {
 	return ide.DocState{}, nil
 }
 
-// Diagnostics asks the attached editor when it has its own, else the bridge's (OwnDiagnostics),
+// Diagnostics asks the attached editor when it has its own, else the bridge's (SetOwnDiagnostics),
 // else answers none: the CLI asks before and after every edit and stops asking after three
 // timeouts, so this never fails for want of an editor.
 func (s *Slot) Diagnostics(ctx context.Context, path string) ([]ide.FileDiagnostics, error) {
 	if e := s.current(); e != nil && e.Info.Caps.Diagnostics {
 		return e.Editor.Diagnostics(ctx, path)
 	}
-	if s.OwnDiagnostics != nil {
-		return s.OwnDiagnostics(ctx, path)
+	s.mu.Lock()
+	own := s.own
+	s.mu.Unlock()
+	if own != nil {
+		return own(ctx, path)
 	}
 	if path == "" {
 		return []ide.FileDiagnostics{}, nil

@@ -138,7 +138,7 @@ func TestSlotWithoutEditor(t *testing.T) {
 		t.Errorf("OpenFile: %v", err)
 	}
 	own := false
-	s.OwnDiagnostics = func(context.Context, string) ([]ide.FileDiagnostics, error) { own = true; return nil, nil }
+	s.SetOwnDiagnostics(func(context.Context, string) ([]ide.FileDiagnostics, error) { own = true; return nil, nil })
 	s.Diagnostics(ctx, "/w/a.go")
 	if !own {
 		t.Error("the bridge's own language servers were not asked")

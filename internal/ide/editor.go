@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"time"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/exclude"
 )
 
 // Editor is what an editor provides to the bridge: primitive facts and UI actions, no protocol
@@ -67,6 +69,9 @@ type EditorInfo struct {
 	TrackSelection bool // the editor reports selections; getCurrentSelection answers from them
 	// Timeout bounds each editor call (default 10s); showing a diff may take three times as long.
 	Timeout time.Duration
+	// Exclude: files whose selections, mentions, open-editor entries and diagnostics never
+	// reach Claude (sharing.go). Nil: exclude.Default.
+	Exclude *exclude.Set
 }
 
 // Position is 0-based; Character counts in the editor's Encoding.

@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"sync"
 	"time"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/exclude"
 )
 
 // ClientID names one WebSocket connection. A reconnecting CLI is a new client.
@@ -48,9 +50,11 @@ type Model struct {
 	folders  []string
 	latest   *Selection
 	lastSent []byte // encoded selection_changed last sent, to send only on change
+	lastPath string // the file of lastSent
 	held     []heldMention
 	closed   bool
 	drains   map[ClientID]func(context.Context) error
+	paused   bool // sharing paused by the user (sharing.go)
 }
 
 // SetDrain registers how to wait until client id's session has answered every call it received;
@@ -87,6 +91,9 @@ func New(editor Editor, info EditorInfo, folders []string, events Events, log *s
 	}
 	if info.Timeout <= 0 {
 		info.Timeout = 10 * time.Second
+	}
+	if info.Exclude == nil {
+		info.Exclude, _ = exclude.New(nil) // the default compiles
 	}
 	return &Model{
 		editor: editor, info: info, events: events, log: log,
@@ -137,7 +144,7 @@ func (m *Model) Listening(id ClientID) {
 		return // not initialized: a client that skipped notifications/initialized is never told
 	}
 	c.listening = true
-	if m.lastSent != nil {
+	if m.lastSent != nil && !m.paused {
 		c.conn.SendLatest(m.lastSent)
 	}
 	now := time.Now()

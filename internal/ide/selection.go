@@ -19,14 +19,19 @@ func (m *Model) SelectionChanged(sel Selection) {
 	if sel.FileURL == "" && sel.FilePath != "" {
 		sel.FileURL = FileURL(sel.FilePath)
 	}
-	msg := encodeSelection(&sel)
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if m.paused || m.excludedLocked(sel.FilePath) {
+		// Never sent, never kept: getLatestSelection has nothing until a shared file is selected.
+		m.latest = nil
+		return
+	}
+	msg := encodeSelection(&sel)
 	m.latest = &sel
 	if bytes.Equal(msg, m.lastSent) {
 		return
 	}
-	m.lastSent = msg
+	m.lastSent, m.lastPath = msg, sel.FilePath
 	for _, c := range m.clients {
 		if c.listening { // the others get the latest when they start listening
 			c.conn.SendLatest(msg)
@@ -116,7 +121,7 @@ func appendString(b []byte, s string) []byte {
 func (m *Model) LatestSelection() *Selection {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.latest == nil {
+	if m.latest == nil || m.paused {
 		return nil
 	}
 	s := *m.latest
@@ -140,6 +145,9 @@ func (m *Model) AtMentioned(mention Mention) (delivered int, held bool, err erro
 	// (spec 000: "filePath is absolute"). Take it against the workspace, as tools do.
 	if mention.FilePath, err = m.absPath(mention.FilePath); err != nil {
 		return 0, false, err
+	}
+	if m.excluded(mention.FilePath) {
+		return 0, false, errExcluded(mention.FilePath)
 	}
 	msg, err := jsonrpc.EncodeNotification("at_mentioned", mention)
 	if err != nil {

@@ -131,6 +131,9 @@ func (m *Model) toolCurrentSelection(ctx context.Context, id ClientID, name stri
 	if err != nil {
 		return nil, err
 	}
+	if s != nil && !m.shared(s.FilePath) {
+		s = nil
+	}
 	if s != nil && s.FileURL == "" {
 		s.FileURL = FileURL(s.FilePath)
 	}
@@ -256,6 +259,9 @@ func (m *Model) openEditors(ctx context.Context) (*ToolResult, error) {
 		Tabs []tab `json:"tabs"`
 	}{Tabs: []tab{}}
 	for _, e := range eds {
+		if !m.shared(e.FilePath) {
+			continue
+		}
 		label := e.Label
 		if label == "" {
 			label = filepath.Base(e.FilePath)
@@ -318,6 +324,9 @@ func (m *Model) diagnostics(ctx context.Context, uri string) (*ToolResult, error
 	}
 	out := []entry{}
 	for _, f := range files {
+		if !m.shared(f.FilePath) {
+			continue
+		}
 		u := FileURL(f.FilePath)
 		if uri != "" && filepath.Clean(f.FilePath) == path {
 			u = uri // the CLI matches on the uri it sent: return it exactly as asked

@@ -2,8 +2,10 @@ package lsp
 
 import (
 	"fmt"
-	"os/exec"
+	"os"
 	"strings"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/trust"
 )
 
 // ParseServer parses a --lsp value "EXT=COMMAND": one extension or several separated by commas
@@ -40,12 +42,15 @@ var knownServers = []ServerConfig{
 	{Extensions: []string{".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".hh", ".hxx", ".m", ".mm"}, Command: []string{"clangd"}},
 }
 
-// Detect returns the common servers found by lookPath (exec.LookPath when nil): gopls,
-// rust-analyzer, pyright-langserver or pylsp, typescript-language-server and clangd, each for
-// its extensions, with the path found as the command.
+// Detect returns the common servers found by lookPath: gopls, rust-analyzer,
+// pyright-langserver or pylsp, typescript-language-server and clangd, each for its extensions,
+// with the path found as the command. A nil lookPath is trust.LookPath's search of $PATH with
+// the current directory as the workspace (no relative entry, nothing inside it, nothing another
+// user can write); each start checks the program again against the Manager's root.
 func Detect(lookPath func(string) (string, error)) []ServerConfig {
 	if lookPath == nil {
-		lookPath = exec.LookPath
+		wd, _ := os.Getwd()
+		lookPath = func(name string) (string, error) { return trust.LookPath(name, "", []string{wd}) }
 	}
 	var out []ServerConfig
 	taken := map[string]bool{}

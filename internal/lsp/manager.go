@@ -41,6 +41,11 @@ type Config struct {
 	Encoding string
 	// MaxFileSize bounds a file read to send it to a server (default 16 MiB).
 	MaxFileSize int64
+	// Trust is asked before a server is started: nil when Root is trusted, else why not
+	// (internal/trust's Gate). A server reads the workspace's toolchain files and scripts, so
+	// for an untrusted workspace none starts and Diagnostics and Request fail with
+	// ErrUntrusted. Nil trusts every root: the bridge's wiring always sets it.
+	Trust func() error
 }
 
 // ServerConfig is one language server command and the extensions (".go") it serves.
@@ -72,6 +77,8 @@ var (
 	// ErrServerExited: the server exited (or closed its output) during the request. The next
 	// request starts it again.
 	ErrServerExited = errors.New("language server exited")
+	// ErrUntrusted: the workspace is not trusted, so no server is started in it.
+	ErrUntrusted = errors.New("language servers are off until the workspace is trusted")
 )
 
 // Manager owns the language servers of one workspace. All methods are safe for concurrent use.
@@ -85,6 +92,23 @@ type Manager struct {
 
 	mu     sync.Mutex
 	closed bool
+
+	untrustedLog sync.Once // the one log line saying servers are off
+}
+
+// trusted asks Config.Trust; a refusal is ErrUntrusted, logged once.
+func (m *Manager) trusted() error {
+	if m.cfg.Trust == nil {
+		return nil
+	}
+	err := m.cfg.Trust()
+	if err == nil {
+		return nil
+	}
+	m.untrustedLog.Do(func() {
+		m.log.Warn("language servers are off: the workspace is not trusted; getDiagnostics answers no diagnostics until it is (claude-ide-bridge trust DIR)", "root", m.cfg.Root, "reason", err.Error())
+	})
+	return fmt.Errorf("%w (%v)", ErrUntrusted, err)
 }
 
 // New returns a Manager; no server is started until a request needs it. It fails on a bad

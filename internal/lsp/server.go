@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -17,7 +18,20 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/jsonrpc"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/trust"
 )
+
+// serverEnv is the bridge's environment with PATH cleaned (trust.CleanPath): what a server
+// runs by name is not taken from the workspace either.
+func serverEnv(workspace []string) []string {
+	env := os.Environ()
+	for i, kv := range env {
+		if k, v, ok := strings.Cut(kv, "="); ok && k == "PATH" {
+			env[i] = "PATH=" + trust.CleanPath(v, workspace)
+		}
+	}
+	return env
+}
 
 // server is one configured command; it has at most one running process at a time.
 type server struct {
@@ -26,7 +40,8 @@ type server struct {
 	argv []string
 	exts []string
 
-	start chan struct{} // 1-buffered: one start (or stop) at a time
+	start   chan struct{} // 1-buffered: one start (or stop) at a time
+	refused sync.Once     // the one log line saying its program is unsafe to run
 
 	mu   sync.Mutex
 	proc *process // the latest process, possibly dead
@@ -60,10 +75,16 @@ func (s *server) ensure(ctx context.Context) (*process, error) {
 	if s.m.isClosed() {
 		return nil, ErrClosed
 	}
+	if err := s.m.trusted(); err != nil {
+		return nil, err
+	}
 	if old := s.current(); old != nil {
 		s.m.log.Warn("language server ended; starting it again", "server", s.name, "error", old.exitError())
 	}
 	p, err := s.launch(ctx)
+	if errors.Is(err, trust.ErrUnsafeProgram) {
+		s.refused.Do(func() { s.m.log.Warn("language server not started", "server", s.name, "reason", err.Error()) })
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -159,8 +180,16 @@ type publication struct {
 }
 
 func startProcess(s *server) (*process, error) {
-	cmd := exec.Command(s.argv[0], s.argv[1:]...)
-	cmd.Dir = s.m.cfg.Root
+	// The program is looked up here, each start, by trust's rules (never from the workspace or
+	// a folder another user can write), and run by its resolved path with argv[0] as given:
+	// rustup's proxies read their name from it.
+	workspace := []string{s.m.cfg.Root}
+	prog, err := trust.Executable(s.argv[0], "", workspace)
+	if err != nil {
+		return nil, err
+	}
+	cmd := &exec.Cmd{Path: prog, Args: append([]string(nil), s.argv...), Dir: s.m.cfg.Root}
+	cmd.Env = serverEnv(workspace)
 	setProcessGroup(cmd)
 	// Pipes of our own rather than cmd's: Wait then returns when the server exits, even if a
 	// helper it started still holds an output open.

@@ -17,6 +17,9 @@ func LSPSource(m *lsp.Manager) Source {
 			return Answer{}, &NoServerError{Source: "the bridge", Reason: noBridgeServer(path)}
 		}
 		err := m.Request(ctx, path, method, params, result)
+		if errors.Is(err, lsp.ErrUntrusted) {
+			return Answer{}, &NoServerError{Source: "the bridge", Reason: "language servers are off until this workspace is trusted (the user runs: claude-ide-bridge trust " + m.Root() + ")"}
+		}
 		if errors.Is(err, lsp.ErrNoServer) {
 			return Answer{}, &NoServerError{Source: "the bridge", Reason: err.Error()}
 		}

@@ -20,6 +20,8 @@ import (
 type Model interface {
 	AtMentioned(ide.Mention) (delivered int, held bool, err error)
 	SelectionChanged(ide.Selection)
+	// Excluded: the file matches the user's exclude globs (internal/exclude); nothing of it is sent.
+	Excluded(path string) bool
 	Listeners() int
 	Folders() []string
 }
@@ -97,6 +99,10 @@ func (h *handler) check(req Request) (path string, start, end int, err error) {
 	}
 	if !InFolders(path, h.m.Folders()) {
 		return "", 0, 0, fmt.Errorf("%s is not in this IDE's workspace %v", req.FilePath, h.m.Folders())
+	}
+	// By the name given and by the file it names (a symlink to .env is .env).
+	if h.m.Excluded(req.FilePath) || h.m.Excluded(path) {
+		return "", 0, 0, fmt.Errorf("%s is excluded from sharing (the bridge's exclude globs): not sent", req.FilePath)
 	}
 	return path, start, end, nil
 }

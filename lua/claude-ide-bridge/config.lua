@@ -36,6 +36,7 @@ local M = {}
 ---@field permission_mode? false|"default"|"acceptEdits"|"plan"|"auto"|"dontAsk"|"bypassPermissions" the CLI's mode (default nil: "default" unless your Claude settings choose one; false: add no flag)
 ---@field remote? false|claude-ide-bridge.RemoteConfig bridge and claude on another machine (default false)
 ---@field tabline? boolean set 'tabline' to readable labels for Claude's tabs when it is empty (default true)
+---@field exclude? string[] globs of files never shared with Claude (default nil: the bridge's, .env .env.* *.pem id_rsa* ...)
 
 ---@type claude-ide-bridge.Config
 M.defaults = {
@@ -70,13 +71,17 @@ M.defaults = {
   -- Set 'tabline' (when the user has none) to labels that name Claude's
   -- terminal and diffs readably (tabline.lua).
   tabline = true,
+  -- Files whose selections, @-mentions, open-editor entries and diagnostics
+  -- never reach Claude (the bridge enforces it). nil: the bridge's default
+  -- (.env, .env.*, *.pem, *.key, id_rsa*, id_ed25519*, .netrc, ...); {}: share all.
+  exclude = nil,
 }
 
 -- Keys allowed in the user's table (the defaults' keys include those whose default is nil).
 local known = {
   bin = true, auto_start = true, terminal_cmd = true, terminal = true, track_selection = true,
   selection_debounce_ms = true, ide_name = true, install = true, remote = true, model_tools = true,
-  permission_mode = true, tabline = true,
+  permission_mode = true, tabline = true, exclude = true,
 }
 local known_terminal = { provider = true, split = true, size = true, float = true, external_cmd = true, snacks_win = true }
 local known_install = { base_url = true }
@@ -158,6 +163,24 @@ local rules = {
   { "auto_start", "boolean" },
   { "model_tools", "boolean" },
   { "tabline", "boolean" },
+  {
+    "exclude",
+    function(v)
+      if v == nil then
+        return true
+      end
+      if type(v) ~= "table" then
+        return false
+      end
+      for k, x in pairs(v) do
+        if type(k) ~= "number" or type(x) ~= "string" then
+          return false
+        end
+      end
+      return true
+    end,
+    "a list of globs (strings)",
+  },
   {
     "terminal_cmd",
     function(v)

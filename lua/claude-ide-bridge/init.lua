@@ -90,9 +90,14 @@ local function on_ready(err, result)
     return
   end
   local waiting = state.bridge_ready(result)
+  if state.sharing.paused then
+    -- Paused before this bridge started (or it restarted): it starts paused too.
+    S.client:request("setSharing", { paused = true }, function() end)
+  end
   if config.options.track_selection then
     tracker.start(function(sel)
-      if S.client then
+      -- Paused: nothing leaves Neovim (the bridge would drop it too).
+      if S.client and not state.sharing.paused then
         S.client:notify("selectionChanged", sel)
       end
     end, config.options.selection_debounce_ms)
@@ -186,6 +191,8 @@ function M.start(cb)
     workspaceFolders = workspace_folders(),
     positionEncoding = "utf-8",
     trackSelection = config.options.track_selection,
+    -- nil: the bridge's default globs.
+    exclude = config.options.exclude,
     capabilities = {
       openFile = true, showDiff = true, canCloseTabs = true, getOpenEditors = true,
       getCurrentSelection = true, checkDocumentDirty = true, saveDocument = true,
@@ -403,6 +410,7 @@ end
 --- The permission mode a claude started by :ClaudeCode gets, as the bridge
 --- decides it (nil, why when it cannot tell): { mode, source, add,
 --- skipsDiffs }. Waits up to timeout_ms (default 2000) for the answer.
+---@param timeout_ms? integer
 ---@return table|nil, string|nil
 function M.permission_mode(timeout_ms)
   local opt = config.options.permission_mode
@@ -464,6 +472,7 @@ end
 ---@field clients integer Claude clients connected
 ---@field pending_diffs integer diffs waiting for the user's decision
 ---@field attached boolean this Neovim attached to a bridge that outlived another Neovim (false: it started the bridge)
+---@field paused boolean sharing is paused (:ClaudeCodePause): no selection, open files or diagnostics reach Claude
 
 --- For statuslines: cheap, no request to the bridge.
 ---@return claude-ide-bridge.Status
@@ -481,7 +490,31 @@ function M.status()
     clients = ready and S.clients or 0,
     pending_diffs = pending,
     attached = ready and S.info.attached == true,
+    paused = state.sharing.paused,
   }
+end
+
+--- :ClaudeCodePause / :ClaudeCodeResume: stops (or restarts) sharing the
+--- selection, the open files and the diagnostics with Claude; @-mentions you
+--- send still go. Kept across bridge restarts; status().paused shows it.
+---@param paused boolean
+function M.set_paused(paused)
+  state.sharing.paused = paused
+  local done = function()
+    notify(paused and "sharing paused: Claude gets no selection, open files or diagnostics (:ClaudeCodeResume)"
+      or "sharing resumed")
+  end
+  if not state.ready_client() then
+    return done()
+  end
+  request("setSharing", { paused = paused }, function(err)
+    vim.schedule(function()
+      if err then
+        return notify("could not " .. (paused and "pause" or "resume") .. " sharing: " .. tostring(err.message), vim.log.levels.ERROR)
+      end
+      done()
+    end)
+  end)
 end
 
 --- :ClaudeCodeStatus: asks the bridge and shows its answer.
@@ -500,6 +533,10 @@ function M.show_status()
         ("port %s, %d Claude client(s), lock %s, %s"):format(tostring(r.port), tonumber(r.clients) or 0, tostring(r.lockPath),
           S.info and S.info.attached and "attached (the bridge outlived an earlier Neovim)" or "started by this Neovim"),
       }
+      if type(r.sharing) == "table" then
+        lines[#lines + 1] = (r.sharing.paused and "sharing paused (:ClaudeCodeResume)" or "sharing on")
+          .. "; never shared: " .. table.concat(type(r.sharing.exclude) == "table" and r.sharing.exclude or {}, " ")
+      end
       for _, d in ipairs(type(r.diffs) == "table" and r.diffs or {}) do
         lines[#lines + 1] = ("diff %s (%s): %s"):format(tostring(d.tabName), tostring(d.filePath), tostring(d.state))
       end
@@ -538,6 +575,17 @@ function M.setup(opts)
       local client = state.ready_client()
       if client then
         client:notify("workspaceFoldersChanged", { folders = workspace_folders() })
+      end
+    end,
+  })
+  -- A closed file's selection is never sent later (to a session that connects after).
+  vim.api.nvim_create_autocmd("BufUnload", {
+    group = augroup,
+    callback = function(a)
+      local client = state.ready_client()
+      local name = vim.api.nvim_buf_get_name(a.buf)
+      if client and name ~= "" and vim.bo[a.buf].buftype == "" then
+        client:notify("fileClosed", { filePath = name })
       end
     end,
   })

@@ -63,6 +63,9 @@ M.terminal = { buf = nil, job = nil, external_job = nil, snacks_win = nil }
 --- buffers by number, whether watching is on and its augroup.
 M.watch = { dirs = {}, bufs = {}, enabled = false, augroup = nil }
 
+--- Sharing with Claude (:ClaudeCodePause): paused survives bridge restarts.
+M.sharing = { paused = false }
+
 --- The last :ClaudeCodeInstall: { path = string|nil, err = string|nil }.
 M.install = { last = nil }
 

@@ -35,7 +35,7 @@ func startBridge(t testing.TB, config string, args ...string) (*proc, *exec.Cmd)
 	p := &proc{stderr: &testbin.Buffer{}, exited: make(chan struct{}),
 		Trace: filepath.Join(t.TempDir(), "trace.jsonl")}
 	cmd := exec.Command(bin, append(append([]string{"serve"}, args...), "--trace", p.Trace)...)
-	cmd.Env = append(os.Environ(), "CLAUDE_CONFIG_DIR="+config, "HOME="+config)
+	cmd.Env = append(os.Environ(), "CLAUDE_CONFIG_DIR="+config, "HOME="+config, "XDG_CONFIG_HOME="+filepath.Join(config, "xdg"))
 	cmd.Stderr = p.stderr
 	p.cmd = cmd
 	t.Cleanup(func() {

@@ -58,6 +58,12 @@ func TestStandaloneGoplsDiagnostics(t *testing.T) {
 	}
 	v := strings.Split(strings.TrimSpace(string(out)), "\n")
 	cmd.Env = append(cmd.Env, "GOCACHE="+v[0], "GOMODCACHE="+v[1], "GOPATH="+v[2], "GOTOOLCHAIN=local", "GOPROXY=off")
+	// The project is the user's: trusted, so the bridge starts gopls in it (issue 25).
+	tr := exec.Command(bridgeBin, "trust", s.Project)
+	tr.Env = cmd.Env
+	if out, err := tr.CombinedOutput(); err != nil {
+		t.Fatalf("trust: %v %s", err, out)
+	}
 	stdout := &testbin.Buffer{}
 	cmd.Stdout = stdout
 	p.run(t)

@@ -36,6 +36,7 @@ test("getDiagnostics answers gopls's error in UTF-16 columns when a language ser
   const env = await setup(t, {
     files: { "go.mod": "module example.com/m\n\ngo 1.22\n", "main.go": src },
     config: { "claude-ide-bridge.languageServers": [".go=" + gopls] },
+    trusted: true, // the bridge starts language servers in a trusted folder only
   });
   const { port, lock } = await readLock(env.configDir);
   const claude = await ClaudeClient.connect(port, lock.authToken);
@@ -60,6 +61,7 @@ test("a workspace's list replaces the global one; none turns diagnostics off", a
     files: { "a.go": "package a\n" },
     config: { "claude-ide-bridge.languageServers": [".go=/nonexistent/gopls"] },
     workspaceConfig: { "claude-ide-bridge.workspaceLanguageServers": ["none"] },
+    trusted: true, // a project's list is read only in a trusted folder
   });
   const { port, lock } = await readLock(env.configDir);
   const claude = await ClaudeClient.connect(port, lock.authToken);

@@ -61,6 +61,7 @@ test("through a remote command: REMOTE folders and the bridge's pid in the lock,
   const env = await setup(t, { files: { "a.txt": "one\ntwo\n" }, config: { "claude-ide-bridge.autoStart": false } });
   env.standin.nova.workspace.config.set("claude-ide-bridge.remoteCommand", launcher(env.workspace));
   env.standin.nova.workspace.config.set("claude-ide-bridge.pathMap", [`${env.workspace}=${remoteDir}`]);
+  env.trust(); // the project's remote command runs only in a trusted folder
   await env.standin.run("claude-ide-bridge.start");
   const { port, lock } = await readLock(env.configDir);
   assert.deepStrictEqual(lock.workspaceFolders, [remoteDir]);

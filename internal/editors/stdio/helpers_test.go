@@ -81,6 +81,16 @@ func startSidecar(t *testing.T, framing string, args ...string) *sidecar {
 
 // startSidecarEnv is startSidecar with env added to the child's environment (the test's own
 // environment is never changed, so tests can run in parallel).
+// trust runs `claude-ide-bridge trust` on the sidecar's workspace, in its environment.
+func (s *sidecar) trust(t *testing.T) {
+	t.Helper()
+	cmd := exec.Command(bin, "trust", s.ws)
+	cmd.Env = s.cmd.Env
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("trust: %v %s", err, out)
+	}
+}
+
 func startSidecarEnv(t *testing.T, env []string, framing string, args ...string) *sidecar {
 	t.Helper()
 	tmp := t.TempDir()
@@ -114,6 +124,7 @@ func startSidecarIn(t *testing.T, tmp, ws string, env []string, framing string, 
 	s.cmd = exec.Command(bin, append([]string{"serve", "--stdio"}, args...)...)
 	s.cmd.Dir = ws
 	s.cmd.Env = append(os.Environ(), "CLAUDE_CONFIG_DIR="+s.cfgDir, "HOME="+tmp,
+		"XDG_CONFIG_HOME="+filepath.Join(tmp, "xdg"), // the trust store: empty until s.trust
 		"GORACE=atexit_sleep_ms=0") // a -race binary otherwise sleeps 1s before exiting
 	s.cmd.Env = append(s.cmd.Env, env...)
 	s.cmd.Stdin, s.cmd.Stdout, s.cmd.Stderr = inR, outW, &s.stderr

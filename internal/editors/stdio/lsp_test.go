@@ -41,6 +41,7 @@ func TestLSPDiagnosticsForEditorWithout(t *testing.T) {
 	t.Parallel()
 	gopls, env := goplsForTest(t)
 	s := startSidecarEnv(t, env, "header", "--lsp", ".go="+gopls)
+	s.trust(t)
 	os.WriteFile(filepath.Join(s.ws, "go.mod"), []byte("module example.com/m\n\ngo 1.22\n"), 0o644)
 	path := filepath.Join(s.ws, "main.go")
 	src := "package main\n\nfunc main() {\n\t_ = \"😀\"; var s string = 1\n\t_ = s\n}\n"
@@ -87,5 +88,43 @@ func TestLSPNotUsedWhenEditorHasDiagnostics(t *testing.T) {
 	r, err := c.Tool(ctxT(t), "getDiagnostics", map[string]any{"uri": "file://" + filepath.Join(s.ws, "a.go")})
 	if err != nil || r.IsError || !strings.Contains(r.Texts()[0], "from the editor") {
 		t.Fatalf("getDiagnostics = %+v, %v; want the editor's", r, err)
+	}
+}
+
+// Issue 25 item 1: the editor's --lsp servers (Nova passes its settings' commands) start in a
+// trusted workspace only. Untrusted, getDiagnostics answers no diagnostics (not an error, which
+// the CLI stops asking after three), the model's code tools say that servers are off until the
+// folder is trusted, and the server never ran; after `claude-ide-bridge trust` it runs.
+func TestLSPUntrustedWorkspace(t *testing.T) {
+	t.Parallel()
+	marker := filepath.Join(t.TempDir(), "ran")
+	server := filepath.Join(t.TempDir(), "fake-ls")
+	os.WriteFile(server, []byte("#!/bin/sh\necho > "+marker+"\n"), 0o755)
+	s := startSidecar(t, "header", "--lsp", ".go="+server)
+	path := filepath.Join(s.ws, "main.go")
+	os.WriteFile(path, []byte("package main\n"), 0o644)
+	p := s.initParams()
+	caps := allCaps()
+	delete(caps, "getDiagnostics")
+	p["capabilities"] = caps
+	init := s.initialize(t, p)
+	c := claude(t, init)
+	for range 3 {
+		r, err := c.Tool(ctxT(t), "getDiagnostics", map[string]any{"uri": "file://" + path})
+		if err != nil || r.IsError || len(r.Texts()) != 1 || !strings.Contains(r.Texts()[0], `"diagnostics":[]`) {
+			t.Fatalf("getDiagnostics: %+v, %v; want no diagnostics", r, err)
+		}
+	}
+	text, isErr := connectTools(t, init)("document_symbols", map[string]any{"path": "main.go"})
+	if !isErr || !strings.Contains(text, "language servers are off until this workspace is trusted") {
+		t.Errorf("document_symbols: %v %q", isErr, text)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("the language server ran in an untrusted workspace")
+	}
+	s.trust(t)
+	c.Tool(ctxT(t), "getDiagnostics", map[string]any{"uri": "file://" + path})
+	if _, err := os.Stat(marker); err != nil {
+		t.Error("trusted, the language server did not start")
 	}
 }

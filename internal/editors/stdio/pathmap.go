@@ -59,6 +59,7 @@ var pathFields = map[string]struct{ one, list []string }{
 	"workspaceFoldersChanged": {list: []string{"folders"}},
 	"selectionChanged":        {one: []string{"filePath"}},
 	"atMentioned":             {one: []string{"filePath"}},
+	"fileClosed":              {one: []string{"filePath"}},
 }
 
 func mapIn(pm *pathmap.Map, req *jsonrpc.Request) (*jsonrpc.Request, error) {

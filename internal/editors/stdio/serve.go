@@ -14,6 +14,7 @@ import (
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/bridge"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/exclude"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/jsonrpc"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/mcp"
@@ -56,6 +57,8 @@ type Options struct {
 	// Shutdown runs once a shutdown request was answered (the editor ends the bridge for
 	// real); the connection is closed after it.
 	Shutdown func()
+	// Exclude is used when initialize gives no "exclude" (serve --exclude); nil: the default.
+	Exclude *exclude.Set
 }
 
 // Hello is one editor connection as its initialize described it: the input the bridge is
@@ -160,6 +163,10 @@ type InitializeParams struct {
 	PositionEncoding ide.Encoding     `json:"positionEncoding"`
 	TrackSelection   *bool            `json:"trackSelection"`
 	Capabilities     ide.Capabilities `json:"capabilities"`
+	// Exclude: globs of files whose selections, mentions, open editors and diagnostics never
+	// reach Claude (internal/exclude). Absent: the bridge's (--exclude, else the default);
+	// [] shares everything.
+	Exclude *[]string `json:"exclude"`
 }
 
 func (s *server) handle(ctx context.Context, req *jsonrpc.Request) (any, error) {
@@ -274,7 +281,29 @@ func (s *server) handle(ctx context.Context, req *jsonrpc.Request) (any, error) 
 		}
 		return d, nil
 	case "status":
-		return map[string]any{"port": b.Port(), "lockPath": b.LockPath(), "clients": m.Clients(), "diffs": m.Diffs()}, nil
+		return map[string]any{"port": b.Port(), "lockPath": b.LockPath(), "clients": m.Clients(), "diffs": m.Diffs(), "sharing": m.Sharing()}, nil
+	case "setSharing":
+		// Pause or resume sharing (internal/ide/sharing.go); answers what is shared now.
+		var p struct {
+			Paused *bool `json:"paused"`
+		}
+		if err := jsonrpc.UnmarshalParams(req.Params, &p); err != nil {
+			return nil, err
+		}
+		if p.Paused == nil {
+			return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, `invalid params: "paused" (true or false) is required`)
+		}
+		return m.SetPaused(*p.Paused), nil
+	case "fileClosed":
+		// The editor closed the file: a latest selection in it is never sent later.
+		var p struct {
+			FilePath string `json:"filePath"`
+		}
+		if err := jsonrpc.UnmarshalParams(req.Params, &p); err != nil {
+			return nil, err
+		}
+		m.FileClosed(p.FilePath)
+		return nil, nil
 	}
 	if !req.IsCall() {
 		return nil, nil
@@ -310,10 +339,17 @@ func (s *server) initialize(req *jsonrpc.Request) (any, error) {
 		return nil, jsonrpc.Errorf(jsonrpc.CodeNotInitialized, "already initialized")
 	}
 	track := p.TrackSelection == nil || *p.TrackSelection
+	excl := s.opt.Exclude
+	if p.Exclude != nil {
+		var err error
+		if excl, err = exclude.New(append([]string{}, *p.Exclude...)); err != nil {
+			return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, `invalid params: "exclude": %v`, err)
+		}
+	}
 	conn := s.conn
 	b, err := s.opt.Start(Hello{
 		Editor:  s.editor(conn),
-		Info:    ide.EditorInfo{Name: p.Name, Caps: p.Capabilities, Encoding: p.PositionEncoding, TrackSelection: track, Timeout: s.opt.EditorTimeout},
+		Info:    ide.EditorInfo{Name: p.Name, Caps: p.Capabilities, Encoding: p.PositionEncoding, TrackSelection: track, Timeout: s.opt.EditorTimeout, Exclude: excl},
 		Folders: p.WorkspaceFolders,
 		PID:     p.PID,
 		Code:    s.editorCode(conn, p.Capabilities),

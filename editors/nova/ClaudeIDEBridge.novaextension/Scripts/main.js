@@ -14,6 +14,8 @@ const { makeHandlers } = require("./handlers.js");
 const { Proposals, errorText } = require("./proposals.js");
 const { SelectionTracker } = require("./selection.js");
 const { selectionOf } = require("./editors.js");
+const trust = require("./trust.js");
+const { trustFolder } = trust;
 
 const ID = "claude-ide-bridge";
 
@@ -48,6 +50,8 @@ function mentionOf(editor, wholeFile) {
 class ClaudeBridgeExtension {
   constructor() {
     this.session = null;
+    this.remote = null; // the remote settings the running session was started with
+    this.toldUntrusted = false;
     this.starting = null;
     this.proposals = null;
     this.stopping = false;
@@ -68,6 +72,7 @@ class ClaudeBridgeExtension {
       addFile: (editor) => this.mention(editor, true),
       closeAllDiffs: () => this.closeAllDiffs(),
       showStatus: () => this.showStatus(),
+      trustWorkspace: () => this.trustWorkspace(),
     };
     for (const name of Object.keys(commands)) {
       this.disposables.push(nova.commands.register(`${ID}.${name}`, (arg) => this.guard(commands[name](arg))));
@@ -81,7 +86,46 @@ class ClaudeBridgeExtension {
         }
       })
     );
-    if (this.autoStart()) this.guard(this.start(false));
+    this.guard(this.autoStartMaybe());
+  }
+
+  /** autoStartMaybe starts the bridge when the settings say so (the project's only if trusted). */
+  async autoStartMaybe() {
+    if (!nova.workspace.path) return;
+    const ws = await this.projectSettings();
+    if (this.autoStart(ws)) await this.start(false);
+  }
+
+  /** projectSettings is trust.projectSettings, telling the user once when it ignored some. */
+  projectSettings() {
+    return trust.projectSettings(locateBinary, (keys) => {
+      if (this.toldUntrusted) return;
+      this.toldUntrusted = true;
+      const names = keys.map((k) => k.replace(`${ID}.`, "")).join(", ");
+      nova.workspace.showInformativeMessage(
+        `Claude IDE Bridge: this project's settings that run commands (${names}) are ignored: ${nova.workspace.path} is not a trusted folder. ` +
+          "The project's .nova/Configuration.json may come with the repository. If you trust it, run Trust This Workspace (Extensions menu), then Start Claude Bridge."
+      );
+    });
+  }
+
+  /** trustWorkspace asks, then records this folder in the bridge's trust store. */
+  async trustWorkspace() {
+    const folder = nova.workspace.path;
+    if (!folder) throw new Error("this window has no project folder to trust");
+    const choice = await new Promise((resolve) => {
+      nova.workspace.showActionPanel(
+        `Trust ${folder}?\n\nTrusting a folder lets its project settings run commands (remote command, language servers, start with this workspace) ` +
+          "and lets the bridge start language servers there, which read its toolchain files, node_modules and build scripts, so they can run code it contains.",
+        { buttons: ["Trust", "Cancel"] },
+        resolve
+      );
+    });
+    if (choice !== 0) return false;
+    await trustFolder(await locateBinary(), folder);
+    this.toldUntrusted = false;
+    this.tell("Workspace trusted", `${folder} is trusted (revoke: claude-ide-bridge trust --revoke). Its project settings apply from the next Start Claude Bridge.`);
+    return true;
   }
 
   async deactivate() {
@@ -93,10 +137,13 @@ class ClaudeBridgeExtension {
     await this.stop();
   }
 
-  /** autoStart: the workspace setting wins over the global one; only windows with a folder start. */
-  autoStart() {
+  /**
+   * autoStart: the project setting (read from ws: nothing for an untrusted
+   * folder) wins over the global one; only windows with a folder start.
+   */
+  autoStart(ws) {
     if (!nova.workspace.path) return false;
-    const local = nova.workspace.config.get(`${ID}.workspaceAutoStart`, "string");
+    const local = ws.get(`${ID}.workspaceAutoStart`, "string");
     if (local === "on") return true;
     if (local === "off") return false;
     const global = nova.config.get(`${ID}.autoStart`, "boolean");
@@ -127,7 +174,9 @@ class ClaudeBridgeExtension {
   }
 
   async launch(announce) {
-    const remote = remoteConfig();
+    const ws = await this.projectSettings();
+    const remote = remoteConfig(ws);
+    this.remote = remote;
     const binary = remote ? null : await locateBinary();
     const storage = nova.extension.workspaceStoragePath || nova.extension.globalStoragePath;
     const proposals = new Proposals({
@@ -147,7 +196,7 @@ class ClaudeBridgeExtension {
     this.proposals = proposals;
     let info;
     try {
-      info = await session.start(binary, remote);
+      info = await session.start(binary, remote, ws);
     } catch (err) {
       await session.stop();
       throw err;
@@ -166,7 +215,7 @@ class ClaudeBridgeExtension {
     this.clients = 0;
     if (this.proposals) this.proposals.dispose();
     this.proposals = null;
-    const remote = remoteConfig();
+    const remote = this.remote;
     if (!stopping && remote) {
       // The remote command died (ssh dropped, container restarted): say why.
       nova.workspace.showErrorMessage(
@@ -194,7 +243,7 @@ class ClaudeBridgeExtension {
     const info = await this.start(false);
     const mode = await this.permissionMode();
     let line = terminalCommand(info, mode.add);
-    const remote = remoteConfig();
+    const remote = this.remote;
     if (remote) {
       const dir = toRemote(remote, nova.workspace.path || "");
       if (dir === null) throw new Error(`${nova.workspace.path} is outside the Path map setting`);

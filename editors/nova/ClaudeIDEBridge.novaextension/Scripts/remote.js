@@ -4,26 +4,28 @@
 // translates paths (`serve --stdio --path-map LOCAL=REMOTE`, docs/remote.md),
 // so the lock file, its pid and the port are where Claude runs.
 //
-// Settings (workspace first, then global):
+// Settings (the project's first, then global):
 //   claude-ide-bridge.remoteCommand: ["ssh", "build-box"] (one argument each)
 //   claude-ide-bridge.pathMap: ["/Users/me/app=/srv/app"] (LOCAL=REMOTE)
+// The project's are read from ws, which is empty for an untrusted folder
+// (trust.js): a committed .nova/Configuration.json never starts a command.
 
 "use strict";
 
 const BRIDGE = "claude-ide-bridge"; // on the remote side's PATH
 
-function setting(key) {
-  const w = nova.workspace.config.get(key);
+function setting(ws, key) {
+  const w = ws.get(key);
   if (Array.isArray(w) && w.length > 0) return w;
   const g = nova.config.get(key);
   return Array.isArray(g) ? g : [];
 }
 
-/** config returns {cmd, pathMap} when remote mode is set, else null. */
-function config() {
-  const cmd = setting("claude-ide-bridge.remoteCommand").map(String).filter((s) => s !== "");
+/** config returns {cmd, pathMap} when remote mode is set, else null; ws: the project settings to read. */
+function config(ws) {
+  const cmd = setting(ws, "claude-ide-bridge.remoteCommand").map(String).filter((s) => s !== "");
   if (cmd.length === 0) return null;
-  const pathMap = setting("claude-ide-bridge.pathMap").map(String).filter((s) => s !== "");
+  const pathMap = setting(ws, "claude-ide-bridge.pathMap").map(String).filter((s) => s !== "");
   for (const m of pathMap) {
     if (!/^[^=]+=[^=]/.test(m)) throw new Error(`Path map entry "${m}" is not LOCAL=REMOTE`);
   }

@@ -27,14 +27,14 @@ function binaryName(machine) {
 
 /** run starts command and resolves with its stdout lines once it exits (bounded). */
 /**
- * languageServerArgs turns the "Language servers" setting (the workspace's when
- * it lists any, else the global one) into `--lsp VALUE` flags: each entry is
+ * languageServerArgs turns the "Language servers" setting (the project's, read
+ * from ws, when it lists any, else the global one) into `--lsp VALUE` flags: each entry is
  * EXT=COMMAND (".go=gopls", ".py=pyright-langserver --stdio"), "auto" (the
  * common servers on the bridge's PATH) or "none".
  * @returns {string[]}
  */
-function languageServerArgs() {
-  const local = nova.workspace.config.get("claude-ide-bridge.workspaceLanguageServers", "array");
+function languageServerArgs(ws) {
+  const local = ws.get("claude-ide-bridge.workspaceLanguageServers", "array");
   const list = local && local.length ? local : nova.config.get("claude-ide-bridge.languageServers", "array") || [];
   const args = [];
   for (const entry of list) {
@@ -104,8 +104,11 @@ class Session {
     this.exited = null; // Promise resolved with the exit status
   }
 
-  /** start runs binary and initializes it; resolves with the initialize result. */
-  async start(binary, remote) {
+  /**
+   * start runs binary and initializes it; resolves with the initialize result.
+   * ws is the project settings to read (trust.js).
+   */
+  async start(binary, remote, ws) {
     let args = ["serve", "--stdio"];
     // For bug reports: every WebSocket frame, one JSON line each.
     const trace = nova.config.get("claude-ide-bridge.traceFile", "string");
@@ -113,7 +116,7 @@ class Session {
     // Nova's API cannot read the issues other extensions report, so getDiagnostics
     // is answered by language servers the bridge runs itself (serve --lsp); in
     // remote mode they run where the bridge and the files are.
-    const lsp = languageServerArgs();
+    const lsp = languageServerArgs(ws);
     args.push(...lsp);
     // Remote mode (remote.js): the bridge runs where Claude runs, started
     // through the remote command; it translates paths.

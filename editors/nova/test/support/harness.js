@@ -47,8 +47,9 @@ function freshExtension() {
  * setup prepares one test: a workspace folder (symlink-resolved), a private
  * CLAUDE_CONFIG_DIR, Nova storage, the stand-in and the extension, activated.
  * Files in opts.files are written into the workspace first; opts.open lists
- * those already open in Nova when the extension activates. Everything is
- * torn down after the test.
+ * those already open in Nova when the extension activates; opts.trusted trusts
+ * the workspace in the bridge's store first (env.trust() does it later).
+ * Everything is torn down after the test.
  */
 async function setup(t, opts = {}) {
   const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "nova-ext-")));
@@ -60,13 +61,22 @@ async function setup(t, opts = {}) {
     fs.mkdirSync(path.dirname(path.join(workspace, name)), { recursive: true });
     fs.writeFileSync(path.join(workspace, name), text);
   }
+  // Nova reads project settings from the folder's .nova/Configuration.json (a
+  // file repositories commit): a test may write one instead of workspaceConfig.
+  let workspaceConfig = opts.workspaceConfig;
+  const committed = path.join(workspace, ".nova", "Configuration.json");
+  if (fs.existsSync(committed)) workspaceConfig = Object.assign(JSON.parse(fs.readFileSync(committed, "utf8")), workspaceConfig);
+  // XDG_CONFIG_HOME: the bridge's trust store is the test's, empty unless opts.trusted.
+  const processEnv = Object.assign({}, process.env, { CLAUDE_CONFIG_DIR: configDir, HOME: root, XDG_CONFIG_HOME: path.join(root, "xdg") });
+  const trust = () => execFileSync(bridgeBinary(), ["trust", workspace], { env: processEnv, stdio: "ignore" });
+  if (opts.trusted) trust();
   const standin = standinNova.install({
     workspacePath: workspace,
     storagePath: path.join(root, "storage"),
     extensionPath: path.resolve(scriptsDir, ".."),
     config: Object.assign({ "claude-ide-bridge.binaryPath": bridgeBinary() }, opts.config),
-    workspaceConfig: opts.workspaceConfig,
-    processEnv: Object.assign({}, process.env, { CLAUDE_CONFIG_DIR: configDir, HOME: root }),
+    workspaceConfig,
+    processEnv,
   });
   for (const name of opts.open || []) await standin.user.open(path.join(workspace, name));
   // The extension logs the sidecar's stderr to Nova's extension console; keep it
@@ -77,7 +87,7 @@ async function setup(t, opts = {}) {
   const ext = freshExtension();
   ext.activate();
 
-  const env = { root, workspace, configDir, standin, ext, log, file: (name) => path.join(workspace, name), clients: [] };
+  const env = { root, workspace, configDir, standin, ext, log, trust, processEnv, file: (name) => path.join(workspace, name), clients: [] };
   t.after(async () => {
     for (const c of env.clients) c.close();
     await ext.deactivate();

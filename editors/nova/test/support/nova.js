@@ -17,6 +17,9 @@
 //   nova.workspace.onDidChangePath           https://docs.nova.app/api-reference/workspace/
 //   nova.workspace.showErrorMessage          https://docs.nova.app/api-reference/workspace/
 //   nova.workspace.showInformativeMessage    https://docs.nova.app/api-reference/workspace/
+//   nova.workspace.showActionPanel           https://docs.nova.app/api-reference/workspace/
+//     (the callback gets the index of the button chosen, or null when dismissed; the
+//     stand-in answers standin.panelAnswer, default null, and records the message)
 //   TextEditor.document / selectedRange / getTextInRange / edit / save / scrollToPosition /
 //     onDidChangeSelection / onDidSave / onDidDestroy
 //                                            https://docs.nova.app/api-reference/text-editor/
@@ -411,6 +414,8 @@ function install(opts) {
     infos: [],
     clipboard: "",
     commands: new Map(),
+    panels: [],
+    panelAnswer: null,
     // hold(message) true keeps an extension→bridge message in held until release().
     hold: null,
     held: [],
@@ -473,6 +478,10 @@ function install(opts) {
     },
     showWarningMessage(m) {
       standin.infos.push(m);
+    },
+    showActionPanel(message, options, callback) {
+      standin.panels.push({ message, buttons: (options && options.buttons) || [] });
+      setImmediate(() => callback(standin.panelAnswer === undefined ? null : standin.panelAnswer));
     },
   };
 

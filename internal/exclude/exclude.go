@@ -1,0 +1,116 @@
+// Package exclude decides which files' selections, mentions, open-editor entries and
+// diagnostics never leave the editor: the user's exclude globs, with a default that covers the
+// usual secrets (issue 28 item 7; anthropics/claude-code #58886: a .env selection resurfacing in
+// a new session).
+//
+// A glob without a slash is matched (doublestar syntax: *, ?, [abc], {a,b}) against the name of
+// the file and of each folder it is in, as .gitignore does: ".env" excludes /p/.env,
+// "secrets" excludes /p/secrets/db.yml. A glob with a slash is matched against the path
+// relative to a workspace folder ("config/*.key", "**/private/**"), or, when it starts with
+// "/", against the absolute path. Matching is by path text only: nothing is read from disk.
+package exclude
+
+import (
+	"fmt"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+)
+
+// Default is what is excluded when the editor gives no globs: dotenv files, keys and
+// certificates, SSH keys, credential files.
+var Default = []string{
+	".env", ".env.*", "*.pem", "*.key", "*.p12", "*.pfx", "id_rsa*", "id_dsa*", "id_ecdsa*", "id_ed25519*",
+	".netrc", ".npmrc", ".pypirc", "credentials", "credentials.json", "*.kdbx",
+}
+
+// Set is a compiled list of globs. The zero Set excludes nothing. Safe for concurrent use
+// (immutable).
+type Set struct {
+	names []string // globs without a slash, matched against each path segment
+	rel   []string // globs with a slash, matched against the workspace-relative path
+	abs   []string // globs starting with "/", matched against the absolute path
+	globs []string
+}
+
+// New compiles globs; nil means Default, an empty list excludes nothing. A malformed glob is an
+// error naming it.
+func New(globs []string) (*Set, error) {
+	if globs == nil {
+		globs = Default
+	}
+	s := &Set{globs: append([]string{}, globs...)}
+	for _, g := range globs {
+		g = filepath.ToSlash(strings.TrimSpace(g))
+		if g == "" {
+			continue
+		}
+		if !doublestar.ValidatePattern(g) {
+			return nil, fmt.Errorf("exclude: bad glob %q", g)
+		}
+		switch {
+		case strings.HasPrefix(g, "/"):
+			s.abs = append(s.abs, g)
+		case strings.Contains(strings.TrimSuffix(g, "/"), "/"):
+			s.rel = append(s.rel, strings.TrimPrefix(g, "./"))
+		default:
+			s.names = append(s.names, strings.TrimSuffix(g, "/"))
+		}
+	}
+	return s, nil
+}
+
+// Globs returns the globs as given.
+func (s *Set) Globs() []string {
+	if s == nil {
+		return []string{}
+	}
+	return append([]string{}, s.globs...)
+}
+
+// Match reports whether the file at p (absolute, or relative to the first folder) is excluded.
+// folders are the workspace folders (absolute).
+func (s *Set) Match(p string, folders []string) bool {
+	if s == nil || p == "" {
+		return false
+	}
+	p = filepath.ToSlash(p)
+	if !strings.HasPrefix(p, "/") && len(folders) > 0 {
+		p = path.Join(filepath.ToSlash(folders[0]), p)
+	}
+	p = path.Clean(p)
+	if len(s.names) > 0 {
+		for _, seg := range strings.Split(p, "/") {
+			if seg == "" {
+				continue
+			}
+			for _, g := range s.names {
+				if ok, _ := doublestar.Match(g, seg); ok {
+					return true
+				}
+			}
+		}
+	}
+	for _, g := range s.abs {
+		if ok, _ := doublestar.Match(g, p); ok {
+			return true
+		}
+	}
+	if len(s.rel) > 0 {
+		for _, f := range folders {
+			f = path.Clean(filepath.ToSlash(f))
+			rel, ok := strings.CutPrefix(p, strings.TrimSuffix(f, "/")+"/")
+			if !ok {
+				continue
+			}
+			for _, g := range s.rel {
+				if ok, _ := doublestar.Match(g, rel); ok {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}

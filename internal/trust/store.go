@@ -1,0 +1,250 @@
+// Package trust decides whether the bridge may run what a workspace folder chooses.
+//
+// A cloned repository is an attacker (docs/security.md): a language server started in it reads
+// its toolchain files (rust-toolchain.toml's path), its node_modules (tsserver.js) and its build
+// scripts, and so runs the repository's code. Nothing of the kind starts until the user trusts
+// the folder by an explicit act (`claude-ide-bridge trust DIR`, serve's prompt, :ClaudeCodeTrust),
+// as VS Code's Restricted Mode and Neovim's vim.secure do.
+//
+// The store is one small file per trusted folder, 0600, in a 0700 directory of the user's
+// config directory (Dir). A folder is trusted when it, or a folder above it, was trusted;
+// paths are compared with their symlinks resolved. One file per folder means that two bridges
+// trusting at once never rewrite each other's entries.
+package trust
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Store is a trust store in one directory.
+type Store struct{ dir string }
+
+// Entry is one folder trusted explicitly.
+type Entry struct {
+	Path    string    `json:"path"`
+	Trusted time.Time `json:"trusted"`
+}
+
+// Dir is the default store's directory: <os.UserConfigDir()>/claude-ide-bridge/trusted
+// ($XDG_CONFIG_HOME or ~/.config on Linux, ~/Library/Application Support on macOS,
+// %AppData% on Windows).
+func Dir() (string, error) {
+	cfg, err := os.UserConfigDir()
+	if err != nil {
+		return "", fmt.Errorf("trust: no config directory: %w", err)
+	}
+	return filepath.Join(cfg, "claude-ide-bridge", "trusted"), nil
+}
+
+// Open returns the store in dir; "" is Dir(). Nothing is created until Trust.
+func Open(dir string) (*Store, error) {
+	if dir == "" {
+		var err error
+		if dir, err = Dir(); err != nil {
+			return nil, err
+		}
+	}
+	return &Store{dir: dir}, nil
+}
+
+// Path is the store's directory.
+func (s *Store) Path() string { return s.dir }
+
+// Resolve is folder absolute and with its symlinks resolved; the folder must exist.
+func Resolve(folder string) (string, error) {
+	abs, err := filepath.Abs(folder)
+	if err != nil {
+		return "", err
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return "", err
+	}
+	fi, err := os.Stat(real)
+	if err != nil {
+		return "", err
+	}
+	if !fi.IsDir() {
+		return "", fmt.Errorf("%s is not a directory", folder)
+	}
+	return real, nil
+}
+
+// entryName is the file holding a folder's entry: a hash of its resolved path, so that any
+// path maps to one plain file name.
+func entryName(resolved string) string {
+	sum := sha256.Sum256([]byte(resolved))
+	return hex.EncodeToString(sum[:16]) + ".json"
+}
+
+// Trust records folder (resolved) as trusted and returns the resolved path.
+func (s *Store) Trust(folder string) (string, error) {
+	real, err := Resolve(folder)
+	if err != nil {
+		return "", fmt.Errorf("trust: %w", err)
+	}
+	if err := s.ensureDir(); err != nil {
+		return "", err
+	}
+	b, err := json.Marshal(Entry{Path: real, Trusted: time.Now().UTC().Truncate(time.Second)})
+	if err != nil {
+		return "", err
+	}
+	tmp, err := os.CreateTemp(s.dir, ".tmp-*")
+	if err != nil {
+		return "", fmt.Errorf("trust: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	if err := tmp.Chmod(0o600); err != nil {
+		tmp.Close()
+		return "", fmt.Errorf("trust: %w", err)
+	}
+	if _, err := tmp.Write(append(b, '\n')); err != nil {
+		tmp.Close()
+		return "", fmt.Errorf("trust: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return "", fmt.Errorf("trust: %w", err)
+	}
+	// The rename replaces whatever is at the entry's name (even a symlink) rather than writing
+	// through it.
+	if err := os.Rename(tmp.Name(), filepath.Join(s.dir, entryName(real))); err != nil {
+		return "", fmt.Errorf("trust: %w", err)
+	}
+	return real, nil
+}
+
+// Revoke removes folder's own entry and returns its resolved path. A folder that is trusted
+// only through a folder above it keeps that trust: the error says which folder to revoke.
+func (s *Store) Revoke(folder string) (string, error) {
+	real, err := Resolve(folder)
+	if err != nil {
+		// A folder that is gone can still be revoked by the path it was trusted as.
+		if real, err = filepath.Abs(folder); err != nil {
+			return "", err
+		}
+	}
+	err = os.Remove(filepath.Join(s.dir, entryName(real)))
+	if err == nil {
+		return real, nil
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("trust: %w", err)
+	}
+	if by, ok := s.Trusted(real); ok {
+		return "", fmt.Errorf("%s was not trusted itself: it is trusted because %s is; revoke that", real, by)
+	}
+	return "", fmt.Errorf("%s is not trusted", real)
+}
+
+// Trusted reports whether folder is trusted and, if so, the trusted folder (it or one above
+// it). An unreadable store, or one another user could write, trusts nothing.
+func (s *Store) Trusted(folder string) (by string, ok bool) {
+	real, err := filepath.Abs(folder)
+	if err != nil {
+		return "", false
+	}
+	if r, err := filepath.EvalSymlinks(real); err == nil {
+		real = r
+	}
+	if !s.dirSafe() {
+		return "", false
+	}
+	for p := real; ; p = filepath.Dir(p) {
+		if e, ok := s.read(filepath.Join(s.dir, entryName(p))); ok && e.Path == p {
+			return p, true
+		}
+		if filepath.Dir(p) == p {
+			return "", false
+		}
+	}
+}
+
+// List returns the entries, sorted by path.
+func (s *Store) List() ([]Entry, error) {
+	des, err := os.ReadDir(s.dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("trust: %w", err)
+	}
+	if !s.dirSafe() {
+		return nil, fmt.Errorf("trust: %s is not a directory of yours that only you can write: it is ignored", s.dir)
+	}
+	var out []Entry
+	for _, de := range des {
+		if !strings.HasSuffix(de.Name(), ".json") {
+			continue
+		}
+		if e, ok := s.read(filepath.Join(s.dir, de.Name())); ok && entryName(e.Path) == de.Name() {
+			out = append(out, e)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out, nil
+}
+
+// read reads one entry: a regular file of ours that no one else can write, a few hundred bytes.
+func (s *Store) read(name string) (Entry, bool) {
+	f, err := os.OpenFile(name, os.O_RDONLY|noFollow, 0)
+	if err != nil {
+		return Entry{}, false
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() || !ownedSafe(fi) {
+		return Entry{}, false
+	}
+	b, err := io.ReadAll(io.LimitReader(f, 64<<10))
+	if err != nil {
+		return Entry{}, false
+	}
+	var e Entry
+	if json.Unmarshal(b, &e) != nil || e.Path == "" || !filepath.IsAbs(e.Path) {
+		return Entry{}, false
+	}
+	return e, true
+}
+
+// ensureDir creates the store's directory 0700 (its parent too) or checks an existing one:
+// not a symlink, ours, and tightened to 0700 if it was looser.
+func (s *Store) ensureDir() error {
+	if err := os.MkdirAll(s.dir, 0o700); err != nil {
+		return fmt.Errorf("trust: %w", err)
+	}
+	fi, err := os.Lstat(s.dir)
+	if err != nil {
+		return fmt.Errorf("trust: %w", err)
+	}
+	if fi.Mode()&fs.ModeSymlink != 0 || !fi.IsDir() {
+		return fmt.Errorf("trust: %s is not a directory (a symlink?): refusing to write there", s.dir)
+	}
+	if !ownedByMe(fi) {
+		return fmt.Errorf("trust: %s belongs to another user: refusing to write there", s.dir)
+	}
+	if fi.Mode().Perm() != 0o700 {
+		if err := os.Chmod(s.dir, 0o700); err != nil {
+			return fmt.Errorf("trust: %w", err)
+		}
+	}
+	return nil
+}
+
+// dirSafe reports whether entries in the directory can be believed: it is a real directory of
+// ours that no one else can write.
+func (s *Store) dirSafe() bool {
+	fi, err := os.Lstat(s.dir)
+	return err == nil && fi.IsDir() && ownedSafe(fi)
+}
