@@ -162,7 +162,7 @@ type workspaceBridge struct {
 	log     *slog.Logger
 	asm     assembly
 	away    *lsp.Manager // language servers for getDiagnostics while no editor is attached
-	stopped atomic.Bool // an editor asked the bridge to end (shutdown)
+	stopped atomic.Bool  // an editor asked the bridge to end (shutdown)
 }
 
 // outlive keeps the bridge after its editor went, for as long as a Claude is connected and

@@ -125,7 +125,7 @@ func startSidecarIn(t *testing.T, tmp, ws string, env []string, framing string, 
 	s.cmd.Dir = ws
 	s.cmd.Env = append(os.Environ(), "CLAUDE_CONFIG_DIR="+s.cfgDir, "HOME="+tmp,
 		"XDG_CONFIG_HOME="+filepath.Join(tmp, "xdg"), // the trust store: empty until s.trust
-		"GORACE=atexit_sleep_ms=0") // a -race binary otherwise sleeps 1s before exiting
+		"GORACE=atexit_sleep_ms=0")                   // a -race binary otherwise sleeps 1s before exiting
 	s.cmd.Env = append(s.cmd.Env, env...)
 	s.cmd.Stdin, s.cmd.Stdout, s.cmd.Stderr = inR, outW, &s.stderr
 	if err := s.cmd.Start(); err != nil {
