@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -150,17 +151,25 @@ func measureSession(t target, cfg config) (metrics, error) {
 
 	// openDiff round trip: client → sidecar → editor (showDiff) → sidecar (diffAccepted) → client.
 	if cfg.wants("opendiff") {
-		d, err := openDiffRoundTrips(ctx, s, clients[0], cfg, cfg.text)
+		var d float64
+		cpu, err := cpuPer(s.Pid, cfg.diffIters, func() (err error) {
+			d, err = openDiffRoundTrips(ctx, s, clients[0], cfg, cfg.text)
+			return err
+		})
 		if err != nil {
 			return nil, fmt.Errorf("openDiff: %w", err)
 		}
-		m["opendiff_ms"] = d
+		m["opendiff_ms"], m["opendiff_cpu_ms"], m["opendiff_client_cpu_ms"] = d, cpu[0], cpu[1]
 		if cfg.nodeClient != "" {
-			d, err := nodeRoundTrips(cfg, "claude", s.Port, s.Token)
+			var nd nodeResult
+			cpu, err := cpuPer(s.Pid, cfg.diffIters, func() (err error) {
+				nd, err = nodeRoundTrips(cfg, "claude", s.Port, s.Token)
+				return err
+			})
 			if err != nil {
 				return nil, fmt.Errorf("openDiff, Node client: %w", err)
 			}
-			m["opendiff_nodecli_ms"], m["opendiff_nodecli_parse_ms"] = d[0], d[1]
+			nd.into(m, "opendiff_nodecli", cpu[0])
 		}
 		if cfg.wants("earlier") {
 			d, err := openDiffRoundTrips(ctx, s, clients[0], cfg, cfg.earlier)
@@ -199,6 +208,19 @@ func measureSession(t target, cfg config) (metrics, error) {
 		m[k] = v
 	}
 	return m, nil
+}
+
+// cpuPer runs f and returns the CPU time of pid and of this driver during it, in ms per round
+// (f runs n): unlike the wall clock, not lengthened by other work sharing the machine.
+func cpuPer(pid, n int, f func() error) ([2]float64, error) {
+	c0, _ := procstat.CPUSeconds(pid)
+	s0, _ := procstat.CPUSeconds(os.Getpid())
+	if err := f(); err != nil {
+		return [2]float64{}, err
+	}
+	c1, err := procstat.CPUSeconds(pid)
+	s1, _ := procstat.CPUSeconds(os.Getpid())
+	return [2]float64{1000 * (c1 - c0) / float64(n), 1000 * (s1 - s0) / float64(n)}, err
 }
 
 // diffRequest is a tools/call openDiff as the CLI sends it, around the pre-encoded contents.
@@ -565,6 +587,8 @@ func measureEcho(bin string, cfg config, args ...string) (metrics, error) {
 	contentsJSON, mark := cfg.text.contentsJSON()
 	path := cfg.text.path(cfg.workspace)
 	var xs []float64
+	cpu0, _ := procstat.CPUSeconds(cmd.Process.Pid)
+	self0, _ := procstat.CPUSeconds(os.Getpid())
 	for i := range cfg.diffIters {
 		if i > 0 {
 			contentsJSON[mark] = 'A' + byte(i%26)
@@ -583,13 +607,20 @@ func measureEcho(bin string, cfg config, args ...string) (metrics, error) {
 			return nil, fmt.Errorf("echo returned %d bytes, sent %d", len(back), len(req))
 		}
 	}
-	m := metrics{"opendiff_ms": median(xs), "opendiff_bytes": float64(len(contentsJSON))}
+	cpu1, _ := procstat.CPUSeconds(cmd.Process.Pid)
+	self1, _ := procstat.CPUSeconds(os.Getpid())
+	m := metrics{"opendiff_ms": median(xs), "opendiff_bytes": float64(len(contentsJSON)),
+		"opendiff_cpu_ms": 1000 * (cpu1 - cpu0) / float64(cfg.diffIters), "opendiff_client_cpu_ms": 1000 * (self1 - self0) / float64(cfg.diffIters)}
 	if cfg.nodeClient != "" {
-		d, err := nodeRoundTrips(cfg, "echo", port, "")
+		var nd nodeResult
+		cpu, err := cpuPer(cmd.Process.Pid, cfg.diffIters, func() (err error) {
+			nd, err = nodeRoundTrips(cfg, "echo", port, "")
+			return err
+		})
 		if err != nil {
 			return nil, fmt.Errorf("Node client: %w", err)
 		}
-		m["opendiff_nodecli_ms"] = d[0]
+		nd.into(m, "opendiff_nodecli", cpu[0])
 	}
 	return m, nil
 }

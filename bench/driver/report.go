@@ -42,7 +42,8 @@ type row struct {
 
 // nodeKeys names the Node run's metric for a row whose bridge metric has no Node twin: Node has
 // no terminal mode, so `serve --auto accept` is set against its sidecar answering at once.
-var nodeKeys = map[string]string{"serve_auto_ms": "opendiff_ms", "serve_auto_nodecli_ms": "opendiff_nodecli_ms"}
+var nodeKeys = map[string]string{"serve_auto_ms": "opendiff_ms", "serve_auto_nodecli_ms": "opendiff_nodecli_ms",
+	"serve_auto_cpu_ms": "opendiff_cpu_ms", "serve_auto_nodecli_cpu_ms": "opendiff_nodecli_cpu_ms"}
 
 func num(v float64) string {
 	switch {
@@ -92,6 +93,12 @@ func (r results) rows(cfg config) []row {
 		{fmt.Sprintf("openDiff round trip, %s realistic file, `serve --auto accept`, Node client (`ws`)", size(r.DiffBytes)), "serve_auto_nodecli_ms", "ms", true,
 			func(b, n, e float64) (string, bool) { return "≤ 0.5 × Node and ≤ 2.5 × limit", b <= n/2 && b <= 2.5*e }, "opendiff_nodecli_ms"},
 		{name: "`serve --auto accept`: printed per proposal (summary and at most a screenful)", key: "serve_auto_printed_kib", unit: "KiB"},
+		{name: "Server CPU per openDiff round trip (sidecar; echo), Go client", key: "opendiff_cpu_ms", unit: "CPU ms", echo: true},
+		{name: "Server CPU per openDiff round trip (sidecar; echo), Node client", key: "opendiff_nodecli_cpu_ms", unit: "CPU ms", echo: true},
+		{name: "`serve --auto accept` CPU per round trip (against the Node sidecar's), Go client", key: "serve_auto_cpu_ms", unit: "CPU ms", echo: true, limitKey: "opendiff_cpu_ms"},
+		{name: "`serve --auto accept` CPU per round trip, Node client", key: "serve_auto_nodecli_cpu_ms", unit: "CPU ms", echo: true, limitKey: "opendiff_nodecli_cpu_ms"},
+		{name: "Client CPU per openDiff round trip: the Go driver (client and editor)", key: "opendiff_client_cpu_ms", unit: "CPU ms", echo: true},
+		{name: "Client CPU per openDiff round trip: the Node client", key: "opendiff_nodecli_client_cpu_ms", unit: "CPU ms", echo: true},
 		{name: "openDiff round trip against a no-op relay: the same bytes WebSocket → `cat` over stdio pipes → WebSocket, Go client", key: "opendiff_ms", unit: "ms", echo: true, limitKey: "relay_ms"},
 		{name: "openDiff round trip against a no-op relay, Node client", key: "opendiff_nodecli_ms", unit: "ms", echo: true, limitKey: "relay_nodecli_ms"},
 		{"Selection fan-out to 16 clients, p50", "fan_p50_ms", "ms", false, nil, ""},

@@ -95,20 +95,28 @@ func measureServeAuto(bin string, cfg config) (metrics, error) {
 		return nil, err
 	}
 	before := printed.Load()
-	d, err := openDiffRoundTrips(ctx, nil, c, cfg, cfg.text)
+	var d float64
+	cpu, err := cpuPer(cmd.Process.Pid, cfg.diffIters, func() (err error) {
+		d, err = openDiffRoundTrips(ctx, nil, c, cfg, cfg.text)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
 	// What it printed for the proposals (the last summary may still be on its way: wait a bit).
 	time.Sleep(200 * time.Millisecond)
 	kib := float64(printed.Load()-before) / 1024 / float64(cfg.diffIters)
-	m := metrics{"serve_auto_ms": d, "serve_auto_printed_kib": kib}
+	m := metrics{"serve_auto_ms": d, "serve_auto_printed_kib": kib, "serve_auto_cpu_ms": cpu[0]}
 	if cfg.nodeClient != "" {
-		nd, err := nodeRoundTrips(cfg, "claude", port, l.AuthToken)
+		var nd nodeResult
+		cpu, err := cpuPer(cmd.Process.Pid, cfg.diffIters, func() (err error) {
+			nd, err = nodeRoundTrips(cfg, "claude", port, l.AuthToken)
+			return err
+		})
 		if err != nil {
 			return nil, fmt.Errorf("Node client: %w", err)
 		}
-		m["serve_auto_nodecli_ms"] = nd[0]
+		m["serve_auto_nodecli_ms"], m["serve_auto_nodecli_cpu_ms"] = nd.ms, cpu[0]
 	}
 	return m, nil
 }

@@ -13,20 +13,24 @@
 //
 //	node client.js '{"mode":"claude"|"echo","port":N,"token":"...","text":FILE,"mark":N,"iters":N,"path":P}'
 //
-// It prints one JSON line: {"opendiff_ms":[...],"parse_ms":[...],"bytes":N}.
+// It prints one JSON line: {"opendiff_ms":[...],"parse_ms":[...],"cpu_ms":N,"bytes":N}, cpu_ms
+// its own CPU time over all rounds.
 'use strict';
 
 const fs = require('fs');
 const { performance } = require('perf_hooks');
-const WebSocket = require('ws');
 
 // Masking a 13 MB frame in ws's JavaScript fallback takes ~100-160 ms here, more than the whole
 // echo; the CLI's WebSocket (Bun's, native) masks in C. bufferutil is ws's native masking: the
-// closest to it. Refuse to run without it rather than time JavaScript masking.
-{
+// closest to it. Refuse to run without it rather than time JavaScript masking, unless
+// BENCH_JS_MASK=1 asks for exactly that (bench/notes.md: why the drivers disagreed).
+if (process.env.BENCH_JS_MASK === '1') {
+  process.env.WS_NO_BUFFER_UTIL = '1';
+} else {
   const bu = require('path').dirname(require.resolve('bufferutil'));
   require('node-gyp-build')(bu); // throws when the native build is absent
 }
+const WebSocket = require('ws');
 
 const opt = JSON.parse(process.argv[2]);
 
@@ -82,6 +86,7 @@ async function main() {
   const times = [];
   const parse = [];
   let bytes = 0;
+  const cpu0 = process.cpuUsage();
   for (let i = 0; i < opt.iters; i++) {
     if (i > 0) text[opt.mark] = 65 + (i % 26);
     const contents = text.toString('utf8');
@@ -114,7 +119,9 @@ async function main() {
     if (i === 0 && c[1].text !== contents) throw new Error('FILE_SAVED without the accepted text');
     await call('tools/call', { name: 'close_tab', arguments: { tab_name: tabName(i) } });
   }
-  process.stdout.write(JSON.stringify({ opendiff_ms: times, parse_ms: parse, bytes }) + '\n');
+  const cpu = process.cpuUsage(cpu0);
+  const cpuMs = (cpu.user + cpu.system) / 1000; // all rounds: building, sending, parsing, close_tab
+  process.stdout.write(JSON.stringify({ opendiff_ms: times, parse_ms: parse, cpu_ms: cpuMs, bytes }) + '\n');
   ws.close(1000);
 }
 

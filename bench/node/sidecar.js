@@ -13,7 +13,8 @@ const os = require('os');
 const path = require('path');
 // The baseline is `ws` as a plain install has it, without the optional native bufferutil
 // (masking in JavaScript), as before issue 27; bench/node/client.js, the Claude side, uses it.
-process.env.WS_NO_BUFFER_UTIL = '1';
+// BENCH_SIDECAR_BUFFERUTIL=1 lets the sidecar use it too (bench/notes.md).
+if (process.env.BENCH_SIDECAR_BUFFERUTIL !== '1') process.env.WS_NO_BUFFER_UTIL = '1';
 const { WebSocketServer } = require('ws');
 
 const KEEPALIVE_MS = 30000; // same keepalive interval as the bridge
@@ -104,6 +105,7 @@ const clients = new Set(); // ready WebSocket clients
 let nextClientId = 0;
 let lastSelection = null; // encoded selection_changed last sent
 const diffs = new Map(); // tab -> {owner, state, resolve}
+let nextProposal = 0;
 
 function handleEditor(method, p) {
   if (!server) throw rpcError(-32002, 'not initialized: send initialize first');
@@ -303,6 +305,7 @@ async function callTool(id, name, a) {
       await callEditor('showDiff', {
         tabName: a.tab_name, filePath: a.old_file_path, newFilePath: a.new_file_path || a.old_file_path,
         newContents: a.new_file_contents, fileExists: fs.existsSync(a.old_file_path),
+        proposal: ++nextProposal, // the editor names it in its decision (docs/editor-protocol.md)
       });
       return { content: await answer };
     }

@@ -1,4 +1,4 @@
-;;; claude-ide-bridge.el --- Claude Code in Emacs through claude-ide-bridge  -*- lexical-binding: t; -*-
+;;; claude-ide-bridge.el --- Connect the Claude Code CLI: selections, diffs, diagnostics  -*- lexical-binding: t; -*-
 
 ;; Copyright (C) 2026 The claude-ide-bridge authors
 
@@ -13,26 +13,16 @@
 
 ;;; Commentary:
 
-;; Connects the Claude Code CLI to Emacs.  The global minor mode
-;; `claude-ide-bridge-mode' runs "claude-ide-bridge serve --stdio" (a Go
-;; program: the WebSocket server the CLI connects to, its auth and lock
-;; file, and every rule of the protocol) and speaks the bridge's editor
-;; protocol (docs/editor-protocol.md) with it over jsonrpc.el.  Emacs
-;; only reports facts and performs UI actions:
-;;
-;; - your selection (the region, a rectangle, or the cursor) as you move;
-;; - Claude's proposed edits as an Ediff session, the proposal editable:
-;;   C-c C-c accepts it, C-c C-k rejects it (Claude writes the file);
-;; - open files, unsaved state, saving, and flymake or flycheck
-;;   diagnostics for Claude's tools;
-;; - buffers follow the disk after Claude writes a file;
-;; - `claude-ide-bridge-send' sends the region, the file or Dired's marked
-;;   files to Claude; `claude-ide-bridge-claude' runs claude in a terminal
-;;   (eat, vterm or term) wired to this Emacs.
-;;
-;; Start with M-x claude-ide-bridge-mode.  Without the binary on PATH,
-;; M-x claude-ide-bridge-install fetches a release (checked against its
-;; SHA-256) or builds it from this checkout with Go.  See docs/emacs.md.
+;; Connects the Claude Code CLI to Emacs.  `claude-ide-bridge-mode' runs
+;; "claude-ide-bridge serve --stdio" (the Go server the CLI connects to,
+;; which owns every rule of the protocol) and speaks its editor protocol
+;; over jsonrpc.el.  Claude sees your selection (region, rectangle or
+;; cursor) and open files, shows its edits as Ediff sessions (C-c C-c
+;; accepts, C-c C-k rejects; Claude writes the file and the buffer
+;; follows), reads flymake or flycheck diagnostics; `claude-ide-bridge-send'
+;; mentions the region, file or Dired's files; `claude-ide-bridge-claude'
+;; runs claude in eat, vterm or term.  M-x claude-ide-bridge-install gets
+;; the binary (SHA-256 checked) or builds it.  See docs/emacs.md.
 
 ;;; Code:
 
@@ -44,22 +34,9 @@
 (require 'seq)
 (require 'subr-x)
 
-(defvar ediff-window-setup-function)
-(defvar ediff-split-window-function)
-(defvar ediff-control-buffer)
-(defvar ediff-quit-hook)
-(defvar ediff-keep-variants)
+(eval-when-compile (require 'ediff) (require 'flymake))
 (defvar flycheck-current-errors)
 (defvar flycheck-mode)
-(defvar flymake-mode)
-(declare-function ediff-buffers "ediff" (buffer-a buffer-b &optional startup-hooks job-name))
-(declare-function ediff-really-quit "ediff-util" (reverse-default-keep-variants))
-(declare-function flymake-diagnostics "flymake" (&optional beg end))
-(declare-function flymake-diagnostic-beg "flymake" (diag))
-(declare-function flymake-diagnostic-end "flymake" (diag))
-(declare-function flymake-diagnostic-type "flymake" (diag))
-(declare-function flymake-diagnostic-text "flymake" (diag))
-(declare-function flymake-diagnostic-backend "flymake" (diag))
 (declare-function flycheck-error-pos "flycheck" (err))
 (declare-function flycheck-error-region-for-mode "flycheck" (err mode))
 (declare-function flycheck-error-level "flycheck" (err))
@@ -70,7 +47,7 @@
 (declare-function vterm "vterm" (&optional arg))
 (declare-function dired-get-marked-files "dired")
 (declare-function term-char-mode "term" ())
-(declare-function make-term "term" (name program &optional startfile &rest switches))
+(declare-function ediff-really-quit "ediff-util" (reverse-default-keep-variants))
 (defvar vterm-shell)
 (defvar vterm-buffer-name)
 
@@ -121,14 +98,14 @@ you get one message naming the file."
   "Arguments `claude-ide-bridge-claude' passes to the CLI."
   :type '(repeat string))
 
-(defcustom claude-ide-bridge-permission-mode "default"
-  "The --permission-mode given to claude unless its arguments choose one.
-The CLI's own default (auto) writes edits without a diff, so no
-proposal would reach Emacs; \"default\" asks, showing each edit here.
-nil passes no mode."
-  :type '(choice (const :tag "CLI's own default" nil)
-                 (const "default") (const "acceptEdits") (const "plan")
-                 (const "auto") string))
+(defcustom claude-ide-bridge-permission-mode nil
+  "The --permission-mode of the claude that `claude-ide-bridge-claude' runs.
+nil: the bridge decides, as for Neovim: \"default\" (each edit shown
+here as a diff) unless the arguments or your Claude settings choose a
+mode; the CLI's own default (auto) writes edits without a diff.  A
+string: that mode.  `none': no flag."
+  :type '(choice (const :tag "The bridge decides" nil) (const :tag "No flag" none)
+                 (const "default") (const "acceptEdits") (const "plan") string))
 
 (defcustom claude-ide-bridge-model-tools t
   "Whether claude gets the bridge's code tools (--mcp-config)."
@@ -881,10 +858,10 @@ In Dired, send the marked files (or the one at point)."
     (setq claude-ide-bridge--folders (list (directory-file-name (claude-ide-bridge--root)))
           claude-ide-bridge--stopping nil claude-ide-bridge--last-selection nil)
     (let* ((name "claude-ide-bridge")
-           (conn (make-instance
-                  'jsonrpc-process-connection
+           (size (if claude-ide-bridge-log-events nil 0))
+           (conn (apply
+                  #'make-instance 'jsonrpc-process-connection
                   :name name
-                  :events-buffer-scrollback-size (if claude-ide-bridge-log-events nil 0)
                   :request-dispatcher #'claude-ide-bridge--dispatch
                   :notification-dispatcher #'claude-ide-bridge--notified
                   :on-shutdown #'claude-ide-bridge--exited
@@ -893,7 +870,11 @@ In Dired, send the marked files (or the one at point)."
                               :name name :command (append (list bin "serve" "--stdio")
                                                           claude-ide-bridge-serve-args)
                               :connection-type 'pipe :coding 'utf-8-emacs-unix :noquery t
-                              :stderr (get-buffer-create (format "*%s stderr*" name)))))))
+                              :stderr (get-buffer-create (format "*%s stderr*" name))))
+                  ;; jsonrpc 1.0.24 renamed the option (Emacs 30 warns about the old one).
+                  (if (slot-exists-p 'jsonrpc-connection '-events-buffer-config)
+                      (list :events-buffer-config (list :size size))
+                    (list :events-buffer-scrollback-size size)))))
       (setq claude-ide-bridge--conn conn)
       (jsonrpc-async-request
        conn :initialize (claude-ide-bridge--initialize-params)
@@ -938,8 +919,11 @@ In Dired, send the marked files (or the one at point)."
   (claude-ide-bridge--watch-buffer))
 
 (defun claude-ide-bridge--kill-buffer ()
-  "Clean up when a buffer is killed."
-  (claude-ide-bridge--unwatch-buffer))
+  "Clean up when a buffer is killed; a file's is told to the bridge."
+  (claude-ide-bridge--unwatch-buffer)
+  (when (and buffer-file-name (claude-ide-bridge--ready-p))
+    (jsonrpc-notify claude-ide-bridge--conn :fileClosed
+                    (list :filePath (expand-file-name buffer-file-name)))))
 
 ;;;###autoload
 (define-minor-mode claude-ide-bridge-mode
@@ -951,7 +935,8 @@ and reads flymake or flycheck diagnostics."
   :global t
   :group 'claude-ide-bridge
   :lighter (:eval (if (claude-ide-bridge--ready-p)
-                      (format " Claude[%d]" claude-ide-bridge--clients)
+                      (format " Claude[%d%s]" claude-ide-bridge--clients
+                              (if claude-ide-bridge--paused " paused" ""))
                     " Claude[-]"))
   (if claude-ide-bridge-mode
       (condition-case err
@@ -972,6 +957,19 @@ and reads flymake or flycheck diagnostics."
     (dolist (b (buffer-list)) (with-current-buffer b (claude-ide-bridge--unwatch-buffer)))
     (claude-ide-bridge--stop)))
 
+(defvar claude-ide-bridge--paused nil "Whether sharing is paused.")
+
+(defun claude-ide-bridge-toggle-sharing ()
+  "Pause or resume sharing your selection, open files and diagnostics.
+Mentions you send still go."
+  (interactive)
+  (claude-ide-bridge--need-bridge)
+  (let ((r (jsonrpc-request claude-ide-bridge--conn :setSharing
+                            (list :paused (if claude-ide-bridge--paused :json-false t)))))
+    (setq claude-ide-bridge--paused (eq (plist-get r :paused) t)
+          claude-ide-bridge--last-selection nil)
+    (claude-ide-bridge--msg "sharing %s" (if claude-ide-bridge--paused "paused" "resumed"))))
+
 (defun claude-ide-bridge-status ()
   "Show the bridge's port, Claude clients and diffs."
   (interactive)
@@ -984,21 +982,33 @@ and reads flymake or flycheck diagnostics."
 
 ;;;; Claude in a terminal
 
-(defun claude-ide-bridge--mode-chosen-p (args)
-  "Non-nil when ARGS choose a permission mode themselves."
-  (seq-some (lambda (a) (or (member a '("--permission-mode" "--dangerously-skip-permissions"))
-                            (string-prefix-p "--permission-mode=" a)))
-            args))
+(defvar claude-ide-bridge--mode-told nil "Whether the user was told edits skip diffs.")
+
+(defun claude-ide-bridge--mode-flag (args)
+  "The permission flag to put before ARGS, per `claude-ide-bridge-permission-mode'."
+  (pcase claude-ide-bridge-permission-mode
+    ('none nil)
+    ((pred stringp) (list "--permission-mode" claude-ide-bridge-permission-mode))
+    (_ (condition-case err
+           (let ((r (jsonrpc-request claude-ide-bridge--conn :permissionMode
+                                     (list :args (vconcat args)) :timeout 5)))
+             (when (and (eq (plist-get r :skipsDiffs) t) (not claude-ide-bridge--mode-told)
+                        (not (equal (plist-get r :source) "arguments")))
+               (setq claude-ide-bridge--mode-told t)
+               (claude-ide-bridge--msg "claude starts in %s mode (%s): its edits are written without a diff here"
+                                       (plist-get r :mode) (plist-get r :source)))
+             (append (plist-get r :add) nil))
+         (error (claude-ide-bridge--msg "permission mode: %s" (error-message-string err))
+                nil)))))
 
 (defun claude-ide-bridge-claude-command (&optional args)
   "The command line of claude: the program, its ARGS and the bridge's.
-`claude-ide-bridge-claude-args' come first, then ARGS; then the
-permission mode unless one was chosen, then the code tools' config."
+The permission flag (`claude-ide-bridge-permission-mode'), then
+`claude-ide-bridge-claude-args' and ARGS, then the code tools' config."
   (let* ((args (append claude-ide-bridge-claude-args args))
          (mcp (plist-get claude-ide-bridge--info :mcpConfig)))
-    (append (list claude-ide-bridge-claude-program) args
-            (and claude-ide-bridge-permission-mode (not (claude-ide-bridge--mode-chosen-p args))
-                 (list "--permission-mode" claude-ide-bridge-permission-mode))
+    (append (list claude-ide-bridge-claude-program)
+            (claude-ide-bridge--mode-flag args) args
             (and claude-ide-bridge-model-tools (stringp mcp) (not (string-empty-p mcp))
                  (list "--mcp-config" mcp)))))
 
@@ -1162,6 +1172,7 @@ BUILD (a prefix argument), builds from the checkout directly."
     (define-key map "k" #'claude-ide-bridge-reject)
     (define-key map "d" #'claude-ide-bridge-close-all-diffs)
     (define-key map "i" #'claude-ide-bridge-status)
+    (define-key map "p" #'claude-ide-bridge-toggle-sharing)
     (define-key map "m" #'claude-ide-bridge-mode)
     map)
   "Commands of claude-ide-bridge, for a prefix key of your choice.")

@@ -123,3 +123,14 @@ func BenchmarkUnmarshalParams(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkTextString10MiB is the decode of a 10 MiB proposal that `serve --auto` does for its
+// summary (issue 27: ~20 ms of its CPU per proposal in a profile).
+func BenchmarkTextString10MiB(b *testing.B) {
+	t := jsonrpc.TextOf(bigText(10 << 20))
+	b.SetBytes(int64(len(t.JSON())))
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = t.String()
+	}
+}

@@ -28,13 +28,13 @@ type diagEditor struct {
 	m *Manager
 }
 
-// Diagnostics answers from the Manager. A file no server is configured for, in an untrusted
-// workspace, or whose server's program is unsafe to run (the Manager logs each once), has no
-// diagnostics: an empty list, not an error, which
+// Diagnostics answers from the Manager. A file no server is configured for, outside the
+// workspace, in an untrusted workspace, or whose server's program is unsafe to run (the Manager
+// logs the last two once), has no diagnostics: an empty list, not an error, which
 // the CLI would stop asking after three (it asks about every file it edits).
 func (e diagEditor) Diagnostics(ctx context.Context, path string) ([]ide.FileDiagnostics, error) {
 	files, err := e.m.Diagnostics(ctx, path)
-	if errors.Is(err, ErrNoServer) || errors.Is(err, ErrUntrusted) || errors.Is(err, trust.ErrUnsafeProgram) {
+	if errors.Is(err, ErrNoServer) || errors.Is(err, ErrUntrusted) || errors.Is(err, ErrOutside) || errors.Is(err, trust.ErrUnsafeProgram) {
 		return []ide.FileDiagnostics{{FilePath: path, Diagnostics: []ide.Diagnostic{}}}, nil
 	}
 	if err != nil {

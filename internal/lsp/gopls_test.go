@@ -138,3 +138,32 @@ func TestGoplsDeletedFile(t *testing.T) {
 		t.Errorf("Diagnostics(all) after the delete = %+v, want none", all)
 	}
 }
+
+// A file outside the workspace, named directly or through a symlink inside it, is never sent to
+// a server (getDiagnostics' uri is the model's choice; gopls quotes identifiers back): ErrOutside,
+// and nothing of it comes back.
+func TestGoplsOnlyInsideRoot(t *testing.T) {
+	gopls := serverBin(t, "GOPLS", "gopls")
+	dir := goModule(t, map[string]string{"main.go": "package main\n\nfunc main() {}\n"})
+	other := goModule(t, map[string]string{"main.go": "package main\n\nvar _ = secretIdentifier\n"})
+	os.Symlink(filepath.Join(other, "main.go"), filepath.Join(dir, "link.go"))
+	m := newManager(t, dir, lsp.Config{Servers: []lsp.ServerConfig{{Extensions: []string{".go"}, Command: []string{gopls}}}, Wait: 10 * time.Second})
+	ctx := context.Background()
+	for _, p := range []string{filepath.Join(other, "main.go"), filepath.Join(dir, "link.go")} {
+		got, err := m.Diagnostics(ctx, p)
+		if !errors.Is(err, lsp.ErrOutside) || len(got) != 0 {
+			t.Errorf("Diagnostics(%s) = %+v, %v; want ErrOutside", p, got, err)
+		}
+		if err := m.Request(ctx, p, "textDocument/documentSymbol", map[string]any{"textDocument": map[string]string{"uri": "file://" + p}}, nil); !errors.Is(err, lsp.ErrOutside) {
+			t.Errorf("Request(%s) = %v; want ErrOutside", p, err)
+		}
+	}
+	all, _ := m.Diagnostics(ctx, "")
+	for _, f := range all {
+		for _, d := range f.Diagnostics {
+			if strings.Contains(d.Message, "secretIdentifier") {
+				t.Errorf("a diagnostic of the outside file came back: %+v", d)
+			}
+		}
+	}
+}

@@ -79,6 +79,9 @@ var (
 	ErrServerExited = errors.New("language server exited")
 	// ErrUntrusted: the workspace is not trusted, so no server is started in it.
 	ErrUntrusted = errors.New("language servers are off until the workspace is trusted")
+	// ErrOutside: the file is not inside Root (symlinks resolved): the model chooses the paths
+	// of getDiagnostics, and a server would be sent the file's text and quote it back.
+	ErrOutside = errors.New("outside the workspace")
 )
 
 // Manager owns the language servers of one workspace. All methods are safe for concurrent use.
@@ -89,6 +92,8 @@ type Manager struct {
 	log     *slog.Logger
 	byExt   map[string]*server
 	servers []*server
+	// realRoot is Root with its symlinks resolved, for inRoot.
+	realRoot string
 
 	mu     sync.Mutex
 	closed bool
@@ -144,7 +149,10 @@ func New(cfg Config) (*Manager, error) {
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	m := &Manager{cfg: cfg, log: log, byExt: map[string]*server{}}
+	m := &Manager{cfg: cfg, log: log, byExt: map[string]*server{}, realRoot: cfg.Root}
+	if r, err := filepath.EvalSymlinks(cfg.Root); err == nil {
+		m.realRoot = r
+	}
 	byCmd := map[string]*server{}
 	for _, sc := range cfg.Servers {
 		if len(sc.Command) == 0 || sc.Command[0] == "" {
@@ -234,6 +242,9 @@ func (m *Manager) Diagnostics(ctx context.Context, path string) ([]FileDiagnosti
 	if s == nil {
 		return nil, m.noServer(path)
 	}
+	if err := m.inRoot(path); err != nil {
+		return nil, err
+	}
 	p, err := s.ensure(ctx)
 	if err != nil {
 		return nil, err
@@ -252,6 +263,20 @@ func (m *Manager) Diagnostics(ctx context.Context, path string) ([]FileDiagnosti
 	fd := FileDiagnostics{Path: path, Diagnostics: p.published(path)}
 	m.convert(p, &fd)
 	return []FileDiagnostics{fd}, nil
+}
+
+// inRoot refuses a path (clean, absolute) that is not inside Root once its symlinks are resolved
+// (a missing file is judged by its path as given: there is nothing to read).
+func (m *Manager) inRoot(path string) error {
+	real := path
+	if r, err := filepath.EvalSymlinks(path); err == nil {
+		real = r
+	}
+	rel, err := filepath.Rel(m.realRoot, real)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return fmt.Errorf("%s: %w %s", path, ErrOutside, m.cfg.Root)
+	}
+	return nil
 }
 
 func (m *Manager) noServer(path string) error {
@@ -334,6 +359,9 @@ func (m *Manager) open(ctx context.Context, path string) (*process, Document, er
 	s := m.serverFor(path)
 	if s == nil {
 		return nil, Document{}, m.noServer(path)
+	}
+	if err := m.inRoot(path); err != nil {
+		return nil, Document{}, err
 	}
 	p, err := s.ensure(ctx)
 	if err != nil {

@@ -62,6 +62,39 @@ local function add(o)
   end
 end
 
+--- :[range]ClaudeCodeSendText[!] [text]: text (submitted unless !), else the
+--- range's lines (or the Visual selection through a <Cmd> mapping), pasted
+--- into Claude's prompt without submitting, and Claude's terminal focused so
+--- you can ask about them.
+local function send_text(o)
+  local terminal = require("claude-ide-bridge.terminal")
+  if o.args ~= "" then
+    terminal.send_text(o.args, not o.bang)
+    return
+  end
+  local buf = vim.api.nvim_get_current_buf()
+  local text
+  local vtype = require("claude-ide-bridge.selection").visual_type(vim.api.nvim_get_mode().mode)
+  if vtype then
+    -- A <Cmd> mapping from Visual mode: exactly the selection.
+    local sel = require("claude-ide-bridge.selection").read()
+    text = sel and sel.text
+    if not text then -- not a file (a scratch buffer): its lines
+      local a, c = vim.fn.line("v"), vim.fn.line(".")
+      text = table.concat(vim.api.nvim_buf_get_lines(buf, math.min(a, c) - 1, math.max(a, c), false), "\n")
+    end
+    vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes("<Esc>", true, false, true), "n", false)
+  elseif o.range > 0 then
+    text = table.concat(vim.api.nvim_buf_get_lines(buf, o.line1 - 1, o.line2, false), "\n")
+  end
+  if not text or text == "" then
+    return notify("usage: :ClaudeCodeSendText <text>, or with a range or a Visual selection", vim.log.levels.WARN)
+  end
+  if terminal.send_text(text, o.bang) then
+    require("claude-ide-bridge").open_terminal()
+  end
+end
+
 function M.create()
   local c = vim.api.nvim_create_user_command
   c("ClaudeCode", function(o)
@@ -85,10 +118,15 @@ function M.create()
   c("ClaudeCodeStop", function()
     bridge().stop()
   end, { desc = "Stop the claude-ide-bridge process" })
+  c("ClaudeCodeTrust", function(o)
+    require("claude-ide-bridge.trust").run(o.args, o.bang)
+  end, { nargs = "?", bang = true, complete = "dir", desc = "Trust a folder (default: the current one) so the bridge may run its language servers; ! revokes" })
   c("ClaudeCodeStatus", function()
     bridge().show_status()
   end, { desc = "Show the bridge's port, clients and diffs" })
   c("ClaudeCodeSend", send, { range = true, desc = "Send the selected lines to Claude as an @-mention" })
+  c("ClaudeCodeSendText", send_text, { nargs = "*", range = true, bang = true,
+    desc = "Paste text (submitted unless !) or the selected lines (not submitted) into Claude's prompt" })
   c("ClaudeCodeAdd", add, { nargs = "+", complete = "file", desc = "Send a file or line range to Claude" })
   c("ClaudeCodeDiffAccept", diff_cmd("accept"), { desc = "Accept the diff with the proposal's text" })
   c("ClaudeCodeDiffDeny", diff_cmd("reject"), { desc = "Reject the diff" })

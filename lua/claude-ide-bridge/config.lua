@@ -11,6 +11,11 @@ local M = {}
 ---@field external_cmd? string external: a command line with %s for the CLI's command line
 ---@field snacks_win? table snacks: the `win` options of Snacks.terminal
 
+---@class claude-ide-bridge.DiffConfig
+---@field layout? "vertical"|"horizontal"|"unified" side by side, one above the other, or the proposal alone with the removed lines shown above the changes (default "vertical")
+---@field open_in_new_tab? boolean a tab page of its own, else in the current tab beside your file (default true)
+---@field keep_terminal_focus? boolean focus stays in Claude's terminal when a diff opens (default false)
+
 ---@class claude-ide-bridge.InstallConfig
 ---@field base_url? string where :ClaudeCodeInstall downloads releases from
 
@@ -32,6 +37,7 @@ local M = {}
 ---@field selection_debounce_ms? integer quiet time before a selection is sent (default 50)
 ---@field ide_name? string the name in the CLI's /ide list (default "Neovim (<cwd basename>)")
 ---@field install? claude-ide-bridge.InstallConfig
+---@field diff? claude-ide-bridge.DiffConfig how diffs are shown
 ---@field model_tools? boolean :ClaudeCode registers the code tools with the CLI (default true)
 ---@field permission_mode? false|"default"|"acceptEdits"|"plan"|"auto"|"dontAsk"|"bypassPermissions" the CLI's mode (default nil: "default" unless your Claude settings choose one; false: add no flag)
 ---@field remote? false|claude-ide-bridge.RemoteConfig bridge and claude on another machine (default false)
@@ -50,6 +56,11 @@ M.defaults = {
     float = false,
     external_cmd = nil,
     snacks_win = nil,
+  },
+  diff = {
+    layout = "vertical",
+    open_in_new_tab = true,
+    keep_terminal_focus = false,
   },
   track_selection = true,
   selection_debounce_ms = 50,
@@ -81,10 +92,11 @@ M.defaults = {
 local known = {
   bin = true, auto_start = true, terminal_cmd = true, terminal = true, track_selection = true,
   selection_debounce_ms = true, ide_name = true, install = true, remote = true, model_tools = true,
-  permission_mode = true, tabline = true, exclude = true,
+  permission_mode = true, tabline = true, exclude = true, diff = true,
 }
 local known_terminal = { provider = true, split = true, size = true, float = true, external_cmd = true, snacks_win = true }
 local known_install = { base_url = true }
+local known_diff = { layout = true, open_in_new_tab = true, keep_terminal_focus = true }
 
 -- The options in force live in state.options; config.options reads them
 -- (a field, not a copy: code that sets config.options.x changes them).
@@ -220,6 +232,9 @@ local rules = {
   { "terminal.external_cmd", "string", true },
   { "terminal.snacks_win", "table", true },
   { "install.base_url", "string" },
+  { "diff.layout", one_of({ "vertical", "horizontal", "unified" }) },
+  { "diff.open_in_new_tab", "boolean" },
+  { "diff.keep_terminal_focus", "boolean" },
 }
 
 -- remote is checked as a whole: a remote half right would run the bridge
@@ -249,7 +264,7 @@ local REMOTE_MSG = "false, or { cmd = { \"ssh\", \"host\" }, path_map? = { [LOCA
   .. " terminal_cmd? = list of strings, shell? = boolean }"
 
 -- The tables whose keys are options of their own.
-local groups = { terminal = true, install = true }
+local groups = { terminal = true, install = true, diff = true }
 
 local function get(o, name)
   local g, k = name:match("^(%w+)%.([%w_]+)$")
@@ -296,7 +311,7 @@ function M.set(user)
       if err then
         problems[#problems + 1] = err
       else
-        local allowed = k == "terminal" and known_terminal or known_install
+        local allowed = ({ terminal = known_terminal, install = known_install, diff = known_diff })[k]
         for sk, sv in pairs(v) do
           if allowed[sk] then
             o[k][sk] = sv

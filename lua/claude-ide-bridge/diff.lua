@@ -143,6 +143,8 @@ function M.list()
   return out
 end
 
+local open_windows, focus_terminal
+
 -- Where the user was when a diff opened: the window and the mode (mode()'s
 -- first letter: "t" typing to Claude, "i" inserting, else Normal).
 local function here()
@@ -171,6 +173,9 @@ local function looking_at(d)
       return true
     end
   end
+  if d.host and d.host.win == cur then
+    return true
+  end
   return d.tab ~= nil and d.tab == vim.api.nvim_get_current_tabpage() and d.own_tab
 end
 
@@ -195,6 +200,19 @@ local function teardown(d)
           pcall(vim.cmd, "enew")
         end)
       end
+    end
+  end
+  local host = d.host
+  if host and vim.api.nvim_win_is_valid(host.win) and vim.api.nvim_buf_is_valid(host.buf) then
+    -- The user's window showed the original (or the proposal) meanwhile: its
+    -- buffer back, where it was (unless something else was put there since).
+    local shown = vim.api.nvim_win_get_buf(host.win)
+    if shown == d.orig_buf or shown == d.prop_buf then
+      vim.api.nvim_win_call(host.win, function()
+        pcall(vim.cmd, "diffoff")
+        vim.api.nvim_win_set_buf(host.win, host.buf)
+        pcall(vim.fn.winrestview, host.view)
+      end)
     end
   end
   for _, buf in ipairs({ d.prop_buf, d.orig_buf }) do
@@ -299,6 +317,122 @@ local function proposal_number(n)
   return nil
 end
 
+-- A window of the current tab page to show a diff in: the active file
+-- window, else any ordinary one; nil when there is none (only Claude's).
+local function file_win()
+  local tracker = require("claude-ide-bridge.tracker")
+  local win = tracker.active_win()
+  if win and vim.api.nvim_win_is_valid(win) and vim.api.nvim_win_get_tabpage(win) == vim.api.nvim_get_current_tabpage() then
+    return win
+  end
+  for _, w in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
+    local b = vim.api.nvim_win_get_buf(w)
+    if vim.api.nvim_win_get_config(w).relative == "" and vim.bo[b].buftype == "" and not M.is_diff_win(w) then
+      return w
+    end
+  end
+  return nil
+end
+
+-- The unified layout: the proposal alone, each changed line highlighted
+-- (DiffAdd, DiffChange) and the lines it removes shown above it as virtual
+-- lines (DiffDelete). Nothing of it is text: the buffer holds exactly the
+-- proposal, so :w accepts the same thing as in the other layouts.
+local unified_ns = vim.api.nvim_create_namespace("claude-ide-bridge-unified")
+
+local function mark_unified(d)
+  local old = vim.api.nvim_buf_get_lines(d.orig_buf, 0, -1, false)
+  local new = vim.api.nvim_buf_get_lines(d.prop_buf, 0, -1, false)
+  local a, b = table.concat(old, "\n") .. "\n", table.concat(new, "\n") .. "\n"
+  local hunks = (vim.text and vim.text.diff or vim.diff)(a, b, { result_type = "indices" })
+  local n = #new
+  for _, h in ipairs(hunks) do
+    local sa, ca, sb, cb = h[1], h[2], h[3], h[4]
+    for l = sb, sb + cb - 1 do
+      vim.api.nvim_buf_set_extmark(d.prop_buf, unified_ns, l - 1, 0, {
+        line_hl_group = ca > 0 and "DiffChange" or "DiffAdd", sign_text = ca > 0 and "~" or "+",
+        sign_hl_group = ca > 0 and "DiffChange" or "DiffAdd",
+      })
+    end
+    if ca > 0 then
+      local virt = {}
+      for l = sa, sa + ca - 1 do
+        virt[#virt + 1] = { { "- " .. (old[l] or ""), "DiffDelete" } }
+      end
+      -- Above the first new line of the hunk; below the last line when the
+      -- hunk only removes lines at the end (sb is the line before them).
+      local row, above = cb > 0 and sb - 1 or sb, cb > 0
+      if not above and row < 1 then
+        row, above = 0, true
+      elseif not above then
+        row = row - 1
+      end
+      row = math.max(math.min(row, n - 1), 0)
+      vim.api.nvim_buf_set_extmark(d.prop_buf, unified_ns, row, 0, { virt_lines = virt, virt_lines_above = above })
+    end
+  end
+end
+
+-- Opens d's windows as the diff options o say (config diff): in a new tab
+-- page or beside the user's file in this one; vertical, horizontal or
+-- unified. Sets d.tab, d.wins (the windows the plugin opened and closes),
+-- d.prop_win and, in the current tab, d.host (the user's window that shows
+-- the original meanwhile, and what it showed).
+open_windows = function(d, o)
+  local first_buf = o.layout == "unified" and d.prop_buf or d.orig_buf
+  local opened = {}
+  if o.open_in_new_tab then
+    vim.cmd("tab sbuffer " .. first_buf)
+    opened[1] = vim.api.nvim_get_current_win()
+  else
+    local win = file_win()
+    if win then
+      vim.api.nvim_set_current_win(win)
+    else
+      vim.cmd("topleft vsplit")
+      opened[1] = vim.api.nvim_get_current_win()
+    end
+    if o.layout == "unified" and win then
+      -- The proposal in a window of its own below the file (:q on it rejects;
+      -- the user's window is left as it is).
+      vim.cmd("rightbelow sbuffer " .. first_buf)
+      opened[1] = vim.api.nvim_get_current_win()
+    else
+      if win then
+        d.host = { win = win, buf = vim.api.nvim_win_get_buf(win), view = vim.fn.winsaveview() }
+      end
+      vim.api.nvim_win_set_buf(0, first_buf)
+    end
+  end
+  d.tab = vim.api.nvim_get_current_tabpage()
+  local first = vim.api.nvim_get_current_win()
+  if o.layout == "unified" then
+    d.prop_win = first
+    mark_unified(d)
+  else
+    vim.cmd("diffthis")
+    vim.cmd((o.layout == "horizontal" and "rightbelow sbuffer " or "rightbelow vertical sbuffer ") .. d.prop_buf)
+    d.prop_win = vim.api.nvim_get_current_win()
+    vim.cmd("diffthis")
+    opened[#opened + 1] = d.prop_win
+  end
+  d.wins = opened
+end
+
+-- keep_terminal_focus: back to Claude's terminal (the window the user was in
+-- when it was one, else the terminal's window in this tab), in terminal mode.
+focus_terminal = function(d)
+  local back = d.back
+  if back and vim.api.nvim_win_is_valid(back.win) and vim.bo[vim.api.nvim_win_get_buf(back.win)].buftype == "terminal" then
+    return go_back({ win = back.win, mode = "t" })
+  end
+  for _, w in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
+    if vim.b[vim.api.nvim_win_get_buf(w)].claude_ide_bridge_terminal then
+      return go_back({ win = w, mode = "t" })
+    end
+  end
+end
+
 --- Handles showDiff {tabName, filePath, newFilePath, newContents, fileExists, proposal}.
 function M.show(p, reply)
   local path, tab_name = p.filePath, p.tabName
@@ -353,21 +487,19 @@ function M.show(p, reply)
   if d.big then
     use_cheap_diffopt()
   end
-  d.back, d.own_tab = here(), true
+  local o = require("claude-ide-bridge.config").options.diff
+  d.back, d.own_tab = here(), o.open_in_new_tab
   dopt.opening = true
-  local ok, err = pcall(vim.cmd, "tab sbuffer " .. orig)
+  local ok, err = pcall(open_windows, d, o)
   dopt.opening = false
   if not ok then
     sync_diffopt()
     error(err, 0)
   end
-  d.tab = vim.api.nvim_get_current_tabpage()
-  local orig_win = vim.api.nvim_get_current_win()
-  vim.cmd("diffthis")
-  vim.cmd("rightbelow vertical sbuffer " .. prop)
-  local prop_win = vim.api.nvim_get_current_win()
-  vim.cmd("diffthis")
-  d.wins = { orig_win, prop_win }
+  local prop_win = d.prop_win
+  if o.keep_terminal_focus then
+    focus_terminal(d)
+  end
 
   vim.api.nvim_create_autocmd("BufWriteCmd", {
     group = augroup, buffer = prop,
@@ -375,7 +507,11 @@ function M.show(p, reply)
       M.accept(d)
     end,
   })
-  for _, win in ipairs(d.wins) do
+  local watched = vim.deepcopy(d.wins)
+  if not vim.tbl_contains(watched, prop_win) then
+    watched[#watched + 1] = prop_win -- the user's own window holds the proposal (unified, current tab)
+  end
+  for _, win in ipairs(watched) do
     vim.api.nvim_create_autocmd("WinClosed", {
       group = augroup, pattern = tostring(win),
       callback = function()

@@ -1,14 +1,13 @@
 -- Answers the bridge's lspRequest (docs/editor-protocol.md) with the language
 -- servers Neovim has attached to the file, so that Claude's code tools
 -- (docs/model-tools.md) see what the editor sees. A file that is not loaded is
--- loaded into a hidden (unlisted) buffer first, and the answer says so.
+-- loaded into a hidden (unlisted) buffer first, without autocommands or
+-- modelines, given to the servers already running for it, and wiped after the
+-- answer; the answer says so.
 -- Runs on Neovim 0.7.2 (client.request) and newer (client:request).
 local files = require("claude-ide-bridge.files")
 
 local M = {}
-
--- How long to wait for a language server to attach to a buffer just loaded.
-M.attach_wait_ms = 10000
 
 local method_calls = vim.fn.has("nvim-0.11") == 1
 
@@ -52,19 +51,113 @@ local function pick(buf, method)
   return nil, names
 end
 
--- Loads path into a hidden buffer (no swap file, so no prompt can block).
-local function load_hidden(path)
-  local buf = vim.fn.bufadd(path)
-  vim.bo[buf].buflisted = false
-  vim.bo[buf].swapfile = false
-  local ok, e = pcall(vim.fn.bufload, buf)
+-- Runs f with every autocommand and modeline off (restored after, also on an
+-- error).
+local function quietly(f)
+  local ei, ml = vim.o.eventignore, vim.go.modeline
+  vim.o.eventignore, vim.go.modeline = "all", false
+  local ok, a, b = pcall(f)
+  vim.o.eventignore, vim.go.modeline = ei, ml
   if not ok then
-    return nil, e
+    return nil, a
   end
-  if vim.bo[buf].filetype == "" then
-    files.detect_filetype(buf, path)
+  return a, b
+end
+
+-- The filetype of path, found without events: vim.filetype.match (0.8+ takes
+-- a table; 0.7's sets it on buf itself, its FileType event ignored here).
+local function filetype_of(buf, path)
+  if vim.fn.has("nvim-0.8") == 1 then
+    return vim.filetype.match({ filename = path, buf = buf }) or ""
   end
-  return buf
+  pcall(vim.filetype.match, path, buf)
+  return vim.bo[buf].filetype
+end
+
+-- Loads path into a hidden buffer for a tool only. The model chooses the path,
+-- and the file may be a cloned repository's: no autocommand runs (BufRead,
+-- FileType: the user's config and plugins, which could start a server or run
+-- the file's code), no modeline is read, no swap file is made (so no prompt
+-- can block). Its filetype is set without events. Unloaded after (unload).
+local function load_hidden(path)
+  return quietly(function()
+    local buf = vim.fn.bufadd(path)
+    vim.bo[buf].buflisted = false
+    vim.bo[buf].swapfile = false
+    vim.bo[buf].modeline = false
+    vim.fn.bufload(buf)
+    if vim.bo[buf].filetype == "" then
+      vim.bo[buf].filetype = filetype_of(buf, path)
+    end
+    return buf
+  end)
+end
+
+-- Wipes a buffer load_hidden made, unless the user has opened it since.
+local function unload(buf)
+  if vim.api.nvim_buf_is_valid(buf) and not vim.bo[buf].buflisted and vim.fn.bufwinid(buf) == -1 then
+    quietly(function()
+      vim.api.nvim_buf_delete(buf, { force = true })
+    end)
+  end
+end
+
+local function all_clients()
+  if vim.lsp.get_clients then
+    return vim.lsp.get_clients()
+  end
+  return vim.lsp.get_active_clients()
+end
+
+-- Whether path is inside client c's root or workspace folders.
+local function in_root(c, path)
+  local roots = {}
+  if c.config and c.config.root_dir then
+    roots[#roots + 1] = c.config.root_dir
+  end
+  for _, wf in ipairs(c.workspace_folders or {}) do
+    roots[#roots + 1] = vim.uri_to_fname(wf.uri)
+  end
+  for _, r in ipairs(roots) do
+    r = r:gsub("/+$", "")
+    if path == r or path:sub(1, #r + 1) == r .. "/" then
+      return true
+    end
+  end
+  return false
+end
+
+-- Whether client c serves filetype ft: its config says so, or it already has
+-- a buffer of that filetype.
+local function serves_ft(c, ft)
+  if ft == "" then
+    return false
+  end
+  for _, f in ipairs((c.config and c.config.filetypes) or {}) do
+    if f == ft then
+      return true
+    end
+  end
+  for _, b in ipairs(vim.lsp.get_buffers_by_client_id(c.id)) do
+    if vim.api.nvim_buf_is_valid(b) and vim.bo[b].filetype == ft then
+      return true
+    end
+  end
+  return false
+end
+
+-- Attaches the running language servers that serve buf's file (its filetype,
+-- under their root) to buf. No server is started: a load for a tool runs no
+-- FileType autocommand, so servers come only from files the user opened.
+local function attach_running(buf, path)
+  local ft = vim.bo[buf].filetype
+  for _, c in ipairs(all_clients()) do
+    if serves_ft(c, ft) and in_root(c, path) then
+      quietly(function()
+        vim.lsp.buf_attach_client(buf, c.id)
+      end)
+    end
+  end
 end
 
 --- lspRequest {filePath, method, params, position?} -> {result, encoding,
@@ -91,22 +184,24 @@ function M.request(p, reply)
       return reply(nil, { code = -32000, message = "could not load " .. path .. ": " .. tostring(e) })
     end
     loaded = true
+    attach_running(buf, path)
+    local answer = reply
+    reply = function(...)
+      unload(buf)
+      return answer(...)
+    end
   end
-  local waited, step = 0, 50
   local function try()
     if not vim.api.nvim_buf_is_valid(buf) then
       return reply(nil, { code = -32000, message = "the buffer of " .. path .. " went away" })
     end
     local c, names = pick(buf, method)
     if not c then
-      -- A server started by a FileType autocommand attaches a moment after loading.
-      if loaded and waited < M.attach_wait_ms then
-        waited = waited + step
-        return vim.defer_fn(try, step)
-      end
       local ft = vim.bo[buf].filetype
       local why
-      if #names == 0 then
+      if #names == 0 and loaded then
+        why = ("no language server of Neovim's serves %s (filetype %q): a file loaded only for a tool starts none, so open a file of that language in Neovim first"):format(path, ft)
+      elseif #names == 0 then
         why = ("no language server is attached to %s in Neovim (filetype %q)"):format(path, ft)
       else
         why = ("Neovim's language servers for %s (%s) do not serve %s"):format(path, table.concat(names, ", "), method)

@@ -245,6 +245,33 @@ function M.toggle(cmd, env, opts, args)
   M.open(cmd, env, opts, args)
 end
 
+--- :ClaudeCodeSendText: types text into Claude's prompt as one bracketed
+--- paste (ESC[200~ ... ESC[201~): the CLI takes it as pasted text, so its
+--- newlines do not submit and a leading / or ! is not a command. CRs become
+--- newlines. With submit, Enter follows. Needs the native or snacks terminal
+--- with claude running; returns false (and says why) otherwise.
+---@param text string
+---@param submit boolean
+---@return boolean sent
+function M.send_text(text, submit)
+  local notice = require("claude-ide-bridge.notice")
+  local p = M.provider(require("claude-ide-bridge.config").options.terminal)
+  local buf = p.buf and p.buf()
+  local chan = buf and (vim.b[buf].terminal_job_id or vim.bo[buf].channel)
+  if not (buf and p.running() and chan and chan ~= 0) then
+    notice.show("no Claude terminal is running here (:ClaudeCode starts one; the external and none providers have none to type into)",
+      vim.log.levels.WARN)
+    return false
+  end
+  local body = text:gsub("\r\n", "\n"):gsub("\r", "\n")
+  local ok, n = pcall(vim.fn.chansend, chan, "\27[200~" .. body .. "\27[201~" .. (submit and "\r" or ""))
+  if not ok or n == 0 then
+    notice.show("could not type into Claude's terminal: it has exited", vim.log.levels.WARN)
+    return false
+  end
+  return true
+end
+
 --- Stops claude (the provider's; external commands are the user's).
 function M.close(opts)
   M.provider(opts or require("claude-ide-bridge.config").options.terminal).close()

@@ -6,6 +6,9 @@
 --   neo-tree    require("neo-tree.sources.manager").get_state(source).tree:get_node().path
 --   oil.nvim    require("oil").get_current_dir() .. get_cursor_entry().name
 --   mini.files  MiniFiles.get_fs_entry(buf, line).path
+--   snacks      Snacks.picker.get({ tab = true }): the picker whose list window is current (the
+--               explorer, or a files/grep picker), its :selected({ fallback = true }) items'
+--               file (against item.cwd when relative); Tab-selected items all go
 local M = {}
 
 local function join(dir, name)
@@ -65,6 +68,37 @@ getters.minifiles = function(line)
   return entry and entry.path or nil
 end
 
+-- snacks pickers (filetype snacks_picker_list): the selection is the
+-- picker's, not lines, so the range is not used.
+local function snacks_paths()
+  local ok, snacks = pcall(require, "snacks")
+  if not ok or type(snacks) ~= "table" or not snacks.picker then
+    return nil, "snacks.nvim is not loaded"
+  end
+  local pickers = snacks.picker.get({ tab = true }) or {}
+  local win, picker = vim.api.nvim_get_current_win(), nil
+  for _, p in ipairs(pickers) do
+    if p.list and p.list.win and p.list.win.win == win then
+      picker = p
+    end
+  end
+  picker = picker or pickers[#pickers]
+  if not picker then
+    return nil, "no snacks picker is open"
+  end
+  local out = {}
+  for _, item in ipairs(picker:selected({ fallback = true }) or {}) do
+    local f = type(item) == "table" and item.file
+    if type(f) == "string" and f ~= "" then
+      if f:sub(1, 1) ~= "/" and type(item.cwd) == "string" then
+        f = join(item.cwd, f)
+      end
+      out[#out + 1] = f
+    end
+  end
+  return out
+end
+
 --- The paths on lines first..last of the current explorer buffer.
 ---@param first? integer
 ---@param last? integer
@@ -72,15 +106,27 @@ end
 function M.paths(first, last)
   local ft = vim.bo.filetype
   local get = getters[ft]
-  if not get then
-    return nil, "not in a file tree (netrw, nvim-tree, neo-tree, oil or mini.files); this is " .. (ft ~= "" and ft or "a plain buffer")
+  local found
+  if ft == "snacks_picker_list" then
+    local err
+    found, err = snacks_paths()
+    if not found then
+      return nil, err
+    end
+  elseif not get then
+    return nil, "not in a file tree (netrw, nvim-tree, neo-tree, oil, mini.files or a snacks explorer/picker); this is " .. (ft ~= "" and ft or "a plain buffer")
+  else
+    found = {}
+    local cur = vim.api.nvim_win_get_cursor(0)[1]
+    first, last = first or cur, last or first or cur
+    for l = first, last do
+      local ok, path = pcall(get, l)
+      found[#found + 1] = ok and path or false
+    end
   end
-  local cur = vim.api.nvim_win_get_cursor(0)[1]
-  first, last = first or cur, last or first or cur
   local out = {}
-  for l = first, last do
-    local ok, path = pcall(get, l)
-    if ok and path then
+  for _, path in ipairs(found) do
+    if path then
       path = vim.fn.fnamemodify(path, ":p"):gsub("/+$", "")
       if vim.fn.filereadable(path) == 1 or vim.fn.isdirectory(path) == 1 then
         out[#out + 1] = path

@@ -62,24 +62,6 @@
     (set-window-buffer (selected-window) (current-buffer))
     (should-not (claude-ide-bridge-selection))))
 
-(ert-deftest cibt-permission-mode ()
-  "Claude gets --permission-mode default unless its arguments choose a mode."
-  (let ((claude-ide-bridge--info '(:mcpConfig "/c/1.mcp.json"))
-        (claude-ide-bridge-claude-args nil))
-    (should (equal (claude-ide-bridge-claude-command)
-                   '("claude" "--permission-mode" "default" "--mcp-config" "/c/1.mcp.json")))
-    (should (equal (claude-ide-bridge-claude-command '("--permission-mode" "plan"))
-                   '("claude" "--permission-mode" "plan" "--mcp-config" "/c/1.mcp.json")))
-    (should (equal (claude-ide-bridge-claude-command '("--permission-mode=acceptEdits"))
-                   '("claude" "--permission-mode=acceptEdits" "--mcp-config" "/c/1.mcp.json")))
-    (let ((claude-ide-bridge-claude-args '("--dangerously-skip-permissions"))
-          (claude-ide-bridge-model-tools nil))
-      (should (equal (claude-ide-bridge-claude-command)
-                     '("claude" "--dangerously-skip-permissions"))))
-    (let ((claude-ide-bridge-permission-mode nil))
-      (should (equal (claude-ide-bridge-claude-command '("-c"))
-                     '("claude" "-c" "--mcp-config" "/c/1.mcp.json"))))))
-
 (ert-deftest cibt-environment ()
   "The bridge's variables come first in claude's environment."
   (let ((claude-ide-bridge--info '(:env (:CLAUDE_CODE_SSE_PORT "123" :ENABLE_IDE_INTEGRATION "true"))))
@@ -149,25 +131,112 @@ own bytes); LINK: make the binary a symbolic link to SCRIPT."
    (should-error (claude-ide-bridge-install))
    (should-not (file-exists-p (claude-ide-bridge--installed-path)))))
 
+(defmacro cibt-with-bridge (&rest body)
+  "Run BODY with the mode on for a temporary workspace `ws', then turn it off."
+  (declare (indent 0))
+  `(let* ((cfg (make-temp-file "cibt-cfg" t))
+          (ws (file-name-as-directory (make-temp-file "cibt-ws" t)))
+          (process-environment (cons (concat "CLAUDE_CONFIG_DIR=" cfg) process-environment))
+          (claude-ide-bridge-program (getenv "CLAUDE_IDE_BRIDGE_BIN"))
+          (default-directory ws))
+     (unwind-protect
+         (progn
+           (claude-ide-bridge-mode 1)
+           (with-timeout (10 (ert-fail "no answer to initialize"))
+             (while (not (claude-ide-bridge--ready-p)) (accept-process-output nil 0.05)))
+           ,@body)
+       (claude-ide-bridge-mode -1)
+       (delete-directory cfg t)
+       (delete-directory ws t))))
+
 (ert-deftest cibt-bridge-framing ()
   "Check that the bridge accepts jsonrpc.el's Content-Length framing.
 initialize and status answer; turning the mode off removes the lock file."
-  (let* ((cfg (make-temp-file "cibt-cfg" t))
-         (process-environment (cons (concat "CLAUDE_CONFIG_DIR=" cfg) process-environment))
-         (claude-ide-bridge-program (getenv "CLAUDE_IDE_BRIDGE_BIN"))
-         (default-directory (file-name-as-directory cfg)))
-    (unwind-protect
-        (progn
-          (claude-ide-bridge-mode 1)
-          (with-timeout (10 (ert-fail "no answer to initialize"))
-            (while (not (claude-ide-bridge--ready-p)) (accept-process-output nil 0.05)))
-          (let ((lock (plist-get claude-ide-bridge--info :lockPath)))
-            (should (file-exists-p lock))
-            (should (equal (plist-get (jsonrpc-request claude-ide-bridge--conn :status (make-hash-table)) :clients) 0))
-            (claude-ide-bridge-mode -1)
-            (should-not (file-exists-p lock))))
+  (cibt-with-bridge
+    (let ((lock (plist-get claude-ide-bridge--info :lockPath)))
+      (should (file-exists-p lock))
+      (should (equal (plist-get (jsonrpc-request claude-ide-bridge--conn :status (make-hash-table)) :clients) 0))
       (claude-ide-bridge-mode -1)
-      (delete-directory cfg t))))
+      (should-not (file-exists-p lock)))))
+
+(ert-deftest cibt-permission-mode ()
+  "Claude gets the bridge's permission flag, as the Neovim plugin's claude does.
+--permission-mode default unless the arguments or the Claude settings
+choose a mode; the option overrides; `none' adds nothing."
+  (cibt-with-bridge
+    (let ((mcp (list "--mcp-config" (plist-get claude-ide-bridge--info :mcpConfig))))
+      (should (equal (claude-ide-bridge-claude-command)
+                     `("claude" "--permission-mode" "default" ,@mcp)))
+      (should (equal (claude-ide-bridge-claude-command '("--permission-mode" "plan"))
+                     `("claude" "--permission-mode" "plan" ,@mcp)))
+      (let ((claude-ide-bridge-permission-mode "acceptEdits"))
+        (should (equal (claude-ide-bridge-claude-command '("-c"))
+                       `("claude" "--permission-mode" "acceptEdits" "-c" ,@mcp))))
+      (let ((claude-ide-bridge-permission-mode 'none) (claude-ide-bridge-model-tools nil))
+        (should (equal (claude-ide-bridge-claude-command '("-c")) '("claude" "-c"))))
+      ;; The project's Claude settings choose a mode that writes without a diff: no flag, and
+      ;; the user is told.
+      (make-directory (expand-file-name ".claude" ws))
+      (with-temp-file (expand-file-name ".claude/settings.json" ws)
+        (insert "{\"permissions\": {\"defaultMode\": \"acceptEdits\"}}"))
+      (let ((claude-ide-bridge--mode-told nil) told)
+        (cl-letf (((symbol-function 'claude-ide-bridge--msg)
+                   (lambda (&rest args) (push (apply #'format args) told))))
+          (should (equal (claude-ide-bridge-claude-command) `("claude" ,@mcp))))
+        (should (string-match-p "acceptEdits mode .*settings.json.*without a diff" (car told)))))))
+
+(defun cibt-decisions (edit decide)
+  "The params of the decisions DECIDE sends after EDIT, in proposal 17's buffer."
+  (let* (sent
+         (buf (generate-new-buffer "proposal"))
+         (d (claude-ide-bridge--diff-new :tab "T" :path "/p/a.txt" :number 17
+                                         :proposal buf :state 'pending)))
+    (unwind-protect
+        (with-current-buffer buf
+          (insert "new\n")
+          (setq claude-ide-bridge--diff d)
+          (setf (claude-ide-bridge--diff-tick d) (buffer-chars-modified-tick))
+          (funcall edit)
+          (cl-letf (((symbol-function 'claude-ide-bridge--ready-p) #'always)
+                    ((symbol-function 'claude-ide-bridge--close-view) #'ignore)
+                    ((symbol-function 'jsonrpc-async-request)
+                     (lambda (_conn method params &rest _) (push (cons method params) sent))))
+            (funcall decide))
+          (nreverse sent))
+      (kill-buffer buf))))
+
+(ert-deftest cibt-decisions-name-the-proposal ()
+  "Every decision names its proposal; an accept sends the text only when it was edited."
+  (should (equal (cibt-decisions #'ignore #'claude-ide-bridge-accept)
+                 '((:diffAccepted :tabName "T" :proposal 17))))
+  (should (equal (cibt-decisions (lambda () (goto-char (point-max)) (insert "more\n"))
+                                 #'claude-ide-bridge-accept)
+                 '((:diffAccepted :tabName "T" :proposal 17 :contents "new\nmore\n"))))
+  ;; An edit undone is still sent as text: the tick moved, the number alone would be a guess.
+  (should (equal (cibt-decisions (lambda () (insert "x") (delete-char -1))
+                                 #'claude-ide-bridge-accept)
+                 '((:diffAccepted :tabName "T" :proposal 17 :contents "new\n"))))
+  (should (equal (cibt-decisions #'ignore #'claude-ide-bridge-reject)
+                 '((:diffRejected :tabName "T" :proposal 17)))))
+
+(ert-deftest cibt-flycheck ()
+  "In a buffer where flycheck runs, its errors are the diagnostics."
+  ;; Debian's elpa-flycheck, which -Q does not put on `load-path'.
+  (dolist (d (file-expand-wildcards "/usr/share/emacs/site-lisp/elpa/*"))
+    (add-to-list 'load-path d))
+  (skip-unless (require 'flycheck nil t))
+  (cibt-with-buffer "ab 日本 cd\nx\n"
+    (setq-local flycheck-mode t)
+    (setq-local flycheck-current-errors
+                (list (flycheck-error-new-at 1 4 'warning "bad" :checker 'chk :id "E1"
+                                             :buffer (current-buffer))))
+    (let ((d (car (claude-ide-bridge--buffer-diagnostics (current-buffer)))))
+      (should (equal (plist-get d :severity) "Warning"))
+      (should (equal (plist-get d :message) "bad"))
+      (should (equal (plist-get d :source) "chk"))
+      (should (equal (plist-get d :code) "E1"))
+      (should (equal (plist-get (plist-get d :range) :start) '(:line 0 :character 3)))
+      (should (equal (plist-get (plist-get d :range) :end) '(:line 0 :character 9))))))
 
 (provide 'claude-ide-bridge-test)
 ;;; claude-ide-bridge-test.el ends here

@@ -2,7 +2,6 @@ package emacstest
 
 import (
 	"context"
-	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
@@ -50,8 +49,14 @@ func (w *world) waitDiffs(t *testing.T, want ...string) {
 	if want == nil {
 		want = []string{}
 	}
-	b, _ := json.Marshal(want)
-	w.e.waitEval(t, lispQuote(string(b)), `(json-serialize (vconcat (mapcar (lambda (d) (format "%s=%s" (car d) (cdr d))) (claude-ide-bridge-diffs))))`)
+	var got []string
+	if !poll(bound, func() bool {
+		got = nil
+		w.e.value(t, &got, `(vconcat (mapcar (lambda (d) (format "%s=%s" (car d) (cdr d))) (claude-ide-bridge-diffs)))`)
+		return reflect.DeepEqual(got, want)
+	}) {
+		t.Fatalf("diffs %q, want %q", got, want)
+	}
 }
 
 // windows lists the buffers of the frame's windows.

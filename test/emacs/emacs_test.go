@@ -46,6 +46,12 @@ func lispQuote(s string) string {
 // shQuote returns s quoted for sh.
 func shQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
+// noNativeComp turns off Emacs 29+'s compiling of Lisp to native code at run time: the newest
+// Emacs comes unpacked from Debian sid without the C compiler's files (scripts/newest-emacs), and
+// compiling would only slow the tests. Emacs 28 ignores the variables.
+const noNativeComp = `(setq native-comp-jit-compilation nil native-comp-deferred-compilation nil
+        native-comp-enable-subr-trampolines nil)`
+
 // startEmacs runs Emacs in dir with env (KEY=VALUE) added, evaluating setup after the mode's
 // options are set and before the mode starts.
 func startEmacs(t *testing.T, dir string, env []string, setup string) *emacs {
@@ -64,6 +70,7 @@ func startEmacs(t *testing.T, dir string, env []string, setup string) *emacs {
 	os.Chmod(sockDir, 0o700)
 	e.tsock, e.esock = filepath.Join(sockDir, "tmux"), filepath.Join(sockDir, "server")
 	init := `(progn
+  ` + noNativeComp + `
   (setq server-socket-dir ` + lispQuote(sockDir) + ` server-name "server"
         inhibit-startup-screen t make-backup-files nil auto-save-default nil create-lockfiles nil)
   (server-start)

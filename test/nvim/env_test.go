@@ -42,7 +42,8 @@ func newEnvFull(t *testing.T, opts map[string]any, connect bool, before func(*en
 	if before != nil {
 		before(e)
 	}
-	e.n = startNvim(t, e.proj, "CLAUDE_CONFIG_DIR="+e.cfg, "HOME="+filepath.Join(root, "home"))
+	// XDG_CONFIG_HOME: the bridge's trust store is the test's (Neovim runs with --clean).
+	e.n = startNvim(t, e.proj, "CLAUDE_CONFIG_DIR="+e.cfg, "HOME="+filepath.Join(root, "home"), "XDG_CONFIG_HOME="+filepath.Join(root, "home", ".config"))
 	if opts == nil {
 		opts = map[string]any{}
 	}

@@ -44,7 +44,7 @@ func TestFocusAfterDiff(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			e := newEnv(t, map[string]any{"terminal_cmd": []string{"cat"}, "model_tools": false}, true)
+			e := newEnv(t, map[string]any{"terminal_cmd": []string{"cat"}, "model_tools": false, "permission_mode": false}, true)
 			path := e.file(t, "a.txt", "old\n")
 			e.edit(t, path)
 			e.n.ex(t, "ClaudeCode")

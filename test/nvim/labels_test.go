@@ -11,7 +11,7 @@ import (
 // "Claude Code", the diff's tab "Diff a.txt"; the terminal has filetype claudecode, and renaming
 // it leaves no term:// buffer behind.
 func TestLabels(t *testing.T) {
-	e := newEnv(t, map[string]any{"terminal_cmd": []string{"cat"}, "model_tools": false}, true)
+	e := newEnv(t, map[string]any{"terminal_cmd": []string{"cat"}, "model_tools": false, "permission_mode": false}, true)
 	path := e.file(t, "a.txt", "old\n")
 	e.edit(t, path)
 	e.n.ex(t, "ClaudeCode")

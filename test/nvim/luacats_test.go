@@ -87,6 +87,7 @@ func TestLuaCATSConfigMatchesOptions(t *testing.T) {
 		{"claude-ide-bridge.Config", ""},
 		{"claude-ide-bridge.TerminalConfig", "terminal"},
 		{"claude-ide-bridge.InstallConfig", "install"},
+		{"claude-ide-bridge.DiffConfig", "diff"},
 	} {
 		fields := luaClassFields(t, src, c.class)
 		if got, want := strings.Join(fields, " "), strings.Join(helpDefaults(t, c.group), " "); got != want {

@@ -63,12 +63,16 @@ func mcpConfig(t *testing.T, cfg string) (url, token string, path string) {
 }
 
 // The code tools answered by Neovim's own language server: gopls attached by the user's
-// config (vim.lsp.start on 0.8+), files loaded into hidden buffers when not open. Every tool
-// gives exactly the places read off testdata/nav (navtest.Run).
+// config (vim.lsp.start on 0.8+) to the file the user opened, and given the files the tools
+// load into hidden buffers when not open. Every tool gives exactly the places read off
+// testdata/nav (navtest.Run).
 func TestModelToolsFromNeovimLSP(t *testing.T) {
 	e := newEnv(t, nil, false)
 	navtest.Copy(t, e.proj)
 	e.n.lua(t, attachGopls, goplsPath(t), e.proj)
+	e.n.lua(t, `vim.cmd("edit " .. vim.fn.fnameescape(...))`, filepath.Join(e.proj, "shapes.go"))
+	// gopls is running (initialized) for the file the user opened, as in a session under way.
+	e.n.waitLua(t, "true", `local c = (vim.lsp.get_clients or vim.lsp.get_active_clients)()[1] return c ~= nil and c.initialized ~= false`)
 	url, token, _ := mcpConfig(t, e.cfg)
 	s := navtest.Connect(t, url, token)
 
@@ -81,10 +85,10 @@ func TestModelToolsFromNeovimLSP(t *testing.T) {
 	if !strings.Contains(text, "the editor loaded "+filepath.Join(e.proj, "use.go")+" into a hidden buffer") {
 		t.Errorf("no word of the hidden buffer:\n%s", text)
 	}
-	var listed bool
-	e.n.luaInto(t, &listed, `local b = require("claude-ide-bridge.files").find(...) return b ~= nil and vim.bo[b].buflisted`, filepath.Join(e.proj, "use.go"))
-	if listed {
-		t.Error("the hidden buffer is listed")
+	var kept bool
+	e.n.luaInto(t, &kept, `return require("claude-ide-bridge.files").find(...) ~= nil`, filepath.Join(e.proj, "use.go"))
+	if kept {
+		t.Error("the hidden buffer was kept after the answer")
 	}
 	var server string
 	e.n.luaInto(t, &server, `local c = (vim.lsp.get_clients or vim.lsp.get_active_clients)()[1] return c and c.name or ""`)
@@ -103,7 +107,7 @@ func TestModelToolsNoServer(t *testing.T) {
 	url, token, _ := mcpConfig(t, e.cfg)
 	s := navtest.Connect(t, url, token)
 	text, isErr := navtest.Call(t, s, "definition", map[string]any{"path": "notes.txt", "line": 1, "symbol": "world"})
-	if !isErr || !strings.Contains(text, "no language server for "+p) || !strings.Contains(text, "no language server is attached to "+p+" in Neovim") {
+	if !isErr || !strings.Contains(text, "no language server for "+p) || !strings.Contains(text, "no language server of Neovim's serves "+p) {
 		t.Errorf("got %v %q", isErr, text)
 	}
 }
@@ -126,5 +130,66 @@ func TestClaudeCodeMCPConfigArgs(t *testing.T) {
 		return require("claude-ide-bridge.mcp").with_config("claude", require("claude-ide-bridge").state())`)
 	if str != "claude" {
 		t.Errorf("with model_tools = false: %q", str)
+	}
+}
+
+// Issue 25 item 2: a file Neovim loads only for a tool (the model chose its path; it may be a
+// cloned repository's) is read without autocommands or modelines and wiped after the answer.
+// The user's BufRead/BufReadPost/FileType autocommands would leave a marker; the file's
+// modeline would set its filetype, which the tool's answer names ('modeline' is on for it, as
+// for any user but root).
+func TestModelToolsLoadRunsNoAutocommandOrModeline(t *testing.T) {
+	e := newEnv(t, nil, false)
+	e.n.lua(t, `vim.go.modeline = true`)
+	p := e.file(t, "notes.txt", "hello world\n# vim: set filetype=fromthemodeline :\n")
+	marker := filepath.Join(t.TempDir(), "marker")
+	e.n.lua(t, `local marker = ...
+vim.cmd("filetype on")
+for _, ev in ipairs({ "BufRead", "BufReadPost", "BufReadPre", "FileType", "BufEnter", "BufWinEnter", "BufUnload", "BufWipeout" }) do
+  vim.api.nvim_create_autocmd(ev, { callback = function(a) vim.fn.writefile({ ev .. " " .. a.file }, marker, "a") end })
+end`, marker)
+	var before string
+	e.n.luaInto(t, &before, `return vim.o.eventignore .. "|" .. tostring(vim.go.modeline)`)
+	url, token, _ := mcpConfig(t, e.cfg)
+	s := navtest.Connect(t, url, token)
+	text, isErr := navtest.Call(t, s, "definition", map[string]any{"path": "notes.txt", "line": 1, "symbol": "world"})
+	if !isErr || strings.Contains(text, "fromthemodeline") || !strings.Contains(text, `(filetype "text")`) {
+		t.Errorf("got %v %q: want no server, for filetype text (not the modeline's)", isErr, text)
+	}
+	if b, err := os.ReadFile(marker); err == nil {
+		t.Errorf("autocommands ran for a file loaded for a tool:\n%s", b)
+	}
+	var kept bool
+	e.n.luaInto(t, &kept, `return require("claude-ide-bridge.files").find(...) ~= nil`, p)
+	if kept {
+		t.Error("the buffer loaded for the tool was kept")
+	}
+	var ei string
+	e.n.luaInto(t, &ei, `return vim.o.eventignore .. "|" .. tostring(vim.go.modeline)`)
+	if ei != before {
+		t.Errorf("eventignore|modeline after the call = %q, want them restored", ei)
+	}
+}
+
+// :ClaudeCodeTrust records the folder in the bridge's trust store (the one serve and Nova read:
+// `claude-ide-bridge trust --check` says so); :ClaudeCodeTrust! revokes it.
+func TestClaudeCodeTrust(t *testing.T) {
+	e := newEnv(t, nil, false)
+	home := filepath.Join(filepath.Dir(e.proj), "home")
+	check := func() bool {
+		cmd := exec.Command(bridgeBin, "trust", "--check", e.proj)
+		cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"))
+		return cmd.Run() == nil
+	}
+	if check() {
+		t.Fatal("trusted before :ClaudeCodeTrust")
+	}
+	e.n.ex(t, "ClaudeCodeTrust "+e.proj)
+	if !check() {
+		t.Fatal(":ClaudeCodeTrust did not trust the folder")
+	}
+	e.n.ex(t, "ClaudeCodeTrust! "+e.proj)
+	if check() {
+		t.Fatal(":ClaudeCodeTrust! did not revoke")
 	}
 }

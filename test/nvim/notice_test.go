@@ -41,7 +41,7 @@ func (e *env) waitNotice(t *testing.T, parts ...string) string {
 // tells the user at once, naming the file and what to do, where the user looks: Claude's
 // terminal has focus (terminal mode), so in the notice float, and in :messages.
 func TestNoticeRefusedDiffWhileInTerminal(t *testing.T) {
-	e := newEnv(t, map[string]any{"terminal_cmd": []string{"cat"}, "model_tools": false}, true)
+	e := newEnv(t, map[string]any{"terminal_cmd": []string{"cat"}, "model_tools": false, "permission_mode": false}, true)
 	path := e.file(t, "a.txt", "old\n")
 	e.edit(t, path)
 	e.n.lua(t, `vim.api.nvim_buf_set_lines(0, 0, -1, false, {"edited, unsaved"})`)
@@ -65,7 +65,7 @@ func TestNoticeRefusedDiffWhileInTerminal(t *testing.T) {
 // Issue 28 item 1: "'claude is already running; :ClaudeCodeClose it first') are hidden the same
 // way": raised just before the terminal takes focus, the notice is shown once focus settles there.
 func TestNoticeBeforeTerminalFocus(t *testing.T) {
-	e := newEnv(t, map[string]any{"terminal_cmd": []string{"cat"}, "model_tools": false}, false)
+	e := newEnv(t, map[string]any{"terminal_cmd": []string{"cat"}, "model_tools": false, "permission_mode": false}, false)
 	e.n.ex(t, "ClaudeCode")
 	e.n.waitLua(t, `"t"`, `return vim.api.nvim_get_mode().mode`)
 	e.n.input(t, `<C-\><C-n><C-w>p`)

@@ -193,7 +193,7 @@ func TestTerminalCommand(t *testing.T) {
 			args, _ = os.ReadFile(out + ".args")
 			s := v.state()
 			var info map[string]any
-			v.evalInto(&info, "claude_ide_bridge#Info()")
+			v.evalInto(&info, "claude_ide_bridge#State()")
 			lines := strings.Fields(string(args))
 			if n := strings.Count(string(args), "--permission-mode"); n != len(tc.want)/2 || !strings.Contains(string(args), strings.Join(tc.want, "\n")) {
 				t.Errorf("claude's arguments %q, want %q once", lines, tc.want)

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -210,10 +211,19 @@ func (v *vim) str(expr string) string {
 // vimString quotes s as a Vim single-quoted string.
 func vimString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
+// vimError is how an error shows in execute()'s output, which keeps it from failing the call.
+var vimError = regexp.MustCompile(`(?m)^E\d+: .*`)
+
 // ex runs Ex commands (lines of cmd) and fails on an error.
 func (v *vim) ex(cmd string) {
 	v.t.Helper()
-	if _, err := v.tryEval("execute(" + vimString(cmd) + ")"); err != nil {
+	r, err := v.tryEval("execute(" + vimString(cmd) + ")")
+	var out string
+	json.Unmarshal(r, &out)
+	if err == nil && vimError.MatchString(out) {
+		err = fmt.Errorf("%s", out)
+	}
+	if err != nil {
 		v.t.Fatalf("%s: %v\nmessages:\n%s", cmd, err, v.messages())
 	}
 }

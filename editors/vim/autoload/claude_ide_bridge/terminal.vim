@@ -18,22 +18,14 @@ enddef
 export def Command(args: list<string>, info: dict<any>): list<string>
   var base = cib.Opt('terminal_cmd', 'claude')
   var cmd = type(base) == v:t_list ? copy(base) : [base]
-  var extra = copy(args)
-  if cib.Opt('model_tools', 1) && get(info, 'mcpConfig', '') != ''
-    extra += ['--mcp-config', info.mcpConfig]
-  endif
-  if type(base) == v:t_list
-    return cmd + extra
-  endif
+  var extra = args + (cib.Opt('model_tools', 1) && get(info, 'mcpConfig', '') != '' ? ['--mcp-config', info.mcpConfig] : [])
+  if type(base) == v:t_list | return cmd + extra | endif
   # A string is a shell command line.
   return [&shell, &shellcmdflag, base .. ' ' .. join(mapnew(extra, (_, a) => shellescape(a)), ' ')]
 enddef
 
 def TermWin(): number
-  if tbuf < 0
-    return 0
-  endif
-  var ws = filter(win_findbuf(tbuf), (_, w) => win_id2tabwin(w)[0] == tabpagenr())
+  var ws = tbuf < 0 ? [] : filter(win_findbuf(tbuf), (_, w) => win_id2tabwin(w)[0] == tabpagenr())
   return empty(ws) ? 0 : ws[0]
 enddef
 
@@ -48,55 +40,33 @@ enddef
 # args: the user's; full: with the permission flag.
 export def Open(focus: bool, args: list<string>, full: list<string>, info: dict<any>, env: dict<string>)
   var kind = cib.Opt('terminal', 'vim')
-  if kind == 'none'
-    cib.Notify('start claude yourself with ' .. get(info, 'envPrefix', '') .. ' claude, then /ide')
-    return
-  elseif kind == 'external'
-    External(Command(full, info), env)
-    return
-  endif
+  if kind == 'none' | cib.Notify('start claude yourself with ' .. get(info, 'envPrefix', '') .. ' claude, then /ide') | return | endif
+  if kind == 'external' | External(Command(full, info), env) | return | endif
   var w = TermWin()
-  if !focus && w == win_getid() && Running() && empty(args)
-    hide
-    return
-  elseif !empty(args) && Running()
+  if !focus && w == win_getid() && Running() && empty(args) | hide | return | endif
+  if !empty(args) && Running()
     cib.Notify('claude is already running; :ClaudeCodeClose it to start one with ' .. join(args, ' '), 'warn')
   endif
-  if w > 0
-    win_gotoid(w)
-  else
-    Split()
-    if Running()
-      execute 'buffer' tbuf
-    endif
-  endif
-  if !Running()
-    var old = tbuf
-    tbuf = term_start(Command(full, info), {curwin: true, env: env, term_kill: 'term', term_name: 'claude',
-      norestore: true})
-    setbufvar(tbuf, '&bufhidden', 'hide')
-    setbufvar(tbuf, '&buflisted', 0)
-    if old > 0 && bufexists(old) && old != tbuf
-      silent! execute 'bwipeout!' old
-    endif
-  endif
+  if w > 0 | win_gotoid(w) | else | Split() | endif
+  if Running() | execute 'buffer' tbuf | return | endif
+  # Not started yet, or it exited: a new claude in place of the old buffer.
+  var old = tbuf
+  tbuf = term_start(Command(full, info), {curwin: true, env: env, term_kill: 'term', term_name: 'claude', norestore: true})
+  setbufvar(tbuf, '&bufhidden', 'hide')
+  setbufvar(tbuf, '&buflisted', 0)
+  if old > 0 && bufexists(old) && old != tbuf | silent! execute 'bwipeout!' old | endif
 enddef
 
 def External(cmd: list<string>, env: dict<string>)
   var line = 'env ' .. join(mapnew(sort(keys(env)), (_, k) => shellescape(k .. '=' .. env[k])), ' ')
     .. ' ' .. join(mapnew(cmd, (_, a) => shellescape(a)), ' ')
   var tmpl = cib.Opt('external_cmd', '')
-  if tmpl !~ '%s'
-    cib.Notify("g:claude_ide_bridge_external_cmd needs %s for claude's command line", 'error')
-    return
-  endif
+  if tmpl !~ '%s' | cib.Notify("g:claude_ide_bridge_external_cmd needs %s for claude's command line", 'error') | return | endif
   job_start([&shell, &shellcmdflag, substitute(tmpl, '%s', escape(line, '\&'), '')], {env: env, stoponexit: ''})
 enddef
 
 # :ClaudeCodeClose: stops the claude of Vim's terminal.
 export def Close()
-  if tbuf > 0 && bufexists(tbuf)
-    silent! execute 'bwipeout!' tbuf
-  endif
+  if tbuf > 0 && bufexists(tbuf) | silent! execute 'bwipeout!' tbuf | endif
   tbuf = -1
 enddef
