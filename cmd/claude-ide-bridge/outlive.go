@@ -298,6 +298,7 @@ func (wb *workspaceBridge) serveAttached(ctx context.Context, c net.Conn) {
 	opt.Start = func(h stdio.Hello) (*bridge.Bridge, error) {
 		ed = h.Editor
 		wb.slot.Attach(attach.Editor{Editor: h.Editor, Info: h.Info, Code: h.Code, Events: h.Events})
+		wb.r.Model.SetPaused(false) // a new editor starts sharing, whatever the last one paused
 		wb.log.Info("an editor attached", "ide", h.Info.Name, "pid", h.PID)
 		return wb.r.Bridge, nil
 	}

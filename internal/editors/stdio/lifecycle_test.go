@@ -16,9 +16,11 @@ import (
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/probe"
 )
 
-// "When stdin reaches EOF, or the editor pid dies, the bridge closes its WebSocket clients with
-// 1001, settles pending diffs (never as an accept), removes its lock file and exits within a
-// second. SIGINT and SIGTERM do the same."
+// "When stdin reaches EOF, or the editor pid dies, with no Claude connected (or with --outlive 0,
+// or a --path-map), the bridge closes its WebSocket clients with 1001, settles pending diffs
+// (never as an accept), removes its lock file and exits within a second. SIGINT, SIGTERM and
+// shutdown do the same whatever is connected." TestStdinEOF and TestEditorPIDDies run with
+// --outlive 0 and a Claude connected; outlive_test.go covers the default.
 //
 // checkShutdown asserts all of that after stop ended the editor's side; the exit time is logged,
 // not asserted.
