@@ -188,7 +188,6 @@ func (wb *workspaceBridge) detached(ctx context.Context) net.Conn {
 	// An empty selection with no file: the CLI then has neither a selection nor an open file
 	// to tell the model about (it reads text and filePath; both empty mean nothing).
 	m.SelectionChanged(ide.Selection{Selection: ide.SelectionPos{IsEmpty: true}})
-	wb.r.SetPID(0)
 	wb.awayDiagnostics()
 	wb.log.Info("the editor went away; staying for Claude", "clients", m.Clients(), "grace", wb.grace)
 
@@ -216,6 +215,8 @@ func (wb *workspaceBridge) detached(ctx context.Context) net.Conn {
 			}
 		}()
 	}
+	// After Listen: a lock naming this process says an editor can attach now.
+	wb.r.SetPID(0)
 	var (
 		timer *time.Timer
 		due   <-chan time.Time

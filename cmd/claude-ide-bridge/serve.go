@@ -254,6 +254,7 @@ func serveStdio(ctx context.Context, asm assembly, grace time.Duration, stdin io
 	if r == nil {
 		return err
 	}
+	w.Close() // that editor's session is over, whatever the bridge does now: it sees EOF
 	wb.r = r
 	wb.outlive(ctx)
 	r.Close()
