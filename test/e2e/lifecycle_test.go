@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"os"
 	"strings"
-	"time"
 	"testing"
+	"time"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/e2e/fakeapi"
 )
