@@ -172,6 +172,17 @@ func run(bridgeBin, nodeBin, nodeJS, echoBin string, reps int, smoke bool, o ove
 			res.Runs[t.name] = append(res.Runs[t.name], m)
 			fmt.Fprintln(os.Stderr)
 		}
+		if cfg.wants("node") && cfg.wants("serve") {
+			// The baseline of `serve --auto accept`: the Node sidecar answering openDiff at once,
+			// with no editor (as serve has none).
+			fmt.Fprintf(os.Stderr, "rep %d/%d node answering at once\n", rep, reps)
+			t := target{"nodeatonce", []string{"env", "BENCH_SIDECAR_AT_ONCE=1", nodeBin, nodeJS}}
+			m, err := measureOpenDiff(t, cfg)
+			if err != nil {
+				return fmt.Errorf("%s: %w", t.name, err)
+			}
+			res.Runs[t.name] = append(res.Runs[t.name], m)
+		}
 		if cfg.wants("echo") {
 			fmt.Fprintf(os.Stderr, "rep %d/%d echo\n", rep, reps)
 			em, err := measureEcho(echoBin, cfg)

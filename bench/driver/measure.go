@@ -95,6 +95,14 @@ func measureStartup(t target, cfg config) (float64, error) {
 	return median(xs), nil
 }
 
+// measureOpenDiff runs only the openDiff rounds of the realistic text (both clients) on a fresh
+// sidecar.
+func measureOpenDiff(t target, cfg config) (metrics, error) {
+	o := cfg
+	o.only = map[string]bool{"opendiff": true}
+	return measureSession(t, o)
+}
+
 // measureSession runs one sidecar through idle, openDiff, fan-out and flood.
 func measureSession(t target, cfg config) (metrics, error) {
 	m := metrics{}

@@ -17,6 +17,7 @@ const path = require('path');
 if (process.env.BENCH_SIDECAR_BUFFERUTIL !== '1') process.env.WS_NO_BUFFER_UTIL = '1';
 const { WebSocketServer } = require('ws');
 
+const AT_ONCE = process.env.BENCH_SIDECAR_AT_ONCE === '1';
 const KEEPALIVE_MS = 30000; // same keepalive interval as the bridge
 const MAX_MESSAGE = 65 << 20;
 
@@ -297,6 +298,9 @@ async function handleClient(ws, id, m) {
 async function callTool(id, name, a) {
   switch (name) {
     case 'openDiff': {
+      // BENCH_SIDECAR_AT_ONCE=1: "a plain Node ws sidecar that answers at once" (issue 27), no
+      // editor: the baseline of `serve --auto accept`, which has none either.
+      if (AT_ONCE) return { content: [{ type: 'text', text: 'FILE_SAVED' }, { type: 'text', text: a.new_file_contents }] };
       const old = diffs.get(a.tab_name);
       if (old && old.state === 'pending') old.resolve([{ type: 'text', text: 'DIFF_REJECTED' }, { type: 'text', text: a.tab_name }]);
       let resolve;

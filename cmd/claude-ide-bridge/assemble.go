@@ -9,9 +9,11 @@ import (
 	"time"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/bridge"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/claudestate"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/lsp"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/modeltools"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/review"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/trust"
 )
 
@@ -40,6 +42,9 @@ type editorConn struct {
 	PID     int               // the lock's pid; 0: this process
 	Code    modeltools.Source // the editor's own language servers for the code tools; nil: none
 	Events  ide.Events
+	// Told of each ended turn's summary and of the sessions' states (nil: not told).
+	TurnEnded    func(review.Summary)
+	StateChanged func(claudestate.Session)
 }
 
 // running is an assembled bridge and what it owns besides.
@@ -71,6 +76,8 @@ func (a assembly) start(e editorConn) (*running, error) {
 		Editor: editor, Info: info, Folders: e.Folders, PID: e.PID,
 		Port: a.Port, Trace: a.Trace, Log: a.Log, Keepalive: a.Keepalive, MaxClients: a.MaxClients,
 		EditorCode: e.Code, Code: code, Events: e.Events,
+		// Every turn's changes are kept (internal/review), the workspace watched while a turn runs.
+		Review: &review.Config{Watch: true, TurnEnded: e.TurnEnded}, StateChanged: e.StateChanged,
 	})
 	if err != nil {
 		if r.lsp != nil {

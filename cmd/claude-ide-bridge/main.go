@@ -7,6 +7,8 @@
 //	claude-ide-bridge mcp-config [--workspace DIR | --port N] [--json | --path]
 //	claude-ide-bridge mention PATH[:START[-END]]  (an @-mention from the shell)
 //	claude-ide-bridge select PATH[:START[-END]]   (the current selection, from the shell)
+//	claude-ide-bridge review [--turn N] [--json] [--revert PATH]  (what a turn of Claude changed)
+//	claude-ide-bridge hook --port N   (run by Claude Code's hooks: its state reaches the bridge)
 //	claude-ide-bridge probe [--port N | --lock FILE] [--checks LIST] [--diff] [--timeout D]
 //	claude-ide-bridge doctor [--cwd DIR]   (why claude started here does not see the editor)
 //	claude-ide-bridge trust [DIR | --list | --revoke DIR | --check DIR]  (let language servers run in DIR)
@@ -34,6 +36,8 @@ Usage:
                                       @-mention a file or lines (1-based) in Claude
   claude-ide-bridge select PATH[:START[-END]]
                                       make those lines the selection Claude sees
+  claude-ide-bridge review [--turn N] [--json] [--revert PATH]
+                                      what Claude's last turn (or turn N) changed; undo a file
   claude-ide-bridge probe [flags]     check any IDE server against the protocol
   claude-ide-bridge doctor [--cwd D]  explain why claude started here would not see the editor
   claude-ide-bridge trust [DIR]       trust a folder: let language servers run there
@@ -66,6 +70,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		err = cmdMCPConfig(args[1:], stdout, stderr)
 	case "mention", "select":
 		err = cmdMention(ctx, args[0], args[1:], stdout, stderr)
+	case "review":
+		err = cmdReview(ctx, args[1:], stdout, stderr)
+	case "hook":
+		err = cmdHook(ctx, args[1:], stdin, stderr)
 	case "probe":
 		err = cmdProbe(ctx, args[1:], stdout, stderr)
 	case "doctor":

@@ -19,7 +19,7 @@ func TestMCPConfigCommand(t *testing.T) {
 	h := newHome(t)
 	s := h.serve(t, nil, "--auto", "reject")
 	file := filepath.Join(h.cfg, "ide", strconv.Itoa(s.port)+".mcp.json")
-	if !strings.Contains(s.out.String(), "claude --permission-mode default --mcp-config "+file) {
+	if !strings.Contains(s.out.String(), "claude --permission-mode default --settings "+filepath.Join(h.cfg, "ide", strconv.Itoa(s.port)+".settings.json")+" --mcp-config "+file) {
 		t.Errorf("the banner does not give the config file:\n%s", s.out.String())
 	}
 	sub := filepath.Join(h.ws, "sub")

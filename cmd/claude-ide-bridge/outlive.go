@@ -13,11 +13,13 @@ import (
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/attach"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/bridge"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/claudestate"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/editors/stdio"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/jsonrpc"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/lsp"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/review"
 )
 
 // This file is how a bridge started by an editor (serve --stdio) outlives it, and how the next
@@ -161,8 +163,22 @@ type workspaceBridge struct {
 	grace   time.Duration
 	log     *slog.Logger
 	asm     assembly
-	away    *lsp.Manager // language servers for getDiagnostics while no editor is attached
-	stopped atomic.Bool  // an editor asked the bridge to end (shutdown)
+	away    *lsp.Manager                // language servers for getDiagnostics while no editor is attached
+	stopped atomic.Bool                 // an editor asked the bridge to end (shutdown)
+	hello   atomic.Pointer[stdio.Hello] // the attached editor's connection; nil: none
+}
+
+// turnEnded and stateChanged tell the attached editor, if any (review's notifications).
+func (wb *workspaceBridge) turnEnded(s review.Summary) {
+	if h := wb.hello.Load(); h != nil && h.TurnEnded != nil {
+		h.TurnEnded(s)
+	}
+}
+
+func (wb *workspaceBridge) stateChanged(s claudestate.Session) {
+	if h := wb.hello.Load(); h != nil && h.StateChanged != nil {
+		h.StateChanged(s)
+	}
 }
 
 // outlive keeps the bridge after its editor went, for as long as a Claude is connected and
@@ -185,6 +201,7 @@ func (wb *workspaceBridge) outlive(ctx context.Context) {
 func (wb *workspaceBridge) detached(ctx context.Context) net.Conn {
 	m := wb.r.Model
 	wb.slot.Detach(nil)
+	wb.hello.Store(nil)
 	// An empty selection with no file: the CLI then has neither a selection nor an open file
 	// to tell the model about (it reads text and filePath; both empty mean nothing).
 	m.SelectionChanged(ide.Selection{Selection: ide.SelectionPos{IsEmpty: true}})
@@ -298,6 +315,7 @@ func (wb *workspaceBridge) serveAttached(ctx context.Context, c net.Conn) {
 	var ed ide.Editor
 	opt.Start = func(h stdio.Hello) (*bridge.Bridge, error) {
 		ed = h.Editor
+		wb.hello.Store(&h)
 		wb.slot.Attach(attach.Editor{Editor: h.Editor, Info: h.Info, Code: h.Code, Events: h.Events})
 		wb.r.Model.SetPaused(false) // a new editor starts sharing, whatever the last one paused
 		wb.log.Info("an editor attached", "ide", h.Info.Name, "pid", h.PID)

@@ -15,7 +15,7 @@ func TestServePrintsPermissionMode(t *testing.T) {
 	h := newHome(t)
 	s := h.serve(t, nil, "--auto", "reject")
 	line := s.waitFor(t, regexp.MustCompile(`(?m)^  (claude .*)$`))[1]
-	if !strings.HasPrefix(line, "claude --permission-mode default --mcp-config ") {
+	if !strings.HasPrefix(line, "claude --permission-mode default --settings ") {
 		t.Errorf("printed command %q, want --permission-mode default", line)
 	}
 	if strings.Contains(s.out.String(), "note: permission mode") {

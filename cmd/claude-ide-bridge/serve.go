@@ -13,12 +13,14 @@ import (
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/attach"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/bridge"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/claudestate"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/editors/stdio"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/editors/terminal"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/exclude"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/lsp"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/pathmap"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/permmode"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/review"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/termtext"
 )
 
@@ -130,7 +132,9 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	info := terminal.Info(*ideName)
 	info.Exclude = excl
-	b, err := asm.start(editorConn{Editor: ed, Info: info, Folders: folders})
+	b, err := asm.start(editorConn{Editor: ed, Info: info, Folders: folders,
+		TurnEnded:    func(s review.Summary) { ed.Notice(s.String()) },
+		StateChanged: func(s claudestate.Session) { ed.Notice(stateLine(s)) }})
 	if _, ok := err.(lspError); ok {
 		fmt.Fprintln(stderr, err.(lspError).err)
 		return errUsage
@@ -141,7 +145,7 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	defer b.Close()
 	ed.Bind(b.Model)
 	fmt.Fprintf(stdout, "claude-ide-bridge: %s IDE on 127.0.0.1:%d for %v\nlock file: %s\n\nIn the terminal where you run claude (--mcp-config adds the code tools):\n\n%s\n  %s\n\n",
-		*ideName, b.Port(), b.Model.Folders(), b.LockPath(), exportLines(b.Env()), claudeLine(b.Model.Folders()[0], b.MCPConfigPath()))
+		*ideName, b.Port(), b.Model.Folders(), b.LockPath(), exportLines(b.Env()), claudeLine(b.Model.Folders()[0], b.MCPConfigPath(), b.HookSettingsPath()))
 	if w := permmode.Decide(nil, permmode.FromOS(b.Model.Folders()[0])).Warning(); w != "" {
 		fmt.Fprintf(stdout, "note: %s\n\n", termtext.Line(w))
 	}
@@ -154,12 +158,37 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 // claudeLine is the command serve prints: claude with the permission flag permmode decides
 // (--permission-mode default unless the Claude settings for root choose a mode: in auto mode no
 // edit would reach this terminal as a diff) and the code tools' --mcp-config.
-func claudeLine(root, mcpConfig string) string {
+func claudeLine(root, mcpConfig, hooks string) string {
 	words := []string{"claude"}
 	for _, a := range permmode.Decide(nil, permmode.FromOS(root)).Add {
 		words = append(words, shellQuote(a))
 	}
+	// The bridge's hooks: Claude's state and the end of each turn (review).
+	words = append(words, "--settings", shellQuote(hooks))
 	return strings.Join(append(words, "--mcp-config", shellQuote(mcpConfig)), " ")
+}
+
+// stateLine is serve's line for a session's new state; the reason is the CLI's text, escaped.
+func stateLine(s claudestate.Session) string {
+	id := s.ID
+	if len(id) > 8 {
+		id = id[:8]
+	}
+	line := "Claude " + termtext.Line(id) + ": "
+	switch s.State {
+	case claudestate.Waiting:
+		line += "waiting for you"
+	case claudestate.Working:
+		line += "working"
+	case claudestate.Idle:
+		line += "idle"
+	case claudestate.Ended:
+		line += "session ended"
+	}
+	if s.Reason != "" {
+		line += " (" + termtext.Line(s.Reason) + ")"
+	}
+	return line
 }
 
 // lspServers turns the --lsp values into servers: EXT=COMMAND as given, "auto" adds the common
@@ -209,7 +238,8 @@ func serveStdio(ctx context.Context, asm assembly, grace time.Duration, stdin io
 	if !outliving {
 		opt.Start = func(h stdio.Hello) (*bridge.Bridge, error) {
 			var err error
-			r, err = asm.start(editorConn{Editor: h.Editor, Info: h.Info, Folders: h.Folders, PID: h.PID, Code: h.Code, Events: h.Events})
+			r, err = asm.start(editorConn{Editor: h.Editor, Info: h.Info, Folders: h.Folders, PID: h.PID, Code: h.Code, Events: h.Events,
+				TurnEnded: h.TurnEnded, StateChanged: h.StateChanged})
 			if err != nil {
 				return nil, startError(err)
 			}
@@ -243,7 +273,9 @@ func serveStdio(ctx context.Context, asm assembly, grace time.Duration, stdin io
 	opt.Start = func(h stdio.Hello) (*bridge.Bridge, error) {
 		slot.Attach(attach.Editor{Editor: h.Editor, Info: h.Info, Code: h.Code, Events: h.Events})
 		var err error
-		r, err = asm.start(editorConn{Editor: slot, Info: h.Info, Folders: h.Folders, PID: h.PID, Code: slot.Code(), Events: slot.Events()})
+		wb.hello.Store(&h)
+		r, err = asm.start(editorConn{Editor: slot, Info: h.Info, Folders: h.Folders, PID: h.PID, Code: slot.Code(), Events: slot.Events(),
+			TurnEnded: wb.turnEnded, StateChanged: wb.stateChanged})
 		if err != nil {
 			slot.Detach(nil)
 			return nil, startError(err)

@@ -304,3 +304,32 @@ func TestServeTrustPrompt(t *testing.T) {
 		tm("kill-server")
 	}
 }
+
+// TestUntrustedEveryServerFamily: every server serve finds on $PATH (stand-ins that record that
+// they ran: gopls, rust-analyzer, pyright-langserver, typescript-language-server, clangd) stays
+// off in an untrusted workspace, each file kind answers no diagnostics; trusted, each starts.
+func TestUntrustedEveryServerFamily(t *testing.T) {
+	h := newHome(t)
+	bin := filepath.Join(t.TempDir(), "bin")
+	files := map[string]string{"gopls": "main.go", "rust-analyzer": "main.rs", "pyright-langserver": "main.py", "typescript-language-server": "main.ts", "clangd": "main.c"}
+	for name, file := range files {
+		writeScript(t, filepath.Join(bin, name), "echo > "+filepath.Join(h.dir, "ran-"+name))
+		os.WriteFile(filepath.Join(h.ws, file), []byte("x\n"), 0o644)
+	}
+	s := h.serve(t, []string{"PATH=" + bin + ":/usr/bin:/bin"}, "--auto", "accept")
+	for _, file := range files {
+		noDiagnostics(t, s, filepath.Join(h.ws, file))
+	}
+	for name := range files {
+		if marked(filepath.Join(h.dir, "ran-"+name)) {
+			t.Errorf("%s ran in an untrusted workspace", name)
+		}
+	}
+	h.trust(t, h.ws)
+	for name, file := range files {
+		getDiagnosticsRaw(t, s, filepath.Join(h.ws, file))
+		if !marked(filepath.Join(h.dir, "ran-"+name)) {
+			t.Errorf("trusted, %s did not start", name)
+		}
+	}
+}

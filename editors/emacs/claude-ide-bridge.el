@@ -103,7 +103,7 @@ you get one message naming the file."
 nil: the bridge decides, as for Neovim: \"default\" (each edit shown
 here as a diff) unless the arguments or your Claude settings choose a
 mode; the CLI's own default (auto) writes edits without a diff.  A
-string: that mode.  `none': no flag."
+string: that mode.  `none': no flag, and not the bridge's --settings."
   :type '(choice (const :tag "The bridge decides" nil) (const :tag "No flag" none)
                  (const "default") (const "acceptEdits") (const "plan") string))
 
@@ -985,21 +985,23 @@ Mentions you send still go."
 (defvar claude-ide-bridge--mode-told nil "Whether the user was told edits skip diffs.")
 
 (defun claude-ide-bridge--mode-flag (args)
-  "The permission flag to put before ARGS, per `claude-ide-bridge-permission-mode'."
-  (pcase claude-ide-bridge-permission-mode
-    ('none nil)
-    ((pred stringp) (list "--permission-mode" claude-ide-bridge-permission-mode))
-    (_ (condition-case err
-           (let ((r (jsonrpc-request claude-ide-bridge--conn :permissionMode
-                                     (list :args (vconcat args)) :timeout 5)))
-             (when (and (eq (plist-get r :skipsDiffs) t) (not claude-ide-bridge--mode-told)
-                        (not (equal (plist-get r :source) "arguments")))
-               (setq claude-ide-bridge--mode-told t)
-               (claude-ide-bridge--msg "claude starts in %s mode (%s): its edits are written without a diff here"
-                                       (plist-get r :mode) (plist-get r :source)))
-             (append (plist-get r :add) nil))
-         (error (claude-ide-bridge--msg "permission mode: %s" (error-message-string err))
-                nil)))))
+  "Return what precedes ARGS: the permission flag, the bridge's --settings.
+As the Neovim plugin, per `claude-ide-bridge-permission-mode'; the
+bridge adds --permission-mode default unless a mode is chosen."
+  (let* ((mode claude-ide-bridge-permission-mode)
+         (user (and (stringp mode) (list "--permission-mode" mode))))
+    (unless (eq mode 'none)
+      (condition-case err
+          (let ((r (jsonrpc-request claude-ide-bridge--conn :permissionMode
+                                    (list :args (vconcat user args)) :timeout 5)))
+            (when (and (eq (plist-get r :skipsDiffs) t) (not claude-ide-bridge--mode-told)
+                       (not (equal (plist-get r :source) "arguments")))
+              (setq claude-ide-bridge--mode-told t)
+              (claude-ide-bridge--msg "claude starts in %s mode (%s): its edits are written without a diff here"
+                                      (plist-get r :mode) (plist-get r :source)))
+            (append (plist-get r :add) user))
+        (error (claude-ide-bridge--msg "permission mode: %s" (error-message-string err))
+               user)))))
 
 (defun claude-ide-bridge-claude-command (&optional args)
   "The command line of claude: the program, its ARGS and the bridge's.

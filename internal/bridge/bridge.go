@@ -15,11 +15,13 @@ import (
 	"sync"
 	"time"
 
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/claudestate"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/mcp"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/modeltools"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/remote"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/review"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/transport"
 )
 
@@ -43,12 +45,20 @@ type Config struct {
 	// Code answers the code tools when the editor has no language server for a file: the
 	// bridge's own language-server clients (modeltools.LSPSource). Optional.
 	Code modeltools.Source
-	Log  *slog.Logger
+	// Review configures the record of each turn's changes (Folders is the bridge's); nil:
+	// none is kept.
+	Review *review.Config
+	// StateChanged is told when a Claude session's state changes (its hooks, claudestate).
+	StateChanged func(claudestate.Session)
+	Log          *slog.Logger
 }
 
 // Bridge is a running IDE server. Close it to remove its lock and disconnect its clients.
 type Bridge struct {
 	Model *ide.Model
+	// Review is the record of turns (nil without Config.Review); State the sessions' states.
+	Review *review.Tracker
+	State  *claudestate.Tracker
 
 	port     int
 	token    string
@@ -60,6 +70,7 @@ type Bridge struct {
 	handler  *transport.Handler
 	mcpToken string
 	mcpPath  string // the MCP config file next to the lock
+	hookPath string // the --settings file with the hooks, next to the lock
 	log      *slog.Logger
 
 	lockMu    sync.Mutex // serialises lock rewrites with removal
@@ -139,12 +150,18 @@ func Start(cfg Config) (*Bridge, error) {
 		Version: Version,
 	}, mcpCheck, log)
 	control := remote.Handler(b.Model)
+	if err := b.startReview(cfg); err != nil {
+		ln.Close()
+		return nil, err
+	}
 	// The shell's mention and select, and the model's code tools at /mcp, share the listener,
 	// each route with its own gate (transport.Mux, docs/security.md); neither token opens the
 	// other's routes.
 	b.srv = transport.Server(transport.Mux(b.handler,
 		transport.Route{Name: "mcp", Match: func(r *http.Request) bool { return r.URL.Path == "/mcp" }, Check: mcpCheck, Serve: code},
-		transport.Route{Name: "shell", Match: remote.Is, Check: b.handler.Authorize, Serve: control}))
+		transport.Route{Name: "shell", Match: remote.Is, Check: b.handler.Authorize, Serve: control},
+		transport.Route{Name: "review", Match: func(r *http.Request) bool { return r.URL.Path == remote.PathReview }, Check: b.handler.Authorize, Serve: b.reviewHandler()},
+		transport.Route{Name: "hook", Match: func(r *http.Request) bool { return r.URL.Path == remote.PathHook }, Check: b.handler.Authorize, Serve: claudestate.Handler(b.State)}))
 	b.srv.ReadHeaderTimeout = 5 * time.Second // a client that never finishes its handshake is dropped
 	b.srv.IdleTimeout = 5 * time.Second       // and so is an idle keep-alive connection
 	b.srv.MaxHeaderBytes = 16 << 10
@@ -158,8 +175,14 @@ func Start(cfg Config) (*Bridge, error) {
 		ln.Close()
 		return nil, err
 	}
+	if b.hookPath, err = writeHookSettings(dir, b.port); err != nil {
+		os.Remove(b.mcpPath)
+		ln.Close()
+		return nil, err
+	}
 	if b.lockPath, err = discovery.WriteLock(dir, b.port, b.lock); err != nil {
 		os.Remove(b.mcpPath)
+		os.Remove(b.hookPath)
 		ln.Close()
 		return nil, err
 	}
@@ -182,6 +205,10 @@ func (b *Bridge) MCPToken() string { return b.mcpToken }
 
 // MCPConfigPath is the file holding the CLI's --mcp-config for /mcp (0600, next to the lock).
 func (b *Bridge) MCPConfigPath() string { return b.mcpPath }
+
+// HookSettingsPath is the --settings file that gives a claude the bridge's hooks (its state
+// for status lines, the end of each turn); 0600 next to the lock.
+func (b *Bridge) HookSettingsPath() string { return b.hookPath }
 
 // LockPath is the lock file's path.
 func (b *Bridge) LockPath() string { return b.lockPath }
@@ -237,6 +264,9 @@ func (b *Bridge) Close() error {
 		if rerr := discovery.RemoveLock(b.mcpPath); err == nil {
 			err = rerr
 		}
+		if rerr := discovery.RemoveLock(b.hookPath); err == nil {
+			err = rerr
+		}
 		b.lockMu.Unlock()
 		b.Model.Close()
 		b.srv.SetKeepAlivesEnabled(false)
@@ -246,6 +276,9 @@ func (b *Bridge) Close() error {
 		defer cancel()
 		b.srv.Shutdown(ctx)
 		<-b.served
+		if b.Review != nil {
+			b.Review.Close()
+		}
 	})
 	return err
 }

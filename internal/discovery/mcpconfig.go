@@ -51,13 +51,29 @@ func WriteMCPConfig(dir string, port int, c MCPConfig) (path string, err error) 
 	if err != nil {
 		return "", err
 	}
+	return writePrivate(dir, port, MCPConfigPath(dir, port), append(data, '\n'))
+}
+
+// HookSettingsPath is where the bridge on port keeps the --settings file that gives the CLI its
+// hooks (claudestate), beside its lock.
+func HookSettingsPath(dir string, port int) string {
+	return filepath.Join(dir, strconv.Itoa(port)+".settings.json")
+}
+
+// WriteHookSettings writes data to HookSettingsPath(dir, port) as WriteMCPConfig writes.
+func WriteHookSettings(dir string, port int, data []byte) (string, error) {
+	return writePrivate(dir, port, HookSettingsPath(dir, port), data)
+}
+
+// writePrivate writes data to target in dir: 0600 in a 0700 dir, through a temporary file
+// renamed over the target (never written through a symlink).
+func writePrivate(dir string, port int, target string, data []byte) (path string, err error) {
 	if err := ensureDir(dir); err != nil {
 		return "", err
 	}
-	target := MCPConfigPath(dir, port)
 	f, err := os.CreateTemp(dir, "."+strconv.Itoa(port)+".*.tmp")
 	if err != nil {
-		return "", fmt.Errorf("discovery: write MCP config: %w", err)
+		return "", fmt.Errorf("discovery: write %s: %w", filepath.Base(target), err)
 	}
 	tmp := f.Name()
 	defer func() {
@@ -66,17 +82,17 @@ func WriteMCPConfig(dir string, port int, c MCPConfig) (path string, err error) 
 			os.Remove(tmp)
 		}
 	}()
-	if _, err = f.Write(append(data, '\n')); err != nil {
-		return "", fmt.Errorf("discovery: write MCP config: %w", err)
+	if _, err = f.Write(data); err != nil {
+		return "", fmt.Errorf("discovery: write %s: %w", filepath.Base(target), err)
 	}
 	if err = f.Chmod(0o600); err != nil {
-		return "", fmt.Errorf("discovery: write MCP config: %w", err)
+		return "", fmt.Errorf("discovery: write %s: %w", filepath.Base(target), err)
 	}
 	if err = f.Close(); err != nil {
-		return "", fmt.Errorf("discovery: write MCP config: %w", err)
+		return "", fmt.Errorf("discovery: write %s: %w", filepath.Base(target), err)
 	}
 	if err = os.Rename(tmp, target); err != nil {
-		return "", fmt.Errorf("discovery: write MCP config: %w", err)
+		return "", fmt.Errorf("discovery: write %s: %w", filepath.Base(target), err)
 	}
 	return target, nil
 }
@@ -119,5 +135,6 @@ func ReadMCPConfig(dir string, port int) (MCPConfig, error) {
 func removeMCPConfig(li LockInfo) {
 	if li.Port > 0 {
 		os.Remove(MCPConfigPath(filepath.Dir(li.Path), li.Port))
+		os.Remove(HookSettingsPath(filepath.Dir(li.Path), li.Port))
 	}
 }

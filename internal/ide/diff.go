@@ -119,7 +119,7 @@ func (m *Model) OpenDiff(ctx context.Context, id ClientID, a OpenDiffArgs) ([]Co
 	sctx, cancel := context.WithTimeout(ctx, m.ShowDiffTimeout)
 	err := m.editor.ShowDiff(sctx, ShowDiffParams{
 		TabName: a.TabName, FilePath: a.OldFilePath, NewFilePath: a.NewFilePath,
-		NewContents: a.NewFileContents, FileExists: statErr == nil, Seq: d.seq,
+		NewContents: a.NewFileContents, FileExists: statErr == nil, Seq: d.seq, Owner: id,
 	})
 	cancel()
 	if err != nil {

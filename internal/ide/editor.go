@@ -111,6 +111,8 @@ type ShowDiffParams struct {
 	// that answers through DiffAcceptedShown/DiffRejectedShown settles exactly the proposal it
 	// displayed, never a same-name one that replaced it meanwhile.
 	Seq uint64 `json:"-"`
+	// Owner is the client whose openDiff this is (sent to editors as clientId).
+	Owner ClientID `json:"-"`
 }
 
 // OpenEditor is one open tab.

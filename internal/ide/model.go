@@ -6,6 +6,7 @@ import (
 	"context"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/exclude"
@@ -27,6 +28,9 @@ type Events struct {
 	ClientConnected    func(id ClientID, clients int)
 	ClientDisconnected func(id ClientID, clients int)
 	FoldersChanged     func(folders []string)
+	// ClientPID: the client said which process it is (the CLI's ide_connected), so that an
+	// editor running several Claude sessions can tell whose diff is whose.
+	ClientPID func(id ClientID, pid int)
 }
 
 // Model is the state of one IDE: its clients, diffs, latest selection and held mentions. All
@@ -55,6 +59,8 @@ type Model struct {
 	closed   bool
 	drains   map[ClientID]func(context.Context) error
 	paused   bool // sharing paused by the user (sharing.go)
+
+	observer atomic.Pointer[observerBox] // observer.go
 }
 
 // SetDrain registers how to wait until client id's session has answered every call it received;
@@ -128,6 +134,20 @@ func (m *Model) Ready(id ClientID) {
 	m.mu.Unlock()
 	if f := m.events.ClientConnected; f != nil {
 		f(id, n)
+	}
+}
+
+// ClientPID records the process a client says it is (ide_connected's pid) and tells the editor.
+// A pid is only a hint (reused, and meaningless across machines or containers): it picks where
+// a diff is shown, never who may decide it.
+func (m *Model) ClientPID(id ClientID, pid int) {
+	m.mu.Lock()
+	_, ok := m.clients[id]
+	m.mu.Unlock()
+	if ok && pid > 0 {
+		if f := m.events.ClientPID; f != nil {
+			f(id, pid)
+		}
 	}
 }
 

@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"log/slog"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -137,6 +139,9 @@ func (s *session) handle(ctx context.Context, req *jsonrpc.Request) (any, error)
 		_ = jsonrpc.UnmarshalParams(req.Params, &p)
 		// Logged only: a pid is not unique across containers and is reused (spec 000).
 		s.log.Info("ide_connected", "pid", string(p.PID))
+		if pid, err := strconv.Atoi(strings.Trim(string(p.PID), `"`)); err == nil {
+			s.model.ClientPID(s.id, pid)
+		}
 		s.listenAfter(listenFallback)
 		return nil, nil
 	case "ping":

@@ -100,38 +100,48 @@ var client = &http.Client{
 // Send posts req to the bridge's path (PathMention or PathSelect) and returns its reply. A
 // refusal comes back as an error holding the bridge's reason.
 func Send(ctx context.Context, b Bridge, path string, req Request) (Reply, error) {
+	var reply Reply
+	err := Post(ctx, b, path, req, &reply, maxBody)
+	return reply, err
+}
+
+// Post posts req as JSON to the bridge's path and decodes its answer (at most limit bytes) into
+// reply. A refusal comes back as an error holding the bridge's reason.
+func Post(ctx context.Context, b Bridge, path string, req, reply any, limit int64) error {
 	body, err := json.Marshal(req)
 	if err != nil {
-		return Reply{}, err
+		return err
 	}
 	url := "http://127.0.0.1:" + strconv.Itoa(b.Port) + path
 	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
-		return Reply{}, err
+		return err
 	}
 	hr.Header.Set("Content-Type", "application/json")
 	hr.Header.Set(AuthHeader, b.Token)
 	resp, err := client.Do(hr)
 	if err != nil {
-		return Reply{}, fmt.Errorf("bridge on port %d: %w", b.Port, err)
+		return fmt.Errorf("bridge on port %d: %w", b.Port, err)
 	}
 	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
+	data, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
 	if err != nil {
-		return Reply{}, err
+		return err
+	}
+	if int64(len(data)) > limit {
+		return fmt.Errorf("the bridge's answer is over %d bytes", limit)
 	}
 	switch {
 	case resp.StatusCode == http.StatusOK:
 	case resp.StatusCode == http.StatusNotFound, resp.StatusCode == http.StatusUpgradeRequired, resp.StatusCode == http.StatusMethodNotAllowed:
-		return Reply{}, fmt.Errorf("the bridge on port %d does not take mentions (an older version?)", b.Port)
+		return fmt.Errorf("the bridge on port %d does not serve %s (an older version?)", b.Port, path)
 	default:
-		return Reply{}, fmt.Errorf("the bridge refused: %s", strings.TrimSpace(string(data)))
+		return fmt.Errorf("the bridge refused: %s", strings.TrimSpace(string(data)))
 	}
-	var reply Reply
-	if err := json.Unmarshal(data, &reply); err != nil {
-		return Reply{}, fmt.Errorf("the bridge answered %q: %w", data, err)
+	if err := json.Unmarshal(data, reply); err != nil {
+		return fmt.Errorf("the bridge answered %q: %w", data, err)
 	}
-	return reply, nil
+	return nil
 }
 
 // dialOwn is an http.Transport's DialContext over discovery.DialOwn (addr is 127.0.0.1:port).

@@ -28,3 +28,10 @@ const maxBody = 64 << 10
 
 // MaxSelection bounds the text of a selection read from a file (select).
 const MaxSelection = 1 << 20
+
+// The paths of `claude-ide-bridge review` and of the CLI's hooks (`claude-ide-bridge hook`),
+// gated like PathMention.
+const (
+	PathReview = "/claude-ide-bridge/v1/review"
+	PathHook   = "/claude-ide-bridge/v1/hook"
+)

@@ -10,6 +10,7 @@ local M = {}
 ---@field float? boolean native: a floating window instead of a split (default false)
 ---@field external_cmd? string external: a command line with %s for the CLI's command line
 ---@field snacks_win? table snacks: the `win` options of Snacks.terminal
+---@field sessions? "one"|"tab" native: one claude, or one per tab page (default "one"; :ClaudeCodeSession names more)
 
 ---@class claude-ide-bridge.DiffConfig
 ---@field layout? "vertical"|"horizontal"|"unified" side by side, one above the other, or the proposal alone with the removed lines shown above the changes (default "vertical")
@@ -56,6 +57,7 @@ M.defaults = {
     float = false,
     external_cmd = nil,
     snacks_win = nil,
+    sessions = "one",
   },
   diff = {
     layout = "vertical",
@@ -94,7 +96,7 @@ local known = {
   selection_debounce_ms = true, ide_name = true, install = true, remote = true, model_tools = true,
   permission_mode = true, tabline = true, exclude = true, diff = true,
 }
-local known_terminal = { provider = true, split = true, size = true, float = true, external_cmd = true, snacks_win = true }
+local known_terminal = { provider = true, split = true, size = true, float = true, external_cmd = true, snacks_win = true, sessions = true }
 local known_install = { base_url = true }
 local known_diff = { layout = true, open_in_new_tab = true, keep_terminal_focus = true }
 
@@ -231,6 +233,7 @@ local rules = {
   { "terminal.float", "boolean" },
   { "terminal.external_cmd", "string", true },
   { "terminal.snacks_win", "table", true },
+  { "terminal.sessions", one_of({ "one", "tab" }) },
   { "install.base_url", "string" },
   { "diff.layout", one_of({ "vertical", "horizontal", "unified" }) },
   { "diff.open_in_new_tab", "boolean" },

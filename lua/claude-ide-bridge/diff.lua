@@ -135,7 +135,7 @@ end
 function M.list()
   local out = {}
   for _, d in pairs(diffs) do
-    out[#out + 1] = { tab_name = d.tab_name, file_path = d.file_path, state = d.state }
+    out[#out + 1] = { tab_name = d.tab_name, file_path = d.file_path, state = d.state, session = d.session }
   end
   table.sort(out, function(a, b)
     return a.tab_name < b.tab_name
@@ -489,6 +489,17 @@ function M.show(p, reply)
   end
   local o = require("claude-ide-bridge.config").options.diff
   d.back, d.own_tab = here(), o.open_in_new_tab
+  -- Several Claude sessions: the diff goes to the tab page of the session
+  -- whose Claude sent it (the pid its CLI reported, or an ancestor of it, is
+  -- that session's terminal job).
+  local term = require("claude-ide-bridge.terminal")
+  local pid = type(p.clientId) == "number" and state.sessions.pids[p.clientId] or nil
+  local sess = pid and term.session_of_pid(pid) or nil
+  d.session = sess and sess.key or nil
+  if sess and #term.sessions() > 1 and sess.tab and vim.api.nvim_tabpage_is_valid(sess.tab)
+    and sess.tab ~= vim.api.nvim_get_current_tabpage() then
+    vim.api.nvim_set_current_tabpage(sess.tab)
+  end
   dopt.opening = true
   local ok, err = pcall(open_windows, d, o)
   dopt.opening = false

@@ -72,7 +72,15 @@ local function bridge_handlers()
       events.emit("ClaudeCodeConnected", { clients = n })
     end)
   end
+  h.clientPid = function(p)
+    if type(p.clientId) == "number" and type(p.pid) == "number" then
+      state.sessions.pids[p.clientId] = p.pid
+    end
+  end
   h.clientDisconnected = function(p)
+    if type(p.clientId) == "number" then
+      state.sessions.pids[p.clientId] = nil
+    end
     local n = state.set_clients(p.clients)
     vim.schedule(function()
       events.emit("ClaudeCodeDisconnected", { clients = n })
@@ -473,6 +481,7 @@ end
 ---@field pending_diffs integer diffs waiting for the user's decision
 ---@field attached boolean this Neovim attached to a bridge that outlived another Neovim (false: it started the bridge)
 ---@field paused boolean sharing is paused (:ClaudeCodePause): no selection, open files or diagnostics reach Claude
+---@field sessions { name: string, tab: integer|nil, running: boolean, diffs: integer }[] the native terminal's Claude sessions
 
 --- For statuslines: cheap, no request to the bridge.
 ---@return claude-ide-bridge.Status
@@ -491,7 +500,41 @@ function M.status()
     pending_diffs = pending,
     attached = ready and S.info.attached == true,
     paused = state.sharing.paused,
+    sessions = M.sessions(),
   }
+end
+
+--- The native terminal's Claude sessions: name ("default", "tab 2", or a
+--- :ClaudeCodeSession name), the tab page number it was started in, whether
+--- claude runs, and how many of the diffs shown are its Claude's.
+---@return { name: string, tab: integer|nil, running: boolean, diffs: integer }[]
+function M.sessions()
+  local out = {}
+  local list = diff.list()
+  for _, s in ipairs(terminal.sessions()) do
+    local n = 0
+    for _, d in ipairs(list) do
+      if d.session == s.key then
+        n = n + 1
+      end
+    end
+    out[#out + 1] = {
+      name = s.name,
+      tab = s.tab and vim.api.nvim_tabpage_is_valid(s.tab) and vim.api.nvim_tabpage_get_number(s.tab) or nil,
+      running = s.job ~= nil,
+      diffs = n,
+    }
+  end
+  return out
+end
+
+--- :ClaudeCodeSession {name} [args]: this tab page's Claude becomes the
+--- session called name (started when needed), shown and focused.
+---@param name string
+---@param args? string[]
+function M.session(name, args)
+  vim.t.claude_ide_bridge_session = name
+  M.open_terminal(args)
 end
 
 --- :ClaudeCodePause / :ClaudeCodeResume: stops (or restarts) sharing the

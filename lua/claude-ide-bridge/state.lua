@@ -63,6 +63,12 @@ M.terminal = { buf = nil, job = nil, external_job = nil, snacks_win = nil }
 --- buffers by number, whether watching is on and its augroup.
 M.watch = { dirs = {}, bufs = {}, enabled = false, augroup = nil }
 
+--- Claude sessions of the native terminal (terminal.lua): by key ("default",
+--- "tab:<handle>", "name:<name>"), each {buf, job, tab, name}; key is the one
+--- whose buf and job are in M.terminal now. pids: clientId -> the pid the CLI
+--- reported (clientPid), to tell whose diff is whose.
+M.sessions = { by_key = {}, key = "default", pids = {} }
+
 --- Sharing with Claude (:ClaudeCodePause): paused survives bridge restarts.
 M.sharing = { paused = false }
 

@@ -20,6 +20,92 @@ function M.running()
   return M.buf() ~= nil and term.job ~= nil
 end
 
+local sessions = require("claude-ide-bridge.state").sessions
+
+-- Several Claude sessions (issue 28 item 8): terminal.sessions "tab" gives
+-- each tab page its own claude; :ClaudeCodeSession {name} puts a named one in
+-- this tab. The session in use has its buffer and job in `term` (so the rest
+-- of this file deals with one); M.use swaps them.
+
+--- The key of this tab page's session.
+---@return string
+function M.current_key()
+  local name = vim.t.claude_ide_bridge_session
+  if type(name) == "string" and name ~= "" then
+    return "name:" .. name
+  end
+  local o = require("claude-ide-bridge.config").options.terminal
+  if o.sessions == "tab" then
+    return "tab:" .. vim.api.nvim_get_current_tabpage()
+  end
+  return "default"
+end
+
+local function session_name(key)
+  if key == "default" then
+    return nil
+  end
+  local name = key:match("^name:(.*)$")
+  if name then
+    return name
+  end
+  local tab = tonumber(key:match("^tab:(%d+)$"))
+  return "tab " .. (tab and vim.api.nvim_tabpage_is_valid(tab) and vim.api.nvim_tabpage_get_number(tab) or "?")
+end
+
+--- Makes key's session the one in use (default: this tab page's).
+---@param key? string
+function M.use(key)
+  key = key or M.current_key()
+  if key == sessions.key then
+    return
+  end
+  sessions.by_key[sessions.key] = { buf = term.buf, job = term.job, tab = term.tab, name = term.name }
+  local s = sessions.by_key[key] or {}
+  term.buf, term.job, term.tab, term.name = s.buf, s.job, s.tab, s.name
+  sessions.key = key
+end
+
+--- Every session: {key, name, buf, job, tab}, the one in use included.
+function M.sessions()
+  local out = {}
+  local all = vim.tbl_extend("force", {}, sessions.by_key)
+  all[sessions.key] = { buf = term.buf, job = term.job, tab = term.tab, name = term.name }
+  for key, s in pairs(all) do
+    if s.buf and vim.api.nvim_buf_is_valid(s.buf) then
+      out[#out + 1] = { key = key, name = s.name or session_name(key) or "default", buf = s.buf, job = s.job, tab = s.tab }
+    end
+  end
+  table.sort(out, function(a, b)
+    return a.key < b.key
+  end)
+  return out
+end
+
+--- The session whose claude is pid or one of its ancestors (the CLI may run
+--- under a wrapper the terminal started), or nil.
+---@param pid integer
+function M.session_of_pid(pid)
+  local by_job = {}
+  for _, s in ipairs(M.sessions()) do
+    local ok, jp = pcall(vim.fn.jobpid, s.job or -1)
+    if ok and jp and jp > 0 then
+      by_job[jp] = s
+    end
+  end
+  for _ = 1, 32 do
+    if not pid or pid <= 1 then
+      return nil
+    end
+    if by_job[pid] then
+      return by_job[pid]
+    end
+    local ok, info = pcall(vim.api.nvim_get_proc, pid)
+    pid = ok and type(info) == "table" and info.ppid or nil
+  end
+  return nil
+end
+
 local function window()
   local buf = M.buf()
   if not buf then
@@ -63,6 +149,11 @@ local function run(cmd, env)
       if term.job == job then
         term.job = nil
       end
+      for _, s in pairs(sessions.by_key) do
+        if s.job == job then
+          s.job = nil
+        end
+      end
     end,
   }
   local job
@@ -73,8 +164,9 @@ local function run(cmd, env)
     job = vim.fn.termopen(cmd, opts)
   end
   term.buf, term.job = vim.api.nvim_get_current_buf(), job > 0 and job or nil
+  term.tab, term.name = vim.api.nvim_get_current_tabpage(), session_name(sessions.key)
   vim.b[term.buf].claude_ide_bridge_terminal = true
-  M.label(term.buf)
+  M.label(term.buf, term.name and (M.NAME .. " (" .. term.name .. ")") or nil)
   -- Hiding the window (toggle) keeps claude running.
   vim.bo[term.buf].bufhidden = "hide"
 end
@@ -227,6 +319,7 @@ end
 --- included: M.command) when it is not running. A running claude is focused
 --- as it is; args (given for this message only) are then not applied.
 function M.open(cmd, env, opts, args)
+  M.use()
   local p = M.provider(opts)
   if args and #args > 0 and p.running() then
     require("claude-ide-bridge.notice").show("claude is already running; :ClaudeCodeClose it to start one with " .. table.concat(args, " "), vim.log.levels.WARN)
@@ -237,6 +330,7 @@ end
 --- :ClaudeCode: hides claude when its window is the current one and it runs,
 --- else as open() (which also starts a new claude in place of one that exited).
 function M.toggle(cmd, env, opts, args)
+  M.use()
   local p = M.provider(opts)
   if p.is_current() and p.running() and not (args and #args > 0) then
     p.hide()
@@ -255,6 +349,7 @@ end
 ---@return boolean sent
 function M.send_text(text, submit)
   local notice = require("claude-ide-bridge.notice")
+  M.use()
   local p = M.provider(require("claude-ide-bridge.config").options.terminal)
   local buf = p.buf and p.buf()
   local chan = buf and (vim.b[buf].terminal_job_id or vim.bo[buf].channel)
@@ -274,6 +369,7 @@ end
 
 --- Stops claude (the provider's; external commands are the user's).
 function M.close(opts)
+  M.use()
   M.provider(opts or require("claude-ide-bridge.config").options.terminal).close()
 end
 

@@ -164,14 +164,18 @@ initialize and status answer; turning the mode off removes the lock file."
 --permission-mode default unless the arguments or the Claude settings
 choose a mode; the option overrides; `none' adds nothing."
   (cibt-with-bridge
-    (let ((mcp (list "--mcp-config" (plist-get claude-ide-bridge--info :mcpConfig))))
+    (let ((mcp (list "--mcp-config" (plist-get claude-ide-bridge--info :mcpConfig)))
+          ;; The bridge's hooks for the CLI (its state, each turn's end).
+          (settings (list "--settings" (concat (file-name-sans-extension
+                                                (plist-get claude-ide-bridge--info :lockPath))
+                                               ".settings.json"))))
       (should (equal (claude-ide-bridge-claude-command)
-                     `("claude" "--permission-mode" "default" ,@mcp)))
+                     `("claude" "--permission-mode" "default" ,@settings ,@mcp)))
       (should (equal (claude-ide-bridge-claude-command '("--permission-mode" "plan"))
-                     `("claude" "--permission-mode" "plan" ,@mcp)))
+                     `("claude" ,@settings "--permission-mode" "plan" ,@mcp)))
       (let ((claude-ide-bridge-permission-mode "acceptEdits"))
         (should (equal (claude-ide-bridge-claude-command '("-c"))
-                       `("claude" "--permission-mode" "acceptEdits" "-c" ,@mcp))))
+                       `("claude" ,@settings "--permission-mode" "acceptEdits" "-c" ,@mcp))))
       (let ((claude-ide-bridge-permission-mode 'none) (claude-ide-bridge-model-tools nil))
         (should (equal (claude-ide-bridge-claude-command '("-c")) '("claude" "-c"))))
       ;; The project's Claude settings choose a mode that writes without a diff: no flag, and
@@ -182,7 +186,7 @@ choose a mode; the option overrides; `none' adds nothing."
       (let ((claude-ide-bridge--mode-told nil) told)
         (cl-letf (((symbol-function 'claude-ide-bridge--msg)
                    (lambda (&rest args) (push (apply #'format args) told))))
-          (should (equal (claude-ide-bridge-claude-command) `("claude" ,@mcp))))
+          (should (equal (claude-ide-bridge-claude-command) `("claude" ,@settings ,@mcp))))
         (should (string-match-p "acceptEdits mode .*settings.json.*without a diff" (car told)))))))
 
 (defun cibt-decisions (edit decide)

@@ -20,6 +20,7 @@ const fakeKey = "sk-ant-api03-fake-emacs-key-0123456789abcdefghij"
 // an Ediff proposal, C-c C-c accepts it, the CLI (not Emacs) writes the file, and the file's
 // buffer shows the new text.
 func TestRealClaudeEditAccepted(t *testing.T) {
+	t.Parallel()
 	bin := os.Getenv("CLAUDE_BIN")
 	if bin == "" {
 		t.Skip("SKIPPED: CLAUDE_BIN not set (CLAUDE_BIN=$(scripts/ensure-claude-cli)): the Emacs test with the real Claude Code CLI is NOT running")

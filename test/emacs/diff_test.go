@@ -71,6 +71,7 @@ func (w *world) windows(t *testing.T) []string {
 // The diff view stays open until `closeDiff`." C-c C-c in the proposal accepts it unedited
 // (named by its number); close_tab restores the windows.
 func TestDiffAcceptThenCloseTab(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, "", true)
 	path := w.file(t, "a.txt", "old\n")
 	w.visit(t, path)
@@ -110,6 +111,7 @@ func TestDiffAcceptThenCloseTab(t *testing.T) {
 // Spec: openDiff returns FILE_SAVED with "<final file contents>" — "accepted with those contents
 // (user edits included)". The edit is typed into the proposal.
 func TestDiffEditThenAccept(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, "", true)
 	path := w.file(t, "a.txt", "old\n")
 	ch := w.openDiff(t, path, "new\n", tabA)
@@ -124,6 +126,7 @@ func TestDiffEditThenAccept(t *testing.T) {
 // Spec: DIFF_REJECTED with the tab name, for C-c C-k and for killing the proposal's buffer;
 // the windows come back and the file is untouched.
 func TestDiffReject(t *testing.T) {
+	t.Parallel()
 	for _, how := range [][]string{{"C-c", "C-k"}, {"C-x", "k", "Enter"}} {
 		t.Run(strings.Join(how, " "), func(t *testing.T) {
 			w := newWorld(t, "", true)
@@ -146,6 +149,7 @@ func TestDiffReject(t *testing.T) {
 
 // closeAllDiffTabs rejects every open diff and Emacs closes them all.
 func TestCloseAllDiffTabs(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, "", true)
 	a, b := w.file(t, "a.txt", "a\n"), w.file(t, "b.txt", "b\n")
 	tabB := "✻ [Claude Code] b.txt (bb0000) ⧉"
@@ -163,6 +167,7 @@ func TestCloseAllDiffTabs(t *testing.T) {
 
 // A showDiff for a file whose buffer has unsaved changes is refused with a sentence naming it.
 func TestDiffRefusedOnUnsavedBuffer(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, "", true)
 	path := w.file(t, "a.txt", "old\n")
 	w.visit(t, path)

@@ -11,6 +11,7 @@ import (
 // reverts, a modified one is kept with one message naming the file". No input is typed after
 // the write: the buffer follows on its own.
 func TestBufferFollowsDisk(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, "", false)
 	clean, dirty := w.file(t, "clean.txt", "hello world\n"), w.file(t, "dirty.txt", "hello world\n")
 	w.visit(t, dirty)

@@ -37,6 +37,7 @@ func copyPackage(t *testing.T) string {
 
 // Issue 30: "byte-compiling without warnings".
 func TestByteCompileClean(t *testing.T) {
+	t.Parallel()
 	dir := copyPackage(t)
 	out := batch(t, dir, nil, "--eval", "(setq byte-compile-error-on-warn t)", "-f", "batch-byte-compile", "claude-ide-bridge.el")
 	if _, err := os.Stat(filepath.Join(dir, "claude-ide-bridge.elc")); err != nil || strings.Contains(out, "Warning") {
@@ -46,6 +47,7 @@ func TestByteCompileClean(t *testing.T) {
 
 // Issue 30: "`checkdoc` clean" (the tests' file too).
 func TestCheckdocClean(t *testing.T) {
+	t.Parallel()
 	for _, f := range []string{pkgFile, filepath.Join(root, "test", "emacs", "claude-ide-bridge-test.el")} {
 		if out := batch(t, filepath.Dir(f), nil, "--eval", `(checkdoc-file "`+filepath.Base(f)+`")`); strings.TrimSpace(out) != "" {
 			t.Errorf("checkdoc %s:\n%s", filepath.Base(f), out)
@@ -55,6 +57,7 @@ func TestCheckdocClean(t *testing.T) {
 
 // Issue 30: "The package is at most 1,200 lines, because the bridge owns every rule."
 func TestPackageSize(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile(pkgFile)
 	if err != nil {
 		t.Fatal(err)
@@ -67,6 +70,7 @@ func TestPackageSize(t *testing.T) {
 // The ERT tests of the protocol pieces (test/emacs/claude-ide-bridge-test.el), byte-compiled
 // as users load it, against this run's bridge.
 func TestERT(t *testing.T) {
+	t.Parallel()
 	dir := copyPackage(t)
 	batch(t, dir, nil, "-f", "batch-byte-compile", "claude-ide-bridge.el")
 	out := batch(t, dir, []string{"CLAUDE_IDE_BRIDGE_BIN=" + bridgeBin}, "-L", dir,
@@ -86,6 +90,7 @@ func TestERT(t *testing.T) {
 // 12's) predates Emacs 28's release and warns that depending on Emacs 28 "makes the package
 // uninstallable in all released Emacs versions"; that warning alone is accepted.
 func TestPackageLint(t *testing.T) {
+	t.Parallel()
 	dirs, _ := filepath.Glob("/usr/share/emacs/site-lisp/elpa/package-lint-*")
 	if len(dirs) == 0 {
 		if os.Getenv("CLAUDE_IDE_BRIDGE_REQUIRE_EDITORS") == "1" {

@@ -97,6 +97,7 @@ var selCases = []selCase{
 // same from getLatestSelection ("The getCurrentSelection and getLatestSelection results use
 // the same encoding").
 func TestSelectionThroughBridge(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, "", true)
 	for i, tc := range selCases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -22,6 +22,7 @@ func (w *world) tool(t *testing.T, name string, args map[string]any) string {
 // Claude's openFile with startText/endText: Emacs shows the file with that range as the region
 // (the bridge found it), which is then the selection Claude sees.
 func TestOpenFileSelectsRange(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, "", true)
 	path := w.file(t, "a.txt", "one\ntwo 日本 three\nfour\n")
 	w.tool(t, "openFile", map[string]any{"filePath": path, "startText": "日本", "endText": "three"})
@@ -35,6 +36,7 @@ func TestOpenFileSelectsRange(t *testing.T) {
 
 // getOpenEditors, checkDocumentDirty and saveDocument read and drive Emacs's file buffers.
 func TestOpenEditorsDirtySave(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, "", true)
 	a, b := w.file(t, "a.txt", "a\n"), w.file(t, "b.el", "b\n")
 	w.visit(t, b)
@@ -71,6 +73,7 @@ func TestOpenEditorsDirtySave(t *testing.T) {
 
 // getDiagnostics answers from flymake: here Emacs's own checkdoc backend on an .el file.
 func TestDiagnosticsFromFlymake(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, "", true)
 	path := w.file(t, "bad.el", "(defun bad-fn () 1)\n")
 	w.visit(t, path)
@@ -101,6 +104,7 @@ func TestDiagnosticsFromFlymake(t *testing.T) {
 // claude-ide-bridge-send: the region's lines (a region ending at a line's start leaves that line
 // out), the whole file, and Dired's marked files, as at_mentioned.
 func TestSendMentions(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, "", true)
 	path := w.file(t, "a.txt", "one\ntwo\nthree\nfour\n")
 	other := w.file(t, "b.txt", "b\n")

@@ -295,9 +295,11 @@ func TestClaudeCodeArgs(t *testing.T) {
 			e := newEnv(t, map[string]any{"terminal_cmd": tc.cmd, "model_tools": false}, false)
 			e.n.ex(t, "ClaudeCode --resume")
 			waitFor(t, "the CLI's arguments", func() bool { _, err := os.Stat(out); return err == nil })
-			// --permission-mode default first: TestClaudeCodePermissionMode.
-			if got := fileText(t, out); got != "--permission-mode\ndefault\n--resume\n" {
-				t.Fatalf("the CLI got %q, want --permission-mode default --resume", got)
+			// --permission-mode default and the bridge's hooks first: TestClaudeCodePermissionMode.
+			port, _ := readLock(t, e.cfg)
+			hooks := filepath.Join(e.cfg, "ide", itoa(port)+".settings.json")
+			if got := fileText(t, out); got != "--permission-mode\ndefault\n--settings\n"+hooks+"\n--resume\n" {
+				t.Fatalf("the CLI got %q, want --permission-mode default --settings %s --resume", got, hooks)
 			}
 			// :ClaudeCode in claude's window hides it; claude keeps running; again shows it.
 			e.n.waitLua(t, `true`, `return vim.bo.buftype == "terminal"`)
@@ -361,7 +363,7 @@ func TestExternalProvider(t *testing.T) {
 	port, _ := readLock(t, e.cfg)
 	e.n.ex(t, "ClaudeCode --continue")
 	waitFor(t, "the external command", func() bool { _, err := os.Stat(out); return err == nil })
-	if got, want := fileText(t, out), itoa(port)+"\ntrue\n--permission-mode\ndefault\n--continue\n"; got != want {
+	if got, want := fileText(t, out), itoa(port)+"\ntrue\n--permission-mode\ndefault\n--settings\n"+filepath.Join(e.cfg, "ide", itoa(port)+".settings.json")+"\n--continue\n"; got != want {
 		t.Fatalf("external command got %q, want %q", got, want)
 	}
 }

@@ -25,7 +25,7 @@ func TestClaudeCodePermissionMode(t *testing.T) {
 	}{
 		{name: "nothing chosen", want: "--permission-mode\ndefault\n--resume\n", args: " --resume"},
 		{name: "user settings choose", settings: "acceptEdits", want: "--resume\n", args: " --resume"},
-		{name: "project settings choose", project: "auto", want: "\n"},
+		{name: "project settings choose", project: "auto", want: ""},
 		{name: "flag in the arguments", args: " --permission-mode plan", want: "--permission-mode\nplan\n"},
 		{name: "flag in terminal_cmd", opts: map[string]any{"terminal_cmd": []string{"sh", "-c", script, "sh", "--dangerously-skip-permissions"}}, want: "--dangerously-skip-permissions\n"},
 		{name: "option", opts: map[string]any{"permission_mode": "auto"}, settings: "default", want: "--permission-mode\nauto\n"},
@@ -48,7 +48,15 @@ func TestClaudeCodePermissionMode(t *testing.T) {
 			})
 			e.n.ex(t, "ClaudeCode"+tc.args)
 			waitFor(t, "the CLI's arguments", func() bool { _, err := os.Stat(out); return err == nil })
-			if got := fileText(t, out); got != tc.want {
+			// The bridge's hooks come with every claude it starts unless the user gives a
+			// --settings (docs/review.md); they are not a permission flag.
+			got := fileText(t, out)
+			port, _ := readLock(t, e.cfg)
+			hooks := "--settings\n" + filepath.Join(e.cfg, "ide", itoa(port)+".settings.json") + "\n"
+			if tc.opts["permission_mode"] != false && !strings.Contains(got, hooks) {
+				t.Errorf("the CLI got %q, without the bridge's hooks %q", got, hooks)
+			}
+			if got = strings.Replace(got, hooks, "", 1); got != tc.want {
 				t.Fatalf("the CLI got %q, want %q", got, tc.want)
 			}
 			e.n.ex(t, "ClaudeCodeClose")

@@ -92,7 +92,9 @@ test("Copy Terminal Command puts the env prefix and claude on the clipboard", as
   // The code tools: --mcp-config with the bridge's config file beside its lock (docs/model-tools.md).
   // Issue 26: --permission-mode default, as no Claude settings choose a mode (a fresh config's
   // auto mode never calls openDiff).
-  assert.ok(line.endsWith(` claude --permission-mode default --mcp-config ${path.join(env.configDir, "ide", `${port}.mcp.json`)}`), line);
+  // And the bridge's hooks (--settings): Claude's state and each turn's end (docs/review.md).
+  const dir = path.join(env.configDir, "ide");
+  assert.ok(line.endsWith(` claude --permission-mode default --settings ${path.join(dir, `${port}.settings.json`)} --mcp-config ${path.join(dir, `${port}.mcp.json`)}`), line);
 });
 
 test("Copy Terminal Command leaves a mode the Claude settings choose, and says it skips diffs", async (t) => {

@@ -53,7 +53,9 @@ func showDiffParams(p ide.ShowDiffParams) jsonrpc.Pieces {
 		// Proposal numbers the proposal: diffAccepted may name it instead of sending the text
 		// back when the user did not edit it (docs/editor-protocol.md).
 		Proposal uint64 `json:"proposal,omitempty"`
-	}{p.TabName, p.FilePath, p.NewFilePath, p.FileExists, p.Seq})
+		// ClientID: whose openDiff (clientConnected's clientId; clientPid tells its process).
+		ClientID ide.ClientID `json:"clientId,omitempty"`
+	}{p.TabName, p.FilePath, p.NewFilePath, p.FileExists, p.Seq, p.Owner})
 	return jsonrpc.Pieces{head[:len(head)-1], []byte(`,"newContents":`), p.NewContents.JSON(), []byte("}")}
 }
 

@@ -78,10 +78,12 @@ func TestInitializeOrder(t *testing.T) {
 			t.Errorf("second initialize: %v, want -32002", err)
 		}
 		// The failed attempts wrote no lock; the one that worked wrote exactly one, and the
-		// MCP config of the model's code tools beside it (docs/model-tools.md).
+		// MCP config of the model's code tools beside it (docs/model-tools.md), and the
+		// --settings file of the bridge's hooks (internal/claudestate).
 		entries, _ := os.ReadDir(filepath.Join(s.cfgDir, "ide"))
-		want := []string{filepath.Base(r.LockPath), strings.TrimSuffix(filepath.Base(r.LockPath), ".lock") + ".mcp.json"}
-		if len(entries) != 2 || entries[0].Name() != want[0] || entries[1].Name() != want[1] {
+		port := strings.TrimSuffix(filepath.Base(r.LockPath), ".lock")
+		want := []string{filepath.Base(r.LockPath), port + ".mcp.json", port + ".settings.json"}
+		if len(entries) != 3 || entries[0].Name() != want[0] || entries[1].Name() != want[1] || entries[2].Name() != want[2] {
 			t.Errorf("lock dir holds %v, want only %v", entries, want)
 		}
 		// "-32601 unknown method"

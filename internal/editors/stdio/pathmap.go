@@ -9,6 +9,7 @@ import (
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/jsonrpc"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/pathmap"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/review"
 )
 
 // This file is the path translation of a bridge that runs where Claude runs while its editor
@@ -60,6 +61,8 @@ var pathFields = map[string]struct{ one, list []string }{
 	"selectionChanged":        {one: []string{"filePath"}},
 	"atMentioned":             {one: []string{"filePath"}},
 	"fileClosed":              {one: []string{"filePath"}},
+	"review":                  {one: []string{"revert"}},
+	"userWrote":               {one: []string{"filePath"}},
 }
 
 func mapIn(pm *pathmap.Map, req *jsonrpc.Request) (*jsonrpc.Request, error) {
@@ -118,6 +121,22 @@ func mapIn(pm *pathmap.Map, req *jsonrpc.Request) (*jsonrpc.Request, error) {
 
 // mapOut translates the paths of the bridge's answers to editor requests.
 func mapOut(pm *pathmap.Map, method string, res any) (any, error) {
+	if a, ok := res.(review.Answer); ok {
+		files := make([]review.FileReport, len(a.Report.Files))
+		for i, f := range a.Report.Files {
+			l, err := pm.ToLocal(f.Path)
+			if err != nil {
+				return nil, jsonrpc.Errorf(jsonrpc.CodeServerError, "review %v", err)
+			}
+			f.Path = l
+			files[i] = f
+		}
+		a.Report.Files = files
+		if a.Reverted != "" {
+			a.Reverted, _ = pm.ToLocal(a.Reverted)
+		}
+		return a, nil
+	}
 	r, ok := res.(map[string]any)
 	if !ok {
 		return res, nil

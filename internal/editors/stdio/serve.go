@@ -9,10 +9,13 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/bridge"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/claudestate"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/exclude"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
@@ -21,7 +24,20 @@ import (
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/modeltools"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/pathmap"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/permmode"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/review"
 )
+
+func hasFlag(args []string, flag string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		if a == flag || strings.HasPrefix(a, flag+"=") {
+			return true
+		}
+	}
+	return false
+}
 
 func firstFolder(fs []string) string {
 	if len(fs) == 0 {
@@ -72,6 +88,10 @@ type Hello struct {
 	// when it declares none or paths are mapped.
 	Code   modeltools.Source
 	Events ide.Events // tell this editor about Claude clients (clientConnected, ...)
+	// StateChanged and TurnEnded tell this editor a session's state (claudeState) and the
+	// summary of each ended turn (turnEnded).
+	StateChanged func(claudestate.Session)
+	TurnEnded    func(review.Summary)
 }
 
 // Serve speaks the editor protocol on r/w until r ends, the editor's pid dies or ctx ends, and
@@ -279,7 +299,40 @@ func (s *server) handle(ctx context.Context, req *jsonrpc.Request) (any, error) 
 		if d.Add == nil {
 			d.Add = []string{}
 		}
+		// The bridge's hooks (Claude's state, each turn's end), unless the user gives a
+		// --settings of their own: the CLI would take only one.
+		if h := b.HookSettingsPath(); h != "" && !hasFlag(p.Args, "--settings") {
+			d.Add = append(d.Add, "--settings", h)
+		}
 		return d, nil
+	case "review":
+		if b.Review == nil {
+			return nil, jsonrpc.Errorf(jsonrpc.CodeServerError, "this bridge keeps no record of turns")
+		}
+		var p review.Request
+		if err := jsonrpc.UnmarshalParams(req.Params, &p); err != nil {
+			return nil, err
+		}
+		a, err := b.Review.Do(p)
+		if err != nil {
+			return nil, jsonrpc.Errorf(jsonrpc.CodeServerError, "%v", err)
+		}
+		return a, nil
+	case "userWrote":
+		// The user saved a file (a revert in the editor's review): a watch event that finds
+		// this text is not Claude's.
+		var p struct {
+			FilePath string `json:"filePath"`
+		}
+		if err := jsonrpc.UnmarshalParams(req.Params, &p); err != nil {
+			return nil, err
+		}
+		if b.Review != nil && filepath.IsAbs(p.FilePath) {
+			if data, err := os.ReadFile(p.FilePath); err == nil {
+				b.Review.UserWrote(p.FilePath, data)
+			}
+		}
+		return nil, nil
 	case "status":
 		return map[string]any{"port": b.Port(), "lockPath": b.LockPath(), "clients": m.Clients(), "diffs": m.Diffs(), "sharing": m.Sharing()}, nil
 	case "setSharing":
@@ -357,10 +410,17 @@ func (s *server) initialize(req *jsonrpc.Request) (any, error) {
 			ClientConnected: func(id ide.ClientID, n int) {
 				conn.Notify(context.Background(), "clientConnected", map[string]any{"clientId": id, "clients": n})
 			},
+			ClientPID: func(id ide.ClientID, pid int) {
+				conn.Notify(context.Background(), "clientPid", map[string]any{"clientId": id, "pid": pid})
+			},
 			ClientDisconnected: func(id ide.ClientID, n int) {
 				conn.Notify(context.Background(), "clientDisconnected", map[string]any{"clientId": id, "clients": n})
 			},
 		},
+		StateChanged: func(st claudestate.Session) {
+			conn.Notify(context.Background(), "claudeState", map[string]any{"sessionId": st.ID, "state": st.State, "reason": st.Reason})
+		},
+		TurnEnded: func(sum review.Summary) { conn.Notify(context.Background(), "turnEnded", sum) },
 	})
 	if err != nil {
 		return nil, jsonrpc.Errorf(jsonrpc.CodeServerError, "%v", err)

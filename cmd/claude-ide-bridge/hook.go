@@ -1,0 +1,61 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/claudestate"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/remote"
+)
+
+// cmdHook is `hook --port N`, run by the CLI for the hooks of the bridge's --settings file: it
+// reads the hook's JSON on stdin and posts the few fields the bridge needs (claudestate.Event:
+// never the prompt or a tool's input) to the bridge on port N, found through its lock file and
+// its one liveness check, authenticated like `mention`. It never fails the CLI: problems go to
+// stderr and the status is 0; it prints nothing on stdout (the CLI reads a hook's stdout).
+func cmdHook(ctx context.Context, args []string, stdin io.Reader, stderr io.Writer) error {
+	fs := flag.NewFlagSet("hook", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	port := fs.Int("port", 0, "the bridge's port")
+	if err := fs.Parse(args); err != nil || *port == 0 {
+		fmt.Fprintln(stderr, "usage: claude-ide-bridge hook --port N   (run by Claude Code's hooks, JSON on stdin)")
+		return nil
+	}
+	var ev claudestate.Event
+	if err := json.NewDecoder(io.LimitReader(stdin, 1<<20)).Decode(&ev); err != nil {
+		fmt.Fprintln(stderr, "claude-ide-bridge hook: reading the hook's input:", err)
+		return nil
+	}
+	b, err := bridgeOnPort(*port)
+	if err != nil {
+		fmt.Fprintln(stderr, "claude-ide-bridge hook:", err)
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	var reply struct{}
+	if err := remote.Post(ctx, b, remote.PathHook, ev, &reply, 4096); err != nil {
+		fmt.Fprintln(stderr, "claude-ide-bridge hook:", err)
+	}
+	return nil
+}
+
+// bridgeOnPort is the live claude-ide-bridge whose lock has port's name.
+func bridgeOnPort(port int) (remote.Bridge, error) {
+	locks, _ := discovery.ListLocks(discovery.Dirs())
+	for _, li := range locks {
+		if li.Port != port || !li.Ours {
+			continue
+		}
+		if why := li.Live(); why != nil {
+			return remote.Bridge{}, fmt.Errorf("the bridge on port %d: %v", port, why)
+		}
+		return remote.Bridge{Port: li.Port, Token: li.Lock.AuthToken, Lock: li.Path, IDE: li.Lock.IDEName}, nil
+	}
+	return remote.Bridge{}, fmt.Errorf("no claude-ide-bridge lock for port %d", port)
+}

@@ -1,0 +1,34 @@
+package claudestate
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+)
+
+// HookEvents are the CLI events the bridge's settings file hooks. Not PreToolUse: it would run a
+// process before every tool call, and PostToolUse already says the session works again after a
+// permission prompt.
+var HookEvents = []string{"SessionStart", "UserPromptSubmit", "Notification", "PermissionRequest", "PostToolUse", "Stop", "StopFailure", "SessionEnd"}
+
+// Settings is the --settings JSON that makes the CLI run `exe hook --port PORT` on each of
+// HookEvents. It sets nothing else (no permissions, no mode).
+func Settings(exe string, port int) []byte {
+	cmd := shellQuote(exe) + " hook --port " + strconv.Itoa(port)
+	entry := []map[string]any{{"hooks": []map[string]any{{"type": "command", "command": cmd, "timeout": 5}}}}
+	hooks := map[string]any{}
+	for _, e := range HookEvents {
+		if e == "PostToolUse" || e == "PermissionRequest" {
+			hooks[e] = []map[string]any{{"matcher": "*", "hooks": entry[0]["hooks"]}}
+			continue
+		}
+		hooks[e] = entry
+	}
+	b, _ := json.MarshalIndent(map[string]any{"hooks": hooks}, "", "  ")
+	return append(b, '\n')
+}
+
+// shellQuote quotes s for sh (the CLI runs a hook's command through a shell).
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

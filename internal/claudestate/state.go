@@ -1,0 +1,155 @@
+// Package claudestate knows, for each Claude session started with the bridge's hooks, whether it
+// is working, waiting for the user (a permission prompt or a question) or idle. The CLI runs
+// `claude-ide-bridge hook` for the events of the settings file the bridge gives it on its
+// command line (--settings, never the user's own settings files); the hook posts the event to
+// the bridge (remote.PathHook, authenticated like `mention`), and Handler hands it to Tracker.
+// What each event carries was checked on the real CLI: docs/claude-cli-notes.md.
+package claudestate
+
+import (
+	"encoding/json"
+	"net/http"
+	"sort"
+	"sync"
+	"time"
+)
+
+// State is a session's state.
+type State string
+
+const (
+	Working State = "working"
+	Waiting State = "waiting" // for the user: a permission prompt, a question
+	Idle    State = "idle"
+	Ended   State = "ended" // SessionEnd: the session is forgotten after it is reported
+)
+
+// Event is what the hook forwards of the CLI's hook input (only these fields: the prompt's
+// text and tool inputs never leave the hook).
+type Event struct {
+	Name      string `json:"hook_event_name"`
+	SessionID string `json:"session_id"`
+	Cwd       string `json:"cwd,omitempty"`
+	ToolName  string `json:"tool_name,omitempty"`
+	Message   string `json:"message,omitempty"`           // Notification
+	Type      string `json:"notification_type,omitempty"` // Notification (permission_prompt, idle_prompt, ...)
+}
+
+// Session is one Claude session's state.
+type Session struct {
+	ID     string    `json:"sessionId"`
+	State  State     `json:"state"`
+	Since  time.Time `json:"since"`
+	Reason string    `json:"reason,omitempty"` // what it waits for, or the tool it runs
+	Cwd    string    `json:"cwd,omitempty"`
+}
+
+// Tracker holds the sessions. Changed is called (on the hook's request goroutine, one at a
+// time) whenever a session's state or reason changes; Event with every event, before.
+type Tracker struct {
+	Changed func(Session)
+	Event   func(Event)
+
+	mu       sync.Mutex
+	sessions map[string]*Session
+	report   sync.Mutex // Changed calls in order
+}
+
+// New returns an empty Tracker.
+func New() *Tracker { return &Tracker{sessions: map[string]*Session{}} }
+
+// next is the state an event puts a session in, and why; ok false: no change.
+func next(ev Event, cur State) (State, string, bool) {
+	switch ev.Name {
+	case "SessionStart", "Stop", "StopFailure":
+		return Idle, "", true
+	case "UserPromptSubmit", "PostToolUse", "PostToolUseFailure", "SubagentStart":
+		return Working, "", true
+	case "PreToolUse":
+		return Working, ev.ToolName, true
+	case "PermissionRequest":
+		return Waiting, "permission for " + ev.ToolName, true
+	case "Notification":
+		// The idle reminder ("Claude is waiting for your input") comes after a turn: it is
+		// not a question.
+		if ev.Type == "idle_prompt" {
+			return cur, "", false
+		}
+		return Waiting, ev.Message, true
+	case "SessionEnd":
+		return Ended, "", true
+	}
+	return cur, "", false
+}
+
+// Hook applies one event.
+func (t *Tracker) Hook(ev Event) {
+	if ev.SessionID == "" {
+		return
+	}
+	t.report.Lock()
+	defer t.report.Unlock()
+	if t.Event != nil {
+		t.Event(ev)
+	}
+	t.mu.Lock()
+	s := t.sessions[ev.SessionID]
+	cur := State("")
+	if s != nil {
+		cur = s.State
+	}
+	st, why, ok := next(ev, cur)
+	if !ok || s != nil && s.State == st && s.Reason == why {
+		t.mu.Unlock()
+		return
+	}
+	if s == nil {
+		s = &Session{ID: ev.SessionID}
+		t.sessions[ev.SessionID] = s
+	}
+	if s.State != st {
+		s.Since = time.Now()
+	}
+	s.State, s.Reason = st, why
+	if ev.Cwd != "" {
+		s.Cwd = ev.Cwd
+	}
+	out := *s
+	if st == Ended {
+		delete(t.sessions, ev.SessionID)
+	}
+	t.mu.Unlock()
+	if t.Changed != nil {
+		t.Changed(out)
+	}
+}
+
+// Sessions returns every known session, oldest id first.
+func (t *Tracker) Sessions() []Session {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := make([]Session, 0, len(t.sessions))
+	for _, s := range t.sessions {
+		out = append(out, *s)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+// Handler serves remote.PathHook; the caller has authenticated the request.
+func Handler(t *Tracker) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			http.Error(w, "only POST", http.StatusMethodNotAllowed)
+			return
+		}
+		var ev Event
+		if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10)).Decode(&ev); err != nil {
+			http.Error(w, "bad request body: "+err.Error(), http.StatusBadRequest)
+			return
+		}
+		t.Hook(ev)
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte("{}\n"))
+	})
+}

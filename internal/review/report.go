@@ -1,0 +1,174 @@
+package review
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/aymanbagabas/go-udiff"
+)
+
+// Report is one turn's changed files.
+type Report struct {
+	Turn    int          `json:"turn"`
+	Running bool         `json:"running"` // the turn has not ended: files show their text now
+	Start   time.Time    `json:"start"`
+	End     *time.Time   `json:"end,omitempty"`
+	Files   []FileReport `json:"files"`
+	// Dropped counts files over the per-turn limit, not recorded.
+	Dropped int     `json:"dropped,omitempty"`
+	Summary Summary `json:"summary"`
+}
+
+// FileReport is one changed file of a turn.
+type FileReport struct {
+	Path string `json:"path"`
+	// Status: "modified", "created", "deleted", or "changed" (its earlier text is not known).
+	Status string `json:"status"`
+	// By: "Edit/Write" (recorded right before the CLI wrote it) or "other" (seen by the watch).
+	By string `json:"by"`
+	// From says where the earlier text comes from (Source).
+	From    Source `json:"from"`
+	Binary  bool   `json:"binary,omitempty"`
+	TooBig  bool   `json:"tooBig,omitempty"`
+	Added   int    `json:"added"`
+	Deleted int    `json:"deleted"`
+	// Diff is a unified diff (earlier -> now), empty for binary or unknown text.
+	Diff string `json:"diff,omitempty"`
+	// Before and After are the texts (Report with texts); absent files have none.
+	Before *string `json:"before,omitempty"`
+	After  *string `json:"after,omitempty"`
+}
+
+// Summary is a turn in one line.
+type Summary struct {
+	Turn    int  `json:"turn"`
+	Running bool `json:"running"`
+	Files   int  `json:"files"`
+	Added   int  `json:"added"`
+	Deleted int  `json:"deleted"`
+}
+
+// String is serve's line at the end of a turn.
+func (s Summary) String() string {
+	noun := "files"
+	if s.Files == 1 {
+		noun = "file"
+	}
+	return fmt.Sprintf("Claude changed %d %s: +%d -%d", s.Files, noun, s.Added, s.Deleted)
+}
+
+func summarize(r Report) Summary {
+	s := Summary{Turn: r.Turn, Running: r.Running, Files: len(r.Files)}
+	for _, f := range r.Files {
+		s.Added += f.Added
+		s.Deleted += f.Deleted
+	}
+	return s
+}
+
+// reportLocked builds the report of tu; files whose text did not change are left out.
+func (t *Tracker) reportLocked(tu *turn, texts bool) Report {
+	r := Report{Turn: tu.n, Running: tu.running, Start: tu.start, Dropped: tu.dropped, Files: []FileReport{}}
+	if !tu.running {
+		end := tu.end
+		r.End = &end
+	}
+	for _, f := range tu.files {
+		after := f.after
+		if !f.ended {
+			after = t.peek(f.path)
+		}
+		fr, changed := fileReport(f, after, texts)
+		if changed {
+			r.Files = append(r.Files, fr)
+		}
+	}
+	r.Summary = summarize(r)
+	return r
+}
+
+// peek reads path's current text for a running turn's report (not kept, not budgeted).
+func (t *Tracker) peek(path string) text {
+	fi, err := os.Stat(path)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return text{absent: true}
+		}
+		return text{unknown: true}
+	}
+	if fi.Size() > t.cfg.MaxFile {
+		return text{unknown: true, tooBig: true}
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return text{unknown: true}
+	}
+	return text{data: data}
+}
+
+func fileReport(f *file, after text, texts bool) (FileReport, bool) {
+	b := f.before
+	fr := FileReport{Path: f.path, By: f.by, From: f.from, TooBig: b.tooBig || after.tooBig}
+	switch {
+	case b.absent && after.absent:
+		return fr, false
+	case !b.unknown && !after.unknown && !b.absent && !after.absent && bytes.Equal(b.data, after.data):
+		return fr, false
+	case after.absent:
+		fr.Status = "deleted"
+	case b.unknown && !b.tooBig:
+		fr.Status = "changed"
+	case b.absent:
+		fr.Status = "created"
+	default:
+		fr.Status = "modified"
+	}
+	if fr.TooBig {
+		fr.Status = "modified"
+		if b.absent {
+			fr.Status = "created"
+		}
+		return fr, true
+	}
+	if b.unknown || after.unknown {
+		return fr, true
+	}
+	if binary(b.data) || binary(after.data) {
+		fr.Binary = true
+		return fr, true
+	}
+	old, new := string(b.data), string(after.data)
+	if texts {
+		if !b.absent {
+			fr.Before = &old
+		}
+		if !after.absent {
+			fr.After = &new
+		}
+	}
+	from, to := f.path, f.path
+	if b.absent {
+		from = "/dev/null"
+	}
+	if after.absent {
+		to = "/dev/null"
+	}
+	u, err := udiff.ToUnifiedDiff(from, to, old, udiff.Lines(old, new), 3)
+	if err != nil {
+		return fr, true
+	}
+	for _, h := range u.Hunks {
+		for _, l := range h.Lines {
+			switch l.Kind {
+			case udiff.Insert:
+				fr.Added++
+			case udiff.Delete:
+				fr.Deleted++
+			}
+		}
+	}
+	fr.Diff = u.String()
+	return fr, true
+}

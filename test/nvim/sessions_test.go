@@ -1,0 +1,109 @@
+package nvimtest
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+// dialClaudeAs is dialClaude for a CLI whose process is pid (what ide_connected reports).
+func dialClaudeAs(t *testing.T, cfg string, pid int) *claude {
+	t.Helper()
+	port, lock := readLock(t, cfg)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	h := http.Header{}
+	h.Set("X-Claude-Code-Ide-Authorization", lock.AuthToken)
+	ws, _, err := websocket.Dial(ctx, "ws://127.0.0.1:"+strconv.Itoa(port)+"/", &websocket.DialOptions{HTTPHeader: h, Subprotocols: []string{"mcp"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws.SetReadLimit(64 << 20)
+	c := &claude{ws: ws, pending: map[int]chan message{}, notes: make(chan message, 1024), done: make(chan struct{})}
+	go c.read()
+	t.Cleanup(c.close)
+	c.request(t, "initialize", map[string]any{"protocolVersion": "2025-11-25", "clientInfo": map[string]any{"name": "claude-code", "version": "2.1.328"}, "capabilities": map[string]any{}})
+	c.send(t, map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"})
+	c.send(t, map[string]any{"jsonrpc": "2.0", "method": "ide_connected", "params": map[string]any{"pid": pid}})
+	return c
+}
+
+// Issue 28 item 8: "Several Claude sessions from one Neovim: one per tab page (or named), each
+// with its own terminal and its own diffs; status() lists them." Two tab pages, each with its
+// own claude (a stand-in that writes its pid; the Claude-side client reports that pid, as the
+// CLI's ide_connected does). The second session's diff opens in the second tab page even when
+// the user is in the first, and status() lists both with their diffs.
+func TestSessionsPerTab(t *testing.T) {
+	root := t.TempDir()
+	e := newEnv(t, map[string]any{"model_tools": false, "permission_mode": false,
+		"terminal":     map[string]any{"sessions": "tab"},
+		"diff":         map[string]any{"open_in_new_tab": false},
+		"terminal_cmd": []string{"sh", "-c", `echo $$ > "` + root + `/pid.$(date +%s%N)"; exec cat`}}, false)
+	path := e.file(t, "a.txt", "old\n")
+	e.edit(t, path)
+	e.n.ex(t, "ClaudeCode")
+	e.n.input(t, `<C-\><C-n>`)
+	e.n.ex(t, "tabnew")
+	e.n.ex(t, "ClaudeCodeSession review")
+	e.n.input(t, `<C-\><C-n>`)
+	var pids []int
+	waitFor(t, "two claude pids", func() bool {
+		names, _ := filepath.Glob(filepath.Join(root, "pid.*"))
+		if len(names) != 2 {
+			return false
+		}
+		pids = pids[:0]
+		for _, n := range names { // sorted by start time: tab 1's first
+			b, _ := os.ReadFile(n)
+			p, err := strconv.Atoi(strings.TrimSpace(string(b)))
+			if err != nil {
+				return false
+			}
+			pids = append(pids, p)
+		}
+		return true
+	})
+	var names []string
+	e.n.luaInto(t, &names, `local out = {}
+		for _, b in ipairs(vim.api.nvim_list_bufs()) do
+			if vim.b[b].claude_ide_bridge_terminal then out[#out + 1] = vim.fn.fnamemodify(vim.api.nvim_buf_get_name(b), ":t") end
+		end
+		table.sort(out); return out`)
+	if strings.Join(names, ",") != "Claude Code (review),Claude Code (tab 1)" {
+		t.Fatalf("terminals %q", names)
+	}
+	c2 := dialClaudeAs(t, e.cfg, pids[1])
+	c1 := dialClaudeAs(t, e.cfg, pids[0])
+	e.n.waitLua(t, `2`, `return require("claude-ide-bridge").state().clients`)
+	e.n.ex(t, "tabfirst")
+	e.c = c2
+	ch := e.openDiff(t, path, "from review\n", tabA)
+	e.waitDiffs(t, tabA+"=pending")
+	if tab := e.n.str(t, `return tostring(vim.api.nvim_tabpage_get_number(vim.api.nvim_get_current_tabpage()))`); tab != "2" {
+		t.Fatalf("the review session's diff opened in tab page %s, want 2", tab)
+	}
+	var st struct {
+		Sessions []struct {
+			Name    string `json:"name"`
+			Tab     int    `json:"tab"`
+			Running bool   `json:"running"`
+			Diffs   int    `json:"diffs"`
+		} `json:"sessions"`
+	}
+	e.n.luaInto(t, &st, `return require("claude-ide-bridge").status()`)
+	got, _ := json.Marshal(st.Sessions)
+	if string(got) != `[{"name":"review","tab":2,"running":true,"diffs":1},{"name":"tab 1","tab":1,"running":true,"diffs":0}]` {
+		t.Fatalf("status().sessions %s", got)
+	}
+	e.n.ex(t, "write")
+	wantTexts(t, toolOf(t, await(t, ch)), "FILE_SAVED", "from review\n")
+	_ = c1
+}
