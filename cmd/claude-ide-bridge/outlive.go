@@ -68,13 +68,11 @@ func readFirst(ctx context.Context, stdin io.Reader) (firstMessage, error) {
 			if json.Unmarshal(data, &m) == nil && m.Method == "initialize" {
 				fm.isInit, fm.folders = true, m.Params.WorkspaceFolders
 			}
-			err = nil
 		}
-		if len(fm.raw) == 0 && err != nil {
-			done <- result{fm, err}
-			return
+		if len(fm.raw) > 0 {
+			err = nil // a bad first message is the editor protocol's to report, from raw
 		}
-		done <- result{fm, nil}
+		done <- result{fm, err}
 	}()
 	select {
 	case r := <-done:
