@@ -37,6 +37,10 @@
 (eval-when-compile (require 'ediff) (require 'flymake))
 (defvar flycheck-current-errors)
 (defvar flycheck-mode)
+(defvar evil-state)
+(defvar evil-visual-selection)
+(defvar evil-visual-beginning)
+(defvar evil-visual-end)
 (declare-function flycheck-error-pos "flycheck" (err))
 (declare-function flycheck-error-region-for-mode "flycheck" (err mode))
 (declare-function flycheck-error-level "flycheck" (err))
@@ -151,6 +155,7 @@ string: that mode.  `none': no flag, and not the bridge's --settings."
 (defvar claude-ide-bridge--folders nil "The workspace folders the bridge was given.")
 (defvar claude-ide-bridge--stopping nil "Non-nil while the mode stops the bridge.")
 (defvar claude-ide-bridge--diffs (make-hash-table :test #'equal) "Shown diffs by tab name.")
+(defvar claude-ide-bridge--windows nil "The window configuration before the diffs.")
 (defvar claude-ide-bridge--selection-timer nil)
 (defvar claude-ide-bridge--last-selection nil "The last selection sent.")
 (defvar claude-ide-bridge--active-buffer nil "The file buffer the user was last in.")
@@ -218,15 +223,13 @@ A raw byte counts as one byte, as it is in the file."
   "Non-nil when BUFFER (default current) visits a file."
   (buffer-local-value 'buffer-file-name (or buffer (current-buffer))))
 
-(defun claude-ide-bridge--span (start end)
-  "The selection payload of START to END in the current buffer, END exclusive.
-START and END are (POINT . POSITION) with POSITION a protocol position."
-  (let ((s (cdr start)) (e (cdr end)))
-    (list :text (claude-ide-bridge--json-text
-                 (buffer-substring-no-properties (car start) (car end)))
+(defun claude-ide-bridge--sel (beg end &optional epos)
+  "The selection payload of BEG to END, END exclusive, in the current buffer.
+EPOS is END's protocol position when it is not END's own."
+  (let ((s (claude-ide-bridge--pos beg)) (e (or epos (claude-ide-bridge--pos end))))
+    (list :text (claude-ide-bridge--json-text (buffer-substring-no-properties beg end))
           :filePath (expand-file-name buffer-file-name)
-          :selection (list :start s :end e
-                           :isEmpty (if (equal s e) t :json-false)))))
+          :selection (list :start s :end e :isEmpty (if (equal s e) t :json-false)))))
 
 (defun claude-ide-bridge--rectangle-span (mark point)
   "The payload of the rectangle between MARK and POINT.
@@ -241,7 +244,7 @@ character 1 of that row, so Claude counts the row."
       (goto-char end)
       (when (and (bolp) (eolp) (> end beg))
         (setq epos (plist-put epos :character 1))))
-    (claude-ide-bridge--span (cons beg (claude-ide-bridge--pos beg)) (cons end epos))))
+    (claude-ide-bridge--sel beg end epos)))
 
 (defun claude-ide-bridge-selection (&optional window)
   "The selection of WINDOW (default the selected one) as Claude gets it.
@@ -252,17 +255,43 @@ cursor alone."
          (buf (window-buffer win)))
     (when (claude-ide-bridge--file-buffer-p buf)
       (with-current-buffer buf
-        (let ((pt (window-point win)))
+        (let ((pt (window-point win)) (here (eq win (selected-window))))
           (cond
-           ((not (and (eq win (selected-window)) (region-active-p)
-                      (/= (mark) pt)))
-            (let ((p (claude-ide-bridge--pos pt)))
-              (claude-ide-bridge--span (cons pt p) (cons pt p))))
+           ((and here (bound-and-true-p evil-local-mode) (eq evil-state 'visual))
+            (claude-ide-bridge--evil-span))
+           ((not (and here (region-active-p) (/= (mark) pt)))
+            (claude-ide-bridge--sel pt pt))
            ((bound-and-true-p rectangle-mark-mode)
             (claude-ide-bridge--rectangle-span (mark) pt))
-           (t (let ((b (region-beginning)) (e (region-end)))
-                (claude-ide-bridge--span (cons b (claude-ide-bridge--pos b))
-                                         (cons e (claude-ide-bridge--pos e)))))))))))
+           (t (claude-ide-bridge--sel (region-beginning) (region-end)))))))))
+
+(defun claude-ide-bridge--evil-span ()
+  "The payload of Evil's Visual selection, as the Neovim plugin sends Vim's.
+Linewise: to the last line's end; an empty last line takes its line
+break (to the next line's start), or ends at character 1 on the
+buffer's last line.  Blockwise as a rectangle."
+  (let ((b (marker-position evil-visual-beginning)) (e (marker-position evil-visual-end)))
+    (pcase evil-visual-selection
+      ('block (claude-ide-bridge--rectangle-span b e))
+      ('line (save-excursion
+               (goto-char (max b (1- e)))
+               (let ((eol (line-end-position)))
+                 (cond ((> eol (line-beginning-position)) (claude-ide-bridge--sel b eol))
+                       ((< (1+ eol) (point-max)) (claude-ide-bridge--sel b (1+ eol)))
+                       (t (claude-ide-bridge--sel
+                           b eol (list :line (1- (line-number-at-pos eol t)) :character 1)))))))
+      (_ (save-excursion
+           ;; A composing character goes with the character before it, unless that is
+           ;; a control or a raw byte (as for Neovim).
+           (while (and (memq (get-char-code-property (or (char-after e) ?a) 'general-category) '(Mn Me))
+                       (not (memq (get-char-code-property (char-before e) 'general-category) '(Cc Cf Cn))))
+             (setq e (1+ e)))
+           (goto-char (1- e))
+           ;; The buffer's final line break is not taken: v$ on the last line.
+           (if (not (and (= e (point-max)) (> e b) (eq (char-after) ?\n)))
+               (claude-ide-bridge--sel b e)
+             (claude-ide-bridge--sel b (point) (and (bolp) (list :line (1- (line-number-at-pos (point) t))
+                                                                  :character 1)))))))))
 
 (defun claude-ide-bridge--send-selection ()
   "Send the selection of the selected window when it changed."
@@ -291,10 +320,6 @@ cursor alone."
     (unless (and (stringp p) (not (string-empty-p p)))
       (jsonrpc-error :code -32602 :message (format "%s needs filePath" method)))
     p))
-
-(defun claude-ide-bridge--find (path)
-  "The live buffer visiting PATH, or nil."
-  (find-buffer-visiting path))
 
 (defun claude-ide-bridge--language-id (&optional buffer)
   "A language id for BUFFER's major mode (\"go\" for `go-mode')."
@@ -372,13 +397,11 @@ cursor alone."
          (win (and buf (get-buffer-window buf))))
     (list :selection
           (cond (win (claude-ide-bridge-selection win))
-                (buf (with-current-buffer buf
-                       (let ((p (claude-ide-bridge--pos (point))))
-                         (claude-ide-bridge--span (cons (point) p) (cons (point) p)))))))))
+                (buf (with-current-buffer buf (claude-ide-bridge--sel (point) (point))))))))
 
 (defun claude-ide-bridge--dirty (params)
   "Handle checkDocumentDirty PARAMS."
-  (let ((buf (claude-ide-bridge--find (claude-ide-bridge--path params "checkDocumentDirty"))))
+  (let ((buf (find-buffer-visiting (claude-ide-bridge--path params "checkDocumentDirty"))))
     (list :isOpen (if buf t :json-false)
           :isDirty (if (and buf (buffer-modified-p buf)) t :json-false)
           :isUntitled :json-false)))
@@ -386,7 +409,7 @@ cursor alone."
 (defun claude-ide-bridge--save (params)
   "Handle saveDocument PARAMS."
   (let* ((path (claude-ide-bridge--path params "saveDocument"))
-         (buf (claude-ide-bridge--find path)))
+         (buf (find-buffer-visiting path)))
     (if (not buf)
         (list :isOpen :json-false :saved :json-false)
       (condition-case err
@@ -463,7 +486,7 @@ cursor alone."
     (list :files
           (vconcat
            (if (and (stringp path) (not (string-empty-p path)))
-               (let ((buf (claude-ide-bridge--find path)))
+               (let ((buf (find-buffer-visiting path)))
                  (list (list :filePath path
                              :diagnostics (vconcat (and buf (claude-ide-bridge--buffer-diagnostics buf))))))
              (delq nil
@@ -480,7 +503,7 @@ cursor alone."
 (cl-defstruct (claude-ide-bridge--diff (:constructor claude-ide-bridge--diff-new)
                                        (:copier nil))
   "A proposal shown for the bridge's showDiff."
-  tab path number proposal original control windows tick state)
+  tab path number proposal original control tick state)
 
 
 (defvar claude-ide-bridge-diff-mode-map
@@ -521,16 +544,18 @@ cursor alone."
         (number (plist-get params :proposal)))
     (unless (and (stringp tab) (stringp path) (stringp text))
       (jsonrpc-error :code -32602 :message "showDiff needs tabName, filePath and newContents"))
-    (let ((buf (claude-ide-bridge--find path)))
+    (let ((buf (find-buffer-visiting path)))
       (when (and buf (buffer-modified-p buf))
         (jsonrpc-error :code -32000
                        :message (format "%s has unsaved changes; save or discard them first"
                                         (file-name-nondirectory path)))))
     (let ((old (gethash tab claude-ide-bridge--diffs)))
       (when old (claude-ide-bridge--close-view old)))
+    (when (hash-table-empty-p claude-ide-bridge--diffs)
+      (setq claude-ide-bridge--windows (current-window-configuration)))
     (let* ((d (claude-ide-bridge--diff-new
                :tab tab :path path :number (and (natnump number) (> number 0) number)
-               :windows (current-window-configuration) :state 'pending))
+               :state 'pending))
            (orig (generate-new-buffer
                   (format "*Claude original: %s*" (file-name-nondirectory path))))
            (prop (generate-new-buffer tab)))
@@ -552,7 +577,7 @@ cursor alone."
         (setq header-line-format
               (substitute-command-keys
                "Claude's proposal: edit it, \\<claude-ide-bridge-diff-mode-map>\\[claude-ide-bridge-accept] accepts, \\[claude-ide-bridge-reject] rejects"))
-        (add-hook 'kill-buffer-hook #'claude-ide-bridge--proposal-killed nil t))
+        (add-hook 'kill-buffer-hook #'claude-ide-bridge--user-closed nil t))
       (setf (claude-ide-bridge--diff-original d) orig
             (claude-ide-bridge--diff-proposal d) prop
             (claude-ide-bridge--diff-tick d) (buffer-chars-modified-tick prop))
@@ -573,7 +598,7 @@ cursor alone."
                            (setf (claude-ide-bridge--diff-control d) (current-buffer))
                            (setq claude-ide-bridge--diff d)
                            (claude-ide-bridge-diff-mode 1)
-                           (add-hook 'ediff-quit-hook #'claude-ide-bridge--ediff-quit nil t)))))
+                           (add-hook 'ediff-quit-hook #'claude-ide-bridge--user-closed nil t)))))
   ;; Typing goes to the proposal.
   (let ((win (get-buffer-window (claude-ide-bridge--diff-proposal d))))
     (when win (select-window win))))
@@ -619,18 +644,11 @@ The proposal's number is always named."
     (claude-ide-bridge--decide d :diffRejected)
     (claude-ide-bridge--close-view d)))
 
-(defun claude-ide-bridge--proposal-killed ()
-  "The user killed a proposal's buffer: a reject, unless it is closing."
+(defun claude-ide-bridge--user-closed ()
+  "The user killed a proposal or quit its Ediff: a reject, unless it is closing."
   (let ((d claude-ide-bridge--diff))
     (when (and d (memq (claude-ide-bridge--diff-state d) '(pending accepted)))
-      (claude-ide-bridge--decide d :diffRejected)
-      (claude-ide-bridge--close-view d))))
-
-(defun claude-ide-bridge--ediff-quit ()
-  "The user quit the Ediff session: a reject, unless it is closing."
-  (let ((d claude-ide-bridge--diff))
-    (when (and d (memq (claude-ide-bridge--diff-state d) '(pending accepted)))
-      (setf (claude-ide-bridge--diff-control d) nil)
+      (setf (claude-ide-bridge--diff-state d) 'rejected)
       (claude-ide-bridge--decide d :diffRejected)
       (run-at-time 0 nil #'claude-ide-bridge--close-view d))))
 
@@ -650,9 +668,12 @@ The proposal's number is always named."
       (when (buffer-live-p b)
         (with-current-buffer b (set-buffer-modified-p nil))
         (kill-buffer b)))
-    (let ((conf (claude-ide-bridge--diff-windows d)))
-      (when (and conf (frame-live-p (window-configuration-frame conf)))
-        (set-window-configuration conf)))))
+    ;; The windows as they were before the first of the diffs shown.
+    (let ((conf claude-ide-bridge--windows))
+      (when (and conf (hash-table-empty-p claude-ide-bridge--diffs))
+        (setq claude-ide-bridge--windows nil)
+        (when (frame-live-p (window-configuration-frame conf))
+          (set-window-configuration conf))))))
 
 (defun claude-ide-bridge--close-diff (params)
   "Handle closeDiff PARAMS (idempotent)."
@@ -824,16 +845,9 @@ In Dired, send the marked files (or the one at point)."
 (defun claude-ide-bridge--exited (conn)
   "The bridge of CONN ended."
   (when (eq conn claude-ide-bridge--conn)
-    (let ((proc (jsonrpc--process conn)))
-      (unless claude-ide-bridge--stopping
-        (claude-ide-bridge--msg "the bridge exited (%s)%s" (process-exit-status proc)
-                                (let ((b (process-get proc 'jsonrpc-stderr)))
-                                  (if (buffer-live-p b)
-                                      (with-current-buffer b
-                                        (concat ": " (string-trim (buffer-substring
-                                                                   (max (point-min) (- (point-max) 300))
-                                                                   (point-max)))))
-                                    "")))))
+    (unless claude-ide-bridge--stopping
+      (claude-ide-bridge--msg "the bridge exited with status %s; see the buffer \" *claude-ide-bridge stderr*\""
+                              (process-exit-status (jsonrpc--process conn))))
     (setq claude-ide-bridge--conn nil claude-ide-bridge--info nil claude-ide-bridge--clients 0)
     (maphash (lambda (_ d) (run-at-time 0 nil #'claude-ide-bridge--close-view d))
              claude-ide-bridge--diffs)))
@@ -914,10 +928,6 @@ In Dired, send the marked files (or the one at point)."
       (jsonrpc-notify claude-ide-bridge--conn :workspaceFoldersChanged
                       (list :folders (vconcat claude-ide-bridge--folders))))))
 
-(defun claude-ide-bridge--find-file ()
-  "Set up a newly visited file buffer."
-  (claude-ide-bridge--watch-buffer))
-
 (defun claude-ide-bridge--kill-buffer ()
   "Clean up when a buffer is killed; a file's is told to the bridge."
   (claude-ide-bridge--unwatch-buffer)
@@ -943,7 +953,7 @@ and reads flymake or flycheck diagnostics."
           (progn
             (claude-ide-bridge--start)
             (add-hook 'post-command-hook #'claude-ide-bridge--post-command)
-            (add-hook 'find-file-hook #'claude-ide-bridge--find-file)
+            (add-hook 'find-file-hook #'claude-ide-bridge--watch-buffer)
             (add-hook 'kill-buffer-hook #'claude-ide-bridge--kill-buffer)
             (add-hook 'kill-emacs-hook #'claude-ide-bridge--stop)
             (dolist (b (claude-ide-bridge--file-buffers))
@@ -951,7 +961,7 @@ and reads flymake or flycheck diagnostics."
         (error (setq claude-ide-bridge-mode nil)
                (signal (car err) (cdr err))))
     (remove-hook 'post-command-hook #'claude-ide-bridge--post-command)
-    (remove-hook 'find-file-hook #'claude-ide-bridge--find-file)
+    (remove-hook 'find-file-hook #'claude-ide-bridge--watch-buffer)
     (remove-hook 'kill-buffer-hook #'claude-ide-bridge--kill-buffer)
     (remove-hook 'kill-emacs-hook #'claude-ide-bridge--stop)
     (dolist (b (buffer-list)) (with-current-buffer b (claude-ide-bridge--unwatch-buffer)))
@@ -1038,7 +1048,7 @@ project of the current buffer becomes a workspace folder."
   (interactive (list (and current-prefix-arg
                           (split-string-and-unquote (read-string "claude arguments: ")))))
   (unless claude-ide-bridge-mode (claude-ide-bridge-mode 1))
-  (with-timeout (10 (user-error "The bridge did not start; see *claude-ide-bridge stderr*"))
+  (with-timeout (10 (user-error "The bridge did not start; see the buffer \" *claude-ide-bridge stderr*\""))
     (while (not (claude-ide-bridge--ready-p)) (accept-process-output nil 0.05)))
   (if (and (buffer-live-p claude-ide-bridge--claude-buffer)
            (get-buffer-process claude-ide-bridge--claude-buffer))

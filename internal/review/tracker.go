@@ -72,6 +72,7 @@ type file struct {
 	before text
 	after  text // set when the turn ends (or on Revert)
 	ended  bool // after is set
+	seen   time.Time
 }
 
 type turn struct {
@@ -304,10 +305,17 @@ func (t *Tracker) readLocked(path string, tu *turn) text {
 		return text{unknown: true}
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, t.cfg.MaxFile+1))
-	if err != nil || int64(len(data)) > t.cfg.MaxFile {
-		return text{unknown: true, tooBig: true}
+	// One buffer of the stat's size (+1 to see growth): io.ReadAll's doubling copies and
+	// garbage doubled the p99 of the getDiagnostics call this runs on (BenchmarkDiagnosticsSnapshot).
+	buf := make([]byte, fi.Size()+1)
+	n, err := io.ReadFull(f, buf)
+	if err == nil || int64(n) > t.cfg.MaxFile {
+		return text{unknown: true, tooBig: true} // it grew while read: over the size seen
 	}
+	if err != io.ErrUnexpectedEOF && err != io.EOF {
+		return text{unknown: true}
+	}
+	data := buf[:n]
 	t.total += int64(len(data))
 	return text{data: data}
 }
@@ -374,7 +382,7 @@ func (t *Tracker) changed(path string, created bool) {
 	if !ok {
 		return
 	}
-	f := &file{path: path, by: "other"}
+	f := &file{path: path, by: "other", seen: time.Now()}
 	switch {
 	case prev != nil:
 		f.from, f.before = FromTurn, *prev
@@ -406,6 +414,32 @@ func (t *Tracker) UserWrote(path string, data []byte) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.user[path] = userWrite{sum: sha(data)}
+	// The editor's word may come after the watch saw the write: a file the watch recorded
+	// just now, whose text is what the user wrote, was the user's.
+	cur := t.currentLocked()
+	if cur == nil || !cur.running {
+		return
+	}
+	if f := cur.byPath[path]; f != nil && f.by == "other" && time.Since(f.seen) < userWriteWindow {
+		if now, err := os.ReadFile(path); err == nil && bytes.Equal(now, data) {
+			t.removeLocked(cur, f)
+		}
+	}
+}
+
+// userWriteWindow: how long after the watch saw a change an editor's "the user wrote it" may
+// still take it back from the turn.
+const userWriteWindow = 3 * time.Second
+
+func (t *Tracker) removeLocked(tu *turn, f *file) {
+	delete(tu.byPath, f.path)
+	for i, g := range tu.files {
+		if g == f {
+			tu.files = append(tu.files[:i], tu.files[i+1:]...)
+			break
+		}
+	}
+	t.total -= f.before.size() + f.after.size()
 }
 
 // userWrite is what the user last wrote to a file: its hash, or that they removed it.

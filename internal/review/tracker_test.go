@@ -279,3 +279,19 @@ func TestBounds(t *testing.T) {
 		t.Errorf("kept %d bytes, over MaxTotal", total)
 	}
 }
+
+// An editor's "the user saved it" that arrives after the watch saw the save still takes the
+// change back from Claude's turn.
+func TestUserWroteAfterTheWatch(t *testing.T) {
+	tr, dir := newTracker(t, Config{Watch: true})
+	a := filepath.Join(dir, "a.txt")
+	write(t, a, "x\n")
+	waitFor(t, "the watch", func() bool { tr.w.mu.Lock(); defer tr.w.mu.Unlock(); return tr.w.count >= 1 })
+	tr.Prompt()
+	write(t, a, "user's\n")
+	waitFor(t, "the watch to record it", func() bool { return len(report(t, tr, 0).Files) == 1 })
+	tr.UserWrote(a, []byte("user's\n"))
+	if n := len(report(t, tr, 0).Files); n != 0 {
+		t.Errorf("the user's save is still Claude's: %+v", report(t, tr, 0).Files)
+	}
+}

@@ -31,8 +31,9 @@ type watcher struct {
 	log *slog.Logger
 	wg  sync.WaitGroup
 
-	mu    sync.Mutex
-	count int
+	mu     sync.Mutex
+	count  int
+	warned bool
 }
 
 func newWatcher(t *Tracker, folders []string, log *slog.Logger) (*watcher, error) {
@@ -44,7 +45,14 @@ func newWatcher(t *Tracker, folders []string, log *slog.Logger) (*watcher, error
 	w.wg.Add(2)
 	go func() {
 		defer w.wg.Done()
+		home, _ := os.UserHomeDir()
 		for _, f := range folders {
+			// An editor started in ~ or / has that as its workspace: watching all of it would
+			// cost thousands of inotify watches for changes that are mostly not Claude's.
+			if f == "/" || f == home {
+				log.Info("review: not watching the home or root folder; only Edit/Write are recorded there", "folder", f)
+				continue
+			}
 			w.addTree(f)
 		}
 	}()
@@ -71,12 +79,17 @@ func (w *watcher) addTree(dir string) {
 		}
 		w.mu.Lock()
 		full := w.count >= maxWatchedDirs
-		if !full {
+		warn := full && !w.warned
+		if full {
+			w.warned = true
+		} else {
 			w.count++
 		}
 		w.mu.Unlock()
-		if full {
+		if warn {
 			w.log.Warn("review: too many directories to watch; changes below the rest are not seen", "limit", maxWatchedDirs)
+		}
+		if full {
 			return filepath.SkipAll
 		}
 		if err := w.fs.Add(p); err != nil {

@@ -134,3 +134,5 @@ func TestStoreOthersCannotWrite(t *testing.T) {
 		t.Error("an entry naming ws trusts other")
 	}
 }
+
+func mkdirAll(p string) error { return os.MkdirAll(p, 0o755) }

@@ -508,6 +508,14 @@ function M.show(p, reply)
     error(err, 0)
   end
   local prop_win = d.prop_win
+  -- Statuslines that say what each window is and what to do, instead of the
+  -- buffers' claude-ide-bridge://... names (only on windows the plugin opened).
+  local base = vim.fn.fnamemodify(path, ":t"):gsub("%%", "%%%%")
+  for _, w in ipairs(d.wins) do
+    vim.wo[w].statusline = w == prop_win
+      and (" " .. base .. " (Claude's proposal%m)%=:w accepts · :q rejects ")
+      or (" " .. base .. " (now)%=")
+  end
   if o.keep_terminal_focus then
     focus_terminal(d)
   end

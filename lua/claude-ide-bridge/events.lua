@@ -4,6 +4,9 @@
 --   ClaudeCodeDisconnected  data = { clients = n }     one went away
 --   ClaudeCodeDiffOpened    data = { file = path, tab_name = name }
 --   ClaudeCodeDiffClosed    data = { file = path, tab_name = name, accepted = bool }
+--   ClaudeCodeState         data = { session = id, state = s, reason = text }  a session's state changed
+--   ClaudeCodeWaiting       data = { session = id, reason = text }  a session started waiting for you
+--   ClaudeCodeTurnEnded     data = { turn = n, files = n, added = n, deleted = n }
 --
 -- Listen with nvim_create_autocmd("User", { pattern = "ClaudeCodeDiffClosed",
 -- callback = function(ev) ... ev.data ... end }). Neovim 0.7 has no `data` on

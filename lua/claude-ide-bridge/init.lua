@@ -86,6 +86,16 @@ local function bridge_handlers()
       events.emit("ClaudeCodeDisconnected", { clients = n })
     end)
   end
+  h.claudeState = function(p)
+    vim.schedule(function()
+      require("claude-ide-bridge.review").on_state(p)
+    end)
+  end
+  h.turnEnded = function(p)
+    vim.schedule(function()
+      require("claude-ide-bridge.review").on_turn_ended(p)
+    end)
+  end
   return h
 end
 
@@ -480,6 +490,8 @@ end
 ---@field clients integer Claude clients connected
 ---@field pending_diffs integer diffs waiting for the user's decision
 ---@field attached boolean this Neovim attached to a bridge that outlived another Neovim (false: it started the bridge)
+---@field claude "waiting"|"working"|"idle"|nil the most pressing state of the Claude sessions (nil: none known)
+---@field claude_sessions { id: string, state: string, reason: string|nil }[] each Claude session (the CLI's session id) started with the bridge's hooks, its state
 ---@field paused boolean sharing is paused (:ClaudeCodePause): no selection, open files or diagnostics reach Claude
 ---@field sessions { name: string, tab: integer|nil, running: boolean, diffs: integer }[] the native terminal's Claude sessions
 
@@ -493,6 +505,17 @@ function M.status()
     end
   end
   local ready = S.info ~= nil and S.client ~= nil and S.client:running()
+  local claude_sessions, claude = {}, nil
+  local rank = { waiting = 3, working = 2, idle = 1 }
+  for id, st in pairs(ready and state.claude.sessions or {}) do
+    claude_sessions[#claude_sessions + 1] = { id = id, state = st.state, reason = st.reason }
+    if not claude or (rank[st.state] or 0) > (rank[claude] or 0) then
+      claude = st.state
+    end
+  end
+  table.sort(claude_sessions, function(a, b)
+    return a.id < b.id
+  end)
   return {
     running = ready,
     port = ready and tonumber(S.info.port) or nil,
@@ -501,6 +524,8 @@ function M.status()
     attached = ready and S.info.attached == true,
     paused = state.sharing.paused,
     sessions = M.sessions(),
+    claude = claude,
+    claude_sessions = claude_sessions,
   }
 end
 

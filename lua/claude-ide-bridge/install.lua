@@ -162,6 +162,24 @@ function M.bin_version(bin)
   return out:match("claude%-ide%-bridge%s+(%S+)")
 end
 
+-- A command's output cut to what the user needs in one notice: without
+-- go's "downloading" progress and repeated lines (curl says the same thing on
+-- each retry), at most 6 lines.
+local function brief(out)
+  local lines, seen = {}, {}
+  for _, l in ipairs(vim.split(vim.trim(out or ""), "\n", { plain = true })) do
+    if l ~= "" and not l:find("^go: downloading ") and not seen[l] then
+      seen[l] = true
+      lines[#lines + 1] = l
+    end
+  end
+  if #lines > 6 then
+    lines = vim.list_slice(lines, #lines - 5, #lines)
+  end
+  return table.concat(lines, "\n")
+end
+M._brief = brief
+
 -- Downloads and installs the release. Returns path or nil, err, unreachable.
 local function from_release(opts, tmp)
   local version = opts.version or M.version()
@@ -175,11 +193,11 @@ local function from_release(opts, tmp)
   local archive, sums = tmp .. "/" .. name, tmp .. "/SHA256SUMS"
   local out, ok = download(url .. "SHA256SUMS", sums)
   if not ok then
-    return nil, "cannot download " .. url .. "SHA256SUMS: " .. vim.trim(out), true
+    return nil, "cannot download " .. url .. "SHA256SUMS: " .. brief(out), true
   end
   out, ok = download(url .. name, archive)
   if not ok then
-    return nil, "cannot download " .. url .. name .. ": " .. vim.trim(out), true
+    return nil, "cannot download " .. url .. name .. ": " .. brief(out), true
   end
   local want = M.expected_sum(read(sums) or "", name)
   if not want then
@@ -222,7 +240,7 @@ local function from_source(tmp)
   local out, ok = run({ "go", "build", "-trimpath", "-ldflags", "-X main.version=" .. M.version(), "-o", bin, "./cmd/claude-ide-bridge" }, root)
   vim.env.CGO_ENABLED = cgo
   if not ok then
-    return nil, "go build failed: " .. vim.trim(out)
+    return nil, "go build failed: " .. brief(out)
   end
   return put_in_place(bin)
 end

@@ -55,6 +55,16 @@ M.tracker = {
   sent = 0, -- selections sent
 }
 
+--- Claude sessions' states from the bridge's claudeState notifications (its
+--- hooks): by session id, { state = "working"|"waiting"|"idle", reason, since }.
+--- turn is the summary of the last turn that changed files (turnEnded).
+M.claude = { sessions = {}, turn = nil }
+
+--- Files opened by :ClaudeCodeReview (review.lua), by buffer number of the
+--- file: { path, before_buf }; their writes are told to the bridge as the
+--- user's (userWrote).
+M.review = { files = {} }
+
 --- The CLI's terminal: the native provider's buffer and job (terminal.lua),
 --- the external provider's job, the snacks provider's snacks.win.
 M.terminal = { buf = nil, job = nil, external_job = nil, snacks_win = nil }
@@ -91,6 +101,7 @@ end
 function M.bridge_ready(info)
   local b = M.bridge
   b.info = info
+  M.claude.sessions, M.claude.turn = {}, nil -- a new bridge: its sessions report anew
   local waiting = b.waiting
   b.waiting = {}
   return waiting

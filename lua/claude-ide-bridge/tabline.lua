@@ -31,6 +31,12 @@ function M.label(tab)
   if vim.bo[buf].buftype == "help" then
     return vim.fn.fnamemodify(name, ":t")
   end
+  if name:find("^%a[%w+.-]*://") then
+    -- A URL-like name (health://, fugitive://...): its last part, or all of
+    -- it, never cut to letters (h//).
+    local tail = name:match("([^/]+)$")
+    return (tail and not tail:find(":$")) and tail or name
+  end
   return vim.fn.pathshorten(vim.fn.fnamemodify(name, ":~:."))
 end
 

@@ -152,6 +152,7 @@ func TestCloseAllDiffTabs(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, "", true)
 	a, b := w.file(t, "a.txt", "a\n"), w.file(t, "b.txt", "b\n")
+	w.visit(t, a)
 	tabB := "✻ [Claude Code] b.txt (bb0000) ⧉"
 	cha := w.openDiff(t, a, "A\n", tabA)
 	w.waitDiffs(t, tabA+"=pending")
@@ -163,6 +164,10 @@ func TestCloseAllDiffTabs(t *testing.T) {
 	wantTexts(t, cha, "DIFF_REJECTED", tabA)
 	wantTexts(t, chb, "DIFF_REJECTED", tabB)
 	w.waitDiffs(t)
+	// The windows are those from before the first diff, whichever closed last.
+	if got := w.windows(t); !reflect.DeepEqual(got, []string{"a.txt"}) {
+		t.Fatalf("windows after closeAllDiffTabs %q, want a.txt alone again", got)
+	}
 }
 
 // A showDiff for a file whose buffer has unsaved changes is refused with a sentence naming it.

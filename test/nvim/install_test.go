@@ -178,3 +178,20 @@ func TestInstallFromSource(t *testing.T) {
 }
 
 func jsonInto(raw []byte, v any) bool { return json.Unmarshal(raw, v) == nil }
+
+// Seen in a newcomer's run (issue 28): with no network, :ClaudeCodeInstall's notice held curl's
+// error three times (its retries) and a failed build every "go: downloading" line, a screen of
+// text behind "Press ENTER". The notice keeps each line once, without go's progress.
+func TestInstallNoticeIsBrief(t *testing.T) {
+	n := startNvim(t, t.TempDir())
+	got := n.str(t, `return require("claude-ide-bridge.install")._brief(...)`,
+		"curl: (6) Could not resolve host: github.com\ncurl: (6) Could not resolve host: github.com\ncurl: (6) Could not resolve host: github.com\n")
+	if got != "curl: (6) Could not resolve host: github.com" {
+		t.Fatalf("brief(curl) = %q", got)
+	}
+	got = n.str(t, `return require("claude-ide-bridge.install")._brief(...)`,
+		"go: downloading a v1\ngo: downloading b v2\n# pkg\nx.go:1: undefined: y\n")
+	if got != "# pkg\nx.go:1: undefined: y" {
+		t.Fatalf("brief(go) = %q", got)
+	}
+}

@@ -40,6 +40,12 @@ func TestLabels(t *testing.T) {
 	}
 	e.n.ex(t, "ClaudeCodeDiffDeny")
 	wantTexts(t, toolOf(t, await(t, ch)), "DIFF_REJECTED", tabA)
+	// A URL-like name (:checkhealth's health://) is not cut to h//.
+	e.n.ex(t, "tabnew")
+	e.n.lua(t, `vim.api.nvim_buf_set_name(0, "health://")`)
+	if tl := e.n.str(t, `return vim.api.nvim_eval_statusline(vim.o.tabline, { use_tabline = true, maxwidth = 200 }).str`); !strings.Contains(tl, "health://") {
+		t.Errorf("tabline %q, want health:// whole", tl)
+	}
 
 	// A 'tabline' of the user's is kept.
 	e.n.lua(t, `vim.o.tabline = "mine"; require("claude-ide-bridge").setup({ bin = ..., auto_start = false })`, bridgeBin)

@@ -106,6 +106,10 @@ func TestDiffLayouts(t *testing.T) {
 					if got := e.n.str(t, `return table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), "|")`); got != "one|TWO|three|four" {
 						t.Fatalf("the current window shows %q, want the proposal", got)
 					}
+					// The proposal's statusline says what it is and what to do.
+					if sl := e.n.str(t, `return vim.api.nvim_eval_statusline(vim.wo.statusline, { winid = 0, maxwidth = 120 }).str`); !strings.Contains(sl, "a.txt (Claude's proposal)") || !strings.Contains(sl, ":w accepts") {
+						t.Fatalf("proposal statusline %q", sl)
+					}
 					if decide == "accept" {
 						e.n.ex(t, "write")
 						wantTexts(t, toolOf(t, await(t, ch)), "FILE_SAVED", "one\nTWO\nthree\nfour\n")

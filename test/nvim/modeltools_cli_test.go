@@ -3,6 +3,7 @@ package nvimtest
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -20,6 +21,9 @@ func TestRealClaudeCallsReferences(t *testing.T) {
 	rc := startRealClaude(t, []string{"--permission-mode", "default", "--allowedTools", tool}, func(n *nvim, proj string) {
 		navtest.Copy(t, proj)
 		n.lua(t, attachGopls, goplsPath(t), proj)
+		// The user has a Go file open, so gopls runs: a file loaded only for a tool starts none.
+		n.lua(t, `vim.cmd("edit " .. vim.fn.fnameescape(...))`, filepath.Join(proj, "shapes.go"))
+		n.waitLua(t, "true", `local c = (vim.lsp.get_clients or vim.lsp.get_active_clients)()[1] return c ~= nil and c.initialized ~= false`)
 	})
 	n, api, cfg, screen := rc.n, rc.api, rc.cfg, rc.screen
 	// The CLI's own command line (Linux /proc) carries the bridge's config file.

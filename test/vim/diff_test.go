@@ -120,6 +120,12 @@ func TestDiffEditThenAccept(t *testing.T) {
 	v.typeText(":w")
 	v.keys("Enter")
 	wantTexts(t, ch, "FILE_SAVED", "new, edited\nmore\n")
+	// The issue: selections of file buffers only; the proposal is none.
+	for len(c.Notifications) > 0 {
+		if m := <-c.Notifications; m.Method == "selection_changed" && !strings.Contains(string(m.Params), v.ws) {
+			t.Errorf("Claude was sent a selection outside the files: %s", m.Params)
+		}
+	}
 	if got := fileText(t, path); got != "old\n" {
 		t.Fatalf("the plugin wrote the file: %q", got)
 	}

@@ -133,3 +133,42 @@ func TestSameSelectionTable(t *testing.T) {
 		}
 	}
 }
+
+// Spec: "With track_selection = false, getCurrentSelection reads the editor when Claude asks,
+// with the same encoding": every row again, asked for instead of sent.
+func TestGetCurrentSelectionOnDemand(t *testing.T) {
+	v := startVim(t, "let g:claude_ide_bridge_track_selection = 0")
+	c := v.claude()
+	for i, tc := range selCases {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.since != 0 {
+				t.Skip("Neovim 0.11+ counts grapheme clusters; Vim 9.0 does not")
+			}
+			v.t = t
+			path := v.file(fmt.Sprintf("sel%02d.txt", i), tc.content)
+			v.normal()
+			v.ex("set selection& virtualedit& selectmode&\nedit ++enc=utf-8 ++bad=keep " + path)
+			if tc.setup != "" {
+				v.ex(tc.setup)
+			}
+			v.keys(tmuxKeys(tc.keys)...)
+			want := tc.want(path)
+			var last string
+			if !poll(func() bool {
+				r, err := c.Tool(ctxT(t), "getCurrentSelection", map[string]any{})
+				if err != nil || len(r.Content) == 0 {
+					return false
+				}
+				last = r.Content[0].Text
+				var got selection
+				json.Unmarshal([]byte(last), &got)
+				return got == want
+			}) {
+				t.Fatalf("getCurrentSelection\n want %+v\n last %s", want, last)
+			}
+		})
+	}
+	if n := v.state().Sent; n != 0 {
+		t.Errorf("%d selections sent with track_selection = 0", n)
+	}
+}

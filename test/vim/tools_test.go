@@ -218,3 +218,24 @@ func TestTerminalCommand(t *testing.T) {
 }
 
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+// g:claude_ide_bridge_terminal 'external': external_cmd runs with %s replaced by claude's command
+// line, `env` and the bridge's variables first (here the "terminal" is a plain shell).
+func TestExternalTerminal(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	script := `env > ` + out + `.env`
+	v := startVim(t, "let g:claude_ide_bridge_terminal = 'external'", "let g:claude_ide_bridge_external_cmd = '%s'",
+		"let g:claude_ide_bridge_terminal_cmd = ['/bin/sh', '-c', "+vimString(script)+"]")
+	v.waitEval("true", "claude_ide_bridge#State().ready")
+	v.ex("ClaudeCode")
+	var env []byte
+	if !poll(func() bool { env, _ = os.ReadFile(out + ".env"); return len(env) > 0 }) {
+		t.Fatalf("the external command did not run; messages:\n%s", v.messages())
+	}
+	if want := "CLAUDE_CODE_SSE_PORT=" + itoa(v.state().Port) + "\n"; !strings.Contains(string(env), want) {
+		t.Errorf("claude's environment has no %s", want)
+	}
+	if got := v.str("&buftype"); got != "" {
+		t.Errorf("a terminal window opened (&buftype %q)", got)
+	}
+}

@@ -64,10 +64,6 @@ export def Request(method: string, params: dict<any>, Cb: func)
   Write({id: S.next, method: method, params: params})
 enddef
 
-export def SendNotification(method: string, params: dict<any>)
-  if Ready() | Write({method: method, params: params}) | endif
-enddef
-
 # Which plugin answers getDiagnostics: 'ale', 'vim-lsp', 'yegappan' or ''.
 def DiagSource(): string
   return exists('g:loaded_ale') ? 'ale' : exists('g:lsp_loaded') ? 'vim-lsp' : exists('g:loaded_lsp') ? 'yegappan' : ''
@@ -347,7 +343,8 @@ def Flush()
   if empty(s) || key == T.last | return | endif
   T.last = key
   T.sent += 1
-  SendNotification('selectionChanged', s)
+  # The text encoded once (it may be megabytes): the key is the params.
+  ch_sendraw(S.job, '{"jsonrpc":"2.0","method":"selectionChanged","params":' .. key .. "}\n")
 enddef
 
 export def WinEntered()
@@ -361,7 +358,6 @@ enddef
 # the file (per change on disk). Vim's own check still guards the next :w.
 
 var watch = 0
-
 def Watch()
   if watch == 0 | watch = timer_start(Opt('watch_ms', 500), (_) => CheckTime(), {repeat: -1}) | endif
 enddef
@@ -374,6 +370,7 @@ export def CheckTime()
 enddef
 
 export def FileChanged()
+  if !Running() | v:fcs_choice = 'ask' | return | endif  # Vim's own handling without the bridge
   var nr = str2nr(expand('<abuf>'))
   var name = fnamemodify(bufname(nr), ':~:.')
   var msg = v:fcs_reason == 'deleted' ? name .. ' was deleted on disk; the buffer keeps its text'
@@ -398,7 +395,11 @@ enddef
 
 export def Send(range: number, line1: number, line2: number)
   if !sel.IsFile(bufnr()) | Notify('this buffer is not a file', 'warn') | return | endif
-  AtMention(expand('%:p'), range > 0 ? line1 - 1 : -1, line2 - 1)
+  # From Visual mode without a range (a <Cmd> mapping): its lines.
+  var vis = range == 0 && sel.VisualType(mode()) != ''
+  var [a, b] = vis ? sort([line('v'), line('.')], 'n') : [line1, line2]
+  if vis | execute "normal! \<Esc>" | endif
+  AtMention(expand('%:p'), range > 0 || vis ? a - 1 : -1, b - 1)
 enddef
 
 export def Add(...args: list<string>)
@@ -464,7 +465,7 @@ export def State(): dict<any>
 enddef
 
 export def DirChanged()
-  SendNotification('workspaceFoldersChanged', {folders: [resolve(getcwd(-1))]})
+  if Ready() | Write({method: 'workspaceFoldersChanged', params: {folders: [resolve(getcwd(-1))]}}) | endif
 enddef
 
 # The bridge's requests (after the functions they name).

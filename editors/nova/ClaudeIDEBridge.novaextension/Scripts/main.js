@@ -12,6 +12,7 @@ function escapeControls(s) {
 }
 const { makeHandlers } = require("./handlers.js");
 const { Proposals, errorText } = require("./proposals.js");
+const { Review } = require("./review.js");
 const { SelectionTracker } = require("./selection.js");
 const { selectionOf } = require("./editors.js");
 const trust = require("./trust.js");
@@ -54,6 +55,7 @@ class ClaudeBridgeExtension {
     this.toldUntrusted = false;
     this.starting = null;
     this.proposals = null;
+    this.review = null;
     this.stopping = false;
     this.clients = 0;
     this.disposables = [];
@@ -73,6 +75,7 @@ class ClaudeBridgeExtension {
       closeAllDiffs: () => this.closeAllDiffs(),
       showStatus: () => this.showStatus(),
       trustWorkspace: () => this.trustWorkspace(),
+      reviewTurn: () => this.reviewTurn(),
     };
     for (const name of Object.keys(commands)) {
       this.disposables.push(nova.commands.register(`${ID}.${name}`, (arg) => this.guard(commands[name](arg))));
@@ -184,9 +187,16 @@ class ClaudeBridgeExtension {
       tell: (t, b) => this.tell(t, b),
       dir: nova.path.join(storage, "proposals"),
     });
+    const review = new Review({
+      request: (m, p) => session.request(m, p),
+      tell: (t, b) => this.tell(t, b),
+      dir: nova.path.join(storage, "review"),
+    });
     const session = new Session({
       handlers: makeHandlers({ proposals }),
       onNotify: (method, params) => {
+        if (method === "claudeState") return review.state(params);
+        if (method === "turnEnded") return review.turnEnded(params);
         this.clients = (params && params.clients) || 0;
         if (method === "clientConnected" && this.clients === 1) this.tell("Claude connected", "Claude Code is attached to this workspace.");
       },
@@ -194,6 +204,7 @@ class ClaudeBridgeExtension {
     });
     this.session = session;
     this.proposals = proposals;
+    this.review = review;
     let info;
     try {
       info = await session.start(binary, remote, ws);
@@ -215,6 +226,8 @@ class ClaudeBridgeExtension {
     this.clients = 0;
     if (this.proposals) this.proposals.dispose();
     this.proposals = null;
+    if (this.review) this.review.dispose();
+    this.review = null;
     const remote = this.remote;
     if (!stopping && remote) {
       // The remote command died (ssh dropped, container restarted): say why.
@@ -289,13 +302,23 @@ class ClaudeBridgeExtension {
     }
   }
 
+  /** reviewTurn: Review Claude's Last Turn. */
+  async reviewTurn() {
+    await this.start(false);
+    if (!this.review) throw new Error("the bridge is not running");
+    return this.review.show(0);
+  }
+
   async showStatus() {
     if (!this.session) {
       nova.workspace.showInformativeMessage("The Claude bridge is not running.");
       return;
     }
     const s = await this.session.request("status", {});
-    const diffs = (s.diffs || []).map((d) => `${d.state}: ${d.filePath}`).join("\n");
+    const diffs = (s.diffs || [])
+      .map((d) => `${d.state}: ${d.filePath}`)
+      .concat(this.review ? this.review.summary() : [])
+      .join("\n");
     nova.workspace.showInformativeMessage(
       `Claude bridge on port ${s.port}, ${s.clients} Claude client(s).\nLock: ${s.lockPath}${diffs ? "\n" + diffs : ""}`
     );

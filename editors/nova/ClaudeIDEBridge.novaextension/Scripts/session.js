@@ -134,7 +134,7 @@ class Session {
       const handler = this.handlers[method];
       proc.onRequest(method, (message) => handler(message.parameters));
     }
-    for (const method of ["clientConnected", "clientDisconnected"]) {
+    for (const method of ["clientConnected", "clientDisconnected", "claudeState", "turnEnded"]) {
       proc.onNotify(method, (message) => this.onNotify(method, message.parameters));
     }
     proc.onStderr((line) => {

@@ -18,6 +18,10 @@
 //   nova.workspace.showErrorMessage          https://docs.nova.app/api-reference/workspace/
 //   nova.workspace.showInformativeMessage    https://docs.nova.app/api-reference/workspace/
 //   nova.workspace.showActionPanel           https://docs.nova.app/api-reference/workspace/
+//   nova.workspace.showChoicePalette(choices, options, callback)
+//                                            https://docs.nova.app/api-reference/workspace/
+//     (the callback gets the choice and its index, or null when dismissed; the stand-in
+//     records the choices and answers standin.choiceAnswer, an index, default null)
 //     (the callback gets the index of the button chosen, or null when dismissed; the
 //     stand-in answers standin.panelAnswer, default null, and records the message)
 //   TextEditor.document / selectedRange / getTextInRange / edit / save / scrollToPosition /
@@ -416,6 +420,8 @@ function install(opts) {
     commands: new Map(),
     panels: [],
     panelAnswer: null,
+    palettes: [],
+    choiceAnswer: null,
     // hold(message) true keeps an extension→bridge message in held until release().
     hold: null,
     held: [],
@@ -478,6 +484,11 @@ function install(opts) {
     },
     showWarningMessage(m) {
       standin.infos.push(m);
+    },
+    showChoicePalette(choices, options, callback) {
+      standin.palettes.push({ choices: choices.slice(), placeholder: options && options.placeholder });
+      const i = standin.choiceAnswer;
+      setImmediate(() => (typeof i === "number" ? callback(choices[i], i) : callback(null, null)));
     },
     showActionPanel(message, options, callback) {
       standin.panels.push({ message, buttons: (options && options.buttons) || [] });

@@ -47,8 +47,9 @@ enddef
 def SpanText(lines: list<string>, s: dict<number>, e: dict<number>): string
   if e.line < s.line || (e.line == s.line && e.character <= s.character) | return '' | endif
   if s.line == e.line | return strpart(lines[s.line], s.character, e.character - s.character) | endif
-  return join([strpart(lines[s.line], s.character)] + lines[s.line + 1 : e.line - 1]
-    + [strpart(get(lines, e.line, ''), 0, e.character)], "\n")
+  var ls = lines[s.line : e.line]  # one copy of the lines, whatever their number
+  [ls[0], ls[-1]] = [strpart(ls[0], s.character), strpart(ls[-1], 0, e.character)]
+  return join(ls, "\n")
 enddef
 
 def Charwise(a: dict<number>, c: dict<number>, lines: list<string>, o: dict<any>): list<dict<number>>
@@ -115,7 +116,8 @@ export def Read(): dict<any>
   var top = VisualType(m) == '' ? 1 : min([v[1], c[1]])
   var last = max([v[1], c[1]])
   # Whether a line break follows the last selected line depends on the lines after it.
-  var lines = VisualType(m) == '' ? [] : getline(top, last) + (last < line('$') ? [''] : [])
+  var lines = VisualType(m) == '' ? [] : getline(top, last)
+  if last < line('$') | add(lines, '') | endif
   var out = Encode(m, {line: v[1] - top, col: v[2] - 1, off: v[3]}, {line: c[1] - top, col: c[2] - 1, off: c[3]}, lines,
     {selection: &selection, ve_all: &virtualedit =~ 'all', curswant: c[4], tabstop: &tabstop})
   out.selection.start.line += top - 1
