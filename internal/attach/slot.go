@@ -1,9 +1,12 @@
 package attach
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sync"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
@@ -36,12 +39,13 @@ type Slot struct {
 	cur     *Editor
 	last    string                        // the last editor's name, for messages
 	shown   map[string]ide.ShowDiffParams // proposals not yet closed, by tab
+	clients map[ide.ClientID]int          // connected Claude clients and their pids (0: not said)
 	changed chan struct{}                 // 1-buffered: a Claude client came or went
 }
 
 // NewSlot returns a slot with no editor attached.
 func NewSlot() *Slot {
-	return &Slot{shown: map[string]ide.ShowDiffParams{}, changed: make(chan struct{}, 1)}
+	return &Slot{shown: map[string]ide.ShowDiffParams{}, clients: map[ide.ClientID]int{}, changed: make(chan struct{}, 1)}
 }
 
 // Attach makes e the editor; the proposals still pending go to it with Replay.
@@ -75,13 +79,20 @@ func (s *Slot) Attached() bool {
 	return s.cur != nil
 }
 
-// Replay shows the attached editor every proposal it has not seen that is still pending
-// (pending lists the tabs the model still waits on), in the order they were proposed. A
-// proposal the editor refuses stays pending (Claude's terminal can still answer it); the
-// errors are returned.
+// Replay tells the attached editor what happened before it came: first every connected Claude
+// (clientConnected and clientPid, as if each had just connected, in the order they did), then
+// every proposal still pending (pending lists the tabs the model still waits on), in the order
+// they were proposed. A proposal the editor refuses stays pending (Claude's terminal can still
+// answer it); the errors are returned.
 func (s *Slot) Replay(ctx context.Context, pending map[string]bool) error {
 	s.mu.Lock()
 	cur := s.cur
+	ids := make([]ide.ClientID, 0, len(s.clients))
+	for id := range s.clients {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	pids := maps.Clone(s.clients)
 	var todo []ide.ShowDiffParams
 	for tab, p := range s.shown {
 		if pending[tab] {
@@ -94,6 +105,14 @@ func (s *Slot) Replay(ctx context.Context, pending map[string]bool) error {
 	if cur == nil {
 		return nil
 	}
+	for i, id := range ids {
+		if f := cur.Events.ClientConnected; f != nil {
+			f(id, i+1)
+		}
+		if f := cur.Events.ClientPID; f != nil && pids[id] > 0 {
+			f(id, pids[id])
+		}
+	}
 	sortBySeq(todo)
 	var errs []error
 	for _, p := range todo {
@@ -105,11 +124,7 @@ func (s *Slot) Replay(ctx context.Context, pending map[string]bool) error {
 }
 
 func sortBySeq(ps []ide.ShowDiffParams) {
-	for i := 1; i < len(ps); i++ {
-		for j := i; j > 0 && ps[j].Seq < ps[j-1].Seq; j-- {
-			ps[j], ps[j-1] = ps[j-1], ps[j]
-		}
-	}
+	slices.SortFunc(ps, func(a, b ide.ShowDiffParams) int { return cmp.Compare(a.Seq, b.Seq) })
 }
 
 // Changed is signalled (coalesced) whenever a Claude client connects or disconnects.
@@ -119,12 +134,28 @@ func (s *Slot) Changed() <-chan struct{} { return s.changed }
 func (s *Slot) Events() ide.Events {
 	return ide.Events{
 		ClientConnected: func(id ide.ClientID, n int) {
+			s.mu.Lock()
+			s.clients[id] = 0
+			s.mu.Unlock()
 			if e := s.current(); e != nil && e.Events.ClientConnected != nil {
 				e.Events.ClientConnected(id, n)
 			}
 			s.signal()
 		},
+		ClientPID: func(id ide.ClientID, pid int) {
+			s.mu.Lock()
+			if _, ok := s.clients[id]; ok {
+				s.clients[id] = pid
+			}
+			s.mu.Unlock()
+			if e := s.current(); e != nil && e.Events.ClientPID != nil {
+				e.Events.ClientPID(id, pid)
+			}
+		},
 		ClientDisconnected: func(id ide.ClientID, n int) {
+			s.mu.Lock()
+			delete(s.clients, id)
+			s.mu.Unlock()
 			if e := s.current(); e != nil && e.Events.ClientDisconnected != nil {
 				e.Events.ClientDisconnected(id, n)
 			}

@@ -136,6 +136,7 @@ func TestNeovimRestartAttaches(t *testing.T) {
 	if shown < 0 || shown > 1000 {
 		t.Errorf("the proposal was shown %.0f ms after the plugin started, want within 1 s", shown)
 	}
+	n2.waitLua(t, `1`, `return require("claude-ide-bridge").state().clients`) // told who is connected
 	if p2, attached := bridgeState(t, n2); !attached || p2 == pid {
 		t.Errorf("second Neovim: attached %v, its process %d (the bridge is %d)", attached, p2, pid)
 	}

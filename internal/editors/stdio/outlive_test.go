@@ -118,6 +118,12 @@ func TestOutliveAndAttach(t *testing.T) {
 	if !rb.Attached || rb.Port != ra.Port || rb.LockPath != ra.LockPath {
 		t.Fatalf("second editor: %+v, want attached to port %d", rb, ra.Port)
 	}
+	// Told the Claude already connected, then shown every pending proposal in order.
+	var cc struct{ ClientID, Clients int }
+	json.Unmarshal(b.next(t, "clientConnected").Params, &cc)
+	if cc.ClientID != 1 || cc.Clients != 1 {
+		t.Errorf("the attached editor was told clientConnected %+v, want client 1 of 1", cc)
+	}
 	got := []showDiff{nextShowDiff(t, b), nextShowDiff(t, b)}
 	if got[0].TabName != "tab-1" || got[0].Proposal != first.Proposal || got[0].NewContents != "shown to the first editor\n" ||
 		got[1].TabName != "tab-2" || got[1].NewContents != "proposed while no editor\n" {
