@@ -160,6 +160,7 @@ string: that mode.  `none': no flag, and not the bridge's --settings."
 (defvar claude-ide-bridge--last-selection nil "The last selection sent.")
 (defvar claude-ide-bridge--active-buffer nil "The file buffer the user was last in.")
 (defvar claude-ide-bridge--claude-buffer nil "The buffer of Claude's terminal.")
+(defvar claude-ide-bridge--paused nil "Whether sharing is paused.")
 (defvar-local claude-ide-bridge--diff nil
   "The diff this buffer belongs to (its proposal, original or Ediff control).")
 (put 'claude-ide-bridge--diff 'permanent-local t)
@@ -870,7 +871,8 @@ In Dired, send the marked files (or the one at point)."
     (unless bin
       (user-error "No claude-ide-bridge binary: M-x claude-ide-bridge-install, or set `claude-ide-bridge-program'"))
     (setq claude-ide-bridge--folders (list (directory-file-name (claude-ide-bridge--root)))
-          claude-ide-bridge--stopping nil claude-ide-bridge--last-selection nil)
+          claude-ide-bridge--stopping nil claude-ide-bridge--last-selection nil
+          claude-ide-bridge--paused nil)
     (let* ((name "claude-ide-bridge")
            (size (if claude-ide-bridge-log-events nil 0))
            (conn (apply
@@ -966,8 +968,6 @@ and reads flymake or flycheck diagnostics."
     (remove-hook 'kill-emacs-hook #'claude-ide-bridge--stop)
     (dolist (b (buffer-list)) (with-current-buffer b (claude-ide-bridge--unwatch-buffer)))
     (claude-ide-bridge--stop)))
-
-(defvar claude-ide-bridge--paused nil "Whether sharing is paused.")
 
 (defun claude-ide-bridge-toggle-sharing ()
   "Pause or resume sharing your selection, open files and diagnostics.

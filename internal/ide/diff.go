@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/jsonrpc"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/membudget"
 )
 
 // The diff state machine. Rules (spec 000 "openDiff", "close_tab", "closeAllDiffTabs" and the
@@ -41,6 +43,21 @@ type diff struct {
 	proposal Text
 	answer   chan []Content // buffered 1: the openDiff result, sent once
 	seq      uint64         // which proposal this is (see ShowDiffParams.Seq)
+	// held is the proposal's (and, once accepted, the accepted text's) share of the memory
+	// budget, released when the diff is removed.
+	held, heldText *membudget.Grant
+}
+
+func (d *diff) release() {
+	d.held.Release()
+	d.heldText.Release()
+}
+
+func (m *Model) budget() *membudget.Budget {
+	if m.Budget != nil {
+		return m.Budget
+	}
+	return membudget.Default
 }
 
 // MaxDiffText bounds a proposal shown in the editor, under the CLI's 16 MiB message limit with
@@ -64,6 +81,7 @@ func (m *Model) settleLocked(match func(*diff) bool) []string {
 			continue
 		}
 		delete(m.diffs, tab)
+		d.release()
 		if d.state == pending {
 			d.answer <- rejected(tab)
 		}
@@ -104,11 +122,27 @@ func (m *Model) OpenDiff(ctx context.Context, id ClientID, a OpenDiffArgs) ([]Co
 		m.mu.Unlock()
 		return nil, jsonrpc.Errorf(jsonrpc.CodeServerError, "the bridge is shutting down")
 	}
-	if old := m.diffs[a.TabName]; old != nil {
-		if old.state == accepted && old.owner != id {
-			m.mu.Unlock()
-			return nil, jsonrpc.Errorf(jsonrpc.CodeServerError, "%v: %q stays open until that session closes it or the user closes all diffs", ErrAcceptedElsewhere, a.TabName)
+	old := m.diffs[a.TabName]
+	if old != nil && old.state == accepted && old.owner != id {
+		m.mu.Unlock()
+		return nil, jsonrpc.Errorf(jsonrpc.CodeServerError, "%v: %q stays open until that session closes it or the user closes all diffs", ErrAcceptedElsewhere, a.TabName)
+	}
+	// The proposal is held until it is settled: its share of the one memory budget (issue 25
+	// item 5). Over it, this openDiff is refused (the CLI then asks in the terminal); nothing
+	// pending or accepted is touched. The diff it would replace is counted as gone.
+	if old != nil && old.state == pending {
+		old.release()
+	}
+	held, err := m.budget().Take(int64(a.NewFileContents.EncodedLen()), "the proposal for "+filepath.Base(a.OldFilePath))
+	if err != nil {
+		if old != nil && old.state == pending {
+			old.held = m.budget().Force(int64(old.proposal.EncodedLen())) // it stays
 		}
+		m.mu.Unlock()
+		return nil, fmt.Errorf("%w; accept or reject the diffs already open first", err)
+	}
+	d.held = held
+	if old != nil {
 		// Replace: the old pending call is answered as rejected; the new showDiff replaces the view.
 		m.settleLocked(func(x *diff) bool { return x == old })
 	}
@@ -117,7 +151,7 @@ func (m *Model) OpenDiff(ctx context.Context, id ClientID, a OpenDiffArgs) ([]Co
 
 	_, statErr := os.Stat(a.OldFilePath)
 	sctx, cancel := context.WithTimeout(ctx, m.ShowDiffTimeout)
-	err := m.editor.ShowDiff(sctx, ShowDiffParams{
+	err = m.editor.ShowDiff(sctx, ShowDiffParams{
 		TabName: a.TabName, FilePath: a.OldFilePath, NewFilePath: a.NewFilePath,
 		NewContents: a.NewFileContents, FileExists: statErr == nil, Seq: d.seq, Owner: id,
 	})
@@ -127,6 +161,7 @@ func (m *Model) OpenDiff(ctx context.Context, id ClientID, a OpenDiffArgs) ([]Co
 		ours := m.diffs[a.TabName] == d
 		if ours {
 			delete(m.diffs, a.TabName)
+			d.release()
 		}
 		m.mu.Unlock()
 		// Settled while the editor was showing it (replaced, closed, shutdown), or the editor went
@@ -200,6 +235,10 @@ func (m *Model) accept(tab string, seq uint64, text Text, asProposed bool) error
 		return jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "the accepted text is over %d MiB, more than Claude accepts in one message; the diff stays open", MaxDiffText>>20)
 	}
 	d.state, d.text = accepted, text
+	if !asProposed {
+		// Already in memory and the user's: counted, never refused (nothing accepted is lost).
+		d.heldText = m.budget().Force(int64(text.EncodedLen()))
+	}
 	d.answer <- []Content{{Type: "text", Text: "FILE_SAVED"}, {Type: "text", File: text}}
 	return nil
 }

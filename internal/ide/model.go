@@ -3,6 +3,8 @@
 package ide
 
 import (
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/membudget"
+
 	"context"
 	"log/slog"
 	"sync"
@@ -46,6 +48,8 @@ type Model struct {
 	MentionHold time.Duration
 	// EditorTimeout bounds each editor call; ShowDiffTimeout bounds showing a diff.
 	EditorTimeout, ShowDiffTimeout time.Duration
+	// Budget holds the text of pending proposals (nil: membudget.Default, the process's).
+	Budget *membudget.Budget
 
 	mu       sync.Mutex
 	nextID   ClientID

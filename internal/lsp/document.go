@@ -41,6 +41,9 @@ func (p *process) sync(ctx context.Context, path string) (syncState, error) {
 		if doc != nil && errors.Is(rerr, fs.ErrNotExist) {
 			p.mu.Lock()
 			delete(p.docs, path)
+			if pub := p.diags[path]; pub != nil {
+				pub.held.Release()
+			}
 			delete(p.diags, path)
 			p.mu.Unlock()
 			p.notify(ctx, protocol.MethodTextDocumentDidClose, protocol.DidCloseTextDocumentParams{
@@ -61,6 +64,11 @@ func (p *process) sync(ctx context.Context, path string) (syncState, error) {
 	p.mu.Unlock()
 	var err error
 	next := &document{uri: uri.File(path), version: 1, text: text, sent: sent}
+	// Open before the server hears of it: its first publication for the file may come at once,
+	// and publish keeps an open document's always (MaxDiagnosticFiles).
+	p.mu.Lock()
+	p.docs[path] = next
+	p.mu.Unlock()
 	if doc == nil {
 		err = p.notify(ctx, protocol.MethodTextDocumentDidOpen, protocol.DidOpenTextDocumentParams{
 			TextDocument: protocol.TextDocumentItem{URI: next.uri, LanguageID: protocol.LanguageIdentifier(lang), Version: next.version, Text: text},
@@ -78,11 +86,15 @@ func (p *process) sync(ctx context.Context, path string) (syncState, error) {
 		}{protocol.VersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: next.uri}, Version: next.version}, []wholeText{{text}}})
 	}
 	if err != nil {
+		p.mu.Lock()
+		if doc == nil {
+			delete(p.docs, path)
+		} else {
+			p.docs[path] = doc
+		}
+		p.mu.Unlock()
 		return syncState{}, err
 	}
-	p.mu.Lock()
-	p.docs[path] = next
-	p.mu.Unlock()
 	return syncState{path: path, uri: next.uri, languageID: lang, version: next.version, text: text, sent: sent}, nil
 }
 

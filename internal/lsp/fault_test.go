@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -176,5 +177,38 @@ func TestClosedManager(t *testing.T) {
 	m.Close()
 	if _, err := m.Diagnostics(context.Background(), path); !errors.Is(err, lsp.ErrClosed) {
 		t.Fatalf("Diagnostics after Close: %v, want ErrClosed", err)
+	}
+}
+
+// Issue 25 item 5: a hostile server published diagnostics for 300,000 files (30,000 under
+// -race) and the bridge kept them all. Now at most MaxDiagnosticFiles are kept beside the open documents (the open file's
+// own diagnostics always), the rest dropped with one log line, and getDiagnostics still answers.
+func TestDiagnosticsFloodBounded(t *testing.T) {
+	t.Parallel()
+	dir, path := fakeFile(t)
+	var logBuf syncBuffer
+	m := newManager(t, dir, lsp.Config{
+		Servers: []lsp.ServerConfig{{Extensions: []string{".fake"}, Command: []string{fakeServer(t), "flood", floodFiles}}},
+		Log:     slog.New(slog.NewTextHandler(&logBuf, nil)),
+		Wait:    time.Minute, // the flood comes before the open file's own publication
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	got, err := m.Diagnostics(ctx, path)
+	if err != nil || len(got) != 1 || len(got[0].Diagnostics) != 1 {
+		t.Fatalf("Diagnostics of the open file: %+v, %v", got, err)
+	}
+	all, err := m.Diagnostics(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) > lsp.MaxDiagnosticFiles+1 || len(all) < lsp.MaxDiagnosticFiles {
+		t.Fatalf("diagnostics kept for %d files, want %d and the open one", len(all), lsp.MaxDiagnosticFiles)
+	}
+	if !slices.ContainsFunc(all, func(fd lsp.FileDiagnostics) bool { return fd.Path == path }) {
+		t.Fatal("the open file's diagnostics were dropped")
+	}
+	if n := strings.Count(logBuf.String(), "diagnostics dropped"); n < 1 || n > 30 {
+		t.Fatalf("%d log lines about dropped diagnostics:\n%.2000s", n, logBuf.String())
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/jsonrpc"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/membudget"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/trust"
 )
 
@@ -159,6 +160,7 @@ type process struct {
 	mu      sync.Mutex
 	docs    map[string]*document // open documents by path
 	diags   map[string]*publication
+	dropped int           // publications not kept (MaxDiagnosticFiles, the memory budget)
 	changed chan struct{} // closed and replaced at each publication
 }
 
@@ -177,7 +179,14 @@ type publication struct {
 	diags   []protocol.Diagnostic
 	version int32 // 0 when the server did not say
 	count   uint64
+	held    *membudget.Grant // its share of the memory budget (the size of its message)
 }
+
+// MaxDiagnosticFiles bounds the files a server's diagnostics are kept for, beside its open
+// documents: a server that publishes for 300,000 files (a hostile or runaway one) has the first
+// 10,000 kept and the rest dropped, with one log line (issue 25 item 5). Diagnostics are also
+// counted against the one memory budget (membudget.Default).
+const MaxDiagnosticFiles = 10000
 
 func startProcess(s *server) (*process, error) {
 	// The program is looked up here, each start, by trust's rules (never from the workspace or
@@ -267,7 +276,14 @@ func startProcess(s *server) (*process, error) {
 }
 
 func (p *process) markGone() {
-	p.goneOnce.Do(func() { close(p.gone) })
+	p.goneOnce.Do(func() {
+		close(p.gone)
+		p.mu.Lock()
+		for _, pub := range p.diags { // the process is gone: what it published no longer counts
+			pub.held.Release()
+		}
+		p.mu.Unlock()
+	})
 }
 
 // dead reports whether the process exited or its connection ended.
@@ -398,7 +414,7 @@ func (p *process) handle(ctx context.Context, req *jsonrpc.Request) (any, error)
 		if err := json.Unmarshal(req.Params, &params); err != nil {
 			return nil, err
 		}
-		p.publish(params)
+		p.publish(params, int64(len(req.Params)))
 		return nil, nil
 	case protocol.MethodWindowLogMessage, protocol.MethodWindowShowMessage:
 		var params protocol.LogMessageParams
@@ -428,15 +444,45 @@ func (p *process) handle(ctx context.Context, req *jsonrpc.Request) (any, error)
 	return nil, nil // $/progress, telemetry/event, ...: not needed
 }
 
-func (p *process) publish(params protocol.PublishDiagnosticsParams) {
+// publish keeps the diagnostics of one publication (size: its message's bytes). Always for an
+// open document (the bridge waits on it); for another file only within MaxDiagnosticFiles and
+// the memory budget, else it is dropped with a log line (the first, then every 10,000th).
+func (p *process) publish(params protocol.PublishDiagnosticsParams, size int64) {
 	path := filepath.Clean(uri.URI(params.URI).Filename())
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.dead() {
+		return
+	}
 	pub := p.diags[path]
+	if len(params.Diagnostics) == 0 {
+		size = 0
+	}
+	var (
+		held *membudget.Grant
+		err  error
+	)
+	switch {
+	case p.docs[path] != nil:
+		held = membudget.Default.Force(size)
+	case pub == nil && len(p.diags) >= MaxDiagnosticFiles:
+		err = fmt.Errorf("diagnostics are kept for at most %d files", MaxDiagnosticFiles)
+	default:
+		held, err = membudget.Default.Take(size, "diagnostics for "+filepath.Base(path))
+	}
+	if err != nil {
+		p.dropped++
+		if p.dropped == 1 || p.dropped%10000 == 0 {
+			p.s.m.log.Warn("language server diagnostics dropped", "server", p.s.name, "dropped", p.dropped, "reason", err.Error())
+		}
+		return
+	}
 	if pub == nil {
 		pub = &publication{}
 		p.diags[path] = pub
 	}
+	pub.held.Release()
+	pub.held = held
 	pub.diags = params.Diagnostics
 	pub.version = int32(params.Version)
 	pub.count++

@@ -1,9 +1,14 @@
 package modeltools
 
 import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -31,7 +36,7 @@ func newHandler(o Options, check func(*http.Request) (int, string), log *slog.Lo
 			JSONResponse: true,
 			Logger:       log,
 			// Tool arguments are small; a position or a query never needs more.
-			MaxRequestBodyBytes: 1 << 20,
+			MaxRequestBodyBytes: MaxBody,
 		})
 	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -44,6 +49,42 @@ func newHandler(o Options, check func(*http.Request) (int, string), log *slog.Lo
 			http.Error(w, reason, status)
 			return
 		}
+		if r.Method == http.MethodPost {
+			body, status, reason := readBody(w, r)
+			if status != 0 {
+				log.Info("refused MCP request", "status", status, "reason", reason, "remote", r.RemoteAddr)
+				w.Header().Set("Connection", "close")
+				http.Error(w, reason, status)
+				return
+			}
+			r.Body = io.NopCloser(bytes.NewReader(body))
+		}
 		h().ServeHTTP(w, r)
 	})
+}
+
+// Bounds of a request's body: MaxBody bytes, read within BodyTimeout (a client that sends its
+// headers and then trickles or stalls its body no longer holds a goroutine and its buffer open
+// forever), and one JSON-RPC message: a batch array is refused (MCP 2025-06-18 removed batches
+// and the CLI speaks 2025-11-25; the SDK still took them from older clients, so 1 MiB of
+// `[{..tools/call..}, ...]` was ~20,000 tool calls at once). Issue 25 item 5.
+const MaxBody = 1 << 20
+
+// BodyTimeout is a var for the test of it.
+var BodyTimeout = 10 * time.Second
+
+func readBody(w http.ResponseWriter, r *http.Request) (body []byte, status int, reason string) {
+	http.NewResponseController(w).SetReadDeadline(time.Now().Add(BodyTimeout))
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooBig):
+		return nil, http.StatusRequestEntityTooLarge, fmt.Sprintf("request body over %d bytes", MaxBody)
+	case err != nil:
+		return nil, http.StatusBadRequest, "reading the request body: " + err.Error()
+	}
+	if t := bytes.TrimLeft(body, " \t\r\n"); len(t) > 0 && t[0] == '[' {
+		return nil, http.StatusBadRequest, "JSON-RPC batches are not accepted: send one message per request"
+	}
+	return body, 0, ""
 }

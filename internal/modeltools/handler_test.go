@@ -1,10 +1,14 @@
 package modeltools
 
 import (
+	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -45,5 +49,55 @@ func TestHandlerBuildsServerAtFirstAllowedRequest(t *testing.T) {
 	}
 	if built != 1 {
 		t.Fatalf("server built %d times for two allowed requests; want once", built)
+	}
+}
+
+func allowAll(*http.Request) (int, string) { return 0, "" }
+
+// Issue 25 item 5: /mcp took JSON-RPC batches (1 MiB of them: ~20,000 tool calls at once); a
+// batch is now refused with 400 naming it, and a single message is served as before.
+func TestHandlerRefusesBatches(t *testing.T) {
+	h := NewHandler(Options{}, allowAll, nil)
+	post := func(body string) (int, string) {
+		r := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(body))
+		r.Header.Set("Content-Type", "application/json")
+		r.Header.Set("Accept", "application/json, text/event-stream")
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		return w.Code, w.Body.String()
+	}
+	msg := `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`
+	if code, body := post(" \n[" + msg + "," + strings.Replace(msg, `"id":1`, `"id":2`, 1) + "]"); code != http.StatusBadRequest || !strings.Contains(body, "batches are not accepted") {
+		t.Fatalf("a batch: %d %.300q, want 400 naming batches", code, body)
+	}
+	if code, body := post(msg); code != http.StatusOK {
+		t.Fatalf("one message: %d %q", code, body)
+	}
+	if code, _ := post(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"x":"` + strings.Repeat("a", MaxBody) + `"}}`); code != http.StatusRequestEntityTooLarge {
+		t.Fatalf("a body over %d bytes: %d, want 413", MaxBody, code)
+	}
+}
+
+// Issue 25 item 5: a client that sends its headers and stalls its body held the request open
+// forever; now the body must arrive within BodyTimeout, and the connection is closed after it.
+func TestHandlerBodyReadDeadline(t *testing.T) {
+	old := BodyTimeout
+	BodyTimeout = 200 * time.Millisecond
+	defer func() { BodyTimeout = old }()
+	srv := httptest.NewServer(NewHandler(Options{}, allowAll, nil))
+	defer srv.Close()
+	c, err := net.Dial("tcp", srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	fmt.Fprintf(c, "POST /mcp HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"jsonrpc\"")
+	c.SetReadDeadline(time.Now().Add(30 * time.Second)) // the test's own bound, far above 200 ms
+	b, err := io.ReadAll(c)
+	if ne, ok := err.(net.Error); ok && ne.Timeout() {
+		t.Fatalf("the stalled request was still open after 30 s (read %q)", b)
+	}
+	if len(b) > 0 && !strings.Contains(string(b), "400") {
+		t.Fatalf("answer to a stalled body: %q", b)
 	}
 }

@@ -152,6 +152,9 @@ func (m *Map) translate(p string, d Direction) (string, error) {
 		if !ok {
 			continue
 		}
+		if err := segments(suffix, r.from.windows, r.to.windows); err != nil {
+			return "", &UnsafeError{Path: p, Dir: d, Reason: err.Error()}
+		}
 		out := r.to.join(suffix)
 		if isURI {
 			return toURI(out, r.to.windows), nil
@@ -163,6 +166,44 @@ func (m *Map) translate(p string, d Direction) (string, error) {
 		e.Prefixes = append(e.Prefixes, r.from.spec)
 	}
 	return "", e
+}
+
+// UnsafeError is a path under a mapping with a name that is a plain name on the side it comes
+// from but not on the other: with a POSIX REMOTE and a Windows LOCAL, /srv/app/..\..\x is one
+// name (`..\..\x`) on the POSIX side and two steps up on Windows, so it would leave LOCAL.
+type UnsafeError struct {
+	Path   string
+	Dir    Direction
+	Reason string
+}
+
+func (e *UnsafeError) Error() string {
+	return fmt.Sprintf("%q cannot cross the path map: %s", e.Path, e.Reason)
+}
+
+// segments checks each name of suffix ("" or "/a/b", split at '/', the separator of both key
+// forms) against the rules of both sides: no NUL anywhere; a name going to Windows holds no '\'
+// (a separator there), no ':' (a drive or an alternate data stream), no control character or
+// one of <>"|?* (not allowed in Windows names), and does not end in '.' or ' ' (Windows drops
+// them, so ".. " is ".." there); a name coming from Windows that ends in '.' or ' ' is refused
+// too, since Windows reads it differently from the lexical cleaning done here.
+func segments(suffix string, fromWindows, toWindows bool) error {
+	if suffix == "" {
+		return nil
+	}
+	for _, seg := range strings.Split(suffix[1:], "/") {
+		switch {
+		case strings.IndexByte(seg, 0) >= 0:
+			return fmt.Errorf("the name %q holds a NUL", seg)
+		case (toWindows || fromWindows) && (strings.HasSuffix(seg, ".") || strings.HasSuffix(seg, " ")):
+			return fmt.Errorf("the name %q ends in a dot or a space, which Windows drops", seg)
+		case toWindows && strings.ContainsAny(seg, "\\:<>\"|?*"):
+			return fmt.Errorf("the name %q holds a character that is a separator or not allowed on Windows", seg)
+		case toWindows && strings.IndexFunc(seg, func(r rune) bool { return r < 0x20 }) >= 0:
+			return fmt.Errorf("the name %q holds a control character, not allowed on Windows", seg)
+		}
+	}
+	return nil
 }
 
 // under returns the part of key k below prefix f ("" or "/x/y"), if f holds k.

@@ -161,3 +161,52 @@ func TestParseErrors(t *testing.T) {
 		t.Errorf("Parse(nil) = %v, %v; want an empty map", m, err)
 	}
 }
+
+// Issue 25 item 4: with a POSIX REMOTE and a Windows LOCAL, `/srv/app/..\..\Users\me\.ssh\x` is
+// one name (`..\..\Users\me\.ssh\x`) under /srv/app on the POSIX side, and reached the editor
+// as C:\Users\me\proj\..\..\Users\me\.ssh\x, a path outside LOCAL. A name that is plain on one
+// side and a separator, a step up or something else on the other is refused, both ways; names
+// that are plain on both sides still cross.
+func TestSegmentRulesOfBothSides(t *testing.T) {
+	m, err := Parse([]string{`C:\Users\me\proj=/srv/app`, `/home/me/src=D:\work`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		dir Direction
+		in  string
+	}{
+		{ToLocal, `/srv/app/..\..\Users\me\.ssh\x`},
+		{ToLocal, `/srv/app/a\..\..\..\x`},
+		{ToLocal, `/srv/app/.. /x`},  // Windows drops the space: ".."
+		{ToLocal, `/srv/app/... /x`}, // and the dots and spaces at the end
+		{ToLocal, `/srv/app/x..`}, // Windows reads "x"
+		{ToLocal, `/srv/app/x:stream`},
+		{ToLocal, `/srv/app/C:x`},
+		{ToLocal, "/srv/app/a\x00b"},
+		{ToLocal, "file:///srv/app/..%5C..%5CUsers%5Cme%5C.ssh%5Cx"},
+		{ToRemote, `C:\Users\me\proj\.. \x`}, // Windows reads this as ..\x
+		{ToRemote, `/home/me/src/..\..\x`},   // a POSIX LOCAL, a Windows REMOTE
+		{ToRemote, `/home/me/src/a.`},
+	} {
+		got, err := m.Translate(c.in, c.dir)
+		var ue *UnsafeError
+		if !errors.As(err, &ue) || !strings.Contains(err.Error(), "cannot cross the path map") {
+			t.Errorf("Translate(%q, %v) = %q, %v; want an *UnsafeError", c.in, c.dir, got, err)
+		}
+	}
+	for _, c := range []struct {
+		dir      Direction
+		in, want string
+	}{
+		{ToLocal, "/srv/app/a..b/.x", `C:\Users\me\proj\a..b\.x`},
+		{ToLocal, "/srv/app/日本 語/a-b_c.go", `C:\Users\me\proj\日本 語\a-b_c.go`},
+		{ToRemote, `C:\Users\me\proj\a\b.go`, "/srv/app/a/b.go"},
+		{ToRemote, `/home/me/src/x/y.cs`, `D:\work\x\y.cs`},
+	} {
+		got, err := m.Translate(c.in, c.dir)
+		if err != nil || got != c.want {
+			t.Errorf("Translate(%q, %v) = %q, %v; want %q", c.in, c.dir, got, err, c.want)
+		}
+	}
+}

@@ -70,3 +70,34 @@ func (b *Buffer) Bytes() []byte {
 	defer b.mu.Unlock()
 	return append([]byte(nil), b.b.Bytes()...)
 }
+
+var (
+	plainOnce sync.Once
+	plainBin  string
+	plainErr  error
+)
+
+// Plain returns a binary built without -race: the one in *bin when the tests run without it,
+// else one built once (a -race binary reserves terabytes of address space, so a test of a
+// memory limit needs the plain one).
+func Plain(t testing.TB, bin string) string {
+	t.Helper()
+	if !raceEnabled {
+		return bin
+	}
+	plainOnce.Do(func() {
+		plainBin = bin + "-plain"
+		goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
+		out, err := exec.Command(goTool, "build", "-o", plainBin, pkg).CombinedOutput()
+		if err != nil {
+			plainErr = fmt.Errorf("building claude-ide-bridge: %v\n%s", err, out)
+		}
+	})
+	if plainErr != nil {
+		t.Fatal(plainErr)
+	}
+	return plainBin
+}
+
+// Race reports whether the tests run with the race detector.
+const Race = raceEnabled

@@ -18,6 +18,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/membudget"
 )
 
 var (
@@ -93,9 +95,28 @@ func Read(path string, max int64) ([]byte, error) {
 	if fi.Size() > max {
 		return nil, fmt.Errorf("%s has %d bytes, over the limit of %d: %w", path, fi.Size(), max, ErrTooLarge)
 	}
-	b, err := io.ReadAll(io.LimitReader(f, max+1))
+	// A read in flight holds its size of the one memory budget (issue 25 item 5): 60 parallel
+	// 30 MiB reads are refused past it with a clear error instead of taking the bridge past
+	// its memory. The buffer is the file's size (+1 to see it grow), not io.ReadAll's doubling.
+	g, err := membudget.Default.Take(fi.Size()+1, "reading "+filepath.Base(path))
 	if err != nil {
 		return nil, err
+	}
+	defer g.Release()
+	b := make([]byte, 0, fi.Size()+1)
+	lr := io.LimitReader(f, max+1)
+	for {
+		if len(b) == cap(b) { // the file grew since the stat
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := lr.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
 	}
 	if int64(len(b)) > max {
 		return nil, fmt.Errorf("%s reads more than the limit of %d bytes: %w", path, max, ErrTooLarge)

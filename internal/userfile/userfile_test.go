@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/membudget"
 )
 
 func TestReadBounded(t *testing.T) {
@@ -63,5 +65,31 @@ func TestGrowsWhileRead(t *testing.T) {
 	os.WriteFile(p, []byte(strings.Repeat("x", 1<<20)), 0o600)
 	if _, err := Read(p, 1<<10); !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), p) {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// Issue 25 item 5: a read in flight holds its size of the one memory budget. With the budget
+// nearly all held (pending proposals, other reads), a read gets a clear error naming the budget
+// and reads nothing; once memory is released it succeeds. Not parallel: it holds the process's
+// budget.
+func TestReadWithinMemoryBudget(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "big.txt")
+	if err := os.WriteFile(path, make([]byte, 2<<20), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	held, err := membudget.Default.Take(membudget.Default.Limit()-membudget.Default.Used()-1<<20, "the test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Read(path, 4<<20)
+	if !errors.Is(err, membudget.ErrOver) || !strings.Contains(err.Error(), "reading big.txt needs 2 MiB") {
+		t.Fatalf("Read over the budget: %v", err)
+	}
+	held.Release()
+	if b, err := Read(path, 4<<20); err != nil || len(b) != 2<<20 || cap(b) != 2<<20+1 {
+		t.Fatalf("Read = %d bytes (cap %d), %v", len(b), cap(b), err)
+	}
+	if u := membudget.Default.Used(); u != 0 {
+		t.Fatalf("the budget holds %d bytes after the reads", u)
 	}
 }

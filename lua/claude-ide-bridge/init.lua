@@ -636,6 +636,8 @@ function M.setup(opts)
   tracker.watch_windows()
   -- Buffers follow the disk (Claude's writes): see watch.lua.
   require("claude-ide-bridge.watch").start()
+  -- Your saves are yours, not Claude's, in the record of turns (review.lua).
+  require("claude-ide-bridge.review").watch_writes()
   vim.api.nvim_clear_autocmds({ group = augroup })
   vim.api.nvim_create_autocmd("DirChanged", {
     group = augroup,

@@ -3,8 +3,9 @@
 -- file, its text at the turn's start on the left (read-only) and the file
 -- itself on the right, in diff mode. Revert a hunk with |do| (:diffget) in
 -- the file's window and :w; revert the whole file with
--- :ClaudeCodeReviewRevert. Those writes are yours: the bridge is told
--- (userWrote), so the next turn does not count them as Claude's.
+-- :ClaudeCodeReviewRevert. Those writes are yours: the bridge is told of
+-- every save (userWrote, watch_writes), so a turn does not count them as
+-- Claude's.
 --
 -- Also Claude's state (claudeState notifications from the bridge's hooks):
 -- status() per session, User ClaudeCodeState / ClaudeCodeWaiting, and a
@@ -61,14 +62,6 @@ local function open_file(f, turn)
   vim.api.nvim_set_current_win(file_win)
   vim.cmd("diffthis")
   state.review.files[file_buf] = { path = f.path, before = f.before, turn = turn, before_buf = bbuf }
-  vim.api.nvim_clear_autocmds({ group = augroup, buffer = file_buf })
-  vim.api.nvim_create_autocmd("BufWritePost", {
-    group = augroup,
-    buffer = file_buf,
-    callback = function()
-      state.request("userWrote", { filePath = f.path }, function() end)
-    end,
-  })
 end
 
 --- :ClaudeCodeReview [N]: opens turn N (default: the last turn that changed
@@ -142,6 +135,22 @@ function M.revert()
   vim.api.nvim_buf_call(file_buf, function()
     vim.cmd("silent write")
   end)
+end
+
+--- Tells the bridge of each file you save (userWrote), so that a change you
+--- make while Claude's turn runs is not blamed on Claude (a file Claude
+--- already changed in the turn stays Claude's: the two cannot be told apart).
+function M.watch_writes()
+  vim.api.nvim_clear_autocmds({ group = augroup, event = "BufWritePost" })
+  vim.api.nvim_create_autocmd("BufWritePost", {
+    group = augroup,
+    callback = function(ev)
+      local name = vim.api.nvim_buf_get_name(ev.buf)
+      if name ~= "" and vim.bo[ev.buf].buftype == "" and state.ready_client() then
+        state.ready_client():notify("userWrote", { filePath = (vim.uv or vim.loop).fs_realpath(name) or name })
+      end
+    end,
+  })
 end
 
 --- A session's new state (the bridge's claudeState notification).

@@ -124,6 +124,24 @@ own bytes); LINK: make the binary a symbolic link to SCRIPT."
      (should-not (file-exists-p (claude-ide-bridge--installed-path)))
      (delete-file other))))
 
+(ert-deftest cibt-install-falls-back-to-go ()
+  "No reachable release: build from the checkout; a bad checksum never builds."
+  (let (built)
+    (cl-letf (((symbol-function 'claude-ide-bridge--from-source)
+               (lambda (_tmp) (setq built t) "/built/claude-ide-bridge"))
+              ((symbol-function 'executable-find) (lambda (p &rest _) (and (equal p "go") "/usr/bin/go")))
+              ((symbol-function 'claude-ide-bridge--checkout-root) (lambda () "/src/")))
+      (cibt-with-install
+       (should (equal (claude-ide-bridge-install) "/built/claude-ide-bridge"))
+       (should built))
+      (setq built nil)
+      (cibt-with-install
+       (let ((other (make-temp-file "cibt-other")))
+         (cibt-release dir claude-ide-bridge-version cibt-script other)
+         (should-error (claude-ide-bridge-install))
+         (should-not built)
+         (delete-file other))))))
+
 (ert-deftest cibt-install-refuses-symlink ()
   "An archive whose binary is a symbolic link installs nothing."
   (cibt-with-install
@@ -188,6 +206,20 @@ choose a mode; the option overrides; `none' adds nothing."
                    (lambda (&rest args) (push (apply #'format args) told))))
           (should (equal (claude-ide-bridge-claude-command) `("claude" ,@settings ,@mcp))))
         (should (string-match-p "acceptEdits mode .*settings.json.*without a diff" (car told)))))))
+
+(ert-deftest cibt-toggle-sharing ()
+  "Pausing sharing reaches the bridge (its status says so), and resuming too."
+  (cibt-with-bridge
+    (let ((sharing (lambda () (plist-get (plist-get (jsonrpc-request claude-ide-bridge--conn :status
+                                                                     (make-hash-table))
+                                                    :sharing)
+                                         :paused))))
+      (claude-ide-bridge-toggle-sharing)
+      (should claude-ide-bridge--paused)
+      (should (eq (funcall sharing) t))
+      (claude-ide-bridge-toggle-sharing)
+      (should-not claude-ide-bridge--paused)
+      (should (eq (funcall sharing) :json-false)))))
 
 (defun cibt-decisions (edit decide)
   "The params of the decisions DECIDE sends after EDIT, in proposal 17's buffer."

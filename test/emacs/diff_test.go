@@ -2,6 +2,8 @@ package emacstest
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -123,17 +125,21 @@ func TestDiffEditThenAccept(t *testing.T) {
 	}
 }
 
-// Spec: DIFF_REJECTED with the tab name, for C-c C-k and for killing the proposal's buffer;
+// Spec: DIFF_REJECTED with the tab name, for C-c C-k, killing the proposal's buffer, quitting Ediff;
 // the windows come back and the file is untouched.
 func TestDiffReject(t *testing.T) {
 	t.Parallel()
-	for _, how := range [][]string{{"C-c", "C-k"}, {"C-x", "k", "Enter"}} {
+	// The third: q in Ediff's control panel, y to its question.
+	for _, how := range [][]string{{"C-c", "C-k"}, {"C-x", "k", "Enter"}, {"q", "y"}} {
 		t.Run(strings.Join(how, " "), func(t *testing.T) {
 			w := newWorld(t, "", true)
 			path := w.file(t, "a.txt", "old\n")
 			w.visit(t, path)
 			ch := w.openDiff(t, path, "new\n", tabA)
 			w.waitDiffs(t, tabA+"=pending")
+			if how[0] == "q" {
+				w.e.eval(t, `(progn (select-window (get-buffer-window (claude-ide-bridge--diff-control (car (hash-table-values claude-ide-bridge--diffs))))) nil)`)
+			}
 			w.e.keys(t, how...)
 			wantTexts(t, ch, "DIFF_REJECTED", tabA)
 			w.waitDiffs(t)
@@ -185,4 +191,22 @@ func TestDiffRefusedOnUnsavedBuffer(t *testing.T) {
 		t.Fatalf("openDiff on a modified buffer: %v %+v", err, r)
 	}
 	w.waitDiffs(t)
+}
+
+// A proposal for a file that does not exist yet: the original side is empty, the accept names
+// the proposal, and Emacs creates no file (Claude writes it).
+func TestDiffNewFile(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, "", true)
+	path := filepath.Join(w.proj, "new.txt")
+	ch := w.openDiff(t, path, "fresh\n", tabA)
+	w.waitDiffs(t, tabA+"=pending")
+	if got := w.e.str(t, `(with-current-buffer "*Claude original: new.txt*" (buffer-string))`); got != "" {
+		t.Fatalf("original side %q, want empty", got)
+	}
+	w.e.keys(t, "C-c", "C-c")
+	wantTexts(t, ch, "FILE_SAVED", "fresh\n")
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Fatalf("Emacs created %s: %v", path, err)
+	}
 }

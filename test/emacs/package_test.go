@@ -15,7 +15,8 @@ func batch(t *testing.T, dir string, env []string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command(needEmacs(t), append([]string{"--batch", "-Q", "--eval", noNativeComp}, args...)...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), env...)
+	// A private HOME: nothing of a run lands in the user's ~/.emacs.d.
+	cmd.Env = append(append(os.Environ(), "HOME="+t.TempDir()), env...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("emacs %s: %v\n%s", strings.Join(args, " "), err, out)
@@ -111,7 +112,7 @@ func TestPackageLint(t *testing.T) {
 	cmd := exec.Command(needEmacs(t), append(append([]string{"--batch", "-Q", "--eval", noNativeComp}, loads...),
 		"--eval", `(progn (require 'package) (setq package-user-dir `+lispQuote(home)+` package-archives '(("gnu" . "https://elpa.gnu.org/packages/"))) (require 'package-lint))`,
 		"-f", "package-lint-batch-and-exit", "claude-ide-bridge.el")...)
-	cmd.Dir = dir
+	cmd.Dir, cmd.Env = dir, append(os.Environ(), "HOME="+t.TempDir())
 	out, _ := cmd.CombinedOutput()
 	for _, l := range strings.Split(string(out), "\n") {
 		if (strings.Contains(l, ": error:") || strings.Contains(l, ": warning:")) && !strings.Contains(l, "uninstallable in all released Emacs versions") {
@@ -120,5 +121,41 @@ func TestPackageLint(t *testing.T) {
 	}
 	if t.Failed() || testing.Verbose() {
 		t.Logf("package-lint output:\n%s", out)
+	}
+}
+
+// Issue 30: "installable with package-vc-install" (and as a single-file package): package.el
+// reads the header (Package-Requires: jsonrpc is built in), installs, byte-compiles and makes
+// the autoloads, so claude-ide-bridge-mode is defined (an autoload until the package loads).
+// package-vc-install (Emacs 29+; scripts/test runs the suite on the newest Emacs too) clones
+// this repository with :lisp-dir "editors/emacs", as docs/emacs.md says.
+func TestPackageInstalls(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ name, install string }{
+		{"package-install-file", `(package-install-file ` + lispQuote(pkgFile) + `)`},
+		{"package-vc-install", `(if (not (fboundp 'package-vc-install)) (princ "NO-PACKAGE-VC\n")
+		   (package-vc-install '(claude-ide-bridge :url ` + lispQuote(root) + ` :lisp-dir "editors/emacs")))`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			home := t.TempDir()
+			out := batch(t, home, []string{"HOME=" + home}, "--eval", `(progn (require 'package)
+			  (setq package-user-dir `+lispQuote(filepath.Join(home, "elpa"))+` package-archives nil)
+			  (package-initialize) `+tc.install+`
+			  (princ (format "\nRESULT %s %s %s autoload=%s\n" (package-installed-p 'claude-ide-bridge)
+			                 (fboundp 'claude-ide-bridge-mode)
+			                 (string-prefix-p package-user-dir (locate-library "claude-ide-bridge"))
+			                 (autoloadp (symbol-function 'claude-ide-bridge-mode)))))`)
+			if strings.Contains(out, "NO-PACKAGE-VC") {
+				t.Skip("SKIPPED on this Emacs (no package-vc before 29): package-vc-install is tested on the newest Emacs")
+			}
+			// package-vc-install loads what it compiled; package-install-file leaves an autoload.
+			want := "RESULT t t t autoload=t"
+			if tc.name == "package-vc-install" {
+				want = "RESULT t t t"
+			}
+			if !strings.Contains(out, want) {
+				t.Fatalf("installed, defined, from the package dir: want %q:\n%s", want, out)
+			}
+		})
 	}
 }

@@ -222,6 +222,12 @@ func TestRealClaudeInTerminal(t *testing.T) {
 	if got := fileText(t, path); got != "hello world\n" {
 		t.Fatalf("file changed before the accept: %q", got)
 	}
+	// Issue 26 item 3: while the Edit waits for the user, status() says so (the CLI's
+	// PermissionRequest hook, through the --settings :ClaudeCode gave it).
+	claudeState := func() string { return n.str(t, `return tostring(require("claude-ide-bridge").status().claude)`) }
+	if !pollFor(30*time.Second, func() bool { return claudeState() == "waiting" }) {
+		t.Errorf("status().claude %q while the diff is pending, want waiting", claudeState())
+	}
 	n.ex(t, "write")
 	if !pollFor(60*time.Second, func() bool { return fileText(t, path) == "hello there\n" }) {
 		t.Fatalf("the CLI did not write the accepted text; file %q; screen:\n%s", fileText(t, path), screen())
@@ -230,6 +236,9 @@ func TestRealClaudeInTerminal(t *testing.T) {
 		t.Fatalf("the turn did not finish; screen:\n%s", screen())
 	}
 	n.waitLua(t, `0`, `return #require("claude-ide-bridge.diff").list()`)
+	if !pollFor(30*time.Second, func() bool { return claudeState() == "idle" }) {
+		t.Errorf("status().claude %q after the turn, want idle (the Stop hook)", claudeState())
+	}
 	// The buffer of hello.txt in the first tab shows the CLI's write.
 	rc.waitBufferFollows(t, path, "hello there")
 	if w := rc.notes(t, "hello.txt"); len(w) != 0 {

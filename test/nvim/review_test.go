@@ -127,3 +127,34 @@ func TestClaudeStateInStatus(t *testing.T) {
 	hook(map[string]any{"hook_event_name": "SessionEnd", "session_id": "s1", "reason": "other"})
 	waitFor(t, "ended", func() bool { return status() == "nil" })
 }
+
+// A file you save in Neovim while Claude's turn runs is yours: the record of the turn leaves it
+// out (the plugin tells the bridge of each save), while a change by other means is listed.
+func TestUserSaveDuringTurnNotClaudes(t *testing.T) {
+	e := newEnv(t, nil, true)
+	mine := e.file(t, "mine.txt", "mine\n")
+	other := e.file(t, "other.txt", "other\n")
+	e.edit(t, mine)
+	time.Sleep(100 * time.Millisecond) // not an assertion: the files predate the prompt
+	e.c.tool(t, "closeAllDiffTabs", map[string]any{})
+	e.n.lua(t, `vim.api.nvim_buf_set_lines(0, 0, -1, false, { "edited by me" })`)
+	e.n.ex(t, "write")
+	e.file(t, "other.txt", "changed by a Bash command\n")
+	turn := func() string {
+		raw := e.n.lua(t, `local done, res
+			require("claude-ide-bridge.state").request("review", { turn = 1 }, function(err, a) res, done = a, true end)
+			vim.wait(5000, function() return done end, 10)
+			local out = {}
+			for _, f in ipairs(res and res.report.files or {}) do out[#out + 1] = f.path end
+			return table.concat(out, ",")`)
+		var s string
+		json.Unmarshal(raw, &s)
+		return s
+	}
+	waitFor(t, "other.txt in the turn", func() bool { return turn() == other })
+	time.Sleep(300 * time.Millisecond) // not an assertion: lets a wrong record of mine.txt arrive
+	if got := turn(); got != other {
+		t.Errorf("turn 1 lists %q, want only %s (mine.txt was the user's save)", got, other)
+	}
+	_ = mine
+}

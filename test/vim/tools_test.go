@@ -3,10 +3,12 @@ package vimtest
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/probe"
 )
@@ -237,5 +239,48 @@ func TestExternalTerminal(t *testing.T) {
 	}
 	if got := v.str("&buftype"); got != "" {
 		t.Errorf("a terminal window opened (&buftype %q)", got)
+	}
+}
+
+// Without ALE, vim-lsp or yegappan the plugin declares no getDiagnostics and starts the bridge
+// with --lsp: the bridge's own language server (gopls here) answers, and only in a folder
+// trusted with :ClaudeCodeTrust (untrusted: no diagnostics; :ClaudeCodeTrust! revokes).
+func TestDiagnosticsFromBridgeServers(t *testing.T) {
+	gopls := os.Getenv("GOPLS")
+	if gopls == "" {
+		t.Skip("SKIPPED: GOPLS not set (eval \"$(scripts/ensure-language-servers)\"): the bridge's language servers in Vim are not tested")
+	}
+	v := startVim(t, "let g:claude_ide_bridge_lsp = ['.go="+gopls+"']", "let g:claude_ide_bridge_auto_start = 0")
+	v.file("go.mod", "module example.com/m\n\ngo 1.21\n")
+	path := v.file("main.go", "package main\n\nfunc main() {\n\tundefinedThing()\n}\n")
+	check := func(dir string) bool {
+		cmd := exec.Command(bridgeBin, "trust", "--check", dir)
+		cmd.Env = []string{"HOME=" + v.home, "PATH=" + os.Getenv("PATH")} // Vim's trust store
+		return cmd.Run() == nil
+	}
+	v.ex("ClaudeCodeTrust")
+	if !check(v.ws) {
+		t.Fatalf("%s is not trusted after :ClaudeCodeTrust; messages:\n%s", v.ws, v.messages())
+	}
+	v.ex("ClaudeCodeStart")
+	c := v.claude()
+	v.ex("edit " + path)
+	var got []struct {
+		Diagnostics []struct {
+			Message string `json:"message"`
+		} `json:"diagnostics"`
+	}
+	if !pollFor(60*time.Second, func() bool {
+		textJSON(t, c, "getDiagnostics", map[string]any{"uri": "file://" + path}, &got)
+		return len(got) == 1 && len(got[0].Diagnostics) > 0
+	}) {
+		t.Fatalf("no diagnostics from gopls: %+v", got)
+	}
+	if !strings.Contains(got[0].Diagnostics[0].Message, "undefinedThing") {
+		t.Errorf("diagnostic %q", got[0].Diagnostics[0].Message)
+	}
+	v.ex("ClaudeCodeTrust!")
+	if check(v.ws) {
+		t.Fatalf("%s is still trusted after :ClaudeCodeTrust!", v.ws)
 	}
 }

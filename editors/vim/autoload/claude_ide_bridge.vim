@@ -119,7 +119,10 @@ enddef
 
 def OnExit(j: job, code: number)
   if j != S.job | return | endif
+  var lock = get(S.info, 'lockPath', '')
   extend(S, {job: null_job, info: {}, clients: 0, exit: code, waiting: []})
+  # A bridge that died without cleaning up left its lock naming this Vim: Claude would trust it still.
+  if filereadable(lock) && join(readfile(lock)) =~ '"pid":\s*' .. getpid() .. '\D' | delete(lock) | endif
   diff.CloseAllViews()
   if code == 0 || S.stopping | return | endif
   Notify(printf('the bridge exited with status %d%s', code, empty(S.stderr) ? '' : ': ' .. S.stderr[-1]), 'error')
@@ -162,9 +165,7 @@ def OnLine(line: string)
     Cb(get(m, 'error', {}), get(m, 'result', {}))
   elseif method =~ '^client\(Connected\|Disconnected\)$'
     S.clients = get(p, 'clients', 0)
-    if exists('#User#ClaudeCode' .. method[6 :])
-      execute 'doautocmd <nomodeline> User ClaudeCode' .. method[6 :]
-    endif
+    if exists('#User#ClaudeCode' .. method[6 :]) | execute 'doautocmd <nomodeline> User ClaudeCode' .. method[6 :] | endif
   elseif has_key(m, 'id') && method != ''
     var answer: dict<any> = {id: m.id}
     try
@@ -462,6 +463,18 @@ export def State(): dict<any>
   return {running: Running(), ready: Ready(), port: get(S.info, 'port', 0), lockPath: get(S.info, 'lockPath', ''),
     mcpConfig: get(S.info, 'mcpConfig', ''), clients: S.clients, diffs: diff.List(), sent: T.sent, last: T.last,
     exit: S.exit, stderr: S.stderr, terminal: term.Running()}
+enddef
+
+# :ClaudeCodeTrust[!] [dir]: the bridge starts language servers only in a
+# folder trusted in its store (`claude-ide-bridge trust`; ! revokes).
+export def Trust(revoke: bool, dir: string)
+  var bin = Bin()
+  if bin == '' | Notify('the claude-ide-bridge binary is not installed: run :ClaudeCodeInstall', 'error') | return | endif
+  var argv = [bin, 'trust'] + (revoke ? ['--revoke'] : []) + [fnamemodify(expand(dir == '' ? getcwd(-1) : dir), ':p')]
+  var out = trim(system(join(mapnew(argv, (_, a) => shellescape(a)), ' ')))
+  var ok = v:shell_error == 0
+  Notify((out != '' ? out : 'claude-ide-bridge trust exited with status ' .. v:shell_error) .. (ok && !revoke
+    ? "\nThe bridge starts language servers there from now on (a running one: after :ClaudeCodeStop and :ClaudeCodeStart)." : ''), ok ? 'info' : 'error')
 enddef
 
 export def DirChanged()

@@ -2,9 +2,11 @@ package stdio
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"log/slog"
+
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/jsonrpc"
@@ -65,14 +67,19 @@ var pathFields = map[string]struct{ one, list []string }{
 	"userWrote":               {one: []string{"filePath"}},
 }
 
+// mapIn translates the paths of an editor message's params. The params are read with the
+// strict reader every channel uses (jsonrpc.UnmarshalParams: a duplicate key at any depth, a
+// wrong type, is -32602, here as in the handler), never loosely: a loose decode kept the last of
+// two "filePath" members, translated it and re-encoded the params without the duplicate, so the
+// handler's own check never saw it (issue 25 item 4).
 func mapIn(pm *pathmap.Map, req *jsonrpc.Request) (*jsonrpc.Request, error) {
 	f, ok := pathFields[req.Method]
 	if !ok {
 		return req, nil
 	}
-	var params map[string]json.RawMessage
-	if err := json.Unmarshal(req.Params, &params); err != nil || params == nil {
-		return req, nil // the handler answers the malformed params as it always does
+	var params map[string]jsontext.Value
+	if err := jsonrpc.UnmarshalParams(req.Params, &params); err != nil {
+		return nil, err
 	}
 	if req.Method == "initialize" {
 		delete(params, "pid") // see the file comment: the lock gets the bridge's own pid
@@ -83,14 +90,14 @@ func mapIn(pm *pathmap.Map, req *jsonrpc.Request) (*jsonrpc.Request, error) {
 			continue
 		}
 		var p string
-		if json.Unmarshal(raw, &p) != nil {
+		if jsonv2.Unmarshal(raw, &p) != nil {
 			continue // not a string: the handler names the wrong type
 		}
 		m, err := pm.ToRemote(p)
 		if err != nil {
 			return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid params: %q: %v", name, err)
 		}
-		params[name], _ = json.Marshal(m)
+		params[name], _ = jsonv2.Marshal(m)
 	}
 	for _, name := range f.list {
 		raw, ok := params[name]
@@ -98,7 +105,7 @@ func mapIn(pm *pathmap.Map, req *jsonrpc.Request) (*jsonrpc.Request, error) {
 			continue
 		}
 		var ps []string
-		if json.Unmarshal(raw, &ps) != nil {
+		if jsonv2.Unmarshal(raw, &ps) != nil {
 			continue
 		}
 		for i, p := range ps {
@@ -108,9 +115,9 @@ func mapIn(pm *pathmap.Map, req *jsonrpc.Request) (*jsonrpc.Request, error) {
 			}
 			ps[i] = m
 		}
-		params[name], _ = json.Marshal(ps)
+		params[name], _ = jsonv2.Marshal(ps)
 	}
-	data, err := json.Marshal(params)
+	data, err := jsonv2.Marshal(params, jsonv2.Deterministic(true))
 	if err != nil {
 		return nil, err
 	}

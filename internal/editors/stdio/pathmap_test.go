@@ -278,3 +278,24 @@ func waitStderr(t *testing.T, s *sidecar, sub string) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// Issue 25 item 4: the path-map layer read the editor's params loosely (the last of two
+// "filePath" members won), translated them and re-encoded them without the duplicate, so the
+// strict reader every channel uses never saw it. Now it reads them with that reader: the same
+// -32602 naming the duplicate as without a path map, and the channel goes on.
+func TestPathMapStrictParams(t *testing.T) {
+	t.Parallel()
+	rws := remoteWS(t)
+	c := startRaw(t, t.TempDir(), "--path-map", localWS+"="+rws)
+	c.initialize(t, localWS, 0)
+	for _, tc := range []stdioBadInput{
+		{"selectionChanged duplicate filePath", `{"jsonrpc":"2.0","id":1,"method":"selectionChanged","params":{"filePath":"/Users/me/app/a.go","filePath":"/Users/me/app/b.go"}}`, -32602, "1", `duplicate key "filePath"`},
+		{"selectionChanged duplicate line deep", `{"jsonrpc":"2.0","id":2,"method":"selectionChanged","params":{"filePath":"/Users/me/app/a.go","selection":{"start":{"line":1,"line":2}}}}`, -32602, "2", `duplicate key "line"`},
+		{"atMentioned duplicate lineStart", `{"jsonrpc":"2.0","id":3,"method":"atMentioned","params":{"filePath":"/Users/me/app/a.go","lineStart":1,"lineStart":2,"lineEnd":3}}`, -32602, "3", `duplicate key "lineStart"`},
+		{"workspaceFoldersChanged duplicate folders", `{"jsonrpc":"2.0","id":4,"method":"workspaceFoldersChanged","params":{"folders":["/Users/me/app"],"folders":["/Users/me/app"]}}`, -32602, "4", `duplicate key "folders"`},
+		{"a name that leaves LOCAL on the other side", `{"jsonrpc":"2.0","id":5,"method":"selectionChanged","params":{"filePath":"/Users/me/app/x\u0000y"}}`, -32602, "5", "filePath"},
+		{"a good one", `{"jsonrpc":"2.0","id":6,"method":"selectionChanged","params":{"filePath":"/Users/me/app/a.go"}}`, 0, "6", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) { checkStdio(t, c, tc) })
+	}
+}

@@ -26,10 +26,10 @@ type rawChild struct {
 }
 
 // startRaw starts the binary with CLAUDE_CONFIG_DIR=cfgDir. Cleanup closes stdin and waits.
-func startRaw(t *testing.T, cfgDir string) *rawChild {
+func startRaw(t *testing.T, cfgDir string, args ...string) *rawChild {
 	t.Helper()
 	c := &rawChild{lines: make(chan []byte, 256), exited: make(chan struct{})}
-	c.cmd = exec.Command(bin, "serve", "--stdio")
+	c.cmd = exec.Command(bin, append([]string{"serve", "--stdio"}, args...)...)
 	c.cmd.Env = append(os.Environ(), "CLAUDE_CONFIG_DIR="+cfgDir, "HOME="+t.TempDir(), "GORACE=atexit_sleep_ms=0")
 	c.cmd.Stderr = &c.stderr
 	var err error

@@ -327,7 +327,7 @@ func (s *server) handle(ctx context.Context, req *jsonrpc.Request) (any, error) 
 		if err := jsonrpc.UnmarshalParams(req.Params, &p); err != nil {
 			return nil, err
 		}
-		if b.Review != nil && filepath.IsAbs(p.FilePath) {
+		if fi, err := os.Stat(p.FilePath); b.Review != nil && filepath.IsAbs(p.FilePath) && err == nil && fi.Mode().IsRegular() && fi.Size() <= review.DefaultMaxFile {
 			if data, err := os.ReadFile(p.FilePath); err == nil {
 				b.Review.UserWrote(p.FilePath, data)
 			}

@@ -1,9 +1,8 @@
 vim9script
-# Diff views: Claude's proposal beside the file's current text in a tab page
-# of their own, with :diffthis. The original is read-only; the proposal is an
-# editable 'buftype' acwrite buffer: :w sends diffAccepted (the plugin never
-# writes the file: Claude does), closing its window sends diffRejected. Only
-# the windows and buffers opened for a diff are ever closed.
+# Diff views: the file's text (read-only) and Claude's proposal (editable,
+# 'buftype' acwrite) in a tab page of their own, with :diffthis. :w sends
+# diffAccepted (Claude writes the file, never Vim), closing the proposal
+# diffRejected. Only what was opened for a diff is ever closed.
 
 import autoload 'claude_ide_bridge.vim' as cib
 
@@ -49,9 +48,7 @@ def Teardown(d: dict<any>)
   silent! execute 'autocmd! ClaudeIdeBridgeDiff * <buffer=' .. d.prop .. '>'
   for w in d.wins
     silent! execute 'autocmd! ClaudeIdeBridgeDiff WinClosed' w
-    if win_id2tabwin(w)[0] > 0
-      win_execute(w, winnr('$') > 1 || tabpagenr('$') > 1 ? 'close!' : 'diffoff | enew!')
-    endif
+    if win_id2tabwin(w)[0] > 0 | win_execute(w, winnr('$') > 1 || tabpagenr('$') > 1 ? 'close!' : 'diffoff | enew!') | endif
   endfor
   for nr in filter([d.prop, d.orig], (_, n) => bufexists(n))
     for w in win_findbuf(nr)
@@ -68,19 +65,15 @@ export def Show(p: dict<any>): dict<any>
     throw 'showDiff needs tabName, filePath and newContents'
   endif
   var buf = cib.FindBuf(p.filePath)
-  if buf > 0 && getbufvar(buf, '&modified')
-    throw fnamemodify(p.filePath, ':t') .. ' has unsaved changes; save or discard them first'
-  endif
+  if buf > 0 && getbufvar(buf, '&modified') | throw fnamemodify(p.filePath, ':t') .. ' has unsaved changes; save or discard them first' | endif
   if has_key(diffs, p.tabName) | Teardown(diffs[p.tabName]) | endif
   var orig_lines = buf > 0 ? getbufline(buf, 1, '$')
     : get(p, 'fileExists', true) != false && filereadable(p.filePath) ? Split(join(readfile(p.filePath, 'b'), "\n"))[0] : ['']
   var [new_lines, eol] = Split(p.newContents)
   var orig = Scratch('claude-ide-bridge://original/' .. p.tabName, orig_lines, 'nofile')
-  setbufvar(orig, '&modifiable', 0)
-  setbufvar(orig, '&readonly', 1)
+  setbufvar(orig, '&modifiable', 0) | setbufvar(orig, '&readonly', 1)
   var prop = Scratch('claude-ide-bridge://proposed/' .. p.tabName, new_lines, 'acwrite')
-  setbufvar(prop, '&eol', eol)
-  setbufvar(prop, '&fixeol', 0)
+  setbufvar(prop, '&eol', eol) | setbufvar(prop, '&fixeol', 0)
   var n = get(p, 'proposal', 0)
   var d: dict<any> = {tab: p.tabName, path: p.filePath, orig: orig, prop: prop, wins: [], state: 'pending',
     closing: false, proposal: type(n) == v:t_number && n > 0 ? n : 0, eol: eol}
@@ -90,6 +83,7 @@ export def Show(p: dict<any>): dict<any>
   execute 'rightbelow vertical sbuffer' prop
   diffthis
   d.wins = [win_getid(winnr('#')), win_getid()]
+  stopinsert  # text typed in Insert mode as the diff comes must not land in the proposal
   var ft = buf > 0 ? getbufvar(buf, '&filetype') : ''
   for w in d.wins
     win_execute(w, ft != '' ? 'setlocal filetype=' .. ft : 'silent! doautocmd filetypedetect BufRead ' .. fnameescape(p.filePath))

@@ -1,11 +1,8 @@
 vim9script
-# :ClaudeCodeInstall: puts the bridge binary in place without Go. Downloads
-# <base_url>/v<version>/claude-ide-bridge_<version>_<os>_<arch>.tar.gz and
-# SHA256SUMS beside it, checks the archive's SHA-256 against its line there,
-# unpacks it in a temporary directory, checks that the binary runs and only
-# then moves it into place. A checksum that does not match installs nothing
-# and never falls back to building. When no release can be downloaded and
-# `go` is on $PATH, the bridge is built from this checkout instead.
+# :ClaudeCodeInstall: downloads the release archive and SHA256SUMS, checks the
+# archive's SHA-256 (a mismatch installs nothing, never a build instead),
+# unpacks it, checks that it runs, then moves it into place. No release
+# reachable and `go` on $PATH: the bridge is built from this checkout.
 
 import autoload 'claude_ide_bridge.vim' as cib
 

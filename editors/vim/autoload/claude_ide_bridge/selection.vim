@@ -1,9 +1,7 @@
 vim9script
-# Selection encoding: how a Vim cursor or Visual selection becomes the
-# {text, selection: {start, end, isEmpty}} Claude receives (the spec's
-# Selection table). Positions are 0-based lines and 0-based UTF-8 byte
-# offsets; end is exclusive. A character is what Vim's y takes as one: a code
-# point with its composing characters (byteidx).
+# A cursor or Visual selection as Claude receives it (the spec's Selection
+# table): 0-based lines and UTF-8 byte offsets, end exclusive; a character is
+# what y takes as one, a code point with its composing characters (byteidx).
 
 const MAXCOL = 2147483647
 

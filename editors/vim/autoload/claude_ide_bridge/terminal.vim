@@ -1,9 +1,7 @@
 vim9script
-# The :ClaudeCode terminal: the CLI with the environment that points it at the
-# bridge, in Vim's :terminal (g:claude_ide_bridge_terminal 'vim', the default),
-# in a command of the user's ('external': external_cmd with %s for the command
-# line, e.g. 'tmux split-window -h %s'), or nowhere ('none': run claude
-# yourself and use /ide).
+# The :ClaudeCode terminal: the CLI with the bridge's environment in Vim's
+# :terminal ('vim'), in a command of the user's ('external': external_cmd with
+# %s for the command line), or nowhere ('none': run claude, then /ide).
 
 import autoload 'claude_ide_bridge.vim' as cib
 
@@ -52,8 +50,7 @@ export def Open(focus: bool, args: list<string>, full: list<string>, info: dict<
   # Not started yet, or it exited: a new claude in place of the old buffer.
   var old = tbuf
   tbuf = term_start(Command(full, info), {curwin: true, env: env, term_kill: 'term', term_name: 'claude', norestore: true})
-  setbufvar(tbuf, '&bufhidden', 'hide')
-  setbufvar(tbuf, '&buflisted', 0)
+  setbufvar(tbuf, '&bufhidden', 'hide') | setbufvar(tbuf, '&buflisted', 0)
   if old > 0 && bufexists(old) && old != tbuf | silent! execute 'bwipeout!' old | endif
 enddef
 

@@ -7,6 +7,8 @@
 //	crash-once  answers initialize; on the first didOpen of its life where MARKER (second
 //	            argument) does not exist it creates MARKER, writes an escape sequence to stderr
 //	            and exits with status 2; otherwise publishes one diagnostic per didOpen/didChange
+//	flood       on each didOpen publishes one diagnostic for each of N (second argument) files
+//	            that do not exist, then one for the file opened
 package main
 
 import (
@@ -52,6 +54,17 @@ func main() {
 		case "exit":
 			os.Exit(0)
 		case "textDocument/didOpen", "textDocument/didChange":
+			if mode == "flood" {
+				n, _ := strconv.Atoi(os.Args[2])
+				w := bufio.NewWriterSize(os.Stdout, 1<<20)
+				for i := range n {
+					b := fmt.Appendf(nil, `{"jsonrpc":"2.0","method":"textDocument/publishDiagnostics","params":{"uri":"file:///flood/f%d.go","diagnostics":[{"range":{"start":{"line":0,"character":0},"end":{"line":0,"character":1}},"severity":1,"message":"flood"}]}}`, i)
+					fmt.Fprintf(w, "Content-Length: %d\r\n\r\n%s", len(b), b)
+				}
+				w.Flush()
+				publish(msg.Params.TextDocument.URI, msg.Params.TextDocument.Version)
+				continue
+			}
 			if mode != "crash-once" {
 				continue
 			}
@@ -60,16 +73,20 @@ func main() {
 				fmt.Fprintf(os.Stderr, "\x1b[31mfatal\x1b[0m: crashing on purpose\n")
 				os.Exit(2)
 			}
-			write(map[string]any{"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics", "params": map[string]any{
-				"uri": msg.Params.TextDocument.URI, "version": msg.Params.TextDocument.Version,
-				"diagnostics": []any{map[string]any{"range": map[string]any{"start": map[string]any{"line": 0, "character": 0}, "end": map[string]any{"line": 0, "character": 1}}, "severity": 2, "message": "fake warning"}},
-			}})
+			publish(msg.Params.TextDocument.URI, msg.Params.TextDocument.Version)
 		default:
 			if msg.ID != nil {
 				write(map[string]any{"jsonrpc": "2.0", "id": msg.ID, "error": map[string]any{"code": -32601, "message": "not found"}})
 			}
 		}
 	}
+}
+
+func publish(uri string, version int) {
+	write(map[string]any{"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics", "params": map[string]any{
+		"uri": uri, "version": version,
+		"diagnostics": []any{map[string]any{"range": map[string]any{"start": map[string]any{"line": 0, "character": 0}, "end": map[string]any{"line": 0, "character": 1}}, "severity": 2, "message": "fake warning"}},
+	}})
 }
 
 func read(r *bufio.Reader) ([]byte, error) {

@@ -1,0 +1,25 @@
+package vimtest
+
+import "testing"
+
+// A diff that comes while the user types in Insert mode takes the focus; the text they type next
+// must not go into Claude's proposal: Insert mode ends as the proposal opens.
+func TestDiffWhileInInsertMode(t *testing.T) {
+	v := startVim(t)
+	c := v.claude()
+	path := v.file("a.txt", "old\n")
+	v.ex("edit " + path)
+	v.keys("i")
+	v.waitEval(`"i"`, "mode()")
+	ch := openDiff(t, c, path, "new\n", tabA)
+	v.waitDiffs(tabA + "=pending")
+	v.waitEval(`["acwrite", "n"]`, "[&buftype, mode()]")
+	v.typeText("jk:let g:t_sync = 1") // motions and a command in Normal mode; in Insert mode, text
+	v.keys("Enter")
+	v.waitEval("1", "get(g:, 't_sync', 0)")
+	v.waitEval(`[["new"], 0]`, "[getline(1, '$'), &modified]")
+	v.normal()
+	v.typeText(":w")
+	v.keys("Enter")
+	wantTexts(t, ch, "FILE_SAVED", "new\n")
+}
