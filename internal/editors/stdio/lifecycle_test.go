@@ -17,9 +17,11 @@ import (
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/probe"
 )
 
-// "When stdin reaches EOF, or the editor pid dies, the bridge closes its WebSocket clients with
-// 1001, settles pending diffs (never as an accept), removes its lock file and exits within a
-// second. SIGINT and SIGTERM do the same."
+// "When stdin reaches EOF, or the editor pid dies, with no Claude connected (or with --outlive 0,
+// or a --path-map), the bridge closes its WebSocket clients with 1001, settles pending diffs
+// (never as an accept), removes its lock file and exits within a second. SIGINT, SIGTERM and
+// shutdown do the same whatever is connected." TestStdinEOF and TestEditorPIDDies run with
+// --outlive 0 and a Claude connected; outlive_test.go covers the default.
 //
 // checkShutdown asserts all of that after stop ended the editor's side; the exit time is logged,
 // not asserted.
@@ -70,7 +72,7 @@ func pendingDiff(t *testing.T, s *sidecar, r initResult) (*probe.Client, <-chan 
 func TestStdinEOF(t *testing.T) {
 	t.Parallel()
 	forBoth(t, func(t *testing.T, framing string) {
-		s := startSidecar(t, framing)
+		s := startSidecar(t, framing, "--outlive", "0")
 		r := s.initialize(t, nil)
 		c, diff := pendingDiff(t, s, r)
 		checkShutdown(t, s, c, diff, r.LockPath, func() { s.stdin.Close() })
@@ -79,7 +81,7 @@ func TestStdinEOF(t *testing.T) {
 
 func TestEditorPIDDies(t *testing.T) {
 	t.Parallel()
-	s := startSidecar(t, "line")
+	s := startSidecar(t, "line", "--outlive", "0")
 	editor := exec.Command("sleep", "60")
 	if err := editor.Start(); err != nil {
 		t.Fatal(err)
