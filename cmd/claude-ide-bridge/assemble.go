@@ -65,12 +65,8 @@ func (a assembly) start(e editorConn) (*running, error) {
 	editor, info := e.Editor, e.Info
 	var code modeltools.Source // the model's code tools (/mcp) ask the same servers
 	if len(a.LSP) > 0 && !info.Caps.Diagnostics {
-		root, err := lspRoot(e.Folders)
-		if err == nil {
-			// Trust: no server starts in a folder the user has not trusted (internal/trust).
-			r.lsp, err = lsp.New(lsp.Config{Root: root, Servers: a.LSP, Log: a.Log, Encoding: string(info.Encoding), Trust: trust.Gate(root)})
-		}
-		if err != nil {
+		var err error
+		if r.lsp, err = a.languageServers(e.Folders, info.Encoding, a.LSP); err != nil {
 			return nil, lspError{err}
 		}
 		editor, info = lsp.WithDiagnostics(editor, info, r.lsp)
@@ -91,6 +87,16 @@ func (a assembly) start(e editorConn) (*running, error) {
 	}
 	r.Bridge = b
 	return r, nil
+}
+
+// languageServers is the bridge's own language-server manager for the workspace: servers start
+// on the first request, and only in a folder the user trusts (internal/trust).
+func (a assembly) languageServers(folders []string, enc ide.Encoding, servers []lsp.ServerConfig) (*lsp.Manager, error) {
+	root, err := lspRoot(folders)
+	if err != nil {
+		return nil, err
+	}
+	return lsp.New(lsp.Config{Root: root, Servers: servers, Log: a.Log, Encoding: string(enc), Trust: trust.Gate(root)})
 }
 
 // Close ends the bridge (lock removed, diffs settled, clients closed), then its language

@@ -56,7 +56,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		args = []string{"serve"}
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// SIGHUP (the terminal window closed) and SIGQUIT (Ctrl-\) end the bridge as SIGTERM does,
+	// removing its lock and .mcp.json; SIGQUIT's goroutine dump is given up for that.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
 	defer stop()
 	var err error
 	switch args[0] {

@@ -15,7 +15,7 @@ import (
 
 // cmdMCPConfig prints how to give a CLI started elsewhere the code tools of the live bridge
 // serving the current directory (or --workspace, or the one on --port): the --mcp-config JSON,
-// the file holding it, and the equivalent `claude mcp add`. The token is read from that file
+// and the file holding it (not a `claude mcp add`, which outlives the bridge). The token is read from that file
 // (0600, next to the bridge's lock file; docs/security.md).
 func cmdMCPConfig(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("mcp-config", flag.ContinueOnError)
@@ -48,11 +48,12 @@ func cmdMCPConfig(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stdout, string(data))
 		return nil
 	}
-	s := c.MCPServers[discovery.MCPServerName]
 	fmt.Fprintf(stdout, "%s\n\nStart claude with the code tools of the bridge on port %d (the file is 0600 and\ngoes away with the bridge; the token stays off the command line):\n\n  claude --mcp-config %s\n",
 		data, li.Port, shellQuote(path))
-	fmt.Fprintf(stdout, "\nOr register them (stored in claude's config; stale once this bridge stops):\n\n  claude mcp add --transport http %s %s --header %s\n",
-		discovery.MCPServerName, s.URL, shellQuote("Authorization: "+s.Headers["Authorization"]))
+	// No `claude mcp add` advice (issue 25 item 7): it would keep this port and token in
+	// claude's config after the bridge is gone, and another local user who then listens on
+	// the port would get the model's tool calls and answer them.
+	fmt.Fprintf(stdout, "\nNot `claude mcp add`: it would keep this port in claude's config after the bridge is gone,\nwhere another local user could serve it.\n")
 	return nil
 }
 

@@ -55,11 +55,15 @@ func TestMCPConfigCommand(t *testing.T) {
 		t.Errorf("--path: %d %q, want %s", code, out, file)
 	}
 	out, _, code = h.command(t, h.ws, "mcp-config")
-	for _, want := range []string{`"mcpServers"`, "claude --mcp-config " + file,
-		"claude mcp add --transport http ide-code " + srv.URL + " --header 'Authorization: " + srv.Headers["Authorization"] + "'"} {
+	for _, want := range []string{`"mcpServers"`, "claude --mcp-config " + file, "Not `claude mcp add`"} {
 		if code != 0 || !strings.Contains(out, want) {
 			t.Errorf("status %d, output lacks %q:\n%s", code, want, out)
 		}
+	}
+	// Issue 25 item 7: no advice that stores this port in claude's config: once the bridge is
+	// gone another local user could listen there and get the model's tool calls.
+	if strings.Contains(out, "claude mcp add --transport") {
+		t.Errorf("mcp-config advises claude mcp add:\n%s", out)
 	}
 	out, _, code = h.command(t, h.ws, "mcp-config", "--port", strconv.Itoa(s.port), "--path")
 	if code != 0 || strings.TrimSpace(out) != file {

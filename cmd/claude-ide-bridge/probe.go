@@ -11,6 +11,7 @@ import (
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/probe"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/termtext"
 )
 
 // cmdProbe checks any IDE server (this bridge, claudecode.nvim, VS Code...) against the
@@ -59,7 +60,8 @@ func cmdProbe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "probed %s on 127.0.0.1:%d (%s)\n\n", target.IDEName, target.Port, target.Lock)
+	// The lock's ideName is any IDE's text: escaped, as every lock field printed (termtext).
+	fmt.Fprintf(stdout, "probed %s on 127.0.0.1:%d (%s)\n\n", termtext.Line(target.IDEName), target.Port, termtext.Line(target.Lock))
 	probe.WriteTable(stdout, results)
 	failed := 0
 	for _, r := range results {

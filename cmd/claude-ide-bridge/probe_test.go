@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/json"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -49,5 +51,30 @@ func TestProbeFailures(t *testing.T) {
 		if code != tt.code || !strings.Contains(out+errOut, tt.says) {
 			t.Errorf("%v: exit %d, want %d saying %q\n%s%s", tt.args, code, tt.code, tt.says, out, errOut)
 		}
+	}
+}
+
+// Issue 25 item 7: probe printed the lock's ideName (any IDE writes it) raw: an escape sequence
+// there cleared the screen or retitled the terminal. It is shown escaped now.
+func TestProbeEscapesLockText(t *testing.T) {
+	h := newHome(t)
+	s := h.serve(t, nil, "--auto", "accept")
+	data, err := os.ReadFile(s.lock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var l map[string]any
+	json.Unmarshal(data, &l)
+	l["ideName"] = "Evil\x1b[2J\x1b]0;pwned\x07\u202e"
+	data, _ = json.Marshal(l)
+	if err := os.WriteFile(s.lock, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := h.command(t, h.ws, "probe", "--lock", s.lock, "--checks", "initialize")
+	if code != 0 || !strings.Contains(out, `probed Evil\x1b[2J\x1b]0;pwned\x07\u202e on`) {
+		t.Fatalf("exit %d\n%q\n%s", code, out, errOut)
+	}
+	if strings.ContainsAny(out, "\x1b\x07\u202e") {
+		t.Fatalf("raw control characters in %q", out)
 	}
 }

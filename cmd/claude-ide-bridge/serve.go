@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/attach"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/bridge"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/claudestate"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/editors/stdio"
@@ -41,6 +42,7 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		maxClients = fs.Int("max-clients", 64, "most Claude connections at once; more are refused with 503")
 		openCmd    = fs.String("open-cmd", "", "run this to open the files Claude opens, e.g. 'hx {file}:{line}' ({file}, {line}, {column}; split into words, never run by a shell); default from $VISUAL when set; '' to only print them")
 		edTimeout  = fs.Duration("editor-timeout", 10*time.Second, "with --stdio: how long to wait for the editor's answer (showDiff 3x, executeCode 10x)")
+		outlive    = fs.Duration("outlive", 30*time.Second, "with --stdio: when the editor goes while Claude is connected, the bridge stays for the next editor of this workspace to attach, until this long after the last Claude left; 0: it ends with the editor")
 		lspFlags   stringList
 		pathMaps   stringList
 		excludes   stringList
@@ -94,7 +96,7 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	asm := assembly{Port: *port, Trace: traceW, Log: log, Keepalive: *keepalive, MaxClients: *maxClients, LSP: servers}
 	if *useStdio {
-		return serveStdio(ctx, asm, stdin, stdout, stdio.Options{Log: log, EditorTimeout: *edTimeout, PathMap: pm, Exclude: excl})
+		return serveStdio(ctx, asm, *outlive, stdin, stdout, stdio.Options{Log: log, EditorTimeout: *edTimeout, PathMap: pm, Exclude: excl})
 	}
 	switch terminal.Auto(*auto) {
 	case terminal.Ask, terminal.Accept, terminal.Reject:
@@ -221,27 +223,75 @@ func lspServers(values []string, detect bool) ([]lsp.ServerConfig, error) {
 	return explicit, nil
 }
 
-// serveStdio speaks the editor protocol on stdin/stdout (an editor plugin's sidecar) and ends
-// the bridge when the editor goes.
-func serveStdio(ctx context.Context, asm assembly, stdin io.Reader, stdout io.Writer, opt stdio.Options) error {
+// serveStdio speaks the editor protocol on stdin/stdout (an editor plugin's sidecar). With
+// outliving on (grace > 0, no path map) it first attaches the editor to a bridge that outlived
+// its own editor for that workspace, if one listens, and otherwise keeps its own bridge after
+// the editor went while Claude is connected (outlive.go).
+func serveStdio(ctx context.Context, asm assembly, grace time.Duration, stdin io.Reader, stdout io.Writer, opt stdio.Options) error {
 	// stdout belongs to the protocol: nothing else may write there.
 	w, ok := stdout.(io.WriteCloser)
 	if !ok {
 		w = nopCloser{stdout}
 	}
+	outliving := grace > 0 && opt.PathMap.Empty()
 	var r *running
+	if !outliving {
+		opt.Start = func(h stdio.Hello) (*bridge.Bridge, error) {
+			var err error
+			r, err = asm.start(editorConn{Editor: h.Editor, Info: h.Info, Folders: h.Folders, PID: h.PID, Code: h.Code, Events: h.Events,
+				TurnEnded: h.TurnEnded, StateChanged: h.StateChanged})
+			if err != nil {
+				return nil, startError(err)
+			}
+			return r.Bridge, nil
+		}
+		_, err := stdio.Serve(ctx, stdin, w, opt)
+		if r != nil {
+			r.Close()
+		}
+		return err
+	}
+	first, err := readFirst(ctx, stdin)
+	if err != nil {
+		if errors.Is(err, io.EOF) || ctx.Err() != nil {
+			return nil
+		}
+		return err
+	}
+	if first.isInit {
+		if sock := socketFor(first.folders); sock != "" {
+			if attached, err := relay(ctx, sock, first.raw, stdin, w, asm.Log); attached {
+				return err
+			}
+		}
+	}
+	opt.Prefix = first.raw
+	slot := attach.NewSlot()
+	wb := &workspaceBridge{slot: slot, opt: opt, grace: grace, log: asm.Log, asm: asm}
+	wb.opt.Prefix = nil
+	opt.Shutdown = func() { wb.stopped.Store(true) }
 	opt.Start = func(h stdio.Hello) (*bridge.Bridge, error) {
+		slot.Attach(attach.Editor{Editor: h.Editor, Info: h.Info, Code: h.Code, Events: h.Events})
 		var err error
-		r, err = asm.start(editorConn{Editor: h.Editor, Info: h.Info, Folders: h.Folders, PID: h.PID, Code: h.Code, Events: h.Events,
-			TurnEnded: h.TurnEnded, StateChanged: h.StateChanged})
+		wb.hello.Store(&h)
+		r, err = asm.start(editorConn{Editor: slot, Info: h.Info, Folders: h.Folders, PID: h.PID, Code: slot.Code(), Events: slot.Events(),
+			TurnEnded: wb.turnEnded, StateChanged: wb.stateChanged})
 		if err != nil {
+			slot.Detach(nil)
 			return nil, startError(err)
 		}
 		return r.Bridge, nil
 	}
-	_, err := stdio.Serve(ctx, stdin, w, opt)
-	if r != nil {
-		r.Close()
+	_, err = stdio.Serve(ctx, stdin, w, opt)
+	if r == nil {
+		return err
+	}
+	w.Close() // that editor's session is over, whatever the bridge does now: it sees EOF
+	wb.r = r
+	wb.outlive(ctx)
+	r.Close()
+	if wb.away != nil {
+		wb.away.Close()
 	}
 	return err
 }

@@ -233,6 +233,26 @@ func (b *Bridge) rewriteLock(folders []string) {
 	}
 }
 
+// SetPID rewrites the lock with pid as its process (0: this one). A bridge that outlives its
+// editor names itself: the CLI deletes a lock whose pid is dead.
+func (b *Bridge) SetPID(pid int) {
+	if pid == 0 {
+		pid = os.Getpid()
+	}
+	b.lockMu.Lock()
+	defer b.lockMu.Unlock()
+	if b.lockPath == "" || b.lock.PID == pid {
+		return // closed, or nothing to change
+	}
+	b.lock.PID = pid
+	if _, err := discovery.WriteLock(b.lockDir, b.port, b.lock); err != nil {
+		b.log.Warn("rewriting lock", "err", err)
+	}
+}
+
+// LockDir is the directory of the lock file.
+func (b *Bridge) LockDir() string { return b.lockDir }
+
 // Close removes the lock, settles pending diffs (never as accepts), closes clients with 1001
 // and stops the server. It is safe to call more than once.
 func (b *Bridge) Close() error {

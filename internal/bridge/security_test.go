@@ -227,6 +227,11 @@ var handshakeCases = []handshakeCase{
 	}), 426},
 	{"no Sec-WebSocket-Key", cli(func(r *secRequest, p int, tok string) { r.del("Sec-WebSocket-Key") }), 400},
 	{"Sec-WebSocket-Version 8", cli(func(r *secRequest, p int, tok string) { r.set("Sec-WebSocket-Version", "8") }), 400},
+	// Issue 25 item 7: the CLI always offers "mcp" (facts: "Upgrade headers: Sec-WebSocket-Protocol:
+	// mcp"); an upgrade without it is not the CLI and is refused.
+	{"no Sec-WebSocket-Protocol", cli(func(r *secRequest, p int, tok string) { r.del("Sec-WebSocket-Protocol") }), 400},
+	{"Sec-WebSocket-Protocol chat", cli(func(r *secRequest, p int, tok string) { r.set("Sec-WebSocket-Protocol", "chat") }), 400},
+	{"Sec-WebSocket-Protocol chat, mcp", cli(func(r *secRequest, p int, tok string) { r.set("Sec-WebSocket-Protocol", "chat, mcp") }), 101},
 
 	// Size and syntax.
 	{"one 64 KiB header", cli(func(r *secRequest, p int, tok string) { r.add("X-Pad", strings.Repeat("a", 64<<10)) }), 431},

@@ -271,12 +271,14 @@ func (m *Model) reject(tab string, seq uint64) error {
 	return nil
 }
 
-// CloseTab is close_tab: it closes only the diff with exactly that name, unless the user
-// accepted it for another client. The answer is always TAB_CLOSED.
+// CloseTab is close_tab: it closes only the calling client's diff with exactly that name. Another
+// client's diff stays: accepted (the spec) and pending too, which close_tab would otherwise
+// settle as rejected behind the back of the session waiting on it (issue 25 item 7; the same
+// rule as closeAllDiffTabs). The answer is always TAB_CLOSED.
 func (m *Model) CloseTab(id ClientID, tab string) []Content {
 	m.mu.Lock()
 	closed := m.settleLocked(func(d *diff) bool {
-		return d.tab == tab && !(d.state == accepted && d.owner != id)
+		return d.tab == tab && d.owner == id
 	})
 	m.mu.Unlock()
 	m.closeViews(closed)

@@ -47,6 +47,10 @@ const (
 	sShown     = `issue 15 item 4: a reviewer never answers a new proposal with the text of the one it displayed (ide.DiffAcceptedShown: "If a same-name openDiff replaced it ... the accept is refused")`
 	sFailed    = `facts: "anything else, isError, or a JSON-RPC error: "Failed to show diff in IDE"; the terminal permission prompt stays."`
 	sLimit     = `facts: "Messages over 16 MiB from the server close it."`
+	// The spec keeps only another client's accepted diff from close_tab; issue 25 item 7 keeps
+	// its pending one too (as closeAllDiffTabs does): the session waiting on it must not be
+	// answered DIFF_REJECTED by another session's close_tab.
+	sOtherPending = `issue 25 item 7: "close_tab from another client does not reject a pending diff it does not own"`
 )
 
 // step is one row of a scenario: an action or an expectation, with the rule it comes from.
@@ -126,7 +130,10 @@ var diffScenarios = []struct {
 		{"B openDiff T3 replaces A's pending diff (only accepted ones are kept)", sReplace, openDiff("b3", "B", "T3", "b\n")},
 		{"v3 is answered DIFF_REJECTED", sSettle, answered("v3", "DIFF_REJECTED", "T3")},
 		{"T3 belongs to B now", sConn, diffs("T3 pending B")},
-		{"A close_tab T3: close_tab exempts only another client's accepted diff", sStays, closeTab("A", "T3")},
+		{"A close_tab T3: another client's pending diff stays too", sOtherPending, closeTab("A", "T3")},
+		{"b3 still waits for the user", sOtherPending, waiting("b3")},
+		{"T3 is still B's", sOtherPending, diffs("T3 pending B")},
+		{"B close_tab T3: its own diff closes", sExact, closeTab("B", "T3")},
 		{"b3 is settled as rejected", sSettle, answered("b3", "DIFF_REJECTED", "T3")},
 		{"the editor closed T3", sExact, closes("T3")},
 	}},

@@ -5,7 +5,7 @@ import "encoding/json"
 // Observer is told of every tools/call a Claude client makes, before the tool runs and on the
 // caller's goroutine, so that it sees the file as it was: the CLI calls getDiagnostics {uri}
 // right before it writes an Edit/Write, and closeAllDiffTabs at each prompt
-// (/work/shared/claude-cli-facts.md). ToolCall must be quick (it delays the tool's answer) and
+// (../shared/claude-cli-facts.md). ToolCall must be quick (it delays the tool's answer) and
 // must not call back into the Model. Package review is the one observer.
 type Observer interface {
 	ToolCall(id ClientID, name string, args json.RawMessage)

@@ -192,7 +192,22 @@ func (c *Conn) handle(req *Request) {
 	if err != nil && !errors.As(err, &rpcErr) {
 		rpcErr = Errorf(CodeInternalError, "%v", err)
 	}
+	then, ok := result.(Then)
+	if ok {
+		result = then.Result
+	}
 	c.reply(req.ID, result, rpcErr)
+	if ok && rpcErr == nil && then.After != nil {
+		then.After()
+	}
+}
+
+// Then is a handler's result with something to do once it was written: what must not reach
+// the peer before the answer (an editor is sent nothing before its initialize is answered).
+// After runs on the handler's goroutine; it should not block.
+type Then struct {
+	Result any
+	After  func()
 }
 
 func (c *Conn) reply(id json.RawMessage, result any, rpcErr *Error) {

@@ -3,7 +3,7 @@
 //
 // Why: the CLI (2.1.328) starts in auto mode on a fresh config, and in auto (and acceptEdits,
 // dontAsk, bypassPermissions) it writes Edit and Write itself: openDiff is never called and no
-// diff reaches the editor (/work/shared/claude-cli-facts.md, "Permission modes and hooks"). So
+// diff reaches the editor (../shared/claude-cli-facts.md, "Permission modes and hooks"). So
 // the bridge's own command lines ask for the default (manual) mode, unless the user chose a
 // mode: a permission flag in the arguments, or permissions.defaultMode in a settings file in
 // force. This package is the one place that rule lives; :ClaudeCode, Nova's command, serve's

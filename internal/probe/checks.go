@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/jsonrpc"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/termtext"
 )
 
 // Target is an IDE server to check.
@@ -123,12 +124,14 @@ func Failed(rs []Result) bool {
 	return false
 }
 
-// WriteTable prints results as an aligned table.
+// WriteTable prints results as an aligned table. A detail holds what the server said (its name
+// and version, its error messages): untrusted text, escaped (termtext.Line) before it reaches
+// the terminal.
 func WriteTable(w io.Writer, rs []Result) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "CHECK\tRESULT\tDETAIL")
 	for _, r := range rs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", r.Name, r.Status, strings.ReplaceAll(r.Detail, "\n", " "))
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", r.Name, r.Status, termtext.Line(r.Detail))
 	}
 	tw.Flush()
 }

@@ -250,3 +250,13 @@ func TestProbeBlamesExactlyTheBrokenRule(t *testing.T) {
 		})
 	}
 }
+
+// Issue 25 item 7: a check's detail quotes the server (its name and version, its errors):
+// WriteTable escapes it, so a server cannot write escape sequences to the terminal.
+func TestWriteTableEscapes(t *testing.T) {
+	var b strings.Builder
+	probe.WriteTable(&b, []probe.Result{{Name: "initialize", Status: probe.Pass, Detail: "2025-11-25, server evil\x1b[2J\x1b]52;c;cHduZWQ=\x07 1.0\nsecond line"}})
+	if strings.ContainsAny(b.String(), "\x1b\x07") || !strings.Contains(b.String(), `server evil\x1b[2J\x1b]52;c;cHduZWQ=\x07 1.0\nsecond line`) {
+		t.Fatalf("table %q", b.String())
+	}
+}

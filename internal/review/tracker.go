@@ -100,7 +100,7 @@ type Tracker struct {
 	user   map[string]userWrite
 	closed bool
 
-	ended chan int // numbers of ended turns, to the TurnEnded goroutine
+	ended chan announcement // ended turns, to the TurnEnded goroutine
 	done  chan struct{}
 }
 
@@ -123,7 +123,7 @@ func New(cfg Config) (*Tracker, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	t := &Tracker{cfg: cfg, log: log, git: newGitReader(), next: 1, user: map[string]userWrite{},
-		ended: make(chan int, 16), done: make(chan struct{})}
+		ended: make(chan announcement, 16), done: make(chan struct{})}
 	go t.announce()
 	if cfg.Watch {
 		w, err := newWatcher(t, cfg.Folders(), log)
@@ -155,11 +155,12 @@ func (t *Tracker) Close() error {
 
 func (t *Tracker) announce() {
 	defer close(t.done)
-	for n := range t.ended {
+	for a := range t.ended {
 		// The diffs are computed here, off the tool call that ended the turn.
-		if r, err := t.Report(n, false); err == nil && len(r.Files) > 0 && t.cfg.TurnEnded != nil {
+		if r, err := t.Report(a.n, false); err == nil && len(r.Files) > 0 && t.cfg.TurnEnded != nil {
 			t.cfg.TurnEnded(r.Summary)
 		}
+		close(a.done)
 	}
 }
 
@@ -208,11 +209,20 @@ func (t *Tracker) Prompt() {
 }
 
 // EndTurn ends the running turn (the CLI's Stop hook).
+// Its summary is announced before it returns (bounded), so that serve prints it before the
+// session's next state.
 func (t *Tracker) EndTurn() {
 	t.mu.Lock()
-	defer t.mu.Unlock()
+	var done chan struct{}
 	if cur := t.currentLocked(); cur != nil && cur.running {
-		t.endLocked(cur)
+		done = t.endLocked(cur)
+	}
+	t.mu.Unlock()
+	if done != nil {
+		select {
+		case <-done:
+		case <-time.After(2 * time.Second):
+		}
 	}
 }
 
@@ -241,7 +251,8 @@ func (t *Tracker) dropLocked(i int) {
 }
 
 // endLocked reads what each file of tu is now and announces the summary.
-func (t *Tracker) endLocked(tu *turn) {
+// The returned channel is closed once TurnEnded has been told (nil: nothing to tell).
+func (t *Tracker) endLocked(tu *turn) chan struct{} {
 	tu.running, tu.end = false, time.Now()
 	for _, f := range tu.files {
 		if !f.ended {
@@ -250,11 +261,20 @@ func (t *Tracker) endLocked(tu *turn) {
 		}
 	}
 	if len(tu.files) > 0 && !t.closed {
+		done := make(chan struct{})
 		select {
-		case t.ended <- tu.n:
+		case t.ended <- announcement{tu.n, done}:
+			return done
 		default: // a reader that does not keep up loses summaries, never blocks a turn
 		}
 	}
+	return nil
+}
+
+// announcement is an ended turn for the TurnEnded goroutine; done is closed after it told.
+type announcement struct {
+	n    int
+	done chan struct{}
 }
 
 // runningLocked is the running turn, started if there is none (a CLI that connected in the

@@ -89,6 +89,11 @@ func (h *Handler) Check(r *http.Request) (int, string) {
 	if !headerHas(r.Header, "Connection", "upgrade") || !strings.EqualFold(r.Header.Get("Upgrade"), "websocket") {
 		return http.StatusUpgradeRequired, "this is a WebSocket endpoint"
 	}
+	// The CLI always offers subprotocol "mcp" and fails without it in the answer; an upgrade
+	// that does not offer it is something else (issue 25 item 7).
+	if !headerHas(r.Header, "Sec-WebSocket-Protocol", "mcp") {
+		return http.StatusBadRequest, `the WebSocket subprotocol "mcp" is required`
+	}
 	return 0, ""
 }
 

@@ -516,6 +516,13 @@ function M.show(p, reply)
       and (" " .. base .. " (Claude's proposal%m)%=:w accepts · :q rejects ")
       or (" " .. base .. " (now)%=")
   end
+  -- Diff mode's 'nowrap' cuts a line at the window's edge, so a proposal line padded with
+  -- spaces hides its tail there: 'list' marks a line that goes on past the edge (extends) and
+  -- trailing blanks, in the proposal's window only (issue 25 item 7).
+  if vim.tbl_contains(d.wins, prop_win) then
+    vim.wo[prop_win].list = true
+    vim.wo[prop_win].listchars = "tab:  ,trail:·,extends:›,precedes:‹,nbsp:␣"
+  end
   if o.keep_terminal_focus then
     focus_terminal(d)
   end

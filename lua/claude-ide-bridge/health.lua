@@ -62,6 +62,11 @@ function M.check()
   local st = bridge.state()
   if st.ready then
     r.ok(("bridge running on port %s (lock %s), %d Claude client(s)"):format(tostring(st.port), tostring(st.lockPath), st.clients or 0))
+    if st.attached then
+      r.info("attached: this Neovim joined a bridge that outlived an earlier Neovim (:ClaudeCodeStop ends it)")
+    else
+      r.info("started: this Neovim started the bridge; it outlives Neovim while a Claude outside Neovim is connected")
+    end
   elseif st.running then
     r.warn("bridge is starting")
   else

@@ -225,17 +225,36 @@ function M.start(cb)
   return true
 end
 
---- Stops the bridge: it settles pending diffs (never as accepted), removes
---- its lock file and exits.
-function M.stop()
+--- Stops the bridge for real: it settles pending diffs (never as accepted),
+--- removes its lock file and exits, also while Claude is connected and when
+--- this Neovim attached to a bridge another one started. With `leaving`
+--- (Neovim quits and no Claude runs inside it), the bridge is only told that
+--- Neovim goes: it stays while a Claude is connected, and the next Neovim in
+--- this workspace attaches to it (:help claude-ide-bridge-outlive).
+---@param leaving? boolean
+function M.stop(leaving)
   tracker.stop()
   tracker.watch_windows()
   diff.close_all_views()
   local client = S.client
+  local ready = S.info ~= nil
   state.bridge_stopping()
   if client then
+    if ready and not leaving then
+      pcall(client.notify, client, "shutdown", vim.empty_dict())
+    end
     client:stop()
   end
+end
+
+-- Whether a claude runs in this Neovim's own terminal (native or snacks): it
+-- ends with Neovim, so the bridge need not outlive it.
+local function claude_inside()
+  if terminal.running() then
+    return true
+  end
+  local ok, snacks = pcall(require, "claude-ide-bridge.providers.snacks")
+  return ok and snacks.running() or false
 end
 
 --- The environment for a `claude` started against this bridge: no_proxy for
@@ -455,6 +474,7 @@ function M.state()
     ready = S.info ~= nil,
     port = S.info and S.info.port,
     lockPath = S.info and S.info.lockPath,
+    attached = S.info ~= nil and S.info.attached == true,
     mcpConfig = S.info and S.info.mcpConfig,
     clients = S.clients,
     diffs = diff.list(),
@@ -469,6 +489,7 @@ end
 ---@field port integer|nil its WebSocket port
 ---@field clients integer Claude clients connected
 ---@field pending_diffs integer diffs waiting for the user's decision
+---@field attached boolean this Neovim attached to a bridge that outlived another Neovim (false: it started the bridge)
 ---@field claude "waiting"|"working"|"idle"|nil the most pressing state of the Claude sessions (nil: none known)
 ---@field claude_sessions { id: string, state: string, reason: string|nil }[] each Claude session (the CLI's session id) started with the bridge's hooks, its state
 ---@field paused boolean sharing is paused (:ClaudeCodePause): no selection, open files or diagnostics reach Claude
@@ -500,6 +521,7 @@ function M.status()
     port = ready and tonumber(S.info.port) or nil,
     clients = ready and S.clients or 0,
     pending_diffs = pending,
+    attached = ready and S.info.attached == true,
     paused = state.sharing.paused,
     sessions = M.sessions(),
     claude = claude,
@@ -576,7 +598,8 @@ function M.show_status()
         return
       end
       local lines = {
-        ("port %s, %d Claude client(s), lock %s"):format(tostring(r.port), tonumber(r.clients) or 0, tostring(r.lockPath)),
+        ("port %s, %d Claude client(s), lock %s, %s"):format(tostring(r.port), tonumber(r.clients) or 0, tostring(r.lockPath),
+          S.info and S.info.attached and "attached (the bridge outlived an earlier Neovim)" or "started by this Neovim"),
       }
       if type(r.sharing) == "table" then
         lines[#lines + 1] = (r.sharing.paused and "sharing paused (:ClaudeCodeResume)" or "sharing on")
@@ -639,7 +662,9 @@ function M.setup(opts)
   vim.api.nvim_create_autocmd("VimLeavePre", {
     group = augroup,
     callback = function()
-      M.stop()
+      -- A Claude outside Neovim (tmux, external, one started by hand) keeps
+      -- its IDE: the bridge outlives Neovim for it. One inside ends with us.
+      M.stop(not claude_inside())
     end,
   })
   if config.options.auto_start then

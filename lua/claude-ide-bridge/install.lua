@@ -210,6 +210,19 @@ local function from_release(opts, tmp)
   if got ~= want then
     return nil, ("checksum mismatch for %s: SHA256SUMS says %s, the download is %s; nothing installed"):format(name, want, got)
   end
+  -- Only regular files (and directories) are unpacked: a symlink or hard link member would
+  -- make the chmod below and the move into place act on its target (a file of the user's
+  -- outside the archive), or install the link itself.
+  out, ok = run({ "tar", "-tvf", archive })
+  if not ok then
+    return nil, "cannot list " .. name .. ": " .. vim.trim(out)
+  end
+  for line in out:gmatch("[^\n]+") do
+    local kind = line:sub(1, 1)
+    if kind ~= "-" and kind ~= "d" then
+      return nil, ("%s holds a member that is not a regular file (%s); nothing installed"):format(name, vim.trim(line))
+    end
+  end
   local unpack = tmp .. "/unpack"
   vim.fn.mkdir(unpack, "p")
   out, ok = run({ "tar", "-xf", archive, "-C", unpack })
@@ -217,6 +230,10 @@ local function from_release(opts, tmp)
     return nil, "cannot unpack " .. name .. ": " .. vim.trim(out)
   end
   local bin = unpack .. "/claude-ide-bridge" .. (is_windows and ".exe" or "")
+  local st = uv.fs_lstat(bin)
+  if not st or st.type ~= "file" or st.nlink ~= 1 then
+    return nil, name .. " has no claude-ide-bridge that is a regular file; nothing installed"
+  end
   if not is_windows then
     uv.fs_chmod(bin, 493)
   end

@@ -514,6 +514,10 @@ end
 --- Starts the process cmd (a list). on_exit(code) runs when it ends.
 function Client:start(cmd, on_exit)
   local ok, job = pcall(vim.fn.jobstart, cmd, {
+    -- Not killed when Neovim exits: the bridge ends itself when its stdin
+    -- closes, unless a Claude outside Neovim is connected, for which it
+    -- stays (:help claude-ide-bridge-outlive).
+    detach = true,
     on_stdout = function(_, data)
       self:on_stdout(data)
     end,

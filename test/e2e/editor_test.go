@@ -43,10 +43,10 @@ type initResult struct {
 
 // startEditor starts the bridge in stdio mode as the editor's child and
 // initializes it for folder, with the lock in config.
-func startEditor(t testing.TB, config, folder string) *editor {
+func startEditor(t testing.TB, config, folder string, args ...string) *editor {
 	t.Helper()
 	// A short keepalive: the real CLI answers pings at once, and a stopped one is dropped fast.
-	p, cmd := startBridge(t, config, "--stdio", "--keepalive", "3s")
+	p, cmd := startBridge(t, config, append([]string{"--stdio", "--keepalive", "3s"}, args...)...)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -36,6 +36,12 @@ type session struct {
 // the project first (name -> content).
 func newSession(t *testing.T, files map[string]string) *session {
 	t.Helper()
+	return newSessionArgs(t, files)
+}
+
+// newSessionArgs is newSession with args added to the editor's serve --stdio.
+func newSessionArgs(t *testing.T, files map[string]string, args ...string) *session {
+	t.Helper()
 	claudeBin(t)
 	ctx, cancel := context.WithTimeout(context.Background(), testBound)
 	t.Cleanup(cancel)
@@ -44,7 +50,7 @@ func newSession(t *testing.T, files map[string]string) *session {
 		writeFile(t, s.path(name), content)
 	}
 	writeFile(t, s.path(readyFile), "")
-	s.Ed = startEditor(t, s.Config, s.Project)
+	s.Ed = startEditor(t, s.Config, s.Project, args...)
 	s.API = fakeapi.New()
 	t.Cleanup(s.API.Close)
 	t.Cleanup(func() {

@@ -1,6 +1,9 @@
 package nvimtest
 
 import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -193,5 +196,60 @@ func TestInstallNoticeIsBrief(t *testing.T) {
 		"go: downloading a v1\ngo: downloading b v2\n# pkg\nx.go:1: undefined: y\n")
 	if got != "# pkg\nx.go:1: undefined: y" {
 		t.Fatalf("brief(go) = %q", got)
+	}
+}
+
+// Issue 25 item 7: :ClaudeCodeInstall unpacked an archive whose claude-ide-bridge member was a
+// symlink (or a hard link) to a file of the user's: it chmodded the target 0755 and installed
+// the link. An archive with such a member installs nothing and leaves the target alone.
+func TestInstallRefusesLinkMembers(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("unpacks with tar")
+	}
+	version := pluginVersion(t)
+	for _, kind := range []byte{tar.TypeSymlink, tar.TypeLink} {
+		t.Run(string(rune(kind)), func(t *testing.T) {
+			root := t.TempDir()
+			target := filepath.Join(root, "secret")
+			os.WriteFile(target, []byte("mine\n"), 0o600)
+			var buf bytes.Buffer
+			gz := gzip.NewWriter(&buf)
+			tw := tar.NewWriter(gz)
+			if kind == tar.TypeLink {
+				tw.WriteHeader(&tar.Header{Name: "other", Mode: 0o600, Size: 5, Typeflag: tar.TypeReg})
+				tw.Write([]byte("mine\n"))
+				tw.WriteHeader(&tar.Header{Name: "claude-ide-bridge", Linkname: "other", Typeflag: tar.TypeLink, Mode: 0o755})
+			} else {
+				tw.WriteHeader(&tar.Header{Name: "claude-ide-bridge", Linkname: target, Typeflag: tar.TypeSymlink, Mode: 0o777})
+			}
+			tw.Close()
+			gz.Close()
+			archive := buf.Bytes()
+			name := dist.ArchiveName(version, dist.Target{OS: runtime.GOOS, Arch: runtime.GOARCH})
+			sum := sha256.Sum256(archive)
+			mux := http.NewServeMux()
+			mux.HandleFunc("/v"+version+"/"+name, func(w http.ResponseWriter, r *http.Request) { w.Write(archive) })
+			mux.HandleFunc("/v"+version+"/SHA256SUMS", func(w http.ResponseWriter, r *http.Request) {
+				w.Write([]byte(dist.Sums(map[string]string{name: hex.EncodeToString(sum[:])})))
+			})
+			srv := httptest.NewServer(mux)
+			defer srv.Close()
+			data := filepath.Join(root, "data")
+			n := startNvim(t, root, "XDG_DATA_HOME="+data)
+			n.lua(t, `require("claude-ide-bridge").setup(...)`, map[string]any{"auto_start": false, "install": map[string]any{"base_url": srv.URL}})
+			n.tryLua(`vim.cmd("ClaudeCodeInstall")`)
+			var res installResult
+			n.luaInto(t, &res, `return require("claude-ide-bridge.install").last`)
+			if res.Path != "" || !strings.Contains(res.Err, "not a regular file") {
+				t.Fatalf("install of an archive with a link member: %+v", res)
+			}
+			if fi, err := os.Stat(target); err != nil || fi.Mode().Perm() != 0o600 {
+				t.Fatalf("the link's target: %v, %v (want 0600, untouched)", fi.Mode(), err)
+			}
+			want := filepath.Join(data, "nvim", "claude-ide-bridge", "bin", "claude-ide-bridge")
+			if _, err := os.Lstat(want); !os.IsNotExist(err) {
+				t.Fatalf("something was installed at %s: %v", want, err)
+			}
+		})
 	}
 }

@@ -1,6 +1,7 @@
 package nvimtest
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -118,4 +119,30 @@ func TestEditedAcceptOfReplacedProposal(t *testing.T) {
 	if got := fileText(t, path); got != "old\n" {
 		t.Fatalf("the plugin wrote the file: %q", got)
 	}
+}
+
+// Issue 25 item 7: diff mode's 'nowrap' cut a proposal line at the window's edge, so code after
+// a run of padding spaces could not be seen. The proposal's window marks a line that goes on
+// past its edge (and trailing blanks): the last column of that line shows the marker.
+func TestPaddedProposalLineMarked(t *testing.T) {
+	e := newEnv(t, nil, true)
+	path := e.file(t, "a.txt", "a\n")
+	ch := e.openDiff(t, path, "a"+strings.Repeat(" ", 300)+"os.remove('~')\n", tabA)
+	e.waitDiffs(t, tabA+"=pending")
+	var got struct {
+		List      bool
+		Listchars string
+		Last      string
+	}
+	e.n.luaInto(t, &got, `
+		local win = vim.api.nvim_get_current_win()
+		vim.cmd('redraw')
+		local pos = vim.fn.screenpos(win, 1, 1)
+		local last = vim.fn.screenstring(pos.row, pos.col + vim.api.nvim_win_get_width(win) - 1 - (vim.fn.getwininfo(win)[1].textoff or 0))
+		return { list = vim.wo[win].list, listchars = vim.wo[win].listchars, last = last }`)
+	if !got.List || !strings.Contains(got.Listchars, "extends:") || got.Last != "›" {
+		t.Fatalf("proposal window: %+v; want 'list' with an extends marker shown at the edge", got)
+	}
+	e.c.tool(t, "close_tab", map[string]any{"tab_name": tabA})
+	await(t, ch)
 }

@@ -47,3 +47,22 @@ test("a session waiting for a permission is told; Show Status lists its state", 
   await env.standin.run("claude-ide-bridge.showStatus");
   assert.match(env.standin.infos[env.standin.infos.length - 1], /Claude abcdef12: waiting \(permission for Bash\)/);
 });
+
+test("a file the user saves in Nova during Claude's turn is not Claude's", async (t) => {
+  const env = await setup(t, { files: { "mine.txt": "mine\n", "other.txt": "other\n" } });
+  const { port, lock } = await readLock(env.configDir);
+  const claude = await ClaudeClient.connect(port, lock.authToken);
+  env.clients.push(claude);
+  const mine = await env.standin.user.open(env.file("mine.txt"));
+  await new Promise((r) => setTimeout(r, 100)); // not an assertion: the files predate the prompt
+  await claude.callTool("closeAllDiffTabs", {});
+  await mine.edit((e) => e.replace(new Range(0, mine.document.length), "edited in Nova\n"));
+  await mine.save();
+  fs.writeFileSync(env.file("other.txt"), "changed by a Bash command\n");
+  // Ask the bridge as the review command does.
+  const review = () =>
+    JSON.parse(execFileSync(bridgeBinary(), ["review", "--json", "--turn", "1"], { cwd: env.workspace, env: env.standin.processEnv }).toString());
+  await waitFor(() => review().report.files.some((f) => f.path === env.file("other.txt")), "other.txt in the turn", 10000);
+  await new Promise((r) => setTimeout(r, 300)); // not an assertion: lets a wrong record of mine.txt arrive
+  assert.deepStrictEqual(review().report.files.map((f) => path.basename(f.path)), ["other.txt"]);
+});

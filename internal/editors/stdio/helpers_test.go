@@ -98,6 +98,13 @@ func startSidecarEnv(t *testing.T, env []string, framing string, args ...string)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return startSidecarIn(t, tmp, ws, env, framing, args...)
+}
+
+// startSidecarIn is startSidecarEnv with the home (CLAUDE_CONFIG_DIR is home/config) and
+// workspace given: a second editor of the same workspace (outlive_test.go).
+func startSidecarIn(t *testing.T, tmp, ws string, env []string, framing string, args ...string) *sidecar {
+	t.Helper()
 	s := &sidecar{t: t, framing: framing, cfgDir: filepath.Join(tmp, "config"), ws: ws,
 		calls: make(chan call, 1024), written: make(chan []byte, 1024), runDone: make(chan struct{}), exited: make(chan struct{}),
 		answers: map[string]func(context.Context, json.RawMessage) (any, error){}}
@@ -109,11 +116,16 @@ func startSidecarEnv(t *testing.T, env []string, framing string, args ...string)
 	if err != nil {
 		t.Fatal(err)
 	}
+	if !slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "--outlive") }) {
+		// A test's Claude leaves as its cleanup closes stdin: the bridge outlives the editor
+		// then only this long, not the default 30 s (outlive_test.go tests the rule itself).
+		args = append(args, "--outlive", "200ms")
+	}
 	s.cmd = exec.Command(bin, append([]string{"serve", "--stdio"}, args...)...)
 	s.cmd.Dir = ws
 	s.cmd.Env = append(os.Environ(), "CLAUDE_CONFIG_DIR="+s.cfgDir, "HOME="+tmp,
 		"XDG_CONFIG_HOME="+filepath.Join(tmp, "xdg"), // the trust store: empty until s.trust
-		"GORACE=atexit_sleep_ms=0") // a -race binary otherwise sleeps 1s before exiting
+		"GORACE=atexit_sleep_ms=0")                   // a -race binary otherwise sleeps 1s before exiting
 	s.cmd.Env = append(s.cmd.Env, env...)
 	s.cmd.Stdin, s.cmd.Stdout, s.cmd.Stderr = inR, outW, &s.stderr
 	if err := s.cmd.Start(); err != nil {

@@ -60,7 +60,7 @@ func (in *input) pump(r io.Reader) {
 }
 
 func (in *input) Read(p []byte) (int, error) {
-	if in.fdr != nil {
+	if in.fdr != nil && len(in.rest) == 0 { // rest: Options.Prefix, read first
 		return in.fdr.Read(p)
 	}
 	if len(in.rest) == 0 {

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
@@ -16,9 +17,11 @@ import (
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/probe"
 )
 
-// "When stdin reaches EOF, or the editor pid dies, the bridge closes its WebSocket clients with
-// 1001, settles pending diffs (never as an accept), removes its lock file and exits within a
-// second. SIGINT and SIGTERM do the same."
+// "When stdin reaches EOF, or the editor pid dies, with no Claude connected (or with --outlive 0,
+// or a --path-map), the bridge closes its WebSocket clients with 1001, settles pending diffs
+// (never as an accept), removes its lock file and exits within a second. SIGINT, SIGTERM and
+// shutdown do the same whatever is connected." TestStdinEOF and TestEditorPIDDies run with
+// --outlive 0 and a Claude connected; outlive_test.go covers the default.
 //
 // checkShutdown asserts all of that after stop ended the editor's side; the exit time is logged,
 // not asserted.
@@ -32,6 +35,10 @@ func checkShutdown(t *testing.T, s *sidecar, c *probe.Client, diff <-chan *probe
 	}
 	if _, err := os.Stat(lockPath); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("lock file left behind: %v", err)
+	}
+	// The MCP config file (its token) goes with the lock.
+	if left, _ := filepath.Glob(filepath.Join(filepath.Dir(lockPath), "*.mcp.json")); len(left) != 0 {
+		t.Errorf("left behind: %v", left)
 	}
 	select {
 	case <-c.Done():
@@ -65,7 +72,7 @@ func pendingDiff(t *testing.T, s *sidecar, r initResult) (*probe.Client, <-chan 
 func TestStdinEOF(t *testing.T) {
 	t.Parallel()
 	forBoth(t, func(t *testing.T, framing string) {
-		s := startSidecar(t, framing)
+		s := startSidecar(t, framing, "--outlive", "0")
 		r := s.initialize(t, nil)
 		c, diff := pendingDiff(t, s, r)
 		checkShutdown(t, s, c, diff, r.LockPath, func() { s.stdin.Close() })
@@ -74,7 +81,7 @@ func TestStdinEOF(t *testing.T) {
 
 func TestEditorPIDDies(t *testing.T) {
 	t.Parallel()
-	s := startSidecar(t, "line")
+	s := startSidecar(t, "line", "--outlive", "0")
 	editor := exec.Command("sleep", "60")
 	if err := editor.Start(); err != nil {
 		t.Fatal(err)
@@ -95,7 +102,9 @@ func TestEditorPIDDies(t *testing.T) {
 
 func TestSignals(t *testing.T) {
 	t.Parallel()
-	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
+	// SIGHUP: the terminal window running the bridge was closed; SIGQUIT: Ctrl-\ (issue 25
+	// item 7: both left the lock and .mcp.json).
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT} {
 		t.Run(sig.String(), func(t *testing.T) {
 			s := startSidecar(t, "header")
 			r := s.initialize(t, nil)

@@ -137,6 +137,10 @@ var stdioBeforeInit = []stdioBadInput{
 	{"initialize: no name", `{"jsonrpc":"2.0","id":3,"method":"initialize","params":{}}`, -32602, "3", `"name"`},
 	{"initialize: positionEncoding utf-32", `{"jsonrpc":"2.0","id":4,"method":"initialize","params":{"name":"X","positionEncoding":"utf-32"}}`, -32602, "4", `"positionEncoding"`},
 	{"initialize: capabilities an array", `{"jsonrpc":"2.0","id":5,"method":"initialize","params":{"name":"X","capabilities":[]}}`, -32602, "5", `"capabilities"`},
+	// Issue 25 item 7: the name becomes the lock's ideName, printed by the CLI and lock readers.
+	{"initialize: name with ESC", `{"jsonrpc":"2.0","id":40,"method":"initialize","params":{"name":"Vim\u001b]0;pwned\u0007"}}`, -32602, "40", `"name"`},
+	{"initialize: name with a newline", `{"jsonrpc":"2.0","id":41,"method":"initialize","params":{"name":"Vim\nFAKE"}}`, -32602, "41", `"name"`},
+	{"initialize: name with a bidi override", `{"jsonrpc":"2.0","id":42,"method":"initialize","params":{"name":"Vim\u202e"}}`, -32602, "42", `"name"`},
 	{"initialize: folder that does not exist", `{"jsonrpc":"2.0","id":6,"method":"initialize","params":{"name":"X","workspaceFolders":["/no/such/dir"]}}`, -32000, "6", "/no/such/dir"},
 }
 

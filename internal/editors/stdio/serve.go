@@ -25,6 +25,7 @@ import (
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/pathmap"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/permmode"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/review"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/termtext"
 )
 
 func hasFlag(args []string, flag string) bool {
@@ -62,6 +63,17 @@ type Options struct {
 	// PathMap translates every path between the editor (LOCAL) and the bridge (REMOTE) when
 	// the editor runs on another machine (pathmap.go). Empty: paths pass as they are.
 	PathMap *pathmap.Map
+	// Prefix is what the caller already read from r (it looked at initialize to find a bridge
+	// to attach to); it is read first.
+	Prefix []byte
+	// Attached: the bridge was running before this editor (initialize's result says
+	// "attached": true).
+	Attached bool
+	// Ready runs once initialize's answer was written: what the editor is sent first.
+	Ready func()
+	// Shutdown runs once a shutdown request was answered (the editor ends the bridge for
+	// real); the connection is closed after it.
+	Shutdown func()
 	// Exclude is used when initialize gives no "exclude" (serve --exclude); nil: the default.
 	Exclude *exclude.Set
 }
@@ -97,6 +109,7 @@ func Serve(ctx context.Context, r io.Reader, w io.WriteCloser, opt Options) (*br
 	growPipe(r)
 	growPipe(w)
 	in := newInput(r)
+	in.rest = opt.Prefix
 	s.conn = jsonrpc.NewConn(jsonrpc.NewDetectStream(in, closers{w, w, in}), s.handler())
 	s.conn.OnError = func(err error) { opt.Log.Warn("editor message", "err", err) }
 	// In a flood of selections only the last of each batch read is decoded (CPU: docs/performance.md).
@@ -110,6 +123,7 @@ func Serve(ctx context.Context, r io.Reader, w io.WriteCloser, opt Options) (*br
 		s.watchPID(ctx)
 	}()
 	err := s.conn.Run(ctx)
+	in.Close() // the duplicate it reads (stdin_unix.go): an attached editor's socket must close
 	cancel()
 	wg.Wait()
 	if errors.Is(err, io.EOF) || errors.Is(err, os.ErrClosed) || errors.Is(err, io.ErrClosedPipe) {
@@ -261,6 +275,18 @@ func (s *server) handle(ctx context.Context, req *jsonrpc.Request) (any, error) 
 			restored = []string{}
 		}
 		return map[string]any{"closed": closed, "restored": restored}, nil
+	case "shutdown": // a request (answered first) or a notification (an editor that is quitting)
+		end := func() {
+			if s.opt.Shutdown != nil {
+				s.opt.Shutdown()
+			}
+			s.conn.Close()
+		}
+		if !req.IsCall() {
+			end()
+			return nil, nil
+		}
+		return jsonrpc.Then{Result: struct{}{}, After: end}, nil
 	case "permissionMode":
 		// The mode a claude started by the editor gets (internal/permmode); args are the
 		// user's CLI arguments, before anything is added.
@@ -351,6 +377,11 @@ func (s *server) initialize(req *jsonrpc.Request) (any, error) {
 	if p.Name == "" {
 		return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, `invalid params: "name" is required`)
 	}
+	// The name becomes the lock's ideName, which the CLI shows (/ide) and every lock reader
+	// prints: nothing a terminal would act on (a control or bidi character, invalid UTF-8).
+	if termtext.Line(p.Name) != p.Name {
+		return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, `invalid params: "name" %s holds a control character`, termtext.Line(p.Name))
+	}
 	if err := ide.CheckPID(p.PID); err != nil {
 		return nil, err
 	}
@@ -402,11 +433,15 @@ func (s *server) initialize(req *jsonrpc.Request) (any, error) {
 	}
 	s.b, s.pid = b, p.PID
 	close(s.ready)
-	return map[string]any{
+	res := map[string]any{
 		"port": b.Port(), "lockPath": b.LockPath(), "ideName": p.Name, "version": mcp.Version,
 		"env": b.Env(), "envPrefix": discovery.EnvPrefix(b.Port()),
-		"mcpConfig": b.MCPConfigPath(),
-	}, nil
+		"mcpConfig": b.MCPConfigPath(), "attached": s.opt.Attached,
+	}
+	if s.opt.Ready == nil {
+		return res, nil
+	}
+	return jsonrpc.Then{Result: res, After: s.opt.Ready}, nil
 }
 
 // editorCode is the editor's language servers for the model's code tools (lspRequest), when it

@@ -80,8 +80,27 @@ class ClaudeBridgeExtension {
     for (const name of Object.keys(commands)) {
       this.disposables.push(nova.commands.register(`${ID}.${name}`, (arg) => this.guard(commands[name](arg))));
     }
-    for (const editor of nova.workspace.textEditors) this.tracker.watch(editor);
-    this.disposables.push(nova.workspace.onDidAddTextEditor((editor) => this.tracker.watch(editor)));
+    // Your saves are yours: the bridge leaves them out of Claude's turn (docs/review.md).
+    const saves = (editor) => {
+      this.disposables.push(
+        editor.onDidSave((e) => {
+          const path = e.document.path;
+          if (path && this.session && this.session.running && !(this.proposals && this.proposals.isStaged(path))) {
+            this.session.notify("userWrote", { filePath: path });
+          }
+        })
+      );
+    };
+    for (const editor of nova.workspace.textEditors) {
+      this.tracker.watch(editor);
+      saves(editor);
+    }
+    this.disposables.push(
+      nova.workspace.onDidAddTextEditor((editor) => {
+        this.tracker.watch(editor);
+        saves(editor);
+      })
+    );
     this.disposables.push(
       nova.workspace.onDidChangePath((path) => {
         if (this.session && this.session.running) {

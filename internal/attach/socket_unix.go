@@ -1,0 +1,142 @@
+//go:build unix
+
+package attach
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net"
+	"os"
+	"path/filepath"
+	"syscall"
+)
+
+// Listener accepts editors of this user only.
+type Listener struct {
+	ln   *net.UnixListener
+	path string
+}
+
+// Listen listens on path, made 0600 in its directory, which must be this user's and closed to
+// others (0700). A socket file left by a bridge that died is replaced; one a live bridge
+// answers on is ErrBusy.
+func Listen(path string) (*Listener, error) {
+	if err := checkDir(filepath.Dir(path)); err != nil {
+		return nil, err
+	}
+	ln, err := listen(path)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		if c, derr := net.Dial("unix", path); derr == nil {
+			c.Close()
+			return nil, ErrBusy
+		}
+		// Nothing answers: a stale socket. Remove only a socket, never another kind of file.
+		if fi, lerr := os.Lstat(path); lerr == nil && fi.Mode().Type() == fs.ModeSocket {
+			os.Remove(path)
+		}
+		ln, err = listen(path)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("attach: %w", err)
+	}
+	return &Listener{ln: ln, path: path}, nil
+}
+
+func listen(path string) (*net.UnixListener, error) {
+	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
+	if err != nil {
+		return nil, err
+	}
+	// The directory already keeps others out; the mode says so once more.
+	if err := os.Chmod(path, 0o600); err != nil {
+		ln.Close()
+		return nil, err
+	}
+	return ln, nil
+}
+
+// Path is the socket's path.
+func (l *Listener) Path() string { return l.path }
+
+// Accept waits for the next connection whose peer is this user. A connection of another user
+// is closed unread and refused is told about it.
+func (l *Listener) Accept(refused func(uid int, err error)) (net.Conn, error) {
+	for {
+		c, err := l.ln.AcceptUnix()
+		if err != nil {
+			return nil, err
+		}
+		uid, err := peerUID(c)
+		if err == nil && uid == os.Geteuid() {
+			return c, nil
+		}
+		c.Close()
+		if refused != nil {
+			refused(uid, err)
+		}
+	}
+}
+
+// Close stops listening and removes the socket file.
+func (l *Listener) Close() error { return l.ln.Close() }
+
+// Dial connects to the bridge listening on path, after checking that the directory and the
+// socket are this user's alone and, once connected, that the peer is this user too: an editor
+// never speaks to another user's process.
+func Dial(ctx context.Context, path string) (net.Conn, error) {
+	if err := checkDir(filepath.Dir(path)); err != nil {
+		return nil, err
+	}
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return nil, err
+	}
+	if fi.Mode().Type() != fs.ModeSocket {
+		return nil, fmt.Errorf("%w: %s is not a socket", ErrUnsafe, path)
+	}
+	if uid, ok := owner(fi); !ok || uid != os.Geteuid() {
+		return nil, fmt.Errorf("%w: %s is owned by uid %d", ErrUnsafe, path, uid)
+	}
+	if fi.Mode().Perm()&0o077 != 0 {
+		return nil, fmt.Errorf("%w: %s has mode %v", ErrUnsafe, path, fi.Mode().Perm())
+	}
+	var d net.Dialer
+	c, err := d.DialContext(ctx, "unix", path)
+	if err != nil {
+		return nil, err
+	}
+	uid, err := peerUID(c.(*net.UnixConn))
+	if err != nil || uid != os.Geteuid() {
+		c.Close()
+		return nil, fmt.Errorf("%w: the bridge on %s runs as uid %d (%v)", ErrUnsafe, path, uid, err)
+	}
+	return c, nil
+}
+
+// checkDir refuses a directory that is a symlink, not this user's, or open to others.
+func checkDir(dir string) error {
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return fmt.Errorf("attach: %w", err)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%w: %s is not a directory", ErrUnsafe, dir)
+	}
+	if uid, ok := owner(fi); !ok || uid != os.Geteuid() {
+		return fmt.Errorf("%w: %s is owned by uid %d, not %d", ErrUnsafe, dir, uid, os.Geteuid())
+	}
+	if fi.Mode().Perm()&0o077 != 0 {
+		return fmt.Errorf("%w: %s has mode %v, not 0700", ErrUnsafe, dir, fi.Mode().Perm())
+	}
+	return nil
+}
+
+func owner(fi fs.FileInfo) (int, bool) {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return -1, false
+	}
+	return int(st.Uid), true
+}
