@@ -87,6 +87,20 @@ local function read_into(buf, path)
   vim.api.nvim_buf_set_lines(buf, -2, -1, false, {})
 end
 
+-- Runs fill(buf) with buf's undo off, so the fill is not a change `u` can undo
+-- (an undo right after a diff opened emptied the proposal, and `:w` accepted
+-- an empty file). -123456 is the buffer-local value meaning "the global one".
+local function without_undo(buf, fill)
+  local ul = vim.bo[buf].undolevels
+  vim.bo[buf].undolevels = -1
+  local ok, res = pcall(fill)
+  vim.bo[buf].undolevels = ul
+  if not ok then
+    error(res, 0)
+  end
+  return res
+end
+
 --- Fills the empty buffer buf with text, split as M.split splits it, and
 --- returns whether text ended with a line break. A big text goes through a
 --- private temporary file (tempname(): in Neovim's own 0700 directory),
@@ -94,7 +108,9 @@ end
 function M.fill(buf, text, read_at)
   if #text < (read_at or M.READ_AT) then
     local lines, eol = M.split(text)
-    vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+    without_undo(buf, function()
+      vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+    end)
     return eol
   end
   local tmp = vim.fn.tempname()
@@ -105,7 +121,9 @@ function M.fill(buf, text, read_at)
     os.remove(tmp)
     error(err, 0)
   end
-  ok, err = pcall(read_into, buf, tmp)
+  ok, err = pcall(without_undo, buf, function()
+    read_into(buf, tmp)
+  end)
   os.remove(tmp)
   if not ok then
     error(err, 0)
@@ -133,7 +151,9 @@ function M.fill_from_file(buf, path, read_at)
   f:seek("set", size - 1)
   local last = f:read(1)
   f:close()
-  read_into(buf, path)
+  without_undo(buf, function()
+    read_into(buf, path)
+  end)
   return last == "\n"
 end
 

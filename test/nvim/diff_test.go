@@ -307,3 +307,31 @@ func TestDiffWhileInTerminalMode(t *testing.T) {
 	e.n.input(t, "<Esc>:w<CR>")
 	wantTexts(t, toolOf(t, await(t, ch)), "FILE_SAVED", "new\n")
 }
+
+// An undo right after a diff opens must not empty the proposal: the fill is
+// not a change of the user's, so `u` has nothing to undo, and `:w` accepts the
+// text Claude proposed (issue 27's finding: `u` emptied the buffer and `:w`
+// then accepted an empty file). Both fills: the Lua split and, from 256 KiB,
+// Neovim's own reader.
+func TestUndoAfterDiffOpensKeepsProposal(t *testing.T) {
+	big := strings.Repeat("a distinct line of a big proposal\n", 9000) // > files.READ_AT
+	for _, c := range []struct{ name, text string }{{"small", "new\n"}, {"big", big}} {
+		t.Run(c.name, func(t *testing.T) {
+			e := newEnv(t, nil, true)
+			path := e.file(t, "a.txt", "old\n")
+			ch := e.openDiff(t, path, c.text, tabA)
+			e.waitDiffs(t, tabA+"=pending")
+			e.n.ex(t, "silent! normal! u")
+			var n int
+			e.n.luaInto(t, &n, `return #table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), "\n") + 1`)
+			if n != len(c.text) {
+				t.Fatalf("after u the proposal holds %d bytes, want %d", n, len(c.text))
+			}
+			e.n.ex(t, "write")
+			r := toolOf(t, await(t, ch))
+			if got := r.texts(); r.IsError || len(got) != 2 || got[0] != "FILE_SAVED" || got[1] != c.text {
+				t.Fatalf("accepted %d texts (isError %v), first %q; want FILE_SAVED with the proposal", len(got), r.IsError, got[0])
+			}
+		})
+	}
+}
