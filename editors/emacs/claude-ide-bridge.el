@@ -570,6 +570,7 @@ buffer's last line.  Blockwise as a rectangle."
         (setq claude-ide-bridge--diff d))
       (with-current-buffer prop
         (insert text)
+        (setq buffer-undo-list nil)     ; Claude's text is not an edit C-/ undoes
         (goto-char (point-min))
         (claude-ide-bridge--proposal-mode new-path)
         (set-buffer-modified-p nil)

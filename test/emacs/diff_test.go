@@ -125,6 +125,22 @@ func TestDiffEditThenAccept(t *testing.T) {
 	}
 }
 
+// An undo right after a diff opens must not empty the proposal: the insertion of Claude's text is
+// not the user's change, so C-/ has nothing to undo and C-c C-c accepts the proposal as shown.
+func TestUndoAfterDiffOpensKeepsProposal(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, "", true)
+	path := w.file(t, "a.txt", "old\n")
+	ch := w.openDiff(t, path, "new\n", tabA)
+	w.waitDiffs(t, tabA+"=pending")
+	// Two sends, as a user would: Emacs discards typed-ahead keys when a command fails, and
+	// C-/ with nothing to undo fails ("No further undo information").
+	w.e.keys(t, "C-/")
+	w.e.waitEval(t, "t", `(and (string-match-p "undo" (with-current-buffer "*Messages*" (buffer-string))) t)`)
+	w.e.keys(t, "C-c", "C-c")
+	wantTexts(t, ch, "FILE_SAVED", "new\n")
+}
+
 // Spec: DIFF_REJECTED with the tab name, for C-c C-k, killing the proposal's buffer, quitting Ediff;
 // the windows come back and the file is untouched.
 func TestDiffReject(t *testing.T) {
