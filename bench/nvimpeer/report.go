@@ -15,12 +15,12 @@ type metrics map[string]float64
 
 // results are every sample of a run: Samples[target][metric] over repetitions.
 type results struct {
-	Reps    int                             `json:"reps"`
-	Sizes   []int                           `json:"sizes"`
+	Reps  int   `json:"reps"`
+	Sizes []int `json:"sizes"`
 	// Repeated is the size of the one round of the earlier repeated-line payload (0: none).
-	Repeated int `json:"repeated,omitempty"`
-	Samples map[string]map[string][]float64 `json:"samples"`
-	Errors  []string                        `json:"errors,omitempty"`
+	Repeated int                             `json:"repeated,omitempty"`
+	Samples  map[string]map[string][]float64 `json:"samples"`
+	Errors   []string                        `json:"errors,omitempty"`
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

@@ -184,7 +184,9 @@ func TestUntrustedTsserver(t *testing.T) {
 	}
 }
 
-func jsString(s string) string { return "'" + strings.ReplaceAll(strings.ReplaceAll(s, `\`, `\\`), "'", `\'`) + "'" }
+func jsString(s string) string {
+	return "'" + strings.ReplaceAll(strings.ReplaceAll(s, `\`, `\\`), "'", `\'`) + "'"
+}
 
 // TestServerProgramNotFromWorkspace: even in a trusted workspace a server program is never one
 // of the workspace's (a PATH entry inside it, absolute or relative) nor one in a folder another

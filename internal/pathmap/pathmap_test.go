@@ -180,7 +180,7 @@ func TestSegmentRulesOfBothSides(t *testing.T) {
 		{ToLocal, `/srv/app/a\..\..\..\x`},
 		{ToLocal, `/srv/app/.. /x`},  // Windows drops the space: ".."
 		{ToLocal, `/srv/app/... /x`}, // and the dots and spaces at the end
-		{ToLocal, `/srv/app/x..`}, // Windows reads "x"
+		{ToLocal, `/srv/app/x..`},    // Windows reads "x"
 		{ToLocal, `/srv/app/x:stream`},
 		{ToLocal, `/srv/app/C:x`},
 		{ToLocal, "/srv/app/a\x00b"},
