@@ -18,6 +18,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/userfile"
 )
 
 // The CLI's modes (--permission-mode).
@@ -148,6 +150,9 @@ func FromArgs(args []string) (string, bool) {
 	return "", false
 }
 
+// maxSettings bounds a settings file's read; the CLI's own are a few KiB.
+const maxSettings = 1 << 20
+
 type settingsFile struct {
 	name string // shown to the user
 	path string // "" when data holds inline JSON
@@ -158,7 +163,10 @@ func (f settingsFile) mode() (string, error) {
 	data := f.data
 	if f.path != "" {
 		var err error
-		data, err = os.ReadFile(f.path)
+		// A project's settings come from the repository: a symlink to /dev/zero or a FIFO
+		// must not hang or fill :ClaudeCode, doctor or serve (userfile reads regular files
+		// only, bounded).
+		data, err = userfile.Read(f.path, maxSettings)
 		if errors.Is(err, fs.ErrNotExist) {
 			return "", nil
 		}

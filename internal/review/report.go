@@ -2,11 +2,14 @@ package review
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"time"
 
 	"github.com/aymanbagabas/go-udiff"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/userfile"
 )
 
 // Report is one turn's changed files.
@@ -101,9 +104,9 @@ func (t *Tracker) peek(path string) text {
 	if fi.Size() > t.cfg.MaxFile {
 		return text{unknown: true, tooBig: true}
 	}
-	data, err := os.ReadFile(path)
+	data, err := userfile.Read(path, t.cfg.MaxFile)
 	if err != nil {
-		return text{unknown: true}
+		return text{unknown: true, tooBig: errors.Is(err, userfile.ErrTooLarge)}
 	}
 	return text{data: data}
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/jsonrpc"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/userfile"
 )
 
 // Defaults of Config.
@@ -325,22 +325,16 @@ func (t *Tracker) readLocked(path string, tu *turn) text {
 	if !t.makeRoomLocked(fi.Size(), tu) {
 		return text{unknown: true, tooBig: true}
 	}
-	f, err := os.Open(path)
+	// userfile.Read: regular files only, one buffer of the stat's size (io.ReadAll's doubling
+	// doubled the p99 of the getDiagnostics call this runs on, BenchmarkDiagnosticsSnapshot),
+	// bounded while it reads.
+	data, err := userfile.Read(path, t.cfg.MaxFile)
+	if errors.Is(err, userfile.ErrTooLarge) {
+		return text{unknown: true, tooBig: true} // it grew while read past the limit
+	}
 	if err != nil {
 		return text{unknown: true}
 	}
-	defer f.Close()
-	// One buffer of the stat's size (+1 to see growth): io.ReadAll's doubling copies and
-	// garbage doubled the p99 of the getDiagnostics call this runs on (BenchmarkDiagnosticsSnapshot).
-	buf := make([]byte, fi.Size()+1)
-	n, err := io.ReadFull(f, buf)
-	if err == nil || int64(n) > t.cfg.MaxFile {
-		return text{unknown: true, tooBig: true} // it grew while read: over the size seen
-	}
-	if err != io.ErrUnexpectedEOF && err != io.EOF {
-		return text{unknown: true}
-	}
-	data := buf[:n]
 	t.total += int64(len(data))
 	return text{data: data}
 }
@@ -378,7 +372,7 @@ func (t *Tracker) changed(path string, created bool) {
 			return nil, false
 		}
 		if w, ok := t.user[path]; ok {
-			data, err := os.ReadFile(path)
+			data, err := userfile.Read(path, t.cfg.MaxFile)
 			if w.absent && os.IsNotExist(err) || !w.absent && err == nil && sha(data) == w.sum {
 				return nil, false // the user's own write (Revert, an editor's save)
 			}
@@ -446,7 +440,7 @@ func (t *Tracker) UserWrote(path string, data []byte) {
 		return
 	}
 	if f := cur.byPath[path]; f != nil && f.by == "other" && time.Since(f.seen) < userWriteWindow {
-		if now, err := os.ReadFile(path); err == nil && bytes.Equal(now, data) {
+		if now, err := userfile.Read(path, t.cfg.MaxFile); err == nil && bytes.Equal(now, data) {
 			t.removeLocked(cur, f)
 		}
 	}
