@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/jsonrpc"
 )
 
@@ -52,4 +54,30 @@ func TestTextRejectsNonStrings(t *testing.T) {
 	if err := jsonrpc.UnmarshalParams(json.RawMessage(`{"contents":null}`), &p); err != nil || !p.Contents.IsZero() {
 		t.Errorf("null: %v, zero=%v; want absent", err, p.Contents.IsZero())
 	}
+}
+
+// FuzzUnquote: a Text decodes as jsontext decodes its literal, for every literal the reader
+// accepts (text.go decodes by hand, the checks being done): escapes of every kind, surrogate
+// pairs, multi-byte UTF-8, text before, between and after escapes.
+func FuzzUnquote(f *testing.F) {
+	for _, s := range []string{``, `plain`, `\n`, `a\tb\"c\\d\/e\bf\fg\rh`, `\u00e9\u00E9x`, `\ud83d\ude00`, `\uD83D\uDE00!`,
+		`é日本→`, `\u0000\u001f`, `\\u0041`, `x\u2028y`, "\tif x := f(\\\"h\u00e9llo\\\\n\\\", i)\\n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, body string) {
+		lit := `"` + body + `"`
+		want, err := jsontext.AppendUnquote(nil, lit)
+		if err != nil {
+			return // the reader refuses it: no Text holds it
+		}
+		var p struct {
+			T jsonrpc.Text `json:"t"`
+		}
+		if err := jsonrpc.UnmarshalParams([]byte(`{"t":`+lit+`}`), &p); err != nil {
+			t.Fatalf("UnmarshalParams refused %s, which jsontext unquotes: %v", lit, err)
+		}
+		if got := p.T.String(); got != string(want) {
+			t.Fatalf("Text(%s).String() = %q, jsontext: %q", lit, got, want)
+		}
+	})
 }
