@@ -10,7 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/bench/internal/claudews"
-	"github.com/claude-ide-bridge/claude-ide-bridge/bench/internal/texts"
+	"github.com/claude-ide-bridge/claude-ide-bridge/bench/texts"
 )
 
 // payload is what the openDiff rounds carry: a file in the workspace (old on disk) and the
@@ -23,7 +23,7 @@ type payload struct {
 }
 
 // The openDiff texts. realistic is issue 27's: distinct source-like lines in four languages,
-// the old file on disk, 10 hunks between it and the proposal (bench/internal/texts).
+// the old file on disk, 10 hunks between it and the proposal (bench/texts).
 const diffHunks = 10
 
 func realisticPayload(n int) payload {

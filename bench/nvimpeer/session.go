@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/bench/internal/procstat"
-	"github.com/claude-ide-bridge/claude-ide-bridge/bench/internal/texts"
+	"github.com/claude-ide-bridge/claude-ide-bridge/bench/texts"
 )
 
 // nvim is one headless Neovim with bench.lua, driven over its --listen socket.
@@ -249,7 +249,7 @@ type diffText struct {
 	old, new, key string
 }
 
-// realistic is issue 27's text (bench/internal/texts): distinct source-like lines, 10 hunks.
+// realistic is issue 27's text (bench/texts): distinct source-like lines, 10 hunks.
 func realistic(size int) diffText {
 	p := texts.Realistic(size, 10, 1)
 	return diffText{p.Old, p.New, sizeName(size)}

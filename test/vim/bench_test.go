@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/claude-ide-bridge/claude-ide-bridge/bench/texts"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/probe"
 )
 
@@ -35,27 +36,19 @@ func report(t *testing.T, name string, d []time.Duration, goal time.Duration) {
 
 // The issue's goal: a diff of a 1 MiB proposal visible within 1 s. Measured from Claude's
 // openDiff call to the diff drawn in Vim (a :redraw evaluated once the plugin shows it, which
-// computes the diff if the first draw has not), on a 1 MiB file with a changed line every 100.
+// computes the diff if the first draw has not), on a 1 MiB file like real source (bench/texts,
+// issue 27: distinct lines, 10 hunks between the file on disk and the proposal).
 func TestBenchBigDiff(t *testing.T) {
 	reps := benchReps(t)
 	v := startVim(t)
 	c := v.claude()
-	line := strings.Repeat("x", 79) + "\n"
-	var old, prop strings.Builder
-	for i := 0; old.Len() < 1<<20; i++ {
-		old.WriteString(line)
-		if i%100 == 50 {
-			prop.WriteString("changed " + line)
-		} else {
-			prop.WriteString(line)
-		}
-	}
+	p := texts.Realistic(1<<20, 10, 1)
 	var took []time.Duration
 	for i := 0; i < reps; i++ {
-		path := v.file(fmt.Sprintf("big%d.txt", i), old.String())
+		path := v.file(fmt.Sprintf("big%d.txt", i), p.Old)
 		tab := fmt.Sprintf("✻ [Claude Code] big%d.txt (bb%04d) ⧉", i, i)
 		start := time.Now()
-		ch := openDiff(t, c, path, prop.String(), tab)
+		ch := openDiff(t, c, path, p.New, tab)
 		v.waitDiffs(tab + "=pending")
 		v.eval("execute('redraw')")
 		took = append(took, time.Since(start))
@@ -77,7 +70,7 @@ func TestBenchSelection(t *testing.T) {
 	v := startVim(t)
 	c := v.claude()
 	small := v.file("small.txt", strings.Repeat("hello world, a line of text\n", 50))
-	big := v.file("big.txt", strings.Repeat(strings.Repeat("y", 79)+"\n", (1<<20)/80))
+	big := v.file("big.txt", texts.Realistic(1<<20, 0, 1).Old)
 	measure := func(name string, keys func(i int) []string, setup func()) {
 		var took []time.Duration
 		// One more than reps: the first waits for the bridge to start telling a new client.

@@ -1,4 +1,5 @@
-// Package texts makes the files the benchmarks carry (bench/driver, bench/nvimpeer): an old
+// Package texts makes the files the benchmarks carry (bench/driver, bench/nvimpeer, bench/vim's
+// test/vim TestBench*): an old
 // file and Claude's proposal for it, like real source. Every line is distinct, functions in Go,
 // Python, JavaScript and C follow each other, and the proposal differs from the old file in a few
 // hunks far apart (lines changed, inserted, deleted), so a line diff has real work to do and
