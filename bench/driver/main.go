@@ -118,8 +118,11 @@ func run(bridgeBin, nodeBin, nodeJS, echoBin string, reps int, smoke bool, o ove
 			return err
 		}
 		defer os.RemoveAll(tmp)
-		cfg.textFile = filepath.Join(tmp, "text.new")
+		cfg.textFile, cfg.earlierFile = filepath.Join(tmp, "text.new"), filepath.Join(tmp, "earlier.new")
 		if err := os.WriteFile(cfg.textFile, []byte(cfg.text.new), 0o644); err != nil {
+			return err
+		}
+		if err := os.WriteFile(cfg.earlierFile, []byte(cfg.earlier.new), 0o644); err != nil {
 			return err
 		}
 	}

@@ -39,6 +39,7 @@ type config struct {
 	nodeClient     string          // bench/node/client.js, "" for none (the Node client rows)
 	node           string          // the node binary
 	textFile       string          // text.new, for the Node client
+	earlierFile    string          // earlier.new, the earlier payload for the Node client
 }
 
 // target is a sidecar to measure.
@@ -185,6 +186,15 @@ func measureSession(t target, cfg config) (metrics, error) {
 				return nil, fmt.Errorf("openDiff, earlier payload: %w", err)
 			}
 			m["opendiff_earlier_ms"] = d
+			if cfg.nodeClient != "" {
+				ec := cfg
+				ec.text, ec.textFile = cfg.earlier, cfg.earlierFile
+				nd, err := nodeRoundTrips(ec, "claude", s.Port, s.Token)
+				if err != nil {
+					return nil, fmt.Errorf("openDiff, earlier payload, Node client: %w", err)
+				}
+				m["opendiff_earlier_nodecli_ms"] = nd.ms
+			}
 		}
 	}
 	if !cfg.wants("fanout") && !cfg.wants("flood") {

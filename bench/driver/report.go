@@ -89,6 +89,7 @@ func (r results) rows(cfg config) []row {
 			}, "", ""},
 		{"Node client's own JSON.parse of that answer (after the round trip; the CLI parses every message)", "opendiff_nodecli_parse_ms", "ms", false, nil, "", ""},
 		{fmt.Sprintf("openDiff round trip, %s earlier payload (one-line old file, a 3-line stanza repeated), Go client", size(r.DiffBytes)), "opendiff_earlier_ms", "ms", false, nil, "", ""},
+		{fmt.Sprintf("openDiff round trip, %s earlier payload, Node client (`ws`)", size(r.DiffBytes)), "opendiff_earlier_nodecli_ms", "ms", false, nil, "", ""},
 		{fmt.Sprintf("openDiff round trip, %s realistic file, `serve --auto accept` (the terminal reviewer, no editor) against the Node sidecar answering at once (no editor either), Go client", size(r.DiffBytes)), "serve_auto_ms", "ms", true,
 			func(b, n, e float64) (string, bool) {
 				return "≤ 0.5 × Node and ≤ 2.5 × limit", b <= n/2 && b <= 2.5*e
