@@ -2,29 +2,13 @@
 
 package attach
 
-import (
-	"net"
+import "golang.org/x/sys/unix"
 
-	"golang.org/x/sys/unix"
-)
-
-// peerUID is the uid of the process at the other end of c (LOCAL_PEERCRED).
-func peerUID(c *net.UnixConn) (int, error) {
-	rc, err := c.SyscallConn()
+// sockUID is the peer's uid of the Unix socket fd (LOCAL_PEERCRED).
+func sockUID(fd int) (int, error) {
+	cred, err := unix.GetsockoptXucred(fd, unix.SOL_LOCAL, unix.LOCAL_PEERCRED)
 	if err != nil {
 		return -1, err
 	}
-	uid := -1
-	var serr error
-	err = rc.Control(func(fd uintptr) {
-		var cred *unix.Xucred
-		cred, serr = unix.GetsockoptXucred(int(fd), unix.SOL_LOCAL, unix.LOCAL_PEERCRED)
-		if serr == nil {
-			uid = int(cred.Uid)
-		}
-	})
-	if err == nil {
-		err = serr
-	}
-	return uid, err
+	return int(cred.Uid), nil
 }
