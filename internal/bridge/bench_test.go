@@ -3,10 +3,12 @@ package bridge_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/bench/texts"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/bridge"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
@@ -28,6 +30,22 @@ func (e acceptingEditor) ShowDiff(ctx context.Context, p ide.ShowDiffParams) err
 
 func (e acceptingEditor) CloseDiff(ctx context.Context, tab string) error { return nil }
 
+// benchClient is a Claude client of br that has done the CLI's handshake, and a context that
+// ends with the benchmark.
+func benchClient(b *testing.B, br *bridge.Bridge) (context.Context, *probe.Client) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	b.Cleanup(cancel)
+	c, _, err := probe.Dial(ctx, br.Port(), br.Token(), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { c.Close() })
+	if _, err := c.Handshake(ctx); err != nil {
+		b.Fatal(err)
+	}
+	return ctx, c
+}
+
 // BenchmarkOpenDiffRoundTrip is the Claude side of an accepted edit of a 10 MiB file: openDiff
 // over a real loopback WebSocket until FILE_SAVED with the text comes back (then close_tab, as
 // the CLI does, outside the timing).
@@ -43,18 +61,14 @@ func BenchmarkOpenDiffRoundTrip(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer br.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	c, _, err := probe.Dial(ctx, br.Port(), br.Token(), nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer c.Close()
-	if _, err := c.Handshake(ctx); err != nil {
-		b.Fatal(err)
-	}
-	text := strings.Repeat("\tif x := f(\"héllo\\n\", i); x < limit && ok { log = append(log, &e) } // → 日本\n", (10<<20)/90)
+	ctx, c := benchClient(b, br)
+	// Issue 27's text (bench/texts): distinct source-like lines, 10 hunks, the old file on disk.
+	p := texts.Realistic(10<<20, 10, 1)
+	text := p.New
 	path := filepath.Join(br.Model.Folders()[0], "a.go")
+	if err := os.WriteFile(path, []byte(p.Old), 0o644); err != nil {
+		b.Fatal(err)
+	}
 	b.SetBytes(int64(len(text)))
 	b.ReportAllocs()
 	i := 0

@@ -5,13 +5,12 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
+	"github.com/claude-ide-bridge/claude-ide-bridge/bench/texts"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/bridge"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/probe"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/review"
 )
 
@@ -46,18 +45,9 @@ func BenchmarkDiagnosticsSnapshot(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer br.Close()
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-			defer cancel()
-			c, _, err := probe.Dial(ctx, br.Port(), br.Token(), nil)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer c.Close()
-			if _, err := c.Handshake(ctx); err != nil {
-				b.Fatal(err)
-			}
+			ctx, c := benchClient(b, br)
 			path := filepath.Join(br.Model.Folders()[0], "big.go")
-			text := strings.Repeat("\tif x := f(\"héllo\\n\", i); x < limit && ok { log = append(log, &e) } // → 日本\n", (1<<20)/90)
+			text := texts.Realistic(1<<20, 0, 1).Old // issue 27's text: distinct source-like lines
 			if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 				b.Fatal(err)
 			}

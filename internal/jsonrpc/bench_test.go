@@ -5,9 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"strings"
 	"testing"
 
+	"github.com/claude-ide-bridge/claude-ide-bridge/bench/texts"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/jsonrpc"
 )
 
@@ -22,11 +22,9 @@ func selectionParams() map[string]any {
 	}
 }
 
-// bigText is n bytes of source-like text with characters JSON must escape.
-func bigText(n int) string {
-	line := "\tif x := f(\"héllo\\n\", i); x < limit && ok { log = append(log, &e) } // → 日本\n"
-	return strings.Repeat(line, n/len(line)+1)[:n-n%len(line)]
-}
+// bigText is about n bytes of issue 27's text (bench/texts): distinct source-like lines in four
+// languages, with the characters JSON must escape.
+func bigText(n int) string { return texts.Realistic(n, 10, 1).New }
 
 func openDiffMessage(n int) []byte {
 	msg, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": map[string]any{
@@ -46,14 +44,18 @@ func BenchmarkDecode(b *testing.B) {
 }
 
 func benchDecode(b *testing.B, msg []byte, vary bool) {
-	at := bytes.Index(msg, []byte("limit")) // inside the text
+	// A letter inside the text that is no escape's and no hex digit: changing it keeps the JSON valid.
+	at := bytes.Index(msg, []byte(`contents":"`)) + 100
+	for msg[at] < 'g' || msg[at] > 'z' || msg[at-1] == '\\' {
+		at++
+	}
 	b.SetBytes(int64(len(msg)))
 	b.ReportAllocs()
 	n := 0
 	for b.Loop() {
 		if vary {
 			n++
-			msg[at] = 'a' + byte(n%26)
+			msg[at] = 'g' + byte(n%20)
 		}
 		if _, err := jsonrpc.Decode(msg); err != nil {
 			b.Fatal(err)
