@@ -1,5 +1,7 @@
-// Package userfile reads files named by a client (Claude or an editor) safely: pseudo-file
-// systems are refused outright and every read is bounded while it reads.
+// Package userfile handles the user's files named by a client (Claude or an editor) safely:
+// reads refuse pseudo-file systems and are bounded while they read (this file); Inside is the
+// one test of "inside the workspace" (workspace.go); WriteIn and RemoveIn write or remove a file
+// inside a workspace folder following no link, atomically (write.go).
 //
 // A size from stat is not enough: /proc/self/pagemap is a "regular" file of size 0 that reads
 // about 256 GiB, and a file can grow between the stat and the read. So Read stops after max+1
