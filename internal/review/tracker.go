@@ -58,9 +58,11 @@ const (
 // text is one side of a file: its bytes, or that it did not exist, or that it was not kept.
 type text struct {
 	data    []byte
-	absent  bool // the file did not exist
-	unknown bool // not known / not kept
-	tooBig  bool // over MaxFile or the total budget
+	absent  bool        // the file did not exist
+	unknown bool        // not known / not kept
+	tooBig  bool        // over MaxFile or the total budget
+	mode    os.FileMode // its permissions when read (Revert restores them); with hasMode
+	hasMode bool
 }
 
 func (t text) size() int64 { return int64(len(t.data)) }
@@ -286,8 +288,12 @@ func (t *Tracker) runningLocked() *turn {
 	return t.startLocked()
 }
 
-// Touch records path's text before Claude writes it, unless the running turn has it already.
+// Touch records path's text before Claude writes it, unless the running turn has it already
+// or it is outside the workspace folders.
 func (t *Tracker) Touch(path string) {
+	if !t.inWorkspace(path) {
+		return
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.closed {
@@ -298,6 +304,13 @@ func (t *Tracker) Touch(path string) {
 		return
 	}
 	t.addLocked(tu, &file{path: path, by: "Edit/Write", from: FromSnapshot, before: t.readLocked(path, tu)})
+}
+
+// inWorkspace: only files inside the workspace folders (their symlinks resolved) are recorded;
+// the model names any absolute path it likes.
+func (t *Tracker) inWorkspace(path string) bool {
+	_, ok := userfile.Inside(path, userfile.Roots(t.cfg.Folders()))
+	return ok
 }
 
 func (t *Tracker) addLocked(tu *turn, f *file) {
@@ -336,7 +349,7 @@ func (t *Tracker) readLocked(path string, tu *turn) text {
 		return text{unknown: true}
 	}
 	t.total += int64(len(data))
-	return text{data: data}
+	return text{data: data, mode: fi.Mode().Perm(), hasMode: true}
 }
 
 // keepLocked accounts for data read elsewhere (git), within the budgets.
@@ -361,10 +374,16 @@ func (t *Tracker) makeRoomLocked(n int64, keep *turn) bool {
 // changed is called by the watch for a file that changed in a folder (created: a Create
 // event). git runs without the lock held: a snapshot for an Edit must not wait for it.
 func (t *Tracker) changed(path string, created bool) {
+	if !t.inWorkspace(path) {
+		return
+	}
 	want := func() (*turn, bool) {
 		cur := t.currentLocked()
 		if t.closed || cur == nil || !cur.running || cur.byPath[path] != nil {
 			return nil, false
+		}
+		if _, err := os.Lstat(path); err != nil && userfile.IsTemp(filepath.Base(path)) {
+			return nil, false // a Revert's temporary file, renamed already (Revert holds mu)
 		}
 		// Events arrive late: a file last written before the turn began changed between turns.
 		// mtimes come from the kernel's coarse clock (a tick, up to 10 ms), hence the slack.
@@ -408,6 +427,9 @@ func (t *Tracker) changed(path string, created bool) {
 		t.total += prev.size()
 	case inGit:
 		f.from, f.before = FromGit, t.keepLocked(blob, cur)
+		if fi, err := os.Stat(path); err == nil {
+			f.before.mode, f.before.hasMode = fi.Mode().Perm(), true
+		}
 	case created:
 		f.from, f.before = FromCreate, text{absent: true}
 	default:
@@ -535,25 +557,25 @@ func (t *Tracker) Revert(n int, path string) error {
 	if f == nil {
 		return fmt.Errorf("turn %d did not change %s", tu.n, path)
 	}
-	if !inFolders(path, t.cfg.Folders()) {
-		return fmt.Errorf("%s is outside the workspace: not reverted", path)
-	}
+	// userfile writes only inside the folders, following no link below them, atomically.
 	switch b := f.before; {
 	case b.unknown:
 		return fmt.Errorf("the text %s had before turn %d is not known (%s): not reverted", path, tu.n, whyUnknown(f))
 	case b.absent:
-		if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return err
+		if err := userfile.RemoveIn(t.cfg.Folders(), path); err != nil {
+			return fmt.Errorf("not reverted: %w", err)
 		}
 		t.user[path] = userWrite{absent: true}
 	default:
+		// The mode it had when recorded; not recorded (git's text of a file deleted before the
+		// watch saw it): as git checks a file out with the usual umask.
 		mode := os.FileMode(0o644)
-		if fi, err := os.Stat(path); err == nil {
-			mode = fi.Mode().Perm()
+		if b.hasMode {
+			mode = b.mode
 		}
 		t.user[path] = userWrite{sum: sha(b.data)}
-		if err := os.WriteFile(path, b.data, mode); err != nil {
-			return err
+		if err := userfile.WriteIn(t.cfg.Folders(), path, b.data, mode); err != nil {
+			return fmt.Errorf("not reverted: %w", err)
 		}
 	}
 	t.total -= f.after.size()
@@ -567,15 +589,6 @@ func whyUnknown(f *file) string {
 		return "over the size limit"
 	}
 	return string(f.from)
-}
-
-func inFolders(path string, folders []string) bool {
-	for _, d := range folders {
-		if d != "" && (path == d || strings.HasPrefix(path, strings.TrimSuffix(d, string(filepath.Separator))+string(filepath.Separator))) {
-			return true
-		}
-	}
-	return false
 }
 
 // binary: a NUL in the first 8 KiB, or not UTF-8.

@@ -233,6 +233,11 @@ func TestRevert(t *testing.T) {
 	if n := len(report(t, tr, 2).Files); n != 0 {
 		t.Errorf("the revert counted as Claude's in turn 2: %+v", report(t, tr, 2).Files)
 	}
+	tr.mu.Lock()
+	for _, f := range tr.turns[len(tr.turns)-1].files { // not even unlisted: the temporary file
+		t.Errorf("turn 2 recorded %s", f.path)
+	}
+	tr.mu.Unlock()
 	if n := len(report(t, tr, 1).Files); n != 0 {
 		t.Errorf("turn 1 still lists %d files after both were reverted", n)
 	}

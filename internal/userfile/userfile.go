@@ -1,5 +1,7 @@
-// Package userfile reads files named by a client (Claude or an editor) safely: pseudo-file
-// systems are refused outright and every read is bounded while it reads.
+// Package userfile handles the user's files named by a client (Claude or an editor) safely:
+// reads refuse pseudo-file systems and are bounded while they read (this file); Inside is the
+// one test of "inside the workspace" (workspace.go); WriteIn and RemoveIn write or remove a file
+// inside a workspace folder following no link, atomically (write.go).
 //
 // A size from stat is not enough: /proc/self/pagemap is a "regular" file of size 0 that reads
 // about 256 GiB, and a file can grow between the stat and the read. So Read stops after max+1
@@ -32,31 +34,13 @@ var (
 // refused are the pseudo-file system roots no tool reads from.
 var refused = []string{"/proc", "/sys", "/dev"}
 
-// resolve is path made absolute, clean and with every symlink resolved as far as it exists.
-func resolve(path string) string {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return filepath.Clean(path)
-	}
-	// Resolve the longest existing prefix: a file that does not exist yet can still be under a
-	// link into /proc.
-	rest := ""
-	for p := abs; ; {
-		if r, err := filepath.EvalSymlinks(p); err == nil {
-			return filepath.Join(r, rest)
-		}
-		parent := filepath.Dir(p)
-		if parent == p {
-			return abs
-		}
-		rest = filepath.Join(filepath.Base(p), rest)
-		p = parent
-	}
-}
-
 // Check refuses a path under /proc, /sys or /dev, itself or through a symlink.
 func Check(path string) error {
-	for _, cand := range []string{filepath.Clean(path), resolve(path)} {
+	real, err := Resolve(path)
+	if err != nil {
+		real = filepath.Clean(path) // a dangling link: nothing is read through it
+	}
+	for _, cand := range []string{filepath.Clean(path), real} {
 		for _, root := range refused {
 			if cand == root || strings.HasPrefix(cand, root+string(filepath.Separator)) {
 				return fmt.Errorf("%s is in %s, which holds no user files: %w", path, root, ErrSpecial)
