@@ -47,22 +47,21 @@ func (m *Model) FileClosed(path string) {
 	}
 }
 
-// Excluded reports whether path matches the exclude globs.
-func (m *Model) Excluded(path string) bool { return m.excluded(path) }
-
-func (m *Model) excluded(path string) bool {
+// Excluded reports whether path is excluded (exclude.Set.Excludes: the path as written or the
+// file a symlink names). It looks at links on disk, so it is never called under m.mu.
+func (m *Model) Excluded(path string) bool {
 	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.excludedLocked(path)
+	folders := m.folders // replaced, never changed in place (SetFolders)
+	m.mu.Unlock()
+	return m.info.Exclude.Excludes(path, folders)
 }
-
-func (m *Model) excludedLocked(path string) bool { return m.info.Exclude.Match(path, m.folders) }
 
 // shared reports whether facts about path may go to Claude now: not paused, not excluded.
 func (m *Model) shared(path string) bool {
 	m.mu.Lock()
-	defer m.mu.Unlock()
-	return !m.paused && !m.excludedLocked(path)
+	paused := m.paused
+	m.mu.Unlock()
+	return !paused && !m.Excluded(path)
 }
 
 func errExcluded(path string) error {

@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -32,22 +33,48 @@ var (
 // refused are the pseudo-file system roots no tool reads from.
 var refused = []string{"/proc", "/sys", "/dev"}
 
-// resolve is path made absolute, clean and with every symlink resolved as far as it exists.
-func resolve(path string) string {
+// Resolve is path made absolute, clean and with every symlink resolved as far as it exists:
+// for a path whose last components do not exist, its longest existing prefix is resolved and the
+// rest appended; a dangling symlink is followed to where it points (at most 40 links). It reads
+// links, never a file's contents.
+func Resolve(path string) string {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return filepath.Clean(path)
 	}
-	// Resolve the longest existing prefix: a file that does not exist yet can still be under a
-	// link into /proc.
+	for hops := 0; hops < 40; hops++ {
+		next, more := resolveOnce(abs)
+		if !more {
+			return next
+		}
+		abs = next
+	}
+	return abs
+}
+
+// resolveOnce resolves the longest existing prefix of abs; when that stops at a dangling link it
+// returns the link's target with the rest appended, and more.
+func resolveOnce(abs string) (string, bool) {
 	rest := ""
 	for p := abs; ; {
 		if r, err := filepath.EvalSymlinks(p); err == nil {
-			return filepath.Join(r, rest)
+			return filepath.Join(r, rest), false
+		}
+		if fi, err := os.Lstat(p); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			if target, err := os.Readlink(p); err == nil {
+				if !filepath.IsAbs(target) {
+					dir := filepath.Dir(p)
+					if r, err := filepath.EvalSymlinks(dir); err == nil {
+						dir = r // ".." in target is taken from where the link really is
+					}
+					target = filepath.Join(dir, target)
+				}
+				return filepath.Join(target, rest), true
+			}
 		}
 		parent := filepath.Dir(p)
 		if parent == p {
-			return abs
+			return abs, false
 		}
 		rest = filepath.Join(filepath.Base(p), rest)
 		p = parent
@@ -56,7 +83,7 @@ func resolve(path string) string {
 
 // Check refuses a path under /proc, /sys or /dev, itself or through a symlink.
 func Check(path string) error {
-	for _, cand := range []string{filepath.Clean(path), resolve(path)} {
+	for _, cand := range []string{filepath.Clean(path), Resolve(path)} {
 		for _, root := range refused {
 			if cand == root || strings.HasPrefix(cand, root+string(filepath.Separator)) {
 				return fmt.Errorf("%s is in %s, which holds no user files: %w", path, root, ErrSpecial)
