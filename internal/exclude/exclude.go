@@ -1,5 +1,5 @@
-// Package exclude decides which files' selections, mentions, open-editor entries and
-// diagnostics never leave the editor: the user's exclude globs, with a default that covers the
+// Package exclude decides which files' selections, mentions, open-editor entries, diagnostics
+// and code-tool answers never reach Claude: the user's exclude globs, with a default that covers the
 // usual secrets (issue 28 item 7; anthropics/claude-code #58886: a .env selection resurfacing in
 // a new session).
 //

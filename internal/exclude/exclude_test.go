@@ -128,3 +128,26 @@ func TestExcludesThroughLinks(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkExcludes is the check each editor selection pays: the default globs, a file that
+// exists four folders down (one lstat per component) and one that does not (every prefix tried).
+func BenchmarkExcludes(b *testing.B) {
+	ws, err := filepath.EvalSymlinks(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	file := filepath.Join(ws, "internal", "ide", "selection.go")
+	os.MkdirAll(filepath.Dir(file), 0o755)
+	os.WriteFile(file, []byte("package ide\n"), 0o644)
+	def, _ := New(nil)
+	for name, p := range map[string]string{"exists": file, "missing": "/w/internal/ide/selection.go"} {
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if def.Excludes(p, []string{ws}) {
+					b.Fatal("excluded")
+				}
+			}
+		})
+	}
+}

@@ -5,9 +5,10 @@ import (
 )
 
 // What the editor shares with Claude (issue 28 item 7), enforced here for every editor:
-//   - files matching EditorInfo.Exclude: their selections are never sent nor kept (not even as
-//     getLatestSelection's answer), an @-mention of one is refused, and they are left out of
-//     getOpenEditors and getDiagnostics;
+//   - files EditorInfo.Exclude excludes (Excluded: by the path or the file a symlink names):
+//     their selections are never sent nor kept (not even as getLatestSelection's answer), an
+//     @-mention of one is refused, they are left out of getOpenEditors and getDiagnostics, and
+//     the model's code tools (modeltools, given Excluded) neither read nor quote them;
 //   - while sharing is paused (SetPaused): no selection is sent, kept or answered, and
 //     getOpenEditors and getDiagnostics answer empty lists. An @-mention, which the user sends
 //     on purpose, still goes (unless its file is excluded);
