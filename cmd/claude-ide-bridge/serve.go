@@ -47,7 +47,7 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		pathMaps   stringList
 		excludes   stringList
 	)
-	fs.Var(&excludes, "exclude", "glob of files whose selections, mentions, open editors and diagnostics never reach Claude (repeatable; replaces the default "+strings.Join(exclude.Default, " ")+"; none: share everything; with --stdio the editor's initialize may give its own)")
+	fs.Var(&excludes, "exclude", "glob of files whose selections, mentions, open editors, diagnostics and code-tool answers never reach Claude, also through a symlink (repeatable; replaces the default "+strings.Join(exclude.Default, " ")+"; none: share everything; with --stdio the editor's initialize may give its own)")
 	fs.Var(&lspFlags, "lsp", "language server for getDiagnostics: EXT=COMMAND (repeatable, e.g. .go=gopls), auto (the common ones on $PATH) or none; default without --stdio: auto")
 	fs.Var(&pathMaps, "path-map", "with --stdio: LOCAL=REMOTE, the editor's path prefix and the same folder here (repeatable; longest prefix wins; docs/remote.md)")
 	if err := fs.Parse(args); err != nil {

@@ -145,9 +145,10 @@ func Start(cfg Config) (*Bridge, error) {
 	// never serves without one, wherever it is mounted.
 	mcpCheck := func(r *http.Request) (int, string) { return transport.CheckBearer(r, b.port, b.mcpToken) }
 	code := modeltools.NewHandler(modeltools.Options{
-		Source:  modeltools.First(editorSource(cfg.EditorCode, cfg.Info), ownSource(cfg.Code)),
-		Folders: b.Model.Folders,
-		Version: Version,
+		Source:   modeltools.First(editorSource(cfg.EditorCode, cfg.Info), ownSource(cfg.Code)),
+		Folders:  b.Model.Folders,
+		Excluded: b.Model.Excluded, // the same exclude rule as every IDE channel
+		Version:  Version,
 	}, mcpCheck, log)
 	control := remote.Handler(b.Model)
 	if err := b.startReview(cfg); err != nil {

@@ -1,5 +1,5 @@
-// Package exclude decides which files' selections, mentions, open-editor entries and
-// diagnostics never leave the editor: the user's exclude globs, with a default that covers the
+// Package exclude decides which files' selections, mentions, open-editor entries, diagnostics
+// and code-tool answers never reach Claude: the user's exclude globs, with a default that covers the
 // usual secrets (issue 28 item 7; anthropics/claude-code #58886: a .env selection resurfacing in
 // a new session).
 //
@@ -7,7 +7,12 @@
 // the file and of each folder it is in, as .gitignore does: ".env" excludes /p/.env,
 // "secrets" excludes /p/secrets/db.yml. A glob with a slash is matched against the path
 // relative to a workspace folder ("config/*.key", "**/private/**"), or, when it starts with
-// "/", against the absolute path. Matching is by path text only: nothing is read from disk.
+// "/", against the absolute path.
+//
+// Set.Excludes is the one place that decides whether a file is excluded, for every channel
+// (selections, mentions, open editors, diagnostics, the model's code tools): by the path as
+// written and by the file it names once symlinks are resolved, so that a link settings.txt ->
+// .env is .env. It reads links, never a file's contents.
 package exclude
 
 import (
@@ -17,6 +22,8 @@ import (
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/userfile"
 )
 
 // Default is what is excluded when the editor gives no globs: dotenv files, keys and
@@ -70,9 +77,37 @@ func (s *Set) Globs() []string {
 	return append([]string{}, s.globs...)
 }
 
-// Match reports whether the file at p (absolute, or relative to the first folder) is excluded.
-// folders are the workspace folders (absolute).
-func (s *Set) Match(p string, folders []string) bool {
+// Excludes reports whether the file at p (absolute, or relative to the first folder) is
+// excluded, judged on p as written and on p with every symlink resolved (userfile.ResolveLinks: as
+// far as it exists, dangling links followed). folders are the workspace folders (absolute). Every
+// channel that sends a file's text, name or facts to Claude asks this, and nothing else.
+func (s *Set) Excludes(p string, folders []string) bool {
+	if s == nil || p == "" || len(s.names)+len(s.rel)+len(s.abs) == 0 {
+		return false
+	}
+	if !filepath.IsAbs(p) && len(folders) > 0 {
+		p = filepath.Join(folders[0], p)
+	}
+	if s.match(p, folders) {
+		return true
+	}
+	real := userfile.ResolveLinks(p)
+	if real == filepath.Clean(p) {
+		return false
+	}
+	if len(s.rel) > 0 {
+		// The link may lead out of a folder as written into it as resolved (or the reverse).
+		for _, f := range folders {
+			if r := userfile.ResolveLinks(f); r != f {
+				folders = append(folders[:len(folders):len(folders)], r)
+			}
+		}
+	}
+	return s.match(real, folders)
+}
+
+// match is Excludes on the path text alone.
+func (s *Set) match(p string, folders []string) bool {
 	if s == nil || p == "" {
 		return false
 	}

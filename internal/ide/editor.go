@@ -69,8 +69,8 @@ type EditorInfo struct {
 	TrackSelection bool // the editor reports selections; getCurrentSelection answers from them
 	// Timeout bounds each editor call (default 10s); showing a diff may take three times as long.
 	Timeout time.Duration
-	// Exclude: files whose selections, mentions, open-editor entries and diagnostics never
-	// reach Claude (sharing.go). Nil: exclude.Default.
+	// Exclude: files whose selections, mentions, open-editor entries, diagnostics and code-tool
+	// answers never reach Claude (sharing.go, Model.Excluded). Nil: exclude.Default.
 	Exclude *exclude.Set
 }
 

@@ -19,9 +19,10 @@ func (m *Model) SelectionChanged(sel Selection) {
 	if sel.FileURL == "" && sel.FilePath != "" {
 		sel.FileURL = FileURL(sel.FilePath)
 	}
+	excluded := m.Excluded(sel.FilePath) // before the lock: it looks at the file system
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.paused || m.excludedLocked(sel.FilePath) {
+	if m.paused || excluded {
 		// Never sent, never kept: getLatestSelection has nothing until a shared file is selected.
 		m.latest = nil
 		return
@@ -146,7 +147,7 @@ func (m *Model) AtMentioned(mention Mention) (delivered int, held bool, err erro
 	if mention.FilePath, err = m.absPath(mention.FilePath); err != nil {
 		return 0, false, err
 	}
-	if m.excluded(mention.FilePath) {
+	if m.Excluded(mention.FilePath) {
 		return 0, false, errExcluded(mention.FilePath)
 	}
 	msg, err := jsonrpc.EncodeNotification("at_mentioned", mention)

@@ -5,9 +5,10 @@ import (
 )
 
 // What the editor shares with Claude (issue 28 item 7), enforced here for every editor:
-//   - files matching EditorInfo.Exclude: their selections are never sent nor kept (not even as
-//     getLatestSelection's answer), an @-mention of one is refused, and they are left out of
-//     getOpenEditors and getDiagnostics;
+//   - files EditorInfo.Exclude excludes (Excluded: by the path or the file a symlink names):
+//     their selections are never sent nor kept (not even as getLatestSelection's answer), an
+//     @-mention of one is refused, they are left out of getOpenEditors and getDiagnostics, and
+//     the model's code tools (modeltools, given Excluded) neither read nor quote them;
 //   - while sharing is paused (SetPaused): no selection is sent, kept or answered, and
 //     getOpenEditors and getDiagnostics answer empty lists. An @-mention, which the user sends
 //     on purpose, still goes (unless its file is excluded);
@@ -47,22 +48,21 @@ func (m *Model) FileClosed(path string) {
 	}
 }
 
-// Excluded reports whether path matches the exclude globs.
-func (m *Model) Excluded(path string) bool { return m.excluded(path) }
-
-func (m *Model) excluded(path string) bool {
+// Excluded reports whether path is excluded (exclude.Set.Excludes: the path as written or the
+// file a symlink names). It looks at links on disk, so it is never called under m.mu.
+func (m *Model) Excluded(path string) bool {
 	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.excludedLocked(path)
+	folders := m.folders // replaced, never changed in place (SetFolders)
+	m.mu.Unlock()
+	return m.info.Exclude.Excludes(path, folders)
 }
-
-func (m *Model) excludedLocked(path string) bool { return m.info.Exclude.Match(path, m.folders) }
 
 // shared reports whether facts about path may go to Claude now: not paused, not excluded.
 func (m *Model) shared(path string) bool {
 	m.mu.Lock()
-	defer m.mu.Unlock()
-	return !m.paused && !m.excludedLocked(path)
+	paused := m.paused
+	m.mu.Unlock()
+	return !paused && !m.Excluded(path)
 }
 
 func errExcluded(path string) error {

@@ -67,21 +67,58 @@ func uriPath(uri string) string {
 	return filepath.FromSlash(u.Path)
 }
 
-// files reads and caches the lines of files for one tool call, only inside ws.
+// files reads and caches the lines of files for one tool call, only inside ws and only of files
+// the user has not excluded.
 type files struct {
-	ws workspace
-	m  map[string][]string
+	ws       workspace
+	excluded func(path string) bool // exclude.Set.Excludes through the IDE model; nil: none
+	m        map[string][]string
+	errs     map[string]error
 }
 
-// lines reads path's lines; a path outside the workspace is an *outsideError and is not read.
+// excludedError refuses a file matching the user's exclude globs (by its name or the file a
+// symlink names). Like outsideError it names the path as given and nothing else.
+type excludedError struct{ given string }
+
+func (e *excludedError) Error() string {
+	return fmt.Sprintf("%s is excluded from sharing (the user's exclude globs): the code tools do not read it", e.given)
+}
+
+// check returns path (absolute) resolved, or an *outsideError or *excludedError: the one test
+// before anything of a file is read, quoted or asked of a source.
+func (f *files) check(path string) (string, error) {
+	real, err := f.ws.inside(path)
+	if err != nil {
+		return "", err
+	}
+	if f.excluded != nil && f.excluded(path) { // judged on the link and on what it names
+		return "", &excludedError{path}
+	}
+	return real, nil
+}
+
+// lines reads path's lines; a path outside the workspace or excluded is an error and is not read.
 func (f *files) lines(path string) ([]string, error) {
 	if l, ok := f.m[path]; ok {
 		return l, nil
 	}
-	if f.m == nil {
-		f.m = map[string][]string{}
+	if err, ok := f.errs[path]; ok {
+		return nil, err
 	}
-	real, err := f.ws.inside(path)
+	if f.m == nil {
+		f.m, f.errs = map[string][]string{}, map[string]error{}
+	}
+	l, err := f.read(path)
+	if err != nil {
+		f.errs[path] = err
+		return nil, err
+	}
+	f.m[path] = l
+	return l, nil
+}
+
+func (f *files) read(path string) ([]string, error) {
+	real, err := f.check(path)
 	if err != nil {
 		return nil, err
 	}
@@ -92,19 +129,25 @@ func (f *files) lines(path string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := strings.Split(strings.ReplaceAll(string(b), "\r\n", "\n"), "\n")
-	f.m[path] = l
-	return l, nil
+	return strings.Split(strings.ReplaceAll(string(b), "\r\n", "\n"), "\n"), nil
 }
 
-// outside reports whether path is outside the workspace (its lines are never shown).
-func (f *files) outside(path string) bool {
+// hidden is what stands for path's lines when they are never shown (outsideText, excludedText),
+// "" when they may be.
+func (f *files) hidden(path string) string {
 	_, err := f.lines(path)
 	var oe *outsideError
-	return errors.As(err, &oe)
+	var ee *excludedError
+	switch {
+	case errors.As(err, &ee):
+		return excludedText
+	case errors.As(err, &oe):
+		return outsideText
+	}
+	return ""
 }
 
-// line is the text of a 0-based line, "" when out of range, unreadable or outside.
+// line is the text of a 0-based line, "" when out of range, unreadable, outside or excluded.
 func (f *files) line(path string, n int) string {
 	l, err := f.lines(path)
 	if err != nil || n < 0 || n >= len(l) {

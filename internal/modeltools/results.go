@@ -91,13 +91,18 @@ func (f *formatter) display(path string) string {
 	return path
 }
 
-// outsideText stands for the line of a file outside the workspace, which is never quoted.
-const outsideText = "(outside the workspace: not shown)"
+// outsideText stands for the line of a file outside the workspace, which is never quoted;
+// excludedText for anything of a file the user excluded (its lines, and the names and details a
+// server reads out of it).
+const (
+	outsideText  = "(outside the workspace: not shown)"
+	excludedText = "(excluded from sharing: not shown)"
+)
 
 // context is a line of a file, trimmed and bounded, for one result line.
 func (f *formatter) context(path string, line int) string {
-	if f.files.outside(path) {
-		return outsideText
+	if h := f.files.hidden(path); h != "" {
+		return h
 	}
 	s := strings.TrimSpace(f.files.line(path, line-1))
 	return clip(s, 160)
@@ -136,7 +141,7 @@ func (f *formatter) list(header string, es []entry, keepOrder bool) string {
 	total := 0
 	for _, e := range es {
 		text := e.text
-		if text == "" {
+		if text == "" || f.files.hidden(e.path) == excludedText {
 			text = f.context(e.path, e.line)
 		}
 		s := fmt.Sprintf("%s:%d:%d: %s", f.display(e.path), e.line, e.col, text)

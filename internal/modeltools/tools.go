@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/exclude"
 )
 
 // Options configures the tools.
@@ -21,6 +23,10 @@ type Options struct {
 	// MaxResults bounds the lines of one answer (default 50); the rest is counted as "N more".
 	MaxResults int
 	Version    string
+	// Excluded reports whether a file is excluded from sharing (the IDE model's Excluded, that is
+	// exclude.Set.Excludes); nothing of such a file is read, asked of a source or quoted. Nil:
+	// exclude.Default's globs.
+	Excluded func(path string) bool
 }
 
 // PositionInput is where a model points: a line and the name on it, never a column.
@@ -64,6 +70,11 @@ func NewServer(o Options) *mcp.Server {
 	if o.Version == "" {
 		o.Version = "0"
 	}
+	if o.Excluded == nil {
+		def, _ := exclude.New(nil) // the default compiles
+		folders := o.Folders
+		o.Excluded = func(p string) bool { return def.Excludes(p, folders()) }
+	}
 	t := &tools{o: o}
 	s := mcp.NewServer(&mcp.Implementation{Name: "claude-ide-bridge-code", Version: o.Version}, &mcp.ServerOptions{
 		Instructions: "Code navigation answered by the project's language servers (the editor's when it has them). " +
@@ -101,7 +112,7 @@ type call struct {
 
 func (t *tools) newCall() *call {
 	folders := t.o.Folders()
-	return &call{t: t, f: formatter{folders: folders, max: t.o.MaxResults, files: files{ws: newWorkspace(folders)}}}
+	return &call{t: t, f: formatter{folders: folders, max: t.o.MaxResults, files: files{ws: newWorkspace(folders), excluded: t.o.Excluded}}}
 }
 
 // abs resolves a path the model gave.
@@ -118,7 +129,7 @@ func (c *call) abs(p string) (string, error) {
 	}
 	p = filepath.Clean(p)
 	// From here on the resolved path is used: what was checked is what is read and asked.
-	real, err := c.f.files.ws.inside(p)
+	real, err := c.f.files.check(p)
 	if err != nil {
 		return "", err
 	}
@@ -158,8 +169,8 @@ func (c *call) position(path string, line int, symbol string) (positionParams, e
 // request asks the source and remembers how to read its answer.
 func (c *call) request(ctx context.Context, path, method string, params any) (json.RawMessage, error) {
 	// Every path a source is asked about was resolved by abs; checked again here so that no
-	// tool can hand a source (the editor loads the file) a path outside the workspace.
-	if _, err := c.f.files.ws.inside(path); err != nil {
+	// tool can hand a source (the editor loads the file) a path outside the workspace or excluded.
+	if _, err := c.f.files.check(path); err != nil {
 		return nil, err
 	}
 	var raw json.RawMessage
@@ -531,11 +542,11 @@ func (c *call) previewEdits(path string, list []textEdit) []entry {
 		byLine[e.Range.Start.Line] = append(byLine[e.Range.Start.Line], e)
 	}
 	var out []entry
-	outside := c.f.files.outside(path)
+	hidden := c.f.files.hidden(path)
 	for ln, es := range byLine {
-		if outside {
+		if hidden != "" {
 			for _, e := range es {
-				out = append(out, c.f.at(path, e.Range.Start, outsideText))
+				out = append(out, c.f.at(path, e.Range.Start, hidden))
 			}
 			continue
 		}

@@ -100,8 +100,8 @@ func (h *handler) check(req Request) (path string, start, end int, err error) {
 	if !InFolders(path, h.m.Folders()) {
 		return "", 0, 0, fmt.Errorf("%s is not in this IDE's workspace %v", req.FilePath, h.m.Folders())
 	}
-	// By the name given and by the file it names (a symlink to .env is .env).
-	if h.m.Excluded(req.FilePath) || h.m.Excluded(path) {
+	// Excluded judges the name given and the file it names (a symlink to .env is .env).
+	if h.m.Excluded(req.FilePath) {
 		return "", 0, 0, fmt.Errorf("%s is excluded from sharing (the bridge's exclude globs): not sent", req.FilePath)
 	}
 	return path, start, end, nil

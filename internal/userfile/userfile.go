@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -34,13 +35,58 @@ var (
 // refused are the pseudo-file system roots no tool reads from.
 var refused = []string{"/proc", "/sys", "/dev"}
 
+// ResolveLinks is path made absolute, clean and with every symlink resolved as far as it exists:
+// for a path whose last components do not exist, its longest existing prefix is resolved and the
+// rest appended; a dangling symlink is followed to where it points (at most 40 links). It reads
+// links, never a file's contents. Unlike Resolve, a dangling link is followed: the exclude globs
+// judge where it points before the file exists.
+func ResolveLinks(path string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return filepath.Clean(path)
+	}
+	for hops := 0; hops < 40; hops++ {
+		next, more := resolveOnce(abs)
+		if !more {
+			return next
+		}
+		abs = next
+	}
+	return abs
+}
+
+// resolveOnce resolves the longest existing prefix of abs; when that stops at a dangling link it
+// returns the link's target with the rest appended, and more.
+func resolveOnce(abs string) (string, bool) {
+	rest := ""
+	for p := abs; ; {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			return filepath.Join(r, rest), false
+		}
+		if fi, err := os.Lstat(p); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			if target, err := os.Readlink(p); err == nil {
+				if !filepath.IsAbs(target) {
+					dir := filepath.Dir(p)
+					if r, err := filepath.EvalSymlinks(dir); err == nil {
+						dir = r // ".." in target is taken from where the link really is
+					}
+					target = filepath.Join(dir, target)
+				}
+				return filepath.Join(target, rest), true
+			}
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return abs, false
+		}
+		rest = filepath.Join(filepath.Base(p), rest)
+		p = parent
+	}
+}
+
 // Check refuses a path under /proc, /sys or /dev, itself or through a symlink.
 func Check(path string) error {
-	real, err := Resolve(path)
-	if err != nil {
-		real = filepath.Clean(path) // a dangling link: nothing is read through it
-	}
-	for _, cand := range []string{filepath.Clean(path), real} {
+	for _, cand := range []string{filepath.Clean(path), ResolveLinks(path)} {
 		for _, root := range refused {
 			if cand == root || strings.HasPrefix(cand, root+string(filepath.Separator)) {
 				return fmt.Errorf("%s is in %s, which holds no user files: %w", path, root, ErrSpecial)

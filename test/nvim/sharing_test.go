@@ -2,6 +2,8 @@ package nvimtest
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -40,6 +42,33 @@ func TestExcludeFromNeovim(t *testing.T) {
 		t.Fatalf("getOpenEditors: %s", got)
 	}
 	_ = main
+}
+
+// Issue 35 item 2, from Neovim: a symlink settings.txt -> .env is .env. Selecting in it sends
+// nothing, :ClaudeCodeSend of it is refused with a notice, getOpenEditors and getDiagnostics
+// leave it out.
+func TestExcludeSymlinkFromNeovim(t *testing.T) {
+	e := newEnv(t, nil, true)
+	e.file(t, ".env", "SECRET=hunter2\nTOKEN=x\n")
+	main := e.file(t, "main.go", "package main\n")
+	link := filepath.Join(e.proj, "settings.txt")
+	if err := os.Symlink(".env", link); err != nil {
+		t.Fatal(err)
+	}
+	e.edit(t, link)
+	e.n.input(t, "Vj")
+	e.n.ex(t, "sleep 200m")
+	e.n.input(t, "<Esc>")
+	e.n.ex(t, "ClaudeCodeSend")
+	e.n.waitLua(t, `true`, `return vim.fn.execute("messages"):find("excluded from sharing", 1, true) ~= nil`)
+	e.edit(t, main)
+	e.untilSelection(t, "main.go", "settings.txt")
+	for _, tool := range []string{"getOpenEditors", "getDiagnostics", "getLatestSelection"} {
+		r := e.c.tool(t, tool, map[string]any{})
+		if got := strings.Join(r.texts(), ""); strings.Contains(got, "settings.txt") || strings.Contains(got, "hunter2") {
+			t.Errorf("%s: %s", tool, got)
+		}
+	}
 }
 
 // Issue 28 item 7: "a command to pause and resume sharing at runtime, shown in status(); a closed

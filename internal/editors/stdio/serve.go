@@ -184,8 +184,8 @@ type InitializeParams struct {
 	PositionEncoding ide.Encoding     `json:"positionEncoding"`
 	TrackSelection   *bool            `json:"trackSelection"`
 	Capabilities     ide.Capabilities `json:"capabilities"`
-	// Exclude: globs of files whose selections, mentions, open editors and diagnostics never
-	// reach Claude (internal/exclude). Absent: the bridge's (--exclude, else the default);
+	// Exclude: globs of files whose selections, mentions, open editors, diagnostics and
+	// code-tool answers never reach Claude (internal/exclude). Absent: the bridge's (--exclude, else the default);
 	// [] shares everything.
 	Exclude *[]string `json:"exclude"`
 }
