@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/membudget"
 )
 
 // The earlier text of a file changed by other means comes from the workspace folder's own
@@ -95,7 +97,7 @@ func watching(t *testing.T, folder string) *Tracker {
 		}
 		return nil
 	})
-	waitFor(t, "the watch", func() bool { tr.w.mu.Lock(); defer tr.w.mu.Unlock(); return tr.w.count >= dirs })
+	waitFor(t, "the watch", func() bool { return len(tr.w.fs.WatchList()) >= dirs }) // added, not only counted
 	return tr
 }
 
@@ -228,7 +230,7 @@ func TestGitEarlierTextIsTheIndexs(t *testing.T) {
 	}
 	big := long.String()
 	small := strings.Replace(big, "delta a\n", "delta A\n", 1)
-	committed(t, ws, map[string]string{"packed.txt": "packed\n", "staged.txt": "head\n", "delta.txt": big, "gone.txt": "gone\n"})
+	committed(t, ws, map[string]string{"packed.txt": "packed\n", "staged.txt": "head\n", "delta.txt": big, "gone.txt": "gone\n", "later.txt": "v1\n"})
 	write(t, filepath.Join(ws, "delta.txt"), small)
 	gitIn(t, ws, "commit", "-qam", "y") // delta.txt: two versions, one packed as a delta of the other
 	write(t, filepath.Join(ws, "staged.txt"), "staged\n")
@@ -242,6 +244,7 @@ func TestGitEarlierTextIsTheIndexs(t *testing.T) {
 	gitIn(t, ws, "add", "loose.txt")
 	write(t, filepath.Join(ws, "staged.txt"), "work tree\n") // not staged: the index keeps "staged\n"
 
+	budget := membudget.Default.Used()
 	tr := watching(t, ws)
 	tr.Prompt()
 	for name, want := range map[string]string{"packed.txt": "packed\n", "staged.txt": "staged\n", "delta.txt": small, "loose.txt": "loose\n"} {
@@ -254,6 +257,23 @@ func TestGitEarlierTextIsTheIndexs(t *testing.T) {
 		if f := bashChanges(t, tr, filepath.Join(ws, name), "changed\n"); f.From != FromNone {
 			t.Errorf("%s: from %q, want %q", name, f.From, FromNone)
 		}
+	}
+	// An index git rewrote since (here between two turns) is read again.
+	tr.EndTurn()
+	write(t, filepath.Join(ws, "later.txt"), "restaged\n")
+	gitIn(t, ws, "add", "later.txt")
+	time.Sleep(50 * time.Millisecond) // not an assertion: the next prompt comes later than mtimeSlack
+	tr.Prompt()
+	if f := bashChanges(t, tr, filepath.Join(ws, "later.txt"), "changed\n"); f.From != FromGit || deref(f.Before) != "restaged\n" {
+		t.Errorf("later.txt: from %q before %q, want the index's new text", f.From, deref(f.Before))
+	}
+	// What is decoded is held in the memory budget until the Tracker lets it go.
+	if membudget.Default.Used() <= budget {
+		t.Errorf("the decoded index is not counted in the memory budget")
+	}
+	tr.Close()
+	if used := membudget.Default.Used(); used != budget {
+		t.Errorf("the budget holds %d bytes after Close, %d before", used, budget)
 	}
 }
 

@@ -148,6 +148,7 @@ func (t *Tracker) Close() error {
 	if t.w != nil {
 		t.w.close()
 	}
+	t.git.close()
 	close(t.ended)
 	<-t.done
 	return nil
