@@ -4,6 +4,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -35,10 +36,11 @@ const (
 // repository, for a file changed by other means than Edit/Write. It runs no git: it reads the
 // files of <folder>/.git with go-git, which runs no hook, fsmonitor, filter, textconv or any
 // other command a repository's configuration names, and reads none of that configuration.
-// Only a workspace folder's own `.git` directory is read: never a repository found by walking
-// up from the file (a folder of plain files in a clone, or a `sub/.git` the model wrote, can
-// pose as one) nor one above the folder, and never a `.git` file (a gitdir link, which may point
-// anywhere); nothing out of that directory is followed (objects/info/alternates, symlinks).
+// Only a workspace folder's own `.git` directory is read (the innermost folder holding the file
+// that has one): never a repository found by walking up from the file (a folder of plain files
+// in a clone, or a `sub/.git` the model wrote, can pose as one) nor one above the folder, and
+// never a `.git` file (a gitdir link, which may point anywhere); nothing out of that directory
+// is followed (objects/info/alternates, symlinks).
 type gitReader struct {
 	folders func() []string
 
@@ -78,7 +80,15 @@ func (g *gitReader) dropLocked() {
 // indexBlob is path's text in the index (stage 0) of the repository of the workspace folder
 // that holds path, if it is a tracked regular file and at most limit bytes.
 func (g *gitReader) indexBlob(path string, limit int64) ([]byte, bool) {
-	top, rel := g.folderOf(path)
+	// The innermost workspace folder with a .git directory that holds path: folders may nest
+	// (a folder and one of its subfolders both opened).
+	var top, rel string
+	for _, f := range g.holding(path) {
+		if fi, err := os.Lstat(filepath.Join(f[0], ".git")); err == nil && fi.IsDir() {
+			top, rel = f[0], f[1]
+			break
+		}
+	}
 	if top == "" {
 		return nil, false
 	}
@@ -179,18 +189,17 @@ func same(a, b os.FileInfo) bool {
 	return os.SameFile(a, b) && a.Size() == b.Size() && a.ModTime().Equal(b.ModTime())
 }
 
-// folderOf is the innermost workspace folder holding path and path relative to it, with '/'
-// ("" if none holds it).
-func (g *gitReader) folderOf(path string) (top, rel string) {
+// holding lists the workspace folders holding path, innermost first, each with path relative
+// to it, with '/'.
+func (g *gitReader) holding(path string) [][2]string {
+	var out [][2]string
 	for _, d := range g.folders() {
-		if d == "" || len(d) <= len(top) {
-			continue
-		}
-		if r, err := filepath.Rel(d, path); err == nil && r != "." && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator)) {
-			top, rel = d, filepath.ToSlash(r)
+		if r, err := filepath.Rel(d, path); d != "" && err == nil && r != "." && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+			out = append(out, [2]string{d, filepath.ToSlash(r)})
 		}
 	}
-	return top, rel
+	sort.Slice(out, func(i, j int) bool { return len(out[i][0]) > len(out[j][0]) })
+	return out
 }
 
 // packIdxSize is the size of the pack indexes go-git would load.

@@ -292,6 +292,18 @@ func TestGitOnlyTheFoldersOwnRepository(t *testing.T) {
 			t.Errorf("%s: from %q, want %q", p, f.From, FromNone)
 		}
 	}
+	// With the repository's folder opened too (folders may nest), its index answers for ws.
+	tr.Close()
+	tr, err := New(Config{Folders: func() []string { return []string{ws, top} }, Watch: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	waitFor(t, "the watch", func() bool { return len(tr.w.fs.WatchList()) >= 3 })
+	tr.Prompt()
+	if f := bashChanges(t, tr, filepath.Join(ws, "a.txt"), "again\n"); f.From != FromGit || deref(f.Before) != "a\n" {
+		t.Errorf("ws/a.txt with %s a folder too: from %q before %q, want the index's", top, f.From, deref(f.Before))
+	}
 }
 
 // A file in a merge conflict has no stage 0 in the index: its earlier text is not known (not
