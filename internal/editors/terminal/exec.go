@@ -13,12 +13,13 @@ import (
 // (trust.Env), so that what it runs by name is not the workspace's either. The workspace's
 // files are Claude's to write: a program taken from them would let a write run code.
 func (e *Editor) command(ctx context.Context, name string, args ...string) (*exec.Cmd, error) {
-	var folders []string
 	e.mu.Lock()
-	if e.d != nil {
-		folders = e.d.Folders()
-	}
+	d := e.d
 	e.mu.Unlock()
+	var folders []string
+	if d != nil { // the Model's lock is never taken under e.mu
+		folders = d.Folders()
+	}
 	prog, err := trust.LookPath(name, "", folders)
 	if err != nil {
 		return nil, err
