@@ -801,14 +801,19 @@ In Dired, send the marked files (or the one at point)."
   (let ((root (expand-file-name "../../" claude-ide-bridge--source-dir)))
     (and (file-exists-p (expand-file-name "go.mod" root)) root)))
 
+(defun claude-ide-bridge--outside (cmd)
+  "CMD, its program from the variable `exec-path' outside the workspace."
+  (let ((p (executable-find (car cmd))) (ws (cons (claude-ide-bridge--root) claude-ide-bridge--folders)))
+    (if (and p (not (seq-some (lambda (r) (file-in-directory-p p r)) ws))) (cons p (cdr cmd))
+      (user-error "%s: not found on `exec-path' outside the workspace" (car cmd)))))
+
 (defun claude-ide-bridge-find-program ()
   "The bridge binary to run, or nil."
   (seq-find (lambda (f) (and f (file-executable-p f)))
             (list claude-ide-bridge-program
                   (claude-ide-bridge--installed-path)
-                  (executable-find "claude-ide-bridge")
-                  (let ((root (claude-ide-bridge--checkout-root)))
-                    (and root (expand-file-name "bin/claude-ide-bridge" root))))))
+                  (car (ignore-errors (claude-ide-bridge--outside '("claude-ide-bridge"))))
+                  (let ((root (claude-ide-bridge--checkout-root))) (and root (expand-file-name "bin/claude-ide-bridge" root))))))
 
 (defun claude-ide-bridge--root ()
   "The project root of the current buffer, else `default-directory'."
@@ -1055,7 +1060,7 @@ project of the current buffer becomes a workspace folder."
            (get-buffer-process claude-ide-bridge--claude-buffer))
       (pop-to-buffer claude-ide-bridge--claude-buffer claude-ide-bridge-claude-display-action)
     (let* ((default-directory (file-name-as-directory (claude-ide-bridge--root)))
-           (cmd (claude-ide-bridge-claude-command args))
+           (cmd (claude-ide-bridge--outside (claude-ide-bridge-claude-command args)))
            (process-environment (claude-ide-bridge-claude-environment))
            (name "*claude*")
            (buf (pcase (claude-ide-bridge--terminal)

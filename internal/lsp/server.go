@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -21,18 +20,6 @@ import (
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/membudget"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/trust"
 )
-
-// serverEnv is the bridge's environment with PATH cleaned (trust.CleanPath): what a server
-// runs by name is not taken from the workspace either.
-func serverEnv(workspace []string) []string {
-	env := os.Environ()
-	for i, kv := range env {
-		if k, v, ok := strings.Cut(kv, "="); ok && k == "PATH" {
-			env[i] = "PATH=" + trust.CleanPath(v, workspace)
-		}
-	}
-	return env
-}
 
 // server is one configured command; it has at most one running process at a time.
 type server struct {
@@ -198,7 +185,7 @@ func startProcess(s *server) (*process, error) {
 		return nil, err
 	}
 	cmd := &exec.Cmd{Path: prog, Args: append([]string(nil), s.argv...), Dir: s.m.cfg.Root}
-	cmd.Env = serverEnv(workspace)
+	cmd.Env = trust.Env(workspace) // what a server runs by name is not the workspace's either
 	setProcessGroup(cmd)
 	// Pipes of our own rather than cmd's: Wait then returns when the server exits, even if a
 	// helper it started still holds an output open.

@@ -10,9 +10,10 @@
 //     answer goes out (ide.Observer). This is exact.
 //   - any other change inside the workspace folders while a turn runs (Bash `sed -i`, a
 //     formatter, a code generator): an fsnotify watch sees the file change; its earlier text is
-//     that of the last turn that recorded it, else git's index (read with `git cat-file`, which
-//     touches no index, ref or stash), else, for a file the watch saw created, none; an
-//     untracked file that existed is listed with its earlier text unknown.
+//     that of the last turn that recorded it, else the index of the workspace folder's own
+//     repository (read with go-git: no git runs, nothing is written; git.go), else, for a file
+//     the watch saw created, none; an untracked file that existed is listed with its earlier
+//     text unknown.
 //
 // Everything is kept in memory, bounded: MaxTurns turns, MaxFile bytes per text (larger files
 // are listed, not kept), MaxTotal bytes in all (the oldest turns go first). Binary files are

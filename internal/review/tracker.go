@@ -124,7 +124,7 @@ func New(cfg Config) (*Tracker, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	t := &Tracker{cfg: cfg, log: log, git: newGitReader(), next: 1, user: map[string]userWrite{},
+	t := &Tracker{cfg: cfg, log: log, git: newGitReader(cfg.Folders), next: 1, user: map[string]userWrite{},
 		ended: make(chan announcement, 16), done: make(chan struct{})}
 	go t.announce()
 	if cfg.Watch {
@@ -150,6 +150,7 @@ func (t *Tracker) Close() error {
 	if t.w != nil {
 		t.w.close()
 	}
+	t.git.close()
 	close(t.ended)
 	<-t.done
 	return nil

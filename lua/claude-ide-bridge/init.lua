@@ -33,16 +33,17 @@ local function notify(msg, level)
   require("claude-ide-bridge.notice").show(msg, level or vim.log.levels.INFO)
 end
 
---- The bridge binary: the `bin` option, else claude-ide-bridge on $PATH,
---- else the copy :ClaudeCodeInstall put under stdpath("data"); nil if none.
+--- The bridge binary: the `bin` option, else claude-ide-bridge on $PATH
+--- (outside the workspace: exe.lua), else the copy :ClaudeCodeInstall put
+--- under stdpath("data"); nil if none.
 ---@return string|nil
 function M.bin()
   local bin = config.options.bin
   if bin and bin ~= "" then
     return vim.fn.expand(bin)
   end
-  local found = vim.fn.exepath("claude-ide-bridge")
-  if found ~= "" then
+  local found = require("claude-ide-bridge.exe").find("claude-ide-bridge", { vim.fn.getcwd(-1, -1) })
+  if found then
     return found
   end
   local installed = require("claude-ide-bridge.install").path()
@@ -337,6 +338,14 @@ end
 -- the remote command in the REMOTE folder of Neovim's cwd.
 local function claude_cmd(info, args)
   local cmd = terminal.command(config.options.terminal_cmd, args)
+  if not remote.enabled() then
+    -- claude itself is never the workspace's (exe.lua); a remote one is the remote's.
+    local why
+    cmd, why = require("claude-ide-bridge.exe").command(cmd, workspace_folders())
+    if not cmd then
+      return nil, why
+    end
+  end
   -- The model's code tools: --mcp-config with the bridge's config file (mcp.lua).
   cmd = require("claude-ide-bridge.mcp").with_config(cmd, info)
   if remote.enabled() then

@@ -207,6 +207,33 @@ choose a mode; the option overrides; `none' adds nothing."
           (should (equal (claude-ide-bridge-claude-command) `("claude" ,@settings ,@mcp))))
         (should (string-match-p "acceptEdits mode .*settings.json.*without a diff" (car told)))))))
 
+(ert-deftest cibt-programs-not-from-workspace ()
+  "The bridge and claude are never taken from the workspace (issue 35).
+A program found first in the workspace on the variable `exec-path'
+\(direnv's PATH_add bin) or through a relative entry is refused."
+  (let* ((ws (file-truename (make-temp-file "cibt-ws" t)))
+         (outside (file-truename (make-temp-file "cibt-out" t)))
+         (bin (expand-file-name "bin" ws))
+         (default-directory (file-name-as-directory ws))
+         (claude-ide-bridge--folders (list ws)))
+    (unwind-protect
+        (progn
+          (make-directory bin)
+          (dolist (d (list bin outside ws))
+            (dolist (name '("claude" "claude-ide-bridge"))
+              (let ((f (expand-file-name name d)))
+                (write-region "#!/bin/sh\n" nil f nil 'silent)
+                (set-file-modes f #o755))))
+          (dolist (path (list (list bin outside) (list "." outside) (list "" outside)))
+            (let ((exec-path path))
+              (should-not (equal (claude-ide-bridge-find-program) (expand-file-name "claude-ide-bridge" bin)))
+              (should-error (claude-ide-bridge--outside '("claude" "-c")) :type 'user-error)))
+          (let ((exec-path (list outside bin)))
+            (should (equal (claude-ide-bridge--outside '("claude" "-c"))
+                           (list (expand-file-name "claude" outside) "-c")))))
+      (delete-directory ws t)
+      (delete-directory outside t))))
+
 (ert-deftest cibt-toggle-sharing ()
   "Pausing sharing reaches the bridge (its status says so), and resuming too."
   (cibt-with-bridge

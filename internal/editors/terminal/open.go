@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/termtext"
 )
 
 // Opener turns an openFile into the argv of the user's editor (`serve --open-cmd`). The template
@@ -182,9 +182,14 @@ func (e *Editor) queueOpen(p ide.OpenFileParams) {
 }
 
 // runOpen runs one editor command and waits for it (bounded by ctx). It never goes through a
-// shell: argv[0] is looked up on $PATH and the rest are its arguments as they are.
+// shell: argv[0] is looked up on $PATH, outside the workspace (command), and the rest are its
+// arguments as they are.
 func (e *Editor) runOpen(ctx context.Context, argv []string) {
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd, err := e.command(ctx, argv[0], argv[1:]...)
+	if err != nil {
+		fmt.Fprintf(e.out, "--open-cmd %s: %v\n", termtext.Line(argv[0]), termtext.Line(err.Error()))
+		return
+	}
 	e.mu.Lock()
 	term := e.openTerm
 	e.mu.Unlock()

@@ -2,6 +2,7 @@ package terminal
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"os"
 	"os/exec"
@@ -51,10 +52,14 @@ func (e *Editor) showDiff(p proposal) {
 	}
 	var buf bytes.Buffer
 	p.render(&buf, 0, e.paint)
-	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd, err := e.command(context.Background(), argv[0], argv[1:]...)
+	if err != nil { // not found outside the workspace: print instead
+		e.out.Write(buf.Bytes())
+		return
+	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = &buf, e.out, os.Stderr
 	if os.Getenv("LESS") == "" && argv[0] != "less" {
-		cmd.Env = append(os.Environ(), "LESS=FRX") // as git does, for a $PAGER that runs less
+		cmd.Env = append(cmd.Env, "LESS=FRX") // as git does, for a $PAGER that runs less
 	}
 	if err := cmd.Run(); err != nil {
 		if _, ok := err.(*exec.ExitError); !ok { // did not start: print instead

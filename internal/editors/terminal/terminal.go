@@ -22,7 +22,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"strings"
 	"sync"
 	"time"
@@ -54,6 +53,8 @@ type Decider interface {
 	DiffAcceptedShown(tab string, seq uint64, text string) error
 	DiffRejectedShown(tab string, seq uint64) error
 	DiffPendingShown(tab string, seq uint64) bool
+	// Folders are the workspace folders: no program the reviewer runs is taken from them.
+	Folders() []string
 }
 
 // Editor is an ide.Editor on a terminal. Create it with New, then Bind the model, then Run.
@@ -325,7 +326,10 @@ func (e *Editor) edit(p ide.ShowDiffParams) (string, error) {
 		return "", err
 	}
 	f.Close()
-	cmd := exec.Command("sh", "-c", e.editor+` "$1"`, "sh", f.Name())
+	cmd, err := e.command(context.Background(), "sh", "-c", e.editor+` "$1"`, "sh", f.Name())
+	if err != nil {
+		return "", fmt.Errorf("%s not run: %w", e.editor, err)
+	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	if err := cmd.Run(); err != nil {
 		return "", fmt.Errorf("%s failed: %w", e.editor, err)
