@@ -76,6 +76,10 @@ func exportsOf(env map[string]string) string {
 	return b.String()
 }
 
+// ShellWord is s as one POSIX shell word: as it is when made only of safe characters, else
+// single-quoted.
+func ShellWord(s string) string { return shellQuote(s, false) }
+
 // shellQuote single-quotes s for a POSIX shell; with always false, a word made only of
 // safe characters is returned as is.
 func shellQuote(s string, always bool) string {

@@ -31,11 +31,7 @@ func Main(m *testing.M, bin *string, opts ...goleak.Option) {
 	if raceEnabled {
 		args = append(args, "-race") // a race in the child ends it with status 66 and a report
 	}
-	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(goTool); err != nil {
-		goTool = "go"
-	}
-	cmd := exec.Command(goTool, append(args, pkg)...)
+	cmd := exec.Command(goTool(), append(args, pkg)...)
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "building claude-ide-bridge:", err)
@@ -45,6 +41,16 @@ func Main(m *testing.M, bin *string, opts ...goleak.Option) {
 	opts = append(opts, goleak.Cleanup(func(int) { os.RemoveAll(dir) }))
 	goleak.VerifyTestMain(m, opts...)
 }
+
+// goTool is the go command of the toolchain running the tests.
+func goTool() string {
+	if p := filepath.Join(runtime.GOROOT(), "bin", "go"); fileExists(p) {
+		return p
+	}
+	return "go"
+}
+
+func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
 
 // Buffer is a bytes.Buffer safe for a child's output and a test reading it at once.
 type Buffer struct {

@@ -47,7 +47,9 @@ func newEnvFull(t *testing.T, opts map[string]any, connect bool, before func(*en
 	if opts == nil {
 		opts = map[string]any{}
 	}
-	opts["bin"] = bridgeBin
+	if opts["bin"] == nil {
+		opts["bin"] = bridgeBin
+	}
 	// Before Neovim goes: stop the bridge and wait until it has removed its
 	// lock file, so nothing writes into the temp dirs after the test.
 	t.Cleanup(func() { e.stopBridge(t) })

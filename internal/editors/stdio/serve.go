@@ -10,11 +10,11 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/bridge"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/claudecmd"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/claudestate"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/exclude"
@@ -23,22 +23,9 @@ import (
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/mcp"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/modeltools"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/pathmap"
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/permmode"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/review"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/termtext"
 )
-
-func hasFlag(args []string, flag string) bool {
-	for _, a := range args {
-		if a == "--" {
-			return false
-		}
-		if a == flag || strings.HasPrefix(a, flag+"=") {
-			return true
-		}
-	}
-	return false
-}
 
 func firstFolder(fs []string) string {
 	if len(fs) == 0 {
@@ -287,25 +274,13 @@ func (s *server) handle(ctx context.Context, req *jsonrpc.Request) (any, error) 
 			return nil, nil
 		}
 		return jsonrpc.Then{Result: struct{}{}, After: end}, nil
-	case "permissionMode":
-		// The mode a claude started by the editor gets (internal/permmode); args are the
-		// user's CLI arguments, before anything is added.
-		var p struct {
-			Args []string `json:"args"`
-		}
+	case "claudeCommand":
+		// How to start claude for this editor (internal/claudecmd): the same rule as serve's banner.
+		var p claudecmd.Request
 		if err := jsonrpc.UnmarshalParams(req.Params, &p); err != nil {
 			return nil, err
 		}
-		d := permmode.Decide(p.Args, permmode.FromOS(firstFolder(m.Folders())))
-		if d.Add == nil {
-			d.Add = []string{}
-		}
-		// The bridge's hooks (Claude's state, each turn's end), unless the user gives a
-		// --settings of their own: the CLI would take only one.
-		if h := b.HookSettingsPath(); h != "" && !hasFlag(p.Args, "--settings") {
-			d.Add = append(d.Add, "--settings", h)
-		}
-		return d, nil
+		return claudecmd.Compose(p, claudecmd.Bridge{Env: b.Env(), Cwd: firstFolder(m.Folders()), Hooks: b.HookSettingsPath(), MCPConfig: b.MCPConfigPath()}), nil
 	case "review":
 		if b.Review == nil {
 			return nil, jsonrpc.Errorf(jsonrpc.CodeServerError, "this bridge keeps no record of turns")
