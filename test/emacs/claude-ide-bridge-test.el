@@ -190,12 +190,12 @@ choose a mode; the option overrides; `none' adds nothing."
       (should (equal (claude-ide-bridge-claude-command)
                      `("claude" "--permission-mode" "default" ,@settings ,@mcp)))
       (should (equal (claude-ide-bridge-claude-command '("--permission-mode" "plan"))
-                     `("claude" ,@settings "--permission-mode" "plan" ,@mcp)))
+                     `("claude" ,@settings ,@mcp "--permission-mode" "plan")))
       (let ((claude-ide-bridge-permission-mode "acceptEdits"))
         (should (equal (claude-ide-bridge-claude-command '("-c"))
-                       `("claude" ,@settings "--permission-mode" "acceptEdits" "-c" ,@mcp))))
+                       `("claude" "--permission-mode" "acceptEdits" ,@settings ,@mcp "-c"))))
       (let ((claude-ide-bridge-permission-mode 'none) (claude-ide-bridge-model-tools nil))
-        (should (equal (claude-ide-bridge-claude-command '("-c")) '("claude" "-c"))))
+        (should (equal (claude-ide-bridge-claude-command '("-c")) `("claude" ,@settings "-c"))))
       ;; The project's Claude settings choose a mode that writes without a diff: no flag, and
       ;; the user is told.
       (make-directory (expand-file-name ".claude" ws))
@@ -205,7 +205,7 @@ choose a mode; the option overrides; `none' adds nothing."
         (cl-letf (((symbol-function 'claude-ide-bridge--msg)
                    (lambda (&rest args) (push (apply #'format args) told))))
           (should (equal (claude-ide-bridge-claude-command) `("claude" ,@settings ,@mcp))))
-        (should (string-match-p "acceptEdits mode .*settings.json.*without a diff" (car told)))))))
+        (should (string-match-p "permission mode acceptEdits (set by .*settings.json): Claude writes its edits without showing them as diffs" (car told)))))))
 
 (ert-deftest cibt-toggle-sharing ()
   "Pausing sharing reaches the bridge (its status says so), and resuming too."
