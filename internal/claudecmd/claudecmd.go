@@ -8,6 +8,8 @@ package claudecmd
 import (
 	"encoding/json"
 	"errors"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
@@ -66,6 +68,8 @@ type Command struct {
 	Env  map[string]string `json:"env"`
 	// Display is Argv as one POSIX shell line (words quoted only when they need it).
 	Display string `json:"display"`
+	// Shell is Display with Env's assignments first: for a shell that did not inherit Env.
+	Shell string `json:"shell"`
 	// PermissionMode is the mode claude starts in ("": the CLI's own default, auto).
 	PermissionMode string `json:"permissionMode"`
 	// Why says who chose PermissionMode, e.g. "set by /home/me/.claude/settings.json".
@@ -118,6 +122,11 @@ func Compose(r Request, b Bridge) Command {
 		words[i] = discovery.ShellWord(w)
 	}
 	c.Display = strings.Join(words, " ")
+	assigns := make([]string, 0, len(c.Env)+1)
+	for _, k := range slices.Sorted(maps.Keys(c.Env)) {
+		assigns = append(assigns, k+"="+discovery.ShellWord(c.Env[k]))
+	}
+	c.Shell = strings.Join(append(assigns, c.Display), " ")
 	return c
 }
 

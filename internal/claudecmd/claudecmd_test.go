@@ -75,6 +75,9 @@ func TestDisplayQuotes(t *testing.T) {
 	if c.Display != want {
 		t.Errorf("display %s\nwant    %s", c.Display, want)
 	}
+	if c.Shell != "CLAUDE_CODE_SSE_PORT=4242 "+want {
+		t.Errorf("shell %s", c.Shell)
+	}
 }
 
 // permissionMode is a mode, false (no flag) or absent; anything else is refused naming it.

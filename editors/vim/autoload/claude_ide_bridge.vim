@@ -424,7 +424,7 @@ export def Status()
 enddef
 
 export def Toggle(focus: bool, ...args: list<string>)
-  Start((info) => WithCommand(args, (cmd, env, line) => term.Open(focus, args, cmd, env, get(info, 'envPrefix', '') .. ' ' .. line)))
+  Start((_) => WithCommand(args, (cmd, env, line) => term.Open(focus, args, cmd, env, line)))
 enddef
 
 var notice_told = false
@@ -454,7 +454,7 @@ def WithCommand(args: list<string>, Done: func)
     if type(base) != v:t_list
       cmd = [&shell, &shellcmdflag, base .. ' ' .. join(mapnew(c.argv[len(words) :], (_, a) => shellescape(a)), ' ')]
     endif
-    Done(cmd, c.env, c.display)
+    Done(cmd, c.env, c.shell)
   })
 enddef
 
