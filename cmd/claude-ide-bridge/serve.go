@@ -132,7 +132,7 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	info := terminal.Info(*ideName)
 	info.Exclude = excl
-	b, err := asm.start(editorConn{Editor: ed, Info: info, Folders: folders,
+	b, err := asm.start(stdio.Hello{Editor: ed, Info: info, Folders: folders,
 		TurnEnded:    func(s review.Summary) { ed.Notice(s.String()) },
 		StateChanged: func(s claudestate.Session) { ed.Notice(stateLine(s)) }})
 	if _, ok := err.(lspError); ok {
@@ -234,16 +234,14 @@ func serveStdio(ctx context.Context, asm assembly, grace time.Duration, stdin io
 	outliving := grace > 0 && opt.PathMap.Empty()
 	var r *running
 	if !outliving {
-		opt.Start = func(h stdio.Hello) (*bridge.Bridge, error) {
+		opt.Start = func(h stdio.Hello) (stdio.Bridge, error) {
 			var err error
-			r, err = asm.start(editorConn{Editor: h.Editor, Info: h.Info, Folders: h.Folders, PID: h.PID, Code: h.Code, Events: h.Events,
-				TurnEnded: h.TurnEnded, StateChanged: h.StateChanged})
-			if err != nil {
+			if r, err = asm.start(h); err != nil {
 				return nil, startError(err)
 			}
-			return r.Bridge, nil
+			return editorBridge{r.Bridge}, nil
 		}
-		_, err := stdio.Serve(ctx, stdin, w, opt)
+		err := stdio.Serve(ctx, stdin, w, opt)
 		if r != nil {
 			r.Close()
 		}
@@ -268,19 +266,19 @@ func serveStdio(ctx context.Context, asm assembly, grace time.Duration, stdin io
 	wb := &workspaceBridge{slot: slot, opt: opt, grace: grace, log: asm.Log, asm: asm}
 	wb.opt.Prefix = nil
 	opt.Shutdown = func() { wb.stopped.Store(true) }
-	opt.Start = func(h stdio.Hello) (*bridge.Bridge, error) {
+	opt.Start = func(h stdio.Hello) (stdio.Bridge, error) {
 		slot.Attach(attach.Editor{Editor: h.Editor, Info: h.Info, Code: h.Code, Events: h.Events})
 		var err error
 		wb.hello.Store(&h)
-		r, err = asm.start(editorConn{Editor: slot, Info: h.Info, Folders: h.Folders, PID: h.PID, Code: slot.Code(), Events: slot.Events(),
+		r, err = asm.start(stdio.Hello{Editor: slot, Info: h.Info, Folders: h.Folders, PID: h.PID, Code: slot.Code(), Events: slot.Events(),
 			TurnEnded: wb.turnEnded, StateChanged: wb.stateChanged})
 		if err != nil {
 			slot.Detach(nil)
 			return nil, startError(err)
 		}
-		return r.Bridge, nil
+		return editorBridge{r.Bridge}, nil
 	}
-	_, err = stdio.Serve(ctx, stdin, w, opt)
+	err = stdio.Serve(ctx, stdin, w, opt)
 	if r == nil {
 		return err
 	}
