@@ -15,7 +15,6 @@ import (
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/editors/stdio"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/lsp"
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/mcp"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/modeltools"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/review"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/trust"
@@ -49,7 +48,7 @@ type editorBridge struct{ b *bridge.Bridge }
 func (e editorBridge) Model() *ide.Model { return e.b.Model }
 
 func (e editorBridge) Session() stdio.Session {
-	return stdio.Session{Port: e.b.Port(), LockPath: e.b.LockPath(), Version: mcp.Version, Env: e.b.Env(),
+	return stdio.Session{Port: e.b.Port(), LockPath: e.b.LockPath(), Version: version, Env: e.b.Env(),
 		EnvPrefix: discovery.EnvPrefix(e.b.Port()), MCPConfig: e.b.MCPConfigPath()}
 }
 
@@ -91,7 +90,7 @@ func (a assembly) start(e stdio.Hello) (*running, error) {
 	}
 	b, err := bridge.Start(bridge.Config{
 		Editor: editor, Info: info, Folders: e.Folders, PID: e.PID,
-		Port: a.Port, Trace: a.Trace, Log: a.Log, Keepalive: a.Keepalive, MaxClients: a.MaxClients,
+		Port: a.Port, Trace: a.Trace, Log: a.Log, Keepalive: a.Keepalive, MaxClients: a.MaxClients, Version: version,
 		EditorCode: e.Code, Code: code, Events: e.Events,
 		// Every turn's changes are kept (internal/review), the workspace watched while a turn runs.
 		Review: &review.Config{Watch: true, TurnEnded: e.TurnEnded}, StateChanged: e.StateChanged,

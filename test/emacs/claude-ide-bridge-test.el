@@ -108,14 +108,15 @@ own bytes); LINK: make the binary a symbolic link to SCRIPT."
           (claude-ide-bridge-install-base-url (concat "file://" dir)))
      (unwind-protect (progn ,@body) (delete-directory dir t))))
 
-(defconst cibt-script "#!/bin/sh\necho claude-ide-bridge 0.1.0\n")
+(defconst cibt-script (format "#!/bin/sh\necho claude-ide-bridge %s\n" claude-ide-bridge-version))
 
 (ert-deftest cibt-install-checks-sha256 ()
   "Install a release when its SHA-256 matches, nothing when it does not."
   (cibt-with-install
    (cibt-release dir claude-ide-bridge-version cibt-script)
    (should (equal (claude-ide-bridge-install) (claude-ide-bridge--installed-path)))
-   (should (string-match-p "0.1.0" (claude-ide-bridge--run (claude-ide-bridge--installed-path) "version"))))
+   (should (string-match-p (regexp-quote claude-ide-bridge-version)
+                         (claude-ide-bridge--run (claude-ide-bridge--installed-path) "version"))))
   (cibt-with-install
    (let ((other (make-temp-file "cibt-other")))
      (cibt-release dir claude-ide-bridge-version cibt-script other)
