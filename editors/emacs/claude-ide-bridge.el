@@ -107,7 +107,7 @@ you get one message naming the file."
 nil: the bridge decides, as for Neovim: \"default\" (each edit shown
 here as a diff) unless the arguments or your Claude settings choose a
 mode; the CLI's own default (auto) writes edits without a diff.  A
-string: that mode.  `none': no permission flag."
+string: that mode.  `none': no flag, and not the bridge's --settings."
   :type '(choice (const :tag "The bridge decides" nil) (const :tag "No flag" none)
                  (const "default") (const "acceptEdits") (const "plan") string))
 

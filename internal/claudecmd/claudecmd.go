@@ -23,8 +23,9 @@ type Request struct {
 	Command []string `json:"command"`
 	// Args are the user's extra arguments (:ClaudeCode --resume); they come last.
 	Args []string `json:"args"`
-	// PermissionMode is the mode the user chose: a mode adds --permission-mode MODE, Off adds no
-	// permission flag, "" lets the bridge decide (permmode.Decide).
+	// PermissionMode is the mode the user chose: a mode adds --permission-mode MODE, Off adds
+	// neither a permission flag nor the bridge's hooks, "" lets the bridge decide
+	// (permmode.Decide).
 	PermissionMode Mode `json:"permissionMode"`
 	// ModelTools false leaves out --mcp-config (the model's code tools); default true.
 	ModelTools *bool `json:"modelTools"`
@@ -80,8 +81,8 @@ type Command struct {
 }
 
 // Compose applies the rule: Command, then the permission flag (the user's choice, else
-// permmode's decision), the bridge's hooks (unless the user gives a --settings: the CLI takes
-// one), the code tools' --mcp-config, then Args.
+// permmode's decision), the bridge's hooks (unless the user gives a --settings, the CLI takes
+// one, or wants nothing added: Off), the code tools' --mcp-config, then Args.
 func Compose(r Request, b Bridge) Command {
 	argv := append([]string{}, r.Command...)
 	if len(argv) == 0 {
@@ -107,7 +108,7 @@ func Compose(r Request, b Bridge) Command {
 		c.Why = "set by " + d.Source
 	}
 	argv = append(argv, chosen...)
-	if b.Hooks != "" && !hasFlag(user, "--settings") {
+	if b.Hooks != "" && r.PermissionMode != Off && !hasFlag(user, "--settings") {
 		argv = append(argv, "--settings", b.Hooks)
 	}
 	if b.MCPConfig != "" && (r.ModelTools == nil || *r.ModelTools) {

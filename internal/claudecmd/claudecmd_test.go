@@ -44,8 +44,8 @@ func TestCompose(t *testing.T) {
 			argv: []string{"npx", "claude", "--permission-mode", "plan", "--settings", "/h/4242.settings.json", "--mcp-config", "/h/it's.mcp.json"}, mode: "plan", why: "set by the command line"},
 		{name: "flag in the command", r: Request{Command: []string{"claude", "--dangerously-skip-permissions"}, ModelTools: &no},
 			argv: []string{"claude", "--dangerously-skip-permissions", "--settings", "/h/4242.settings.json"}, mode: "bypassPermissions", why: "set by the command line"},
-		{name: "no flag wanted", r: Request{PermissionMode: Off, ModelTools: &no},
-			argv: []string{"claude", "--settings", "/h/4242.settings.json"}, mode: "", why: "no flag added"},
+		{name: "nothing wanted", r: Request{PermissionMode: Off, ModelTools: &no},
+			argv: []string{"claude"}, mode: "", why: "no flag added"},
 		{name: "user's --settings", r: Request{Args: []string{"--settings=mine.json"}, ModelTools: &no},
 			argv: []string{"claude", "--permission-mode", "default", "--settings=mine.json"}, mode: "default", why: "claude-ide-bridge adds"},
 	} {

@@ -196,7 +196,7 @@ choose a mode; the option overrides; `none' adds nothing."
         (should (equal (claude-ide-bridge-claude-command '("-c"))
                        `("claude" "--permission-mode" "acceptEdits" ,@settings ,@mcp "-c"))))
       (let ((claude-ide-bridge-permission-mode 'none) (claude-ide-bridge-model-tools nil))
-        (should (equal (claude-ide-bridge-claude-command '("-c")) `("claude" ,@settings "-c"))))
+        (should (equal (claude-ide-bridge-claude-command '("-c")) '("claude" "-c"))))
       ;; The project's Claude settings choose a mode that writes without a diff: no flag, and
       ;; the user is told.
       (make-directory (expand-file-name ".claude" ws))

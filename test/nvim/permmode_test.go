@@ -31,7 +31,7 @@ func TestClaudeCodePermissionMode(t *testing.T) {
 		{name: "flag in the arguments", args: " --permission-mode plan", want: "--permission-mode\nplan\n"},
 		{name: "flag in terminal_cmd", opts: map[string]any{"terminal_cmd": []string{"sh", "-c", script, "sh", "--dangerously-skip-permissions"}}, want: "--dangerously-skip-permissions\n"},
 		{name: "option", opts: map[string]any{"permission_mode": "auto"}, settings: "default", want: "--permission-mode\nauto\n"},
-		{name: "option false", opts: map[string]any{"permission_mode": false}, want: ""},
+		{name: "option false", opts: map[string]any{"permission_mode": false}, want: "\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			os.Remove(out)
@@ -55,7 +55,7 @@ func TestClaudeCodePermissionMode(t *testing.T) {
 			got := fileText(t, out)
 			port, _ := readLock(t, e.cfg)
 			hooks := "--settings\n" + filepath.Join(e.cfg, "ide", itoa(port)+".settings.json") + "\n"
-			if !strings.Contains(got, hooks) {
+			if tc.opts["permission_mode"] != false && !strings.Contains(got, hooks) {
 				t.Errorf("the CLI got %q, without the bridge's hooks %q", got, hooks)
 			}
 			if got = strings.Replace(got, hooks, "", 1); got != tc.want {
