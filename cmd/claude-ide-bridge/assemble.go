@@ -11,7 +11,6 @@ import (
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/bridge"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/claudecmd"
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/editors/stdio"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/lsp"
@@ -48,8 +47,7 @@ type editorBridge struct{ b *bridge.Bridge }
 func (e editorBridge) Model() *ide.Model { return e.b.Model }
 
 func (e editorBridge) Session() stdio.Session {
-	return stdio.Session{Port: e.b.Port(), LockPath: e.b.LockPath(), Version: version, Env: e.b.Env(),
-		EnvPrefix: discovery.EnvPrefix(e.b.Port()), MCPConfig: e.b.MCPConfigPath()}
+	return stdio.Session{Port: e.b.Port(), LockPath: e.b.LockPath(), Version: version, Env: e.b.Env(), MCPConfig: e.b.MCPConfigPath()}
 }
 
 func (e editorBridge) ClaudeCommand(r claudecmd.Request) claudecmd.Command {

@@ -51,19 +51,6 @@ func noProxy(getenv func(string) string) string {
 	return strings.Join(out, ",")
 }
 
-// EnvPrefix returns Env as "K=v K=v ..." in a stable order, to put before a command in a
-// POSIX shell. Values are single-quoted only when they contain characters the shell treats
-// specially.
-func EnvPrefix(port int) string { return prefixOf(Env(port)) }
-
-func prefixOf(env map[string]string) string {
-	parts := make([]string, 0, len(envKeys))
-	for _, k := range envKeys {
-		parts = append(parts, k+"="+shellQuote(env[k], false))
-	}
-	return strings.Join(parts, " ")
-}
-
 // ExportLines returns one "export K='v'" line per variable in a stable order, for
 // eval "$(claude-ide-bridge env)" in a POSIX shell.
 func ExportLines(port int) string { return exportsOf(Env(port)) }

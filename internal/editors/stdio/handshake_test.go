@@ -26,9 +26,6 @@ func TestInitialize(t *testing.T) {
 			!strings.Contains(r.Env["no_proxy"], "127.0.0.1") || !strings.Contains(r.Env["NO_PROXY"], "127.0.0.1") {
 			t.Errorf("env = %v", r.Env)
 		}
-		if !strings.HasPrefix(r.EnvPrefix, "CLAUDE_CODE_SSE_PORT="+itoa(r.Port)+" ") {
-			t.Errorf("envPrefix = %q", r.EnvPrefix)
-		}
 		// "pid: written as the lock file's pid ... give the editor's own pid."
 		l := readLock(t, r.LockPath)
 		if l.PID != os.Getpid() || l.IDEName != "Scripted" || l.Transport != "ws" || l.AuthToken == "" ||

@@ -28,7 +28,6 @@ type Session struct {
 	LockPath  string            `json:"lockPath"`
 	Version   string            `json:"version"`
 	Env       map[string]string `json:"env"`
-	EnvPrefix string            `json:"envPrefix"`
 	MCPConfig string            `json:"mcpConfig"`
 }
 
