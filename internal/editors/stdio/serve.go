@@ -54,7 +54,7 @@ type Options struct {
 }
 
 // Hello is one editor connection as its initialize described it: the input the bridge is
-// assembled around (Options.Start).
+// assembled around (Options.Start; serve's terminal fills one too).
 type Hello struct {
 	Editor  ide.Editor     // requests to this editor, its paths translated with a path map
 	Info    ide.EditorInfo // name, capabilities, encoding, timeout
