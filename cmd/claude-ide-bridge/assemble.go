@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -9,7 +10,8 @@ import (
 	"time"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/bridge"
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/claudestate"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/claudecmd"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/editors/stdio"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/lsp"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/modeltools"
@@ -18,8 +20,8 @@ import (
 )
 
 // This file is the one place a bridge is put together: `serve` (the terminal) and
-// `serve --stdio` (an editor plugin) differ only in the editor connection they hand to
-// assembly.start.
+// `serve --stdio` (an editor plugin) differ only in the editor connection (stdio.Hello: what an
+// editor's initialize describes, or serve's terminal) they hand to assembly.start.
 
 // assembly is what every bridge of this process is built with, whatever its editor.
 type assembly struct {
@@ -33,24 +35,36 @@ type assembly struct {
 	LSP []lsp.ServerConfig
 }
 
-// editorConn is the editor a bridge serves: the one input that differs between serve and
-// serve --stdio.
-type editorConn struct {
-	Editor  ide.Editor
-	Info    ide.EditorInfo
-	Folders []string          // workspace folders; none: the current directory
-	PID     int               // the lock's pid; 0: this process
-	Code    modeltools.Source // the editor's own language servers for the code tools; nil: none
-	Events  ide.Events
-	// Told of each ended turn's summary and of the sessions' states (nil: not told).
-	TurnEnded    func(review.Summary)
-	StateChanged func(claudestate.Session)
-}
-
 // running is an assembled bridge and what it owns besides.
 type running struct {
 	*bridge.Bridge
 	lsp *lsp.Manager // nil without language servers
+}
+
+// editorBridge adapts a running bridge to what the editor protocol needs of it (stdio.Bridge).
+type editorBridge struct{ b *bridge.Bridge }
+
+func (e editorBridge) Model() *ide.Model { return e.b.Model }
+
+func (e editorBridge) Session() stdio.Session {
+	return stdio.Session{Port: e.b.Port(), LockPath: e.b.LockPath(), Version: version, Env: e.b.Env(), MCPConfig: e.b.MCPConfigPath()}
+}
+
+func (e editorBridge) ClaudeCommand(r claudecmd.Request) claudecmd.Command {
+	return claudeCommand(e.b, r)
+}
+
+func (e editorBridge) Review(r review.Request) (review.Answer, error) {
+	if e.b.Review == nil {
+		return review.Answer{}, errors.New("this bridge keeps no record of turns")
+	}
+	return e.b.Review.Do(r)
+}
+
+func (e editorBridge) UserSaved(path string) {
+	if e.b.Review != nil {
+		e.b.Review.UserSaved(path)
+	}
 }
 
 // lspError is a failure to set up the language servers (not to start the bridge).
@@ -60,7 +74,7 @@ func (e lspError) Error() string { return "language servers: " + e.err.Error() }
 
 // start assembles a bridge around e: the language servers (when configured and the editor has
 // no diagnostics of its own), the bridge's listener, lock and model.
-func (a assembly) start(e editorConn) (*running, error) {
+func (a assembly) start(e stdio.Hello) (*running, error) {
 	r := &running{}
 	editor, info := e.Editor, e.Info
 	var code modeltools.Source // the model's code tools (/mcp) ask the same servers
@@ -74,7 +88,7 @@ func (a assembly) start(e editorConn) (*running, error) {
 	}
 	b, err := bridge.Start(bridge.Config{
 		Editor: editor, Info: info, Folders: e.Folders, PID: e.PID,
-		Port: a.Port, Trace: a.Trace, Log: a.Log, Keepalive: a.Keepalive, MaxClients: a.MaxClients,
+		Port: a.Port, Trace: a.Trace, Log: a.Log, Keepalive: a.Keepalive, MaxClients: a.MaxClients, Version: version,
 		EditorCode: e.Code, Code: code, Events: e.Events,
 		// Every turn's changes are kept (internal/review), the workspace watched while a turn runs.
 		Review: &review.Config{Watch: true, TurnEnded: e.TurnEnded}, StateChanged: e.StateChanged,

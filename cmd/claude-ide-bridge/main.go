@@ -103,8 +103,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// version is stamped by make dist (-ldflags "-X main.version=..."); the default is the
-// Neovim plugin's version (lua/claude-ide-bridge/version.lua), which a test keeps in step.
+// version is the bridge's one version, stamped by make build and make dist (-ldflags "-X
+// main.version=..."): `version`, initialize's result and both MCP servers' serverInfo say it.
+// The default is the plugins' version, which TestVersionMatchesPlugins keeps in step.
 var version = "0.1.0"
 
 func newLogger(w io.Writer, verbose, quiet bool) *slog.Logger {

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/attach"
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/bridge"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/claudestate"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/editors/stdio"
@@ -291,9 +290,7 @@ func (wb *workspaceBridge) awayDiagnostics() {
 		return
 	}
 	wb.away = m
-	if d, _ := lsp.WithDiagnostics(nil, ide.EditorInfo{}, m); d != nil {
-		wb.slot.SetOwnDiagnostics(d.Diagnostics)
-	}
+	wb.slot.SetOwnDiagnostics(m.EditorDiagnostics)
 }
 
 // serveAttached runs the editor protocol with an attached editor until it goes.
@@ -311,17 +308,17 @@ func (wb *workspaceBridge) serveAttached(ctx context.Context, c net.Conn) {
 	opt := wb.opt
 	opt.Attached = true
 	var ed ide.Editor
-	opt.Start = func(h stdio.Hello) (*bridge.Bridge, error) {
+	opt.Start = func(h stdio.Hello) (stdio.Bridge, error) {
 		ed = h.Editor
 		wb.hello.Store(&h)
 		wb.slot.Attach(attach.Editor{Editor: h.Editor, Info: h.Info, Code: h.Code, Events: h.Events})
 		wb.r.Model.SetPaused(false) // a new editor starts sharing, whatever the last one paused
 		wb.log.Info("an editor attached", "ide", h.Info.Name, "pid", h.PID)
-		return wb.r.Bridge, nil
+		return editorBridge{wb.r.Bridge}, nil
 	}
 	opt.Ready = func() { go wb.replay() }
 	opt.Shutdown = func() { wb.stopped.Store(true) }
-	if _, err := stdio.Serve(ctx, r, w, opt); err != nil {
+	if err := stdio.Serve(ctx, r, w, opt); err != nil {
 		wb.log.Warn("attached editor", "err", err)
 	}
 	if ed != nil {

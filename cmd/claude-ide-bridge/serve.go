@@ -13,13 +13,13 @@ import (
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/attach"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/bridge"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/claudecmd"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/claudestate"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/editors/stdio"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/editors/terminal"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/exclude"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/lsp"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/pathmap"
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/permmode"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/review"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/termtext"
 )
@@ -132,7 +132,7 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	info := terminal.Info(*ideName)
 	info.Exclude = excl
-	b, err := asm.start(editorConn{Editor: ed, Info: info, Folders: folders,
+	b, err := asm.start(stdio.Hello{Editor: ed, Info: info, Folders: folders,
 		TurnEnded:    func(s review.Summary) { ed.Notice(s.String()) },
 		StateChanged: func(s claudestate.Session) { ed.Notice(stateLine(s)) }})
 	if _, ok := err.(lspError); ok {
@@ -144,10 +144,11 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	defer b.Close()
 	ed.Bind(b.Model)
+	c := claudeCommand(b.Bridge, claudecmd.Request{})
 	fmt.Fprintf(stdout, "claude-ide-bridge: %s IDE on 127.0.0.1:%d for %v\nlock file: %s\n\nIn the terminal where you run claude (--mcp-config adds the code tools):\n\n%s\n  %s\n\n",
-		*ideName, b.Port(), b.Model.Folders(), b.LockPath(), exportLines(b.Env()), claudeLine(b.Model.Folders()[0], b.MCPConfigPath(), b.HookSettingsPath()))
-	if w := permmode.Decide(nil, permmode.FromOS(b.Model.Folders()[0])).Warning(); w != "" {
-		fmt.Fprintf(stdout, "note: %s\n\n", termtext.Line(w))
+		*ideName, b.Port(), b.Model.Folders(), b.LockPath(), exportLines(c.Env), c.Display)
+	if c.Notice != "" {
+		fmt.Fprintf(stdout, "note: %s\n\n", termtext.Line(c.Notice))
 	}
 	fmt.Fprintf(stdout, "language servers (getDiagnostics): %s\n\n", describeServers(servers, root))
 	ed.Run(ctx)
@@ -155,17 +156,14 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	return nil
 }
 
-// claudeLine is the command serve prints: claude with the permission flag permmode decides
-// (--permission-mode default unless the Claude settings for root choose a mode: in auto mode no
-// edit would reach this terminal as a diff) and the code tools' --mcp-config.
-func claudeLine(root, mcpConfig, hooks string) string {
-	words := []string{"claude"}
-	for _, a := range permmode.Decide(nil, permmode.FromOS(root)).Add {
-		words = append(words, shellQuote(a))
+// claudeCommand is how to start claude against b (claudecmd.Compose): serve's banner and
+// every editor's claudeCommand request.
+func claudeCommand(b *bridge.Bridge, r claudecmd.Request) claudecmd.Command {
+	cwd := ""
+	if fs := b.Model.Folders(); len(fs) > 0 {
+		cwd = fs[0]
 	}
-	// The bridge's hooks: Claude's state and the end of each turn (review).
-	words = append(words, "--settings", shellQuote(hooks))
-	return strings.Join(append(words, "--mcp-config", shellQuote(mcpConfig)), " ")
+	return claudecmd.Compose(r, claudecmd.Bridge{Env: b.Env(), Cwd: cwd, Hooks: b.HookSettingsPath(), MCPConfig: b.MCPConfigPath()})
 }
 
 // stateLine is serve's line for a session's new state; the reason is the CLI's text, escaped.
@@ -236,16 +234,14 @@ func serveStdio(ctx context.Context, asm assembly, grace time.Duration, stdin io
 	outliving := grace > 0 && opt.PathMap.Empty()
 	var r *running
 	if !outliving {
-		opt.Start = func(h stdio.Hello) (*bridge.Bridge, error) {
+		opt.Start = func(h stdio.Hello) (stdio.Bridge, error) {
 			var err error
-			r, err = asm.start(editorConn{Editor: h.Editor, Info: h.Info, Folders: h.Folders, PID: h.PID, Code: h.Code, Events: h.Events,
-				TurnEnded: h.TurnEnded, StateChanged: h.StateChanged})
-			if err != nil {
+			if r, err = asm.start(h); err != nil {
 				return nil, startError(err)
 			}
-			return r.Bridge, nil
+			return editorBridge{r.Bridge}, nil
 		}
-		_, err := stdio.Serve(ctx, stdin, w, opt)
+		err := stdio.Serve(ctx, stdin, w, opt)
 		if r != nil {
 			r.Close()
 		}
@@ -270,19 +266,19 @@ func serveStdio(ctx context.Context, asm assembly, grace time.Duration, stdin io
 	wb := &workspaceBridge{slot: slot, opt: opt, grace: grace, log: asm.Log, asm: asm}
 	wb.opt.Prefix = nil
 	opt.Shutdown = func() { wb.stopped.Store(true) }
-	opt.Start = func(h stdio.Hello) (*bridge.Bridge, error) {
+	opt.Start = func(h stdio.Hello) (stdio.Bridge, error) {
 		slot.Attach(attach.Editor{Editor: h.Editor, Info: h.Info, Code: h.Code, Events: h.Events})
 		var err error
 		wb.hello.Store(&h)
-		r, err = asm.start(editorConn{Editor: slot, Info: h.Info, Folders: h.Folders, PID: h.PID, Code: slot.Code(), Events: slot.Events(),
+		r, err = asm.start(stdio.Hello{Editor: slot, Info: h.Info, Folders: h.Folders, PID: h.PID, Code: slot.Code(), Events: slot.Events(),
 			TurnEnded: wb.turnEnded, StateChanged: wb.stateChanged})
 		if err != nil {
 			slot.Detach(nil)
 			return nil, startError(err)
 		}
-		return r.Bridge, nil
+		return editorBridge{r.Bridge}, nil
 	}
-	_, err = stdio.Serve(ctx, stdin, w, opt)
+	err = stdio.Serve(ctx, stdin, w, opt)
 	if r == nil {
 		return err
 	}

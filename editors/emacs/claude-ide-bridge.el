@@ -1000,39 +1000,31 @@ Mentions you send still go."
 
 (defvar claude-ide-bridge--mode-told nil "Whether the user was told edits skip diffs.")
 
-(defun claude-ide-bridge--mode-flag (args)
-  "Return what precedes ARGS: the permission flag, the bridge's --settings.
-As the Neovim plugin, per `claude-ide-bridge-permission-mode'; the
-bridge adds --permission-mode default unless a mode is chosen."
+(defun claude-ide-bridge--claude-command (&optional args)
+  "How to start claude with ARGS, as the bridge composes it (claudeCommand).
+A plist :argv :env :display :permissionMode :why :notice: the program,
+the permission flag (`claude-ide-bridge-permission-mode'), the bridge's
+hooks and code tools, `claude-ide-bridge-claude-args' and ARGS.  The
+notice (edits skip diffs) is shown once."
   (let* ((mode claude-ide-bridge-permission-mode)
-         (user (and (stringp mode) (list "--permission-mode" mode))))
-    (unless (eq mode 'none)
-      (condition-case err
-          (let ((r (jsonrpc-request claude-ide-bridge--conn :permissionMode
-                                    (list :args (vconcat user args)) :timeout 5)))
-            (when (and (eq (plist-get r :skipsDiffs) t) (not claude-ide-bridge--mode-told)
-                       (not (equal (plist-get r :source) "arguments")))
-              (setq claude-ide-bridge--mode-told t)
-              (claude-ide-bridge--msg "claude starts in %s mode (%s): its edits are written without a diff here"
-                                      (plist-get r :mode) (plist-get r :source)))
-            (append (plist-get r :add) user))
-        (error (claude-ide-bridge--msg "permission mode: %s" (error-message-string err))
-               user)))))
+         (r (jsonrpc-request claude-ide-bridge--conn :claudeCommand
+                             (list :command (vector claude-ide-bridge-claude-program)
+                                   :args (vconcat claude-ide-bridge-claude-args args)
+                                   :permissionMode (cond ((stringp mode) mode) ((eq mode 'none) :json-false))
+                                   :modelTools (if claude-ide-bridge-model-tools t :json-false))
+                             :timeout 5)))
+    (when (and (stringp (plist-get r :notice)) (not claude-ide-bridge--mode-told))
+      (setq claude-ide-bridge--mode-told t)
+      (claude-ide-bridge--msg "%s" (plist-get r :notice)))
+    r))
 
 (defun claude-ide-bridge-claude-command (&optional args)
-  "The command line of claude: the program, its ARGS and the bridge's.
-The permission flag (`claude-ide-bridge-permission-mode'), then
-`claude-ide-bridge-claude-args' and ARGS, then the code tools' config."
-  (let* ((args (append claude-ide-bridge-claude-args args))
-         (mcp (plist-get claude-ide-bridge--info :mcpConfig)))
-    (append (list claude-ide-bridge-claude-program)
-            (claude-ide-bridge--mode-flag args) args
-            (and claude-ide-bridge-model-tools (stringp mcp) (not (string-empty-p mcp))
-                 (list "--mcp-config" mcp)))))
+  "The command line of claude with ARGS, as the bridge composes it."
+  (append (plist-get (claude-ide-bridge--claude-command args) :argv) nil))
 
-(defun claude-ide-bridge-claude-environment ()
-  "The environment claude needs: `process-environment' with the bridge's."
-  (let ((env (plist-get claude-ide-bridge--info :env)) out)
+(defun claude-ide-bridge-claude-environment (&optional env)
+  "`process-environment' with ENV (a plist; default: the bridge's) first."
+  (let ((env (or env (plist-get claude-ide-bridge--info :env))) out)
     (while env
       (push (format "%s=%s" (substring (symbol-name (car env)) 1) (cadr env)) out)
       (setq env (cddr env)))
@@ -1060,8 +1052,9 @@ project of the current buffer becomes a workspace folder."
            (get-buffer-process claude-ide-bridge--claude-buffer))
       (pop-to-buffer claude-ide-bridge--claude-buffer claude-ide-bridge-claude-display-action)
     (let* ((default-directory (file-name-as-directory (claude-ide-bridge--root)))
-           (cmd (claude-ide-bridge--outside (claude-ide-bridge-claude-command args)))
-           (process-environment (claude-ide-bridge-claude-environment))
+           (c (claude-ide-bridge--claude-command args))
+           (cmd (claude-ide-bridge--outside (append (plist-get c :argv) nil)))
+           (process-environment (claude-ide-bridge-claude-environment (plist-get c :env)))
            (name "*claude*")
            (buf (pcase (claude-ide-bridge--terminal)
                   ('eat (apply #'eat-make "claude" (car cmd) nil (cdr cmd)))

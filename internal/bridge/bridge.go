@@ -51,6 +51,8 @@ type Config struct {
 	// StateChanged is told when a Claude session's state changes (its hooks, claudestate).
 	StateChanged func(claudestate.Session)
 	Log          *slog.Logger
+	// Version is the bridge's (main.version), in the serverInfo of both MCP servers.
+	Version string
 }
 
 // Bridge is a running IDE server. Close it to remove its lock and disconnect its clients.
@@ -134,7 +136,7 @@ func Start(cfg Config) (*Bridge, error) {
 	b.handler = transport.NewHandler(transport.Config{
 		Token: token, Port: b.port, Trace: cfg.Trace, Log: log, Keepalive: cfg.Keepalive, MaxClients: cfg.MaxClients,
 		Serve: func(ctx context.Context, c *transport.Client) {
-			mcp.Serve(ctx, c, b.Model, log)
+			mcp.Serve(ctx, c, b.Model, cfg.Version, log)
 		},
 	})
 	if b.mcpToken, err = discovery.NewToken(); err != nil {
@@ -148,7 +150,7 @@ func Start(cfg Config) (*Bridge, error) {
 		Source:   modeltools.First(editorSource(cfg.EditorCode, cfg.Info), ownSource(cfg.Code)),
 		Folders:  b.Model.Folders,
 		Excluded: b.Model.Excluded, // the same exclude rule as every IDE channel
-		Version:  Version,
+		Version:  cfg.Version,
 	}, mcpCheck, log)
 	control := remote.Handler(b.Model)
 	if err := b.startReview(cfg); err != nil {
@@ -283,9 +285,6 @@ func (b *Bridge) Close() error {
 	})
 	return err
 }
-
-// Version is the bridge's version, as MCP servers report it.
-const Version = "0.1.0"
 
 // editorSource is the editor's language servers, or a source that says it offers none.
 func editorSource(s modeltools.Source, info ide.EditorInfo) modeltools.Source {

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/bridge"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/probe"
 )
@@ -152,5 +153,27 @@ func TestMCPConfigFile(t *testing.T) {
 	b.Close()
 	if _, err := os.Stat(p); !os.IsNotExist(err) {
 		t.Errorf("config left after Close: %v", err)
+	}
+}
+
+// The version the bridge is given (main.version, stamped at build) is what both MCP servers
+// report: the IDE server on the WebSocket and the code tools' /mcp.
+func TestServerInfoVersion(t *testing.T) {
+	b, _ := startWith(t, func(c *bridge.Config) { c.Version = "9.8.7-test" })
+	c, _, err := probe.Dial(ctxT(t), b.Port(), b.Token(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	res, err := c.Handshake(ctxT(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info, _ := res["serverInfo"].(map[string]any); info["version"] != "9.8.7-test" {
+		t.Errorf("the IDE server's serverInfo %v", res["serverInfo"])
+	}
+	self := "127.0.0.1:" + strconv.Itoa(b.Port())
+	if _, body := rawMCP(t, b.Port(), "POST", "/mcp", self, map[string]string{"Authorization": "Bearer " + b.MCPToken()}, mcpInit); !strings.Contains(body, `"version":"9.8.7-test"`) {
+		t.Errorf("the code tools' serverInfo: %s", body)
 	}
 }

@@ -51,19 +51,6 @@ func noProxy(getenv func(string) string) string {
 	return strings.Join(out, ",")
 }
 
-// EnvPrefix returns Env as "K=v K=v ..." in a stable order, to put before a command in a
-// POSIX shell. Values are single-quoted only when they contain characters the shell treats
-// specially.
-func EnvPrefix(port int) string { return prefixOf(Env(port)) }
-
-func prefixOf(env map[string]string) string {
-	parts := make([]string, 0, len(envKeys))
-	for _, k := range envKeys {
-		parts = append(parts, k+"="+shellQuote(env[k], false))
-	}
-	return strings.Join(parts, " ")
-}
-
 // ExportLines returns one "export K='v'" line per variable in a stable order, for
 // eval "$(claude-ide-bridge env)" in a POSIX shell.
 func ExportLines(port int) string { return exportsOf(Env(port)) }
@@ -75,6 +62,10 @@ func exportsOf(env map[string]string) string {
 	}
 	return b.String()
 }
+
+// ShellWord is s as one POSIX shell word: as it is when made only of safe characters, else
+// single-quoted.
+func ShellWord(s string) string { return shellQuote(s, false) }
 
 // shellQuote single-quotes s for a POSIX shell; with always false, a word made only of
 // safe characters is returned as is.

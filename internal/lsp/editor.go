@@ -28,12 +28,19 @@ type diagEditor struct {
 	m *Manager
 }
 
-// Diagnostics answers from the Manager. A file no server is configured for, outside the
-// workspace, in an untrusted workspace, or whose server's program is unsafe to run (the Manager
-// logs the last two once), has no diagnostics: an empty list, not an error, which
-// the CLI would stop asking after three (it asks about every file it edits).
+// Diagnostics answers from the Manager (EditorDiagnostics).
 func (e diagEditor) Diagnostics(ctx context.Context, path string) ([]ide.FileDiagnostics, error) {
-	files, err := e.m.Diagnostics(ctx, path)
+	return e.m.EditorDiagnostics(ctx, path)
+}
+
+// EditorDiagnostics is getDiagnostics answered by m, as an editor answers it: the one path for
+// the bridge's own language servers, behind an editor (WithDiagnostics) or with none attached
+// (outlive). A file no server is configured for, outside the workspace, in an untrusted
+// workspace, or whose server's program is unsafe to run (the Manager logs the last two once),
+// has no diagnostics: an empty list, not an error, which the CLI would stop asking after three
+// (it asks about every file it edits).
+func (m *Manager) EditorDiagnostics(ctx context.Context, path string) ([]ide.FileDiagnostics, error) {
+	files, err := m.Diagnostics(ctx, path)
 	if errors.Is(err, ErrNoServer) || errors.Is(err, ErrUntrusted) || errors.Is(err, ErrOutside) || errors.Is(err, trust.ErrUnsafeProgram) {
 		return []ide.FileDiagnostics{{FilePath: path, Diagnostics: []ide.Diagnostic{}}}, nil
 	}

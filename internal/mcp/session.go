@@ -31,11 +31,8 @@ func Negotiate(requested string) string {
 	return Fallback
 }
 
-// ServerName and Version appear in initialize's serverInfo.
-var (
-	ServerName = "claude-ide-bridge"
-	Version    = "0.1.0"
-)
+// ServerName appears in initialize's serverInfo, with the version Serve is given.
+const ServerName = "claude-ide-bridge"
 
 // Conn is the client side of the transport the session needs: a message stream that can also
 // take fire-and-forget and latest-wins messages (see ide.Client).
@@ -46,13 +43,13 @@ type Conn interface {
 
 // Serve runs one MCP session until the connection ends. The client is registered with the model
 // for its lifetime; its pending diffs are settled when it goes.
-func Serve(ctx context.Context, c Conn, model *ide.Model, log *slog.Logger) error {
+func Serve(ctx context.Context, c Conn, model *ide.Model, version string, log *slog.Logger) error {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
 	id := model.Connect(c)
 	defer model.Disconnect(id)
-	s := &session{model: model, id: id, log: log.With("client", uint64(id))}
+	s := &session{model: model, id: id, version: version, log: log.With("client", uint64(id))}
 	conn := jsonrpc.NewConn(c, s.handle)
 	model.SetDrain(id, conn.Drain)
 	conn.OnError = func(err error) { s.log.Warn("bad message", "err", err) }
@@ -96,9 +93,10 @@ func (s *session) stopListenTimer() {
 }
 
 type session struct {
-	model *ide.Model
-	id    ide.ClientID
-	log   *slog.Logger
+	model   *ide.Model
+	id      ide.ClientID
+	version string // the bridge's, for serverInfo
+	log     *slog.Logger
 
 	mu    sync.Mutex
 	timer *time.Timer // starts notifications; see listenAfter
@@ -127,7 +125,7 @@ func (s *session) handle(ctx context.Context, req *jsonrpc.Request) (any, error)
 				"resources": map[string]any{"listChanged": false, "subscribe": false},
 				"logging":   map[string]any{},
 			},
-			"serverInfo": map[string]any{"name": ServerName, "version": Version},
+			"serverInfo": map[string]any{"name": ServerName, "version": s.version},
 		}, nil
 	case "notifications/initialized":
 		s.model.Ready(s.id)

@@ -54,7 +54,7 @@ func startSession(t *testing.T, caps ide.Capabilities) *jsonrpc.Conn {
 	model := ide.New(noEditor{}, ide.EditorInfo{Name: "Test", Caps: caps}, []string{"/ws"}, ide.Events{}, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	served := make(chan error, 1)
-	go func() { served <- Serve(ctx, server, model, nil) }()
+	go func() { served <- Serve(ctx, server, model, "test", nil) }()
 	ran := make(chan error, 1)
 	go func() { ran <- client.Run(ctx) }()
 	t.Cleanup(func() {

@@ -450,6 +450,17 @@ func (t *Tracker) lastAfterLocked(path string) *text {
 	return nil
 }
 
+// UserSaved is UserWrote with the file's text as it is now on disk (an editor's userWrote). A
+// path that is not absolute, or not a regular file of at most MaxFile bytes, is ignored.
+func (t *Tracker) UserSaved(path string) {
+	if !filepath.IsAbs(path) {
+		return
+	}
+	if data, err := userfile.Read(path, t.cfg.MaxFile); err == nil {
+		t.UserWrote(path, data)
+	}
+}
+
 // UserWrote tells the Tracker that the user (not Claude) wrote data to path: a watch event that
 // finds exactly that content is not counted as Claude's.
 func (t *Tracker) UserWrote(path string, data []byte) {

@@ -300,3 +300,24 @@ func TestUserWroteAfterTheWatch(t *testing.T) {
 		t.Errorf("the user's save is still Claude's: %+v", report(t, tr, 0).Files)
 	}
 }
+
+// An editor's userWrote names a path; the Tracker reads it through userfile.Read (bounded,
+// regular files only, nothing under /proc, /sys or /dev even through a link): a link the
+// workspace holds to /proc/self/status, which stat calls a regular file, is not read.
+func TestUserSavedReadsOnlyUserFiles(t *testing.T) {
+	tr, dir := newTracker(t, Config{})
+	saved := filepath.Join(dir, "a.txt")
+	write(t, saved, "mine\n")
+	link := filepath.Join(dir, "status")
+	if err := os.Symlink("/proc/self/status", link); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{saved, link, "a.txt"} {
+		tr.UserSaved(p)
+	}
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	if len(tr.user) != 1 || tr.user[saved] != (userWrite{sum: sha([]byte("mine\n"))}) {
+		t.Errorf("the user's writes %v, want only %s", tr.user, saved)
+	}
+}

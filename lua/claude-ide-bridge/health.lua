@@ -82,16 +82,15 @@ function M.check()
   if st.ready then
     -- Facts: in auto, acceptEdits, dontAsk and bypassPermissions the CLI
     -- writes Edit/Write itself and never opens a diff.
-    local pm, why = bridge.permission_mode(2000)
-    if not pm then
+    local c, why = bridge.claude_command(2000)
+    if not c then
       r.info("permission mode: " .. tostring(why))
-    elseif pm.skipsDiffs then
-      r.warn(("permission mode %s (set by %s): Claude writes its edits without showing them as diffs"):format(tostring(pm.mode), tostring(pm.source)), {
+    elseif c.notice then
+      r.warn(c.notice, {
         "Remove permissions.defaultMode from that settings file, or set permission_mode = \"default\" in setup()",
       })
     else
-      local by = pm.source == "claude-ide-bridge" and ":ClaudeCode adds --permission-mode default" or ("set by " .. tostring(pm.source))
-      r.ok(("permission mode %s (%s): each Edit/Write is shown as a diff"):format(tostring(pm.mode), by))
+      r.ok(("permission mode %s (%s): each Edit/Write is shown as a diff"):format(tostring(c.permissionMode), tostring(c.why)))
     end
   end
   local cmd = require("claude-ide-bridge.config").options.terminal_cmd

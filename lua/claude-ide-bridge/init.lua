@@ -22,8 +22,6 @@ local M = {}
 ---@field mcpConfig? string the 0600 --mcp-config file of the code tools
 ---@field env? table<string, string> variables for a claude started against it
 
-local LOOPBACK = { "127.0.0.1", "localhost", "::1" }
-
 -- The bridge connection (state.lua): read here, changed through state's functions.
 local S = state.bridge
 
@@ -258,117 +256,72 @@ local function claude_inside()
   return ok and snacks.running() or false
 end
 
---- The environment for a `claude` started against this bridge: no_proxy for
---- loopback, ENABLE_IDE_INTEGRATION, CLAUDE_CODE_SSE_PORT and the bridge's env.
----@param info? claude-ide-bridge.Info default: the running bridge's
----@return table<string, string>
-function M.env(info)
-  info = info or S.info or {}
-  local env = {}
-  local np = vim.env.no_proxy or vim.env.NO_PROXY or ""
-  local entries = vim.tbl_filter(function(s)
-    return s ~= ""
-  end, vim.split(np, ",", { plain = true }))
-  for _, l in ipairs(LOOPBACK) do
-    if not vim.tbl_contains(entries, l) then
-      entries[#entries + 1] = l
-    end
+-- The params of claudeCommand (docs/editor-protocol.md) for terminal_cmd with
+-- args: the options the bridge's rule reads. A string terminal_cmd is split
+-- on blanks, enough for the bridge to see a permission flag in it.
+local function command_params(args)
+  local tc = config.options.terminal_cmd
+  local words = type(tc) == "table" and tc or vim.split(tc, "%s+", { trimempty = true })
+  local p = { command = words, modelTools = config.options.model_tools ~= false }
+  if args and #args > 0 then
+    p.args = args
   end
-  env.no_proxy = table.concat(entries, ",")
-  env.NO_PROXY = env.no_proxy
-  env.ENABLE_IDE_INTEGRATION = "true"
-  if info.port then
-    env.CLAUDE_CODE_SSE_PORT = tostring(info.port)
+  if config.options.permission_mode ~= nil then
+    p.permissionMode = config.options.permission_mode
   end
-  if type(info.env) == "table" then
-    for k, v in pairs(info.env) do
-      env[k] = tostring(v)
-    end
-  end
-  return env
-end
-
--- The words of terminal_cmd after the program (a string is split on blanks:
--- enough to see a permission flag in it).
-local function cmd_args(cmd)
-  local words = type(cmd) == "table" and vim.deepcopy(cmd) or vim.split(cmd, "%s+", { trimempty = true })
-  table.remove(words, 1)
-  return words
+  return p, words
 end
 
 local mode_told = false
 
--- Calls done(args) with the permission flag the CLI needs in front of args:
--- the option permission_mode when set (false: nothing), else what the bridge
--- decides (internal/permmode: --permission-mode default unless the arguments
--- or the Claude settings in force choose a mode; in auto mode no Edit would
--- reach a diff).
-local function with_mode(args, done)
-  local opt = config.options.permission_mode
-  args = args or {}
-  if opt == false then
-    return done(args)
-  end
-  local user = {}
-  if type(opt) == "string" then
-    user = { "--permission-mode", opt }
-  end
-  vim.list_extend(user, args)
-  local ask = cmd_args(config.options.terminal_cmd)
-  vim.list_extend(ask, user)
-  request("permissionMode", { args = ask }, function(err, r)
+-- Calls done(cmd, env) with the command that runs claude, as the bridge
+-- composes it (claudeCommand: the permission flag, its hooks, --mcp-config);
+-- its notice (edits skip diffs) is shown once. A string terminal_cmd stays a
+-- shell line; in remote mode it runs through the remote command in the REMOTE
+-- folder of Neovim's cwd.
+local function with_command(args, done)
+  local params, words = command_params(args)
+  request("claudeCommand", params, function(err, c)
     vim.schedule(function()
-      if err or type(r) ~= "table" then
-        notify("permission mode: " .. tostring(err and err.message), vim.log.levels.WARN)
-        return done(user)
+      if err or type(c) ~= "table" or type(c.argv) ~= "table" then
+        return notify("claude's command line: " .. tostring(err and err.message), vim.log.levels.ERROR)
       end
-      local out = type(r.add) == "table" and vim.deepcopy(r.add) or {}
-      vim.list_extend(out, user)
-      if r.skipsDiffs and r.source ~= "arguments" and not mode_told then
+      if type(c.notice) == "string" and not mode_told then
         mode_told = true
-        notify(("claude starts in %s mode (%s): its edits are written without a diff here. :help claude-ide-bridge-permission-mode")
-          :format(tostring(r.mode), tostring(r.source)), vim.log.levels.WARN)
+        notify(c.notice .. ". :help claude-ide-bridge-permission-mode", vim.log.levels.WARN)
       end
-      done(out)
+      local cmd = c.argv
+      local tc = config.options.terminal_cmd
+      if type(tc) == "string" then
+        cmd = terminal.command(tc, vim.list_slice(c.argv, #words + 1))
+      end
+      if not remote.enabled() then
+        -- claude itself is never the workspace's (exe.lua); a remote one is the remote's.
+        local why
+        cmd, why = require("claude-ide-bridge.exe").command(cmd, workspace_folders())
+        if not cmd then
+          return notify(why, vim.log.levels.ERROR)
+        end
+      end
+      if remote.enabled() then
+        local dir, why = remote.to_remote(workspace_folders()[1])
+        if not dir then
+          return notify(why, vim.log.levels.ERROR)
+        end
+        cmd = remote.terminal_cmd(cmd, c.env, dir)
+      end
+      done(cmd, c.env)
     end)
   end)
-end
-
--- The CLI's command line: terminal_cmd with args; in remote mode, run through
--- the remote command in the REMOTE folder of Neovim's cwd.
-local function claude_cmd(info, args)
-  local cmd = terminal.command(config.options.terminal_cmd, args)
-  if not remote.enabled() then
-    -- claude itself is never the workspace's (exe.lua); a remote one is the remote's.
-    local why
-    cmd, why = require("claude-ide-bridge.exe").command(cmd, workspace_folders())
-    if not cmd then
-      return nil, why
-    end
-  end
-  -- The model's code tools: --mcp-config with the bridge's config file (mcp.lua).
-  cmd = require("claude-ide-bridge.mcp").with_config(cmd, info)
-  if remote.enabled() then
-    local dir, why = remote.to_remote(workspace_folders()[1])
-    if not dir then
-      return nil, why
-    end
-    cmd = remote.terminal_cmd(cmd, M.env(info), dir)
-  end
-  return cmd
 end
 
 --- :ClaudeCode [args]: hides claude when its window is the current one, else
 --- shows and focuses it, starting `terminal_cmd args` when it is not running.
 ---@param args? string[] extra CLI arguments, e.g. { "--resume" }
 function M.toggle(args)
-  M.start(function(info)
-    with_mode(args, function(full)
-      local cmd, why = claude_cmd(info, full)
-      if not cmd then
-        return notify(why, vim.log.levels.ERROR)
-      end
-      terminal.toggle(cmd, M.env(info), config.options.terminal, args)
+  M.start(function()
+    with_command(args, function(cmd, env)
+      terminal.toggle(cmd, env, config.options.terminal, args)
     end)
   end)
 end
@@ -376,13 +329,9 @@ end
 --- :ClaudeCodeFocus [args]: shows and focuses claude (starting it when needed).
 ---@param args? string[]
 function M.open_terminal(args)
-  M.start(function(info)
-    with_mode(args, function(full)
-      local cmd, why = claude_cmd(info, full)
-      if not cmd then
-        return notify(why, vim.log.levels.ERROR)
-      end
-      terminal.open(cmd, M.env(info), config.options.terminal, args)
+  M.start(function()
+    with_command(args, function(cmd, env)
+      terminal.open(cmd, env, config.options.terminal, args)
     end)
   end)
 end
@@ -434,22 +383,14 @@ function M.close_all_diffs()
   end)
 end
 
---- The permission mode a claude started by :ClaudeCode gets, as the bridge
---- decides it (nil, why when it cannot tell): { mode, source, add,
---- skipsDiffs }. Waits up to timeout_ms (default 2000) for the answer.
+--- How :ClaudeCode would start claude, as the bridge composes it (nil, why
+--- when it cannot tell): { argv, env, display, permissionMode, why, notice }.
+--- Waits up to timeout_ms (default 2000) for the answer.
 ---@param timeout_ms? integer
 ---@return table|nil, string|nil
-function M.permission_mode(timeout_ms)
-  local opt = config.options.permission_mode
-  if opt == false then
-    return nil, "option permission_mode = false: :ClaudeCode adds no permission flag"
-  end
-  local ask = cmd_args(config.options.terminal_cmd)
-  if type(opt) == "string" then
-    vim.list_extend(ask, { "--permission-mode", opt })
-  end
+function M.claude_command(timeout_ms)
   local done, res, why = false, nil, nil
-  request("permissionMode", { args = ask }, function(err, r)
+  request("claudeCommand", (command_params()), function(err, r)
     res, why, done = (not err and type(r) == "table") and r or nil, err and tostring(err.message), true
   end)
   vim.wait(timeout_ms or 2000, function()

@@ -108,14 +108,15 @@ own bytes); LINK: make the binary a symbolic link to SCRIPT."
           (claude-ide-bridge-install-base-url (concat "file://" dir)))
      (unwind-protect (progn ,@body) (delete-directory dir t))))
 
-(defconst cibt-script "#!/bin/sh\necho claude-ide-bridge 0.1.0\n")
+(defconst cibt-script (format "#!/bin/sh\necho claude-ide-bridge %s\n" claude-ide-bridge-version))
 
 (ert-deftest cibt-install-checks-sha256 ()
   "Install a release when its SHA-256 matches, nothing when it does not."
   (cibt-with-install
    (cibt-release dir claude-ide-bridge-version cibt-script)
    (should (equal (claude-ide-bridge-install) (claude-ide-bridge--installed-path)))
-   (should (string-match-p "0.1.0" (claude-ide-bridge--run (claude-ide-bridge--installed-path) "version"))))
+   (should (string-match-p (regexp-quote claude-ide-bridge-version)
+                         (claude-ide-bridge--run (claude-ide-bridge--installed-path) "version"))))
   (cibt-with-install
    (let ((other (make-temp-file "cibt-other")))
      (cibt-release dir claude-ide-bridge-version cibt-script other)
@@ -190,10 +191,10 @@ choose a mode; the option overrides; `none' adds nothing."
       (should (equal (claude-ide-bridge-claude-command)
                      `("claude" "--permission-mode" "default" ,@settings ,@mcp)))
       (should (equal (claude-ide-bridge-claude-command '("--permission-mode" "plan"))
-                     `("claude" ,@settings "--permission-mode" "plan" ,@mcp)))
+                     `("claude" ,@settings ,@mcp "--permission-mode" "plan")))
       (let ((claude-ide-bridge-permission-mode "acceptEdits"))
         (should (equal (claude-ide-bridge-claude-command '("-c"))
-                       `("claude" ,@settings "--permission-mode" "acceptEdits" "-c" ,@mcp))))
+                       `("claude" "--permission-mode" "acceptEdits" ,@settings ,@mcp "-c"))))
       (let ((claude-ide-bridge-permission-mode 'none) (claude-ide-bridge-model-tools nil))
         (should (equal (claude-ide-bridge-claude-command '("-c")) '("claude" "-c"))))
       ;; The project's Claude settings choose a mode that writes without a diff: no flag, and
@@ -205,7 +206,7 @@ choose a mode; the option overrides; `none' adds nothing."
         (cl-letf (((symbol-function 'claude-ide-bridge--msg)
                    (lambda (&rest args) (push (apply #'format args) told))))
           (should (equal (claude-ide-bridge-claude-command) `("claude" ,@settings ,@mcp))))
-        (should (string-match-p "acceptEdits mode .*settings.json.*without a diff" (car told)))))))
+        (should (string-match-p "permission mode acceptEdits (set by .*settings.json): Claude writes its edits without showing them as diffs" (car told)))))))
 
 (ert-deftest cibt-programs-not-from-workspace ()
   "The bridge and claude are never taken from the workspace (issue 35).

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
 )
 
 // fakeClaude writes a script that records its arguments, working directory and the bridge's
@@ -87,4 +89,31 @@ func TestClaudeTerminal(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The claude claude-ide-bridge-claude starts is the bridge's claudeCommand answer: a bridge
+// built with that Go rule changed (testbin.ChangedRule) gets its changed argv, environment and
+// notice into Emacs's terminal.
+func TestClaudeFollowsTheBridgesRule(t *testing.T) {
+	t.Parallel()
+	out := filepath.Join(t.TempDir(), "claude.out")
+	script := fakeClaude(t, out)
+	w := newWorld(t, `(setq claude-ide-bridge-program `+lispQuote(testbin.ChangedRule(t))+` claude-ide-bridge-claude-program `+lispQuote(script)+
+		` claude-ide-bridge-model-tools nil claude-ide-bridge-terminal 'term)`, false)
+	w.e.eval(t, `(progn (claude-ide-bridge-claude '("--resume")) nil)`)
+	if !poll(bound, func() bool { _, err := os.Stat(out); return err == nil }) {
+		t.Fatalf("claude did not start; screen:\n%s", w.e.screen(t))
+	}
+	data, _ := os.ReadFile(out)
+	names, _ := filepath.Glob(filepath.Join(w.cfg, "ide", "*.lock"))
+	if len(names) != 1 {
+		t.Fatalf("lock files %v", names)
+	}
+	port := strings.TrimSuffix(filepath.Base(names[0]), ".lock")
+	want := "arg=--permission-mode\narg=default\narg=--settings\narg=" + filepath.Join(w.cfg, "ide", port+".settings.json") +
+		"\narg=" + testbin.ChangedArg + "\narg=--resume\ncwd=" + w.proj + "\nport=" + port + "\nide=\nno_proxy=" + testbin.ChangedNoProxy + "\n"
+	if string(data) != want {
+		t.Errorf("claude ran with\n%s\nwant\n%s", data, want)
+	}
+	w.e.waitEval(t, "t", `(and (string-match-p `+lispQuote(regexpQuote(testbin.ChangedNotice))+` (with-current-buffer "*Messages*" (buffer-string))) t)`)
 }

@@ -112,24 +112,22 @@ func TestModelToolsNoServer(t *testing.T) {
 	}
 }
 
-// :ClaudeCode's command line carries --mcp-config with the bridge's config file (a list
-// terminal_cmd gets two more items, a shell string the quoted pair), and the option
-// model_tools = false leaves it out.
+// :ClaudeCode's command line carries --mcp-config with the bridge's config file, and the
+// option model_tools = false leaves it out.
 func TestClaudeCodeMCPConfigArgs(t *testing.T) {
 	e := newEnv(t, nil, false)
 	_, _, path := mcpConfig(t, e.cfg)
-	var list []string
-	e.n.luaInto(t, &list, `return require("claude-ide-bridge.mcp").with_config({"claude", "--x"}, require("claude-ide-bridge").state())`)
-	navtest.Equal(t, "list", list, []string{"claude", "--x", "--mcp-config", path})
-	var str string
-	e.n.luaInto(t, &str, `return require("claude-ide-bridge.mcp").with_config("claude", require("claude-ide-bridge").state())`)
-	if str != "claude '--mcp-config' '"+path+"'" {
-		t.Errorf("string command: %q", str)
+	argv := func() string {
+		var c struct{ Argv []string }
+		e.n.luaInto(t, &c, `return require("claude-ide-bridge").claude_command()`)
+		return strings.Join(c.Argv, " ")
 	}
-	e.n.luaInto(t, &str, `require("claude-ide-bridge.config").options.model_tools = false
-		return require("claude-ide-bridge.mcp").with_config("claude", require("claude-ide-bridge").state())`)
-	if str != "claude" {
-		t.Errorf("with model_tools = false: %q", str)
+	if got := argv(); !strings.Contains(got, " --mcp-config "+path) {
+		t.Errorf("argv %q", got)
+	}
+	e.n.lua(t, `require("claude-ide-bridge.config").options.model_tools = false`)
+	if got := argv(); strings.Contains(got, "--mcp-config") {
+		t.Errorf("with model_tools = false: %q", got)
 	}
 }
 

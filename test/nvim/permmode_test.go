@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
 )
 
 // Issue 26 item 1: :ClaudeCode starts the CLI with --permission-mode default (the CLI's own
@@ -72,7 +74,7 @@ func TestCheckhealthPermissionMode(t *testing.T) {
 		return e.n.str(t, `return table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), "\n")`)
 	}
 	e := newEnv(t, nil, false)
-	if text := health(e); !strings.Contains(text, "permission mode default (:ClaudeCode adds --permission-mode default): each Edit/Write is shown as a diff") {
+	if text := health(e); !strings.Contains(text, "permission mode default (claude-ide-bridge adds --permission-mode default): each Edit/Write is shown as a diff") {
 		t.Errorf("checkhealth with no mode chosen:\n%s", text)
 	}
 	e2 := newEnvBefore(t, nil, func(e *env) {
@@ -80,5 +82,37 @@ func TestCheckhealthPermissionMode(t *testing.T) {
 	})
 	if text := health(e2); !strings.Contains(text, "permission mode auto (set by "+filepath.Join(e2.cfg, "settings.json")+"): Claude writes its edits without showing them as diffs") {
 		t.Errorf("checkhealth with auto in the settings:\n%s", text)
+	}
+}
+
+// The claude :ClaudeCode starts is the bridge's claudeCommand answer, word for word and
+// variable for variable: a bridge built with that Go rule changed (testbin.ChangedRule) gets
+// its changed argv, environment and notice into the terminal, for a list terminal_cmd and a
+// string one (a shell line).
+func TestClaudeCodeFollowsTheBridgesRule(t *testing.T) {
+	bin := testbin.ChangedRule(t)
+	out := filepath.Join(t.TempDir(), "claude")
+	script := `{ printf '%s\n' "$@"; echo "no_proxy=$no_proxy"; } > ` + out + `.tmp && mv ` + out + `.tmp ` + out + `; exec cat`
+	for _, tc := range []struct {
+		name string
+		cmd  any
+	}{
+		{"list", []string{"sh", "-c", script, "sh"}},
+		{"string", "sh -c '" + strings.ReplaceAll(script, "'", `'\''`) + "' sh"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			os.Remove(out)
+			e := newEnv(t, map[string]any{"bin": bin, "terminal_cmd": tc.cmd, "model_tools": false}, false)
+			e.n.ex(t, "ClaudeCode --resume")
+			waitFor(t, "the CLI's arguments", func() bool { _, err := os.Stat(out); return err == nil })
+			port, _ := readLock(t, e.cfg)
+			hooks := filepath.Join(e.cfg, "ide", itoa(port)+".settings.json")
+			want := "--permission-mode\ndefault\n--settings\n" + hooks + "\n" + testbin.ChangedArg + "\n--resume\nno_proxy=" + testbin.ChangedNoProxy + "\n"
+			if got := fileText(t, out); got != want {
+				t.Errorf("the CLI got\n%s\nwant\n%s", got, want)
+			}
+			e.waitNotice(t, testbin.ChangedNotice)
+			e.n.ex(t, "ClaudeCodeClose")
+		})
 	}
 }

@@ -2,6 +2,7 @@ package vimtest
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/probe"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
 )
 
 // textJSON calls a tool and decodes the JSON of its first text block.
@@ -200,7 +202,7 @@ func TestTerminalCommand(t *testing.T) {
 			if n := strings.Count(string(args), "--permission-mode"); n != len(tc.want)/2 || !strings.Contains(string(args), strings.Join(tc.want, "\n")) {
 				t.Errorf("claude's arguments %q, want %q once", lines, tc.want)
 			}
-			if tc.settings != "" && !strings.Contains(v.messages(), "claude starts in acceptEdits mode") {
+			if tc.settings != "" && !strings.Contains(v.messages(), "permission mode acceptEdits") {
 				t.Errorf("no warning that edits skip the diff:\n%s", v.messages())
 			}
 			if !strings.Contains(string(args), "--mcp-config\n"+info["mcpConfig"].(string)+"\n") {
@@ -215,6 +217,39 @@ func TestTerminalCommand(t *testing.T) {
 			v.ex("ClaudeCode")
 			v.waitEval(`""`, "&buftype")
 			v.waitEval("true", "claude_ide_bridge#State().terminal")
+		})
+	}
+}
+
+// The claude :ClaudeCode starts is the bridge's claudeCommand answer: a bridge built with that
+// Go rule changed (testbin.ChangedRule) gets its changed argv, environment and notice into Vim's
+// terminal, for a List terminal_cmd and a String one (a shell command line).
+func TestTerminalFollowsTheBridgesRule(t *testing.T) {
+	bin := testbin.ChangedRule(t)
+	for _, tc := range []struct{ name, cmd string }{
+		{"list", "['/bin/sh', '-c', %s, 'claude']"},
+		{"string", "'/bin/sh -c ' .. shellescape(%s) .. ' claude'"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out")
+			script := `{ printf '%s\n' "$@"; echo "no_proxy=$no_proxy"; } > ` + out + `.tmp && mv ` + out + `.tmp ` + out + `; exec sleep 60`
+			v := startVim(t, "let g:claude_ide_bridge_bin = '"+bin+"'", "let g:claude_ide_bridge_model_tools = 0",
+				"let g:claude_ide_bridge_terminal_cmd = "+fmt.Sprintf(tc.cmd, vimString(script)))
+			v.waitEval("true", "claude_ide_bridge#State().ready")
+			v.ex("ClaudeCode --resume")
+			t.Cleanup(func() { v.tryEval("execute('ClaudeCodeClose')") })
+			var got []byte
+			if !poll(func() bool { got, _ = os.ReadFile(out); return len(got) > 0 }) {
+				t.Fatalf("the terminal command did not run; messages:\n%s", v.messages())
+			}
+			hooks := filepath.Join(v.cfg, "ide", itoa(v.state().Port)+".settings.json")
+			want := "--permission-mode\ndefault\n--settings\n" + hooks + "\n" + testbin.ChangedArg + "\n--resume\nno_proxy=" + testbin.ChangedNoProxy + "\n"
+			if string(got) != want {
+				t.Errorf("the CLI got\n%s\nwant\n%s", got, want)
+			}
+			if !strings.Contains(v.messages(), testbin.ChangedNotice) {
+				t.Errorf("the bridge's notice was not shown:\n%s", v.messages())
+			}
 		})
 	}
 }

@@ -6,7 +6,7 @@ const test = require("node:test");
 const assert = require("node:assert");
 const fs = require("node:fs");
 const path = require("node:path");
-const { setup, readLock, lockFiles, waitFor } = require("./support/harness.js");
+const { setup, readLock, lockFiles, waitFor, changedRuleBinary } = require("./support/harness.js");
 const { ClaudeClient } = require("./support/claude.js");
 const { binaryName } = require("../ClaudeIDEBridge.novaextension/Scripts/session.js");
 
@@ -105,7 +105,23 @@ test("Copy Terminal Command leaves a mode the Claude settings choose, and says i
   await env.standin.run("claude-ide-bridge.copyTerminalCommand");
   assert.ok(!env.standin.clipboard.includes("--permission-mode"), env.standin.clipboard);
   const note = env.standin.notifications.find((n) => n.title === "Terminal command copied");
-  assert.ok(note && note.body.includes(`Permission mode acceptEdits (set by ${settings}): Claude writes its edits without showing them here as diffs.`), JSON.stringify(note));
+  assert.ok(note && note.body.includes(`permission mode acceptEdits (set by ${settings}): Claude writes its edits without showing them as diffs in the editor`), JSON.stringify(note));
+});
+
+test("Copy Terminal Command is the bridge's claudeCommand: a bridge with the rule changed gets its line copied", async (t) => {
+  const env = await setup(t, { config: { "claude-ide-bridge.binaryPath": changedRuleBinary() } });
+  const { port } = await readLock(env.configDir);
+  await env.standin.run("claude-ide-bridge.copyTerminalCommand");
+  const dir = path.join(env.configDir, "ide");
+  // internal/testbin/rule.go: its environment keeps only the port, with its own no_proxy, and
+  // --changed-rule comes before the user's arguments (none here).
+  assert.strictEqual(
+    env.standin.clipboard,
+    `CLAUDE_CODE_SSE_PORT=${port} NO_PROXY=changed.example no_proxy=changed.example claude --permission-mode default ` +
+      `--settings ${path.join(dir, `${port}.settings.json`)} --mcp-config ${path.join(dir, `${port}.mcp.json`)} --changed-rule`
+  );
+  const note = env.standin.notifications.find((n) => n.title === "Terminal command copied");
+  assert.ok(note && note.body.includes("the changed rule's own notice"), JSON.stringify(note));
 });
 
 test("binaryName picks the bundled binary for the Mac's architecture", () => {

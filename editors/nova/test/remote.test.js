@@ -32,8 +32,8 @@ test("remote commands: ssh gets one shell string, others sh -c; the terminal get
   assert.strictEqual(remote.toRemote(rc, "/Users/me/app/sub"), "/srv/my app/sub");
   assert.strictEqual(remote.toRemote(rc, "/Users/me/application"), null);
   assert.strictEqual(
-    remote.terminalCommand(rc, { CLAUDE_CODE_SSE_PORT: "4242" }, "/srv/my app"),
-    `'ssh' '-t' 'build-box' 'cd '\\''/srv/my app'\\'' && exec env '\\''CLAUDE_CODE_SSE_PORT=4242'\\'' claude'`
+    remote.terminalCommand(rc, { CLAUDE_CODE_SSE_PORT: "4242" }, "/srv/my app", ["claude", "--resume"]),
+    `'ssh' '-t' 'build-box' 'cd '\\''/srv/my app'\\'' && exec env '\\''CLAUDE_CODE_SSE_PORT=4242'\\'' '\\''claude'\\'' '\\''--resume'\\'''`
   );
   const docker = { cmd: ["/usr/bin/docker", "exec", "-i", "box"], pathMap: [] };
   assert.deepStrictEqual(remote.bridgeCommand(docker).args.slice(0, 4), ["exec", "-i", "box", "sh"]);
@@ -80,7 +80,7 @@ test("through a remote command: REMOTE folders and the bridge's pid in the lock,
   assert.strictEqual(env.standin.nova.workspace.activeTextEditor.document.path, env.file("a.txt"), "Nova opens the LOCAL path");
 
   await env.standin.run("claude-ide-bridge.copyTerminalCommand");
-  assert.match(env.standin.clipboard, new RegExp(`cd '\\\\''${remoteDir}'\\\\'' && exec env .*CLAUDE_CODE_SSE_PORT=${port}.* claude`));
+  assert.match(env.standin.clipboard, new RegExp(`cd '\\\\''${remoteDir}'\\\\'' && exec env .*CLAUDE_CODE_SSE_PORT=${port}.*claude`));
 
   // The remote side ends: Nova says so, with the reason escaped.
   process.kill(lock.pid, "SIGTERM");

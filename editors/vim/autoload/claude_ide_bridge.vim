@@ -139,15 +139,6 @@ export def Stop()
   timer_start(2000, (_) => job_status(j) == 'run' ? job_stop(j) : 0)
 enddef
 
-# The environment of a claude started against this bridge.
-export def Env(): dict<string>
-  var np = split($no_proxy != '' ? $no_proxy : $NO_PROXY, ',')
-  np += filter(['127.0.0.1', 'localhost', '::1'], (_, l) => index(np, l) < 0)
-  var env: dict<string> = {no_proxy: join(np, ','), NO_PROXY: join(np, ','), ENABLE_IDE_INTEGRATION: 'true',
-    CLAUDE_CODE_SSE_PORT: string(get(S.info, 'port', 0))}
-  return extend(env, map(copy(get(S.info, 'env', {})), (_, v) => type(v) == v:t_string ? v : string(v)))
-enddef
-
 # --- messages from the bridge ------------------------------------------------
 def OnLine(line: string)
   var m: any
@@ -433,28 +424,37 @@ export def Status()
 enddef
 
 export def Toggle(focus: bool, ...args: list<string>)
-  Start((info) => WithMode(args, (full) => term.Open(focus, args, full, info, Env())))
+  Start((_) => WithCommand(args, (cmd, env, line) => term.Open(focus, args, cmd, env, line)))
 enddef
 
-var mode_told = false
+var notice_told = false
 
-# Calls Done(args) with the permission flag the CLI needs in front of args:
-# the option permission_mode when set (false or '': none), else what the
-# bridge decides (--permission-mode default unless the arguments or the Claude
-# settings in force choose a mode; in auto mode no Edit would reach a diff).
-def WithMode(args: list<string>, Done: func)
-  var opt = Opt('permission_mode', null)
-  if type(opt) != v:t_none && (type(opt) != v:t_string || opt == '') | Done(args) | return | endif
-  var user = (type(opt) == v:t_string ? ['--permission-mode', opt] : []) + args
+# Calls Done(cmd, env, line) with the command that runs claude as the bridge
+# composes it (claudeCommand: the permission flag, its hooks, --mcp-config);
+# its notice (edits skip diffs) is shown once. A String terminal_cmd stays a
+# shell command line.
+def WithCommand(args: list<string>, Done: func)
   var base = Opt('terminal_cmd', 'claude')
-  Request('permissionMode', {args: (type(base) == v:t_list ? base[1 :] : split(base)[1 :]) + user}, (e, r) => {
-    if !empty(e) || type(r) != v:t_dict | Notify('permission mode: ' .. get(e, 'message', ''), 'warn') | Done(user) | return | endif
-    if get(r, 'skipsDiffs', false) && get(r, 'source', '') != 'arguments' && !mode_told
-      mode_told = true
-      Notify(printf('claude starts in %s mode (%s): its edits are written without a diff here. :help claude-ide-bridge-permission-mode',
-        get(r, 'mode', ''), get(r, 'source', '')), 'warn')
+  var words = type(base) == v:t_list ? base : split(base)
+  var p: dict<any> = {command: words, modelTools: !!Opt('model_tools', 1)}
+  if !empty(args) | p.args = args | endif
+  var opt = Opt('permission_mode', null)
+  if type(opt) == v:t_string && opt != ''
+    p.permissionMode = opt
+  elseif type(opt) != v:t_none
+    p.permissionMode = false
+  endif
+  Request('claudeCommand', p, (e, c) => {
+    if !empty(e) || type(c) != v:t_dict | Notify("claude's command line: " .. get(e, 'message', ''), 'error') | return | endif
+    if get(c, 'notice', '') != '' && !notice_told
+      notice_told = true
+      Notify(c.notice .. '. :help claude-ide-bridge-permission-mode', 'warn')
     endif
-    Done(get(r, 'add', []) + user)
+    var cmd: list<string> = c.argv
+    if type(base) != v:t_list
+      cmd = [&shell, &shellcmdflag, base .. ' ' .. join(mapnew(c.argv[len(words) :], (_, a) => shellescape(a)), ' ')]
+    endif
+    Done(cmd, c.env, c.shell)
   })
 enddef
 

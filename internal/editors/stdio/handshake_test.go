@@ -26,9 +26,6 @@ func TestInitialize(t *testing.T) {
 			!strings.Contains(r.Env["no_proxy"], "127.0.0.1") || !strings.Contains(r.Env["NO_PROXY"], "127.0.0.1") {
 			t.Errorf("env = %v", r.Env)
 		}
-		if !strings.HasPrefix(r.EnvPrefix, "CLAUDE_CODE_SSE_PORT="+itoa(r.Port)+" ") {
-			t.Errorf("envPrefix = %q", r.EnvPrefix)
-		}
 		// "pid: written as the lock file's pid ... give the editor's own pid."
 		l := readLock(t, r.LockPath)
 		if l.PID != os.Getpid() || l.IDEName != "Scripted" || l.Transport != "ws" || l.AuthToken == "" ||
@@ -113,4 +110,35 @@ func TestStatus(t *testing.T) {
 			t.Errorf("status = %+v", st)
 		}
 	})
+}
+
+// claudeCommand answers the same argv, env and shell line serve prints (internal/claudecmd),
+// with this bridge's hooks and code-tools files; a permissionMode that is neither a mode nor
+// false is refused naming it.
+func TestClaudeCommand(t *testing.T) {
+	t.Parallel()
+	s := startSidecar(t, "ndjson")
+	r := s.initialize(t, nil)
+	var c struct {
+		Argv           []string
+		Env            map[string]string
+		Shell          string
+		PermissionMode string
+		Why            string
+	}
+	if err := s.call(t, "claudeCommand", map[string]any{"args": []string{"--resume"}}, &c); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(s.cfgDir, "ide", itoa(r.Port))
+	want := []string{"claude", "--permission-mode", "default", "--settings", dir + ".settings.json", "--mcp-config", dir + ".mcp.json", "--resume"}
+	if strings.Join(c.Argv, "\n") != strings.Join(want, "\n") || c.PermissionMode != "default" || c.Why == "" {
+		t.Errorf("claudeCommand = %+v\nwant argv %q", c, want)
+	}
+	if c.Env["CLAUDE_CODE_SSE_PORT"] != itoa(r.Port) || !strings.HasPrefix(c.Shell, "CLAUDE_CODE_SSE_PORT="+itoa(r.Port)+" ") || !strings.HasSuffix(c.Shell, " --resume") {
+		t.Errorf("env %v, shell %q", c.Env, c.Shell)
+	}
+	err := s.call(t, "claudeCommand", map[string]any{"permissionMode": 3}, nil)
+	if e, ok := err.(*jsonrpc.Error); !ok || e.Code != jsonrpc.CodeInvalidParams || !strings.Contains(e.Message, "permissionMode") {
+		t.Errorf("permissionMode 3: %v", err)
+	}
 }

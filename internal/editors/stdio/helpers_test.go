@@ -278,12 +278,11 @@ func (s *sidecar) notify(t *testing.T, method string, params any) {
 }
 
 type initResult struct {
-	Port      int               `json:"port"`
-	LockPath  string            `json:"lockPath"`
-	IDEName   string            `json:"ideName"`
-	Version   string            `json:"version"`
-	Env       map[string]string `json:"env"`
-	EnvPrefix string            `json:"envPrefix"`
+	Port     int               `json:"port"`
+	LockPath string            `json:"lockPath"`
+	IDEName  string            `json:"ideName"`
+	Version  string            `json:"version"`
+	Env      map[string]string `json:"env"`
 }
 
 // allCaps declares every capability.

@@ -9,50 +9,25 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/bridge"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/claudestate"
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/exclude"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/jsonrpc"
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/mcp"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/modeltools"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/pathmap"
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/permmode"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/review"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/termtext"
 )
-
-func hasFlag(args []string, flag string) bool {
-	for _, a := range args {
-		if a == "--" {
-			return false
-		}
-		if a == flag || strings.HasPrefix(a, flag+"=") {
-			return true
-		}
-	}
-	return false
-}
-
-func firstFolder(fs []string) string {
-	if len(fs) == 0 {
-		return ""
-	}
-	return fs[0]
-}
 
 // Options configure Serve.
 type Options struct {
 	// Start assembles the bridge around this editor connection once the editor's initialize
 	// described it (the wiring lives with the caller: cmd/claude-ide-bridge). Its error is the
 	// editor's -32000 answer; initialize may be retried. Required.
-	Start func(Hello) (*bridge.Bridge, error)
+	Start func(Hello) (Bridge, error)
 	Log   *slog.Logger
 	// PIDPoll is how often the editor's pid is checked (default 500ms): an editor that dies
 	// without closing our stdin still ends the connection within a second.
@@ -79,7 +54,7 @@ type Options struct {
 }
 
 // Hello is one editor connection as its initialize described it: the input the bridge is
-// assembled around (Options.Start).
+// assembled around (Options.Start; serve's terminal fills one too).
 type Hello struct {
 	Editor  ide.Editor     // requests to this editor, its paths translated with a path map
 	Info    ide.EditorInfo // name, capabilities, encoding, timeout
@@ -95,10 +70,9 @@ type Hello struct {
 	TurnEnded    func(review.Summary)
 }
 
-// Serve speaks the editor protocol on r/w until r ends, the editor's pid dies or ctx ends, and
-// returns the bridge Options.Start gave it (nil when initialize never succeeded): what happens
-// to the bridge then is the caller's decision.
-func Serve(ctx context.Context, r io.Reader, w io.WriteCloser, opt Options) (*bridge.Bridge, error) {
+// Serve speaks the editor protocol on r/w until r ends, the editor's pid dies or ctx ends; what
+// happens to the bridge Options.Start gave it then is the caller's decision.
+func Serve(ctx context.Context, r io.Reader, w io.WriteCloser, opt Options) error {
 	if opt.Log == nil {
 		opt.Log = slog.New(slog.DiscardHandler)
 	}
@@ -129,7 +103,7 @@ func Serve(ctx context.Context, r io.Reader, w io.WriteCloser, opt Options) (*br
 	if errors.Is(err, io.EOF) || errors.Is(err, os.ErrClosed) || errors.Is(err, io.ErrClosedPipe) {
 		err = nil
 	}
-	return s.bridge(), err
+	return err
 }
 
 type server struct {
@@ -137,12 +111,12 @@ type server struct {
 	conn *jsonrpc.Conn
 
 	mu    sync.Mutex
-	b     *bridge.Bridge
+	b     Bridge
 	pid   int
 	ready chan struct{} // closed once initialize succeeded
 }
 
-func (s *server) bridge() *bridge.Bridge {
+func (s *server) bridge() Bridge {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b
@@ -201,172 +175,13 @@ func (s *server) handle(ctx context.Context, req *jsonrpc.Request) (any, error) 
 		}
 		return nil, jsonrpc.Errorf(jsonrpc.CodeNotInitialized, "not initialized: send initialize first")
 	}
-	m := b.Model
-	switch req.Method {
-	case "selectionChanged":
-		var sel ide.Selection
-		if err := jsonrpc.UnmarshalParams(req.Params, &sel); err != nil {
-			return nil, err
-		}
-		if sel.FilePath == "" {
-			return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, `invalid params: "filePath" is required`)
-		}
-		m.SelectionChanged(sel)
-		return nil, nil
-	case "workspaceFoldersChanged":
-		var p struct {
-			Folders []string `json:"folders"`
-		}
-		if err := jsonrpc.UnmarshalParams(req.Params, &p); err != nil {
-			return nil, err
-		}
-		m.SetFolders(ide.CleanFolders(p.Folders))
-		return nil, nil
-	case "atMentioned":
-		var p ide.Mention
-		if err := jsonrpc.UnmarshalParams(req.Params, &p); err != nil {
-			return nil, err
-		}
-		n, held, err := m.AtMentioned(p)
-		if err != nil {
-			return nil, err
-		}
-		return map[string]any{"delivered": n, "held": held}, nil
-	case "diffAccepted":
-		// Every decision names its proposal (showDiff's "proposal"): a decision on a proposal
-		// that a same-name openDiff replaced, or that was closed or answered, is -32001 and never
-		// lands on another (issue 25 item 6). A decision without the number is refused: the
-		// bridge cannot tell which proposal the user saw.
-		var p struct {
-			TabName  string   `json:"tabName"`
-			Contents ide.Text `json:"contents"` // passed to Claude as it came
-			// Proposal: the number of the proposal decided on. Without contents, the user
-			// accepted it unedited; Claude gets its text as it sent it.
-			Proposal *uint64 `json:"proposal"`
-		}
-		if err := jsonrpc.UnmarshalParams(req.Params, &p); err != nil {
-			return nil, err
-		}
-		if p.Proposal == nil {
-			return nil, errNoProposal("diffAccepted")
-		}
-		if p.Contents.IsZero() {
-			return nil, m.DiffAcceptedProposal(p.TabName, *p.Proposal)
-		}
-		return nil, m.DiffAcceptedShownText(p.TabName, *p.Proposal, p.Contents)
-	case "diffRejected":
-		var p struct {
-			TabName  string  `json:"tabName"`
-			Proposal *uint64 `json:"proposal"`
-		}
-		if err := jsonrpc.UnmarshalParams(req.Params, &p); err != nil {
-			return nil, err
-		}
-		if p.Proposal == nil {
-			return nil, errNoProposal("diffRejected")
-		}
-		return nil, m.DiffRejectedShown(p.TabName, *p.Proposal)
-	case "closeAllDiffs":
-		closed, restored, err := m.CloseAllDiffs()
-		if err != nil {
-			return nil, jsonrpc.Errorf(jsonrpc.CodeServerError, "%v", err)
-		}
-		if restored == nil {
-			restored = []string{}
-		}
-		return map[string]any{"closed": closed, "restored": restored}, nil
-	case "shutdown": // a request (answered first) or a notification (an editor that is quitting)
-		end := func() {
-			if s.opt.Shutdown != nil {
-				s.opt.Shutdown()
-			}
-			s.conn.Close()
-		}
-		if !req.IsCall() {
-			end()
-			return nil, nil
-		}
-		return jsonrpc.Then{Result: struct{}{}, After: end}, nil
-	case "permissionMode":
-		// The mode a claude started by the editor gets (internal/permmode); args are the
-		// user's CLI arguments, before anything is added.
-		var p struct {
-			Args []string `json:"args"`
-		}
-		if err := jsonrpc.UnmarshalParams(req.Params, &p); err != nil {
-			return nil, err
-		}
-		d := permmode.Decide(p.Args, permmode.FromOS(firstFolder(m.Folders())))
-		if d.Add == nil {
-			d.Add = []string{}
-		}
-		// The bridge's hooks (Claude's state, each turn's end), unless the user gives a
-		// --settings of their own: the CLI would take only one.
-		if h := b.HookSettingsPath(); h != "" && !hasFlag(p.Args, "--settings") {
-			d.Add = append(d.Add, "--settings", h)
-		}
-		return d, nil
-	case "review":
-		if b.Review == nil {
-			return nil, jsonrpc.Errorf(jsonrpc.CodeServerError, "this bridge keeps no record of turns")
-		}
-		var p review.Request
-		if err := jsonrpc.UnmarshalParams(req.Params, &p); err != nil {
-			return nil, err
-		}
-		a, err := b.Review.Do(p)
-		if err != nil {
-			return nil, jsonrpc.Errorf(jsonrpc.CodeServerError, "%v", err)
-		}
-		return a, nil
-	case "userWrote":
-		// The user saved a file (a revert in the editor's review): a watch event that finds
-		// this text is not Claude's.
-		var p struct {
-			FilePath string `json:"filePath"`
-		}
-		if err := jsonrpc.UnmarshalParams(req.Params, &p); err != nil {
-			return nil, err
-		}
-		if fi, err := os.Stat(p.FilePath); b.Review != nil && filepath.IsAbs(p.FilePath) && err == nil && fi.Mode().IsRegular() && fi.Size() <= review.DefaultMaxFile {
-			if data, err := os.ReadFile(p.FilePath); err == nil {
-				b.Review.UserWrote(p.FilePath, data)
-			}
-		}
-		return nil, nil
-	case "status":
-		return map[string]any{"port": b.Port(), "lockPath": b.LockPath(), "clients": m.Clients(), "diffs": m.Diffs(), "sharing": m.Sharing()}, nil
-	case "setSharing":
-		// Pause or resume sharing (internal/ide/sharing.go); answers what is shared now.
-		var p struct {
-			Paused *bool `json:"paused"`
-		}
-		if err := jsonrpc.UnmarshalParams(req.Params, &p); err != nil {
-			return nil, err
-		}
-		if p.Paused == nil {
-			return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, `invalid params: "paused" (true or false) is required`)
-		}
-		return m.SetPaused(*p.Paused), nil
-	case "fileClosed":
-		// The editor closed the file: a latest selection in it is never sent later.
-		var p struct {
-			FilePath string `json:"filePath"`
-		}
-		if err := jsonrpc.UnmarshalParams(req.Params, &p); err != nil {
-			return nil, err
-		}
-		m.FileClosed(p.FilePath)
-		return nil, nil
+	if f := methods[req.Method]; f != nil {
+		return f(s, b, req)
 	}
 	if !req.IsCall() {
 		return nil, nil
 	}
 	return nil, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "method not found: %s", req.Method)
-}
-
-func errNoProposal(method string) error {
-	return jsonrpc.Errorf(jsonrpc.CodeInvalidParams, `invalid params: %s needs "proposal", the number of the showDiff decided on`, method)
 }
 
 func (s *server) initialize(req *jsonrpc.Request) (any, error) {
@@ -433,11 +248,11 @@ func (s *server) initialize(req *jsonrpc.Request) (any, error) {
 	}
 	s.b, s.pid = b, p.PID
 	close(s.ready)
-	res := map[string]any{
-		"port": b.Port(), "lockPath": b.LockPath(), "ideName": p.Name, "version": mcp.Version,
-		"env": b.Env(), "envPrefix": discovery.EnvPrefix(b.Port()),
-		"mcpConfig": b.MCPConfigPath(), "attached": s.opt.Attached,
-	}
+	res := struct {
+		Session
+		IDEName  string `json:"ideName"`
+		Attached bool   `json:"attached"`
+	}{b.Session(), p.Name, s.opt.Attached}
 	if s.opt.Ready == nil {
 		return res, nil
 	}

@@ -20,23 +20,6 @@ const { trustFolder } = trust;
 
 const ID = "claude-ide-bridge";
 
-/**
- * terminalCommand is the line to paste into a shell that did not inherit the bridge's env. It
- * ends with --mcp-config and the bridge's 0600 config file, which gives the model the code tools
- * (docs/model-tools.md); the file's path, never its token, is on the line. modeArgs is the
- * permission flag the bridge decides (permissionMode: --permission-mode default unless the
- * Claude settings choose a mode; in auto mode no edit would reach Nova as a diff).
- */
-function terminalCommand(info, modeArgs) {
-  const env = info.env || {};
-  const keys = Object.keys(env);
-  const quote = (v) => (/^[A-Za-z0-9_.,:/@%+=-]*$/.test(v) ? v : `'${v.replace(/'/g, `'\\''`)}'`);
-  const mode = (modeArgs || []).map((a) => ` ${quote(String(a))}`).join("");
-  const claude = info.mcpConfig ? ` claude${mode} --mcp-config ${quote(String(info.mcpConfig))}` : ` claude${mode}`;
-  if (keys.length === 0 && info.envPrefix) return info.envPrefix + claude;
-  return keys.map((k) => `${k}=${quote(String(env[k]))}`).join(" ") + claude;
-}
-
 /** mentionOf turns an editor's selection into atMentioned params (0-based, lineEnd inclusive). */
 function mentionOf(editor, wholeFile) {
   const sel = selectionOf(editor);
@@ -271,32 +254,24 @@ class ClaudeBridgeExtension {
     }
   }
 
+  /**
+   * copyTerminalCommand puts the line that runs claude on the clipboard, as the bridge composes it
+   * (claudeCommand: the permission flag, its hooks, --mcp-config, the environment for a shell that
+   * did not inherit it); in remote mode its argv runs through the remote command.
+   */
   async copyTerminalCommand() {
-    const info = await this.start(false);
-    const mode = await this.permissionMode();
-    let line = terminalCommand(info, mode.add);
+    await this.start(false);
+    if (!this.session) throw new Error("the bridge is not running");
+    const c = await this.session.request("claudeCommand", {});
+    let line = c.shell;
     const remote = this.remote;
     if (remote) {
       const dir = toRemote(remote, nova.workspace.path || "");
       if (dir === null) throw new Error(`${nova.workspace.path} is outside the Path map setting`);
-      line = remoteTerminalCommand(remote, info.env || {}, dir, mode.add);
+      line = remoteTerminalCommand(remote, c.env, dir, c.argv);
     }
     await nova.clipboard.writeText(line);
-    const skip = mode.skipsDiffs
-      ? `\n\nPermission mode ${mode.mode} (set by ${mode.source}): Claude writes its edits without showing them here as diffs.`
-      : "";
-    this.tell("Terminal command copied", line + skip);
-  }
-
-  /** permissionMode asks the bridge which permission flag claude needs (internal/permmode). */
-  async permissionMode() {
-    if (!this.session) return { add: [] };
-    try {
-      const r = await this.session.request("permissionMode", { args: [] });
-      return r && Array.isArray(r.add) ? r : { add: [] };
-    } catch (err) {
-      return { add: [] }; // an older bridge: the line without a flag, as before
-    }
+    this.tell("Terminal command copied", c.notice ? `${line}\n\n${c.notice}.` : line);
   }
 
   async mention(editor, wholeFile) {
@@ -357,6 +332,5 @@ exports.deactivate = function () {
   return ext ? ext.deactivate() : undefined;
 };
 
-exports.terminalCommand = terminalCommand;
 exports.mentionOf = mentionOf;
 exports.escapeControls = escapeControls;

@@ -77,8 +77,8 @@ function toRemote(rc, p) {
   return out === null ? null : out || "/";
 }
 
-/** terminalCommand is the shell line that runs claude (with modeArgs) on the remote side with env, in dir. */
-function terminalCommand(rc, env, dir, modeArgs) {
+/** terminalCommand is the shell line that runs argv (claudeCommand's) on the remote side with env, in dir. */
+function terminalCommand(rc, env, dir, argv) {
   const cmd = rc.cmd.slice();
   const name = basename(cmd[0]);
   if (name === "ssh") cmd.splice(1, 0, "-t");
@@ -87,8 +87,7 @@ function terminalCommand(rc, env, dir, modeArgs) {
     .sort()
     .filter((k) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(k))
     .map((k) => shellQuote(`${k}=${env[k]}`));
-  const mode = (modeArgs || []).map((a) => " " + shellQuote(String(a))).join("");
-  const script = `cd ${shellQuote(dir)} && exec env ${assigns.join(" ")} claude${mode}`;
+  const script = `cd ${shellQuote(dir)} && exec env ${assigns.join(" ")} ${argv.map(shellQuote).join(" ")}`;
   return through(cmd, script).map(shellQuote).join(" ");
 }
 

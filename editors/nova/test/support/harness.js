@@ -25,6 +25,19 @@ function bridgeBinary() {
   return out;
 }
 
+let changed = null;
+
+/** changedRuleBinary builds the bridge with its claudeCommand rule changed (internal/testbin/rule.go), once. */
+function changedRuleBinary() {
+  if (changed) return changed;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "nova-bridge-rule-"));
+  const out = path.join(dir, "claude-ide-bridge");
+  execFileSync("go", ["run", "./internal/testbin/changedrule", out], { cwd: repoRoot, stdio: "inherit", timeout: 300000 });
+  process.on("exit", () => fs.rmSync(dir, { recursive: true, force: true }));
+  changed = out;
+  return out;
+}
+
 /** waitFor polls cond until it returns a truthy value, at most timeoutMs. */
 async function waitFor(cond, what, timeoutMs = 5000) {
   const deadline = Date.now() + timeoutMs;
@@ -117,4 +130,4 @@ async function readLock(configDir) {
   return { port: Number(path.basename(files[0], ".lock")), lock, path: files[0] };
 }
 
-module.exports = { setup, waitFor, readLock, lockFiles, bridgeBinary, repoRoot };
+module.exports = { setup, waitFor, readLock, lockFiles, bridgeBinary, changedRuleBinary, repoRoot };

@@ -11,17 +11,6 @@ export def Running(): bool
   return tbuf > 0 && bufexists(tbuf) && term_getstatus(tbuf) =~ 'running'
 enddef
 
-# The CLI's argument list: terminal_cmd, args (the permission flag first:
-# claude_ide_bridge#WithMode) and the code tools' --mcp-config.
-export def Command(args: list<string>, info: dict<any>): list<string>
-  var base = cib.Opt('terminal_cmd', 'claude')
-  var cmd = type(base) == v:t_list ? copy(base) : [base]
-  var extra = args + (cib.Opt('model_tools', 1) && get(info, 'mcpConfig', '') != '' ? ['--mcp-config', info.mcpConfig] : [])
-  if type(base) == v:t_list | return cmd + extra | endif
-  # A string is a shell command line.
-  return [&shell, &shellcmdflag, base .. ' ' .. join(mapnew(extra, (_, a) => shellescape(a)), ' ')]
-enddef
-
 def TermWin(): number
   var ws = tbuf < 0 ? [] : filter(win_findbuf(tbuf), (_, w) => win_id2tabwin(w)[0] == tabpagenr())
   return empty(ws) ? 0 : ws[0]
@@ -35,11 +24,11 @@ enddef
 
 # :ClaudeCode (focus false: hides claude when its window is the current one)
 # and :ClaudeCodeFocus; a claude that exited is started again.
-# args: the user's; full: with the permission flag.
-export def Open(focus: bool, args: list<string>, full: list<string>, info: dict<any>, env: dict<string>)
+# args: the user's; cmd, env: claude's (claudeCommand); line: for a shell.
+export def Open(focus: bool, args: list<string>, cmd: list<string>, env: dict<string>, line: string)
   var kind = cib.Opt('terminal', 'vim')
-  if kind == 'none' | cib.Notify('start claude yourself with ' .. get(info, 'envPrefix', '') .. ' claude, then /ide') | return | endif
-  if kind == 'external' | External(Command(full, info), env) | return | endif
+  if kind == 'none' | cib.Notify('start claude yourself with ' .. line .. ', then /ide') | return | endif
+  if kind == 'external' | External(cmd, env) | return | endif
   var w = TermWin()
   if !focus && w == win_getid() && Running() && empty(args) | hide | return | endif
   if !empty(args) && Running()
@@ -49,7 +38,7 @@ export def Open(focus: bool, args: list<string>, full: list<string>, info: dict<
   if Running() | execute 'buffer' tbuf | return | endif
   # Not started yet, or it exited: a new claude in place of the old buffer.
   var old = tbuf
-  tbuf = term_start(Command(full, info), {curwin: true, env: env, term_kill: 'term', term_name: 'claude', norestore: true})
+  tbuf = term_start(cmd, {curwin: true, env: env, term_kill: 'term', term_name: 'claude', norestore: true})
   setbufvar(tbuf, '&bufhidden', 'hide') | setbufvar(tbuf, '&buflisted', 0)
   if old > 0 && bufexists(old) && old != tbuf | silent! execute 'bwipeout!' old | endif
 enddef

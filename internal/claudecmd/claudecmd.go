@@ -1,0 +1,145 @@
+// Package claudecmd composes how a claude is started against the bridge: its argv, its
+// environment, the line a user would type, and the permission mode it gets with why. serve's
+// banner and the editor protocol's claudeCommand (every editor's :ClaudeCode) both come from
+// Compose: the permission flag, the hooks' --settings, --mcp-config and the "edits skip diffs"
+// notice have this one home.
+package claudecmd
+
+import (
+	"encoding/json"
+	"errors"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/permmode"
+)
+
+// Request is what the user chose (the editor protocol's claudeCommand params).
+type Request struct {
+	// Command is the program and its own words (an editor's terminal_cmd); default ["claude"].
+	// The words after the program count as the user's arguments.
+	Command []string `json:"command"`
+	// Args are the user's extra arguments (:ClaudeCode --resume); they come last.
+	Args []string `json:"args"`
+	// PermissionMode is the mode the user chose: a mode adds --permission-mode MODE, Off adds
+	// neither a permission flag nor the bridge's hooks, "" lets the bridge decide
+	// (permmode.Decide).
+	PermissionMode Mode `json:"permissionMode"`
+	// ModelTools false leaves out --mcp-config (the model's code tools); default true.
+	ModelTools *bool `json:"modelTools"`
+}
+
+// Mode is a permission mode the user chose: a string, or false (Off: add no flag).
+type Mode string
+
+// Off is the JSON false of permissionMode: the user wants no permission flag added.
+const Off Mode = "\x00off"
+
+// UnmarshalJSON takes a string, false (Off) or null ("").
+func (m *Mode) UnmarshalJSON(b []byte) error {
+	switch string(b) {
+	case "false":
+		*m = Off
+		return nil
+	case "null":
+		*m = ""
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return errors.New(`"permissionMode" must be a mode or false`)
+	}
+	*m = Mode(s)
+	return nil
+}
+
+// Bridge is what Compose needs of the running bridge.
+type Bridge struct {
+	Env       map[string]string // the variables claude needs (discovery.Env)
+	Cwd       string            // where claude starts: the first workspace folder
+	Hooks     string            // the hooks' --settings file; "": none
+	MCPConfig string            // the code tools' --mcp-config file; "": none
+}
+
+// Command is how to start claude (the claudeCommand result).
+type Command struct {
+	Argv []string          `json:"argv"`
+	Env  map[string]string `json:"env"`
+	// Display is Argv as one POSIX shell line (words quoted only when they need it).
+	Display string `json:"display"`
+	// Shell is Display with Env's assignments first: for a shell that did not inherit Env.
+	Shell string `json:"shell"`
+	// PermissionMode is the mode claude starts in ("": the CLI's own default, auto).
+	PermissionMode string `json:"permissionMode"`
+	// Why says who chose PermissionMode, e.g. "set by /home/me/.claude/settings.json".
+	Why string `json:"why"`
+	// Notice is a sentence to show the user once: claude writes its edits without diffs in
+	// the editor, and the user did not ask for that on the command line.
+	Notice string `json:"notice,omitempty"`
+}
+
+// Compose applies the rule: Command, then the permission flag (the user's choice, else
+// permmode's decision), the bridge's hooks (unless the user gives a --settings, the CLI takes
+// one, or wants nothing added: Off), the code tools' --mcp-config, then Args.
+func Compose(r Request, b Bridge) Command {
+	argv := append([]string{}, r.Command...)
+	if len(argv) == 0 {
+		argv = []string{"claude"}
+	}
+	user := append(append([]string{}, argv[1:]...), r.Args...)
+	var chosen []string
+	if r.PermissionMode != "" && r.PermissionMode != Off {
+		chosen = []string{"--permission-mode", string(r.PermissionMode)}
+	}
+	d := permmode.Decide(append(chosen, user...), permmode.FromOS(b.Cwd))
+	c := Command{Env: b.Env, PermissionMode: d.Mode}
+	switch {
+	case r.PermissionMode == Off && d.Add != nil:
+		c.PermissionMode, c.Why = "", "no flag added (permissionMode false): the CLI's default, auto"
+		d.SkipsDiffs = false // the user asked for no flag: nothing to tell them
+	case d.Add != nil:
+		c.Why = "claude-ide-bridge adds --permission-mode default"
+		argv = append(argv, d.Add...)
+	case d.Source == "arguments":
+		c.Why = "set by the command line"
+	default:
+		c.Why = "set by " + d.Source
+	}
+	argv = append(argv, chosen...)
+	if b.Hooks != "" && r.PermissionMode != Off && !hasFlag(user, "--settings") {
+		argv = append(argv, "--settings", b.Hooks)
+	}
+	if b.MCPConfig != "" && (r.ModelTools == nil || *r.ModelTools) {
+		argv = append(argv, "--mcp-config", b.MCPConfig)
+	}
+	c.Argv = append(argv, r.Args...)
+	if d.Source != "arguments" {
+		c.Notice = d.Warning()
+	}
+	words := make([]string, len(c.Argv))
+	for i, w := range c.Argv {
+		words[i] = discovery.ShellWord(w)
+	}
+	c.Display = strings.Join(words, " ")
+	assigns := make([]string, 0, len(c.Env)+1)
+	for _, k := range slices.Sorted(maps.Keys(c.Env)) {
+		assigns = append(assigns, k+"="+discovery.ShellWord(c.Env[k]))
+	}
+	c.Shell = strings.Join(append(assigns, c.Display), " ")
+	return c
+}
+
+// hasFlag reports whether args (before a "--") hold flag, alone or as flag=value.
+func hasFlag(args []string, flag string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		if a == flag || strings.HasPrefix(a, flag+"=") {
+			return true
+		}
+	}
+	return false
+}
