@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/jsonrpc"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/membudget"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/userfile"
 )
 
 // ToolResult is an MCP CallToolResult.
@@ -370,14 +372,23 @@ func (m *Model) openFile(ctx context.Context, a OpenFileArgs) (*ToolResult, erro
 		return r, nil
 	}
 	p := OpenFileParams{FilePath: path, Preview: a.Preview, MakeFrontmost: a.MakeFrontmost}
-	var content []byte
-	if a.StartText != "" || !a.MakeFrontmost {
-		if fi.Size() <= maxSearch {
-			content = readBounded(path, maxSearch)
-		}
-	}
-	if a.StartText != "" && content != nil {
-		p.Selection = FindRange(string(content), a.StartText, a.EndText, a.SelectToEndOfLine, m.info.Encoding)
+	lineCount := 0
+	if (a.StartText != "" || !a.MakeFrontmost) && fi.Size() <= maxSearch {
+		// The text is held, and counted in the memory budget, only until the range and the line
+		// count are found: not while the editor opens the file (issue 35 item 5).
+		held := m.budget().NewGrant()
+		content, err := userfile.ReadText(held, path, maxSearch)
+		switch {
+		case errors.Is(err, membudget.ErrOver):
+			held.Release()
+			return toolError("%s is not opened now: %v", path, err), nil
+		case err == nil:
+			if a.StartText != "" {
+				p.Selection = FindRange(content, a.StartText, a.EndText, a.SelectToEndOfLine, m.info.Encoding)
+			}
+			lineCount = strings.Count(content, "\n") + 1
+		} // another error: opened without a selection, as for a file too big to search
+		held.Release()
 	}
 	ectx, cancel := m.editorCtx(ctx)
 	defer cancel()
@@ -391,8 +402,8 @@ func (m *Model) openFile(ctx context.Context, a OpenFileArgs) (*ToolResult, erro
 	if res.LanguageID == "" {
 		res.LanguageID = LanguageID(path)
 	}
-	if res.LineCount == 0 && content != nil {
-		res.LineCount = strings.Count(string(content), "\n") + 1
+	if res.LineCount == 0 {
+		res.LineCount = lineCount
 	}
 	return jsonText(map[string]any{"success": true, "filePath": path, "languageId": res.LanguageID, "lineCount": res.LineCount})
 }

@@ -11,6 +11,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/membudget"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/userfile"
 )
 
@@ -67,11 +68,16 @@ func uriPath(uri string) string {
 	return filepath.FromSlash(u.Path)
 }
 
-// files reads and caches the lines of files for one tool call, only inside ws.
+// files reads and caches the lines of files for one tool call, only inside ws. Their texts, and
+// the line slices over them, are counted in held until the call is done (issue 35 item 5).
 type files struct {
-	ws workspace
-	m  map[string][]string
+	ws   workspace
+	m    map[string][]string
+	held *membudget.Grant
 }
+
+// lineCost is what one line of a file costs in its slice of lines: a string header.
+const lineCost = 16
 
 // lines reads path's lines; a path outside the workspace is an *outsideError and is not read.
 func (f *files) lines(path string) ([]string, error) {
@@ -85,14 +91,21 @@ func (f *files) lines(path string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	b, err := userfile.Read(real, maxFileSize)
+	text, err := userfile.ReadText(f.held, real, maxFileSize)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%s does not exist", path)
 	}
 	if err != nil {
 		return nil, err
 	}
-	l := strings.Split(strings.ReplaceAll(string(b), "\r\n", "\n"), "\n")
+	cost := int64(strings.Count(text, "\n")+1) * lineCost
+	if strings.Contains(text, "\r\n") {
+		cost += int64(len(text)) // ReplaceAll's copy
+	}
+	if err := f.held.Add(cost, "the lines of "+filepath.Base(path)); err != nil {
+		return nil, err
+	}
+	l := strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
 	f.m[path] = l
 	return l, nil
 }
