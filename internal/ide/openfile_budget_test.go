@@ -67,3 +67,43 @@ func TestOpenFileTextHeldInBudget(t *testing.T) {
 		t.Fatalf("the budget holds %d after the calls", b.Used())
 	}
 }
+
+// diagEditor answers getDiagnostics with files.
+type diagEditor struct {
+	fuzzEditor
+	files []ide.FileDiagnostics
+}
+
+func (e *diagEditor) Diagnostics(context.Context, string) ([]ide.FileDiagnostics, error) {
+	return e.files, nil
+}
+
+// Issue 35 item 5: getDiagnostics holds the snapshot, its JSON and the result's copy until it
+// returns; they are counted, so a call whose snapshot does not fit in the memory budget gets a
+// clear tool error, and the budget is free again after each call.
+func TestDiagnosticsSnapshotHeldInBudget(t *testing.T) {
+	dir := t.TempDir()
+	ed := &diagEditor{}
+	for i := range 1000 {
+		ed.files = append(ed.files, ide.FileDiagnostics{FilePath: filepath.Join(dir, "f"+strings.Repeat("x", i%7)+".go"),
+			Diagnostics: []ide.Diagnostic{{Message: strings.Repeat("m", 1000), Severity: "Error"}}})
+	}
+	b := membudget.New(64 << 20)
+	m := ide.New(ed, ide.EditorInfo{Name: "T", Caps: fuzzCaps}, []string{dir}, ide.Events{}, nil)
+	m.Budget = b
+	defer m.Close()
+	res, err := m.CallTool(context.Background(), 0, "getDiagnostics", json.RawMessage(`{}`))
+	if err != nil || res.IsError || b.Used() != 0 {
+		t.Fatalf("getDiagnostics: isError %v, %v; the budget holds %d after", res != nil && res.IsError, err, b.Used())
+	}
+	other, _ := b.Take(63<<20, "proposals")
+	res, err = m.CallTool(context.Background(), 0, "getDiagnostics", json.RawMessage(`{}`))
+	if err != nil || !res.IsError || !strings.Contains(res.Content[0].Text, "the diagnostics of 1000 files needs") ||
+		!strings.Contains(res.Content[0].Text, "memory budget") {
+		t.Fatalf("getDiagnostics over the budget = %.300q, %v; want a clear refusal", res.Content[0].Text, err)
+	}
+	other.Release()
+	if b.Used() != 0 {
+		t.Fatalf("the budget holds %d", b.Used())
+	}
+}

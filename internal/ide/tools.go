@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/jsonrpc"
@@ -321,6 +322,14 @@ func (m *Model) diagnostics(ctx context.Context, uri string) (*ToolResult, error
 	if err != nil {
 		return nil, err
 	}
+	// The snapshot, its JSON and the result's copy of it are held until the call returns:
+	// counted, so that parallel calls over a server's many diagnostics are refused, not fatal
+	// (issue 35 item 5).
+	held := m.budget().NewGrant()
+	defer held.Release()
+	if err := held.Add(3*diagnosticsSize(files), "the diagnostics of "+strconv.Itoa(len(files))+" files"); err != nil {
+		return toolError("%v", err), nil
+	}
 	type entry struct {
 		URI         string       `json:"uri"`
 		Diagnostics []Diagnostic `json:"diagnostics"`
@@ -341,6 +350,18 @@ func (m *Model) diagnostics(ctx context.Context, uri string) (*ToolResult, error
 		out = append(out, entry{u, ds})
 	}
 	return jsonText(out)
+}
+
+// diagnosticsSize is about what files take in JSON.
+func diagnosticsSize(files []FileDiagnostics) int64 {
+	n := int64(2)
+	for _, f := range files {
+		n += 40 + 2*int64(len(f.FilePath))
+		for _, d := range f.Diagnostics {
+			n += 140 + int64(len(d.Message)+len(d.Source))
+		}
+	}
+	return n
 }
 
 // OpenFileArgs are openFile's arguments.
