@@ -1,6 +1,7 @@
 // Package membudget is the bridge's one memory budget for what others make it hold: the text of
-// pending proposals (openDiff), file reads in flight (tools, language servers) and the
-// diagnostics language servers publish. They share Default, 512 MiB, so that no mix of ~100
+// pending proposals (openDiff), file texts a tool call keeps (and their copies) until it is
+// answered, the documents the bridge's language servers have open, the diagnostics they
+// publish and the mentions held for Claude. They share Default, 512 MiB, so that no mix of ~100
 // unsettled 15 MiB proposals, parallel 30 MiB reads and a server publishing for 300,000 files
 // takes the bridge past what a 3 GiB address-space limit allows (issue 25 item 5). A call that
 // would go over gets a clear error (ErrOver) and nothing already held is dropped.
@@ -60,7 +61,7 @@ func (b *Budget) Take(n int64, what string) (*Grant, error) {
 // take adds n to used, or fails with ErrOver; b.mu is held.
 func (b *Budget) take(n int64, what string) error {
 	if n > 0 && b.used+n > b.limit {
-		return fmt.Errorf("%s needs %s, but the bridge already holds %s of its %s for pending proposals, file reads and diagnostics (try again when it holds less): %w",
+		return fmt.Errorf("%s needs %s, but the bridge already holds %s of its %s for pending proposals, file reads and diagnostics: %w",
 			what, mib(n), mib(b.used), mib(b.limit), ErrOver)
 	}
 	b.used += n
