@@ -57,9 +57,9 @@ type Model struct {
 	diffs    map[string]*diff // by tab_name
 	folders  []string
 	latest   *Selection
-	lastSent []byte // encoded selection_changed last sent, to send only on change
-	lastPath string // the file of lastSent
-	held     []heldMention
+	lastSent []byte       // encoded selection_changed last sent, to send only on change
+	lastPath string       // the file of lastSent
+	held     heldMentions // selection.go
 	closed   bool
 	drains   map[ClientID]func(context.Context) error
 	paused   bool // sharing paused by the user (sharing.go)
@@ -84,11 +84,6 @@ type client struct {
 	ready     bool     // sent notifications/initialized: it counts as connected
 	listening bool     // acts on notifications: they go out to it
 	queued    [][]byte // mentions made after ready, before listening
-}
-
-type heldMention struct {
-	msg []byte
-	at  time.Time
 }
 
 // New returns a Model for editor. folders are absolute workspace folders.
@@ -171,13 +166,9 @@ func (m *Model) Listening(id ClientID) {
 	if m.lastSent != nil && !m.paused {
 		c.conn.SendLatest(m.lastSent)
 	}
-	now := time.Now()
-	for _, h := range m.held {
-		if now.Sub(h.at) <= m.MentionHold {
-			c.conn.Send(h.msg)
-		}
+	for _, msg := range m.held.replay(time.Now(), m.MentionHold) {
+		c.conn.Send(msg)
 	}
-	m.held = nil
 	for _, msg := range c.queued {
 		c.conn.Send(msg)
 	}
@@ -254,6 +245,7 @@ func (m *Model) Close() {
 	m.mu.Lock()
 	m.closed = true
 	m.settleLocked(func(d *diff) bool { return d.state == pending })
+	m.held.replay(time.Now(), 0) // nothing will hear them: let them and their budget go
 	var drains []func(context.Context) error
 	for _, f := range m.drains {
 		drains = append(drains, f)

@@ -36,16 +36,6 @@ func fileHolds(path, text string) bool {
 	return err == nil && bytes.Equal(disk, []byte(text))
 }
 
-// readBounded reads a file for a tool, at most max bytes; a bigger file gives nil, no error
-// (the tool then works without its content).
-func readBounded(path string, max int64) []byte {
-	b, err := userfile.Read(path, max)
-	if err != nil {
-		return nil
-	}
-	return b
-}
-
 // errBadPath: a path argument holding control characters (a newline in a path fakes output in a
 // terminal and in logs) is refused, not passed on to the editor.
 var errBadPath = errors.New("control character in path")

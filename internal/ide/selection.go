@@ -2,11 +2,14 @@ package ide
 
 import (
 	"bytes"
+	"fmt"
+	"log/slog"
 	"strconv"
 	"time"
 	"unicode/utf8"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/jsonrpc"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/membudget"
 )
 
 // FileURL is the file:// URL of an absolute path, unencoded, as the CLI writes it.
@@ -168,17 +171,95 @@ func (m *Model) AtMentioned(mention Mention) (delivered int, held bool, err erro
 		delivered++
 	}
 	if delivered == 0 {
-		now := time.Now()
-		kept := m.held[:0]
-		for _, h := range m.held {
-			if now.Sub(h.at) <= m.MentionHold {
-				kept = append(kept, h)
-			}
+		if err := m.held.add(msg, time.Now(), m.MentionHold, m.budget(), m.log); err != nil {
+			return 0, false, err
 		}
-		m.held = append(kept, heldMention{msg: msg, at: now})
 		return 0, true, nil
 	}
 	return delivered, false, nil
+}
+
+// Bounds of the mentions held while no client is connected (issue 35 item 6: 50,000 held took
+// the bridge from 17 to 490 MiB). A user who mentions files before Claude is up wants the last
+// ones they chose; past either bound the oldest are dropped, and the log says so. Both are far
+// below a client's queue (256 messages), which the replay fills at once.
+const (
+	MaxHeldMentions     = 100
+	MaxHeldMentionBytes = 256 << 10
+)
+
+// heldMentions are the at_mentioned messages waiting for a client, oldest first, each counted
+// in the memory budget until it is sent or dropped. Guarded by the Model's mutex.
+type heldMentions struct {
+	list    []heldMention
+	bytes   int
+	dropped int // since the bridge started, for the log
+}
+
+type heldMention struct {
+	msg  []byte
+	at   time.Time
+	held *membudget.Grant
+}
+
+// add holds msg, after dropping those older than hold and, past the bounds, the oldest. It
+// fails only when the memory budget has no room for msg.
+func (h *heldMentions) add(msg []byte, now time.Time, hold time.Duration, b *membudget.Budget, log *slog.Logger) error {
+	if len(msg) > MaxHeldMentionBytes {
+		return fmt.Errorf("a mention of %d bytes is over the %d KiB held for Claude", len(msg), MaxHeldMentionBytes>>10)
+	}
+	g, err := b.Take(int64(len(msg)), "a held mention")
+	if err != nil {
+		return err
+	}
+	h.expire(now, hold)
+	h.list = append(h.list, heldMention{msg: msg, at: now, held: g})
+	h.bytes += len(msg)
+	n := 0
+	for len(h.list) > MaxHeldMentions || h.bytes > MaxHeldMentionBytes {
+		h.drop()
+		n++
+	}
+	if n > 0 {
+		if h.dropped += n; h.dropped == n || h.dropped%1000 < n {
+			log.Warn("mentions held for Claude: the oldest dropped", "held", len(h.list), "dropped", h.dropped,
+				"bound", fmt.Sprintf("%d mentions, %d KiB", MaxHeldMentions, MaxHeldMentionBytes>>10))
+		}
+	}
+	return nil
+}
+
+// expire drops the mentions older than hold: the user has moved on.
+func (h *heldMentions) expire(now time.Time, hold time.Duration) {
+	for len(h.list) > 0 && now.Sub(h.list[0].at) > hold {
+		h.drop()
+	}
+}
+
+func (h *heldMentions) drop() {
+	h.list[0].held.Release()
+	h.bytes -= len(h.list[0].msg)
+	h.list[0] = heldMention{}
+	h.list = h.list[1:]
+}
+
+// replay returns the mentions not older than hold, oldest first, and holds none any more.
+func (h *heldMentions) replay(now time.Time, hold time.Duration) [][]byte {
+	h.expire(now, hold)
+	out := make([][]byte, 0, len(h.list))
+	for _, m := range h.list {
+		out = append(out, m.msg)
+		m.held.Release()
+	}
+	h.list, h.bytes = nil, 0
+	return out
+}
+
+// HeldMentions returns how many mentions are held for the next client and their size.
+func (m *Model) HeldMentions() (n, bytes int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.held.list), m.held.bytes
 }
 
 // selectionResult is the text of getCurrentSelection and getLatestSelection.

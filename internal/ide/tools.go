@@ -7,9 +7,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/jsonrpc"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/membudget"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/userfile"
 )
 
 // ToolResult is an MCP CallToolResult.
@@ -319,6 +322,14 @@ func (m *Model) diagnostics(ctx context.Context, uri string) (*ToolResult, error
 	if err != nil {
 		return nil, err
 	}
+	// The snapshot, its JSON and the result's copy of it are held until the call returns:
+	// counted, so that parallel calls over a server's many diagnostics are refused, not fatal
+	// (issue 35 item 5).
+	held := m.budget().NewGrant()
+	defer held.Release()
+	if err := held.Add(3*diagnosticsSize(files), "the diagnostics of "+strconv.Itoa(len(files))+" files"); err != nil {
+		return toolError("%v", err), nil
+	}
 	type entry struct {
 		URI         string       `json:"uri"`
 		Diagnostics []Diagnostic `json:"diagnostics"`
@@ -339,6 +350,18 @@ func (m *Model) diagnostics(ctx context.Context, uri string) (*ToolResult, error
 		out = append(out, entry{u, ds})
 	}
 	return jsonText(out)
+}
+
+// diagnosticsSize is about what files take in JSON.
+func diagnosticsSize(files []FileDiagnostics) int64 {
+	n := int64(2)
+	for _, f := range files {
+		n += 40 + 2*int64(len(f.FilePath))
+		for _, d := range f.Diagnostics {
+			n += 140 + int64(len(d.Message)+len(d.Source))
+		}
+	}
+	return n
 }
 
 // OpenFileArgs are openFile's arguments.
@@ -370,14 +393,23 @@ func (m *Model) openFile(ctx context.Context, a OpenFileArgs) (*ToolResult, erro
 		return r, nil
 	}
 	p := OpenFileParams{FilePath: path, Preview: a.Preview, MakeFrontmost: a.MakeFrontmost}
-	var content []byte
-	if a.StartText != "" || !a.MakeFrontmost {
-		if fi.Size() <= maxSearch {
-			content = readBounded(path, maxSearch)
-		}
-	}
-	if a.StartText != "" && content != nil {
-		p.Selection = FindRange(string(content), a.StartText, a.EndText, a.SelectToEndOfLine, m.info.Encoding)
+	lineCount := 0
+	if (a.StartText != "" || !a.MakeFrontmost) && fi.Size() <= maxSearch {
+		// The text is held, and counted in the memory budget, only until the range and the line
+		// count are found: not while the editor opens the file (issue 35 item 5).
+		held := m.budget().NewGrant()
+		content, err := userfile.ReadText(held, path, maxSearch)
+		switch {
+		case errors.Is(err, membudget.ErrOver):
+			held.Release()
+			return toolError("%s is not opened now: %v", path, err), nil
+		case err == nil:
+			if a.StartText != "" {
+				p.Selection = FindRange(content, a.StartText, a.EndText, a.SelectToEndOfLine, m.info.Encoding)
+			}
+			lineCount = strings.Count(content, "\n") + 1
+		} // another error: opened without a selection, as for a file too big to search
+		held.Release()
 	}
 	ectx, cancel := m.editorCtx(ctx)
 	defer cancel()
@@ -391,8 +423,8 @@ func (m *Model) openFile(ctx context.Context, a OpenFileArgs) (*ToolResult, erro
 	if res.LanguageID == "" {
 		res.LanguageID = LanguageID(path)
 	}
-	if res.LineCount == 0 && content != nil {
-		res.LineCount = strings.Count(string(content), "\n") + 1
+	if res.LineCount == 0 {
+		res.LineCount = lineCount
 	}
 	return jsonText(map[string]any{"success": true, "filePath": path, "languageId": res.LanguageID, "lineCount": res.LineCount})
 }

@@ -129,9 +129,22 @@ func (c *Conn) more() bool {
 	return ok && b.Buffered()
 }
 
+// MaxCalls bounds the calls one connection has running at once. A peer that sends requests
+// faster than it reads their answers had a goroutine and its request kept for each (50,000
+// atMentioned from an editor that did not read its stdout: hundreds of MiB, issue 35 item 6);
+// past the bound a call is answered at once, from the reader, that the bridge is busy, and the
+// reader then waits for the peer to read that answer. Far above what a client does: the CLI
+// calls a handful of tools at a time.
+const MaxCalls = 1024
+
 // run handles req: a call in a goroutine of its own, a notification in order, on the reader.
 func (c *Conn) run(req *Request) {
 	c.mu.Lock()
+	if req.IsCall() && c.active >= MaxCalls {
+		c.mu.Unlock()
+		c.reply(req.ID, nil, Errorf(CodeServerError, "busy: %d requests on this connection are still running; send more once they are answered", MaxCalls))
+		return
+	}
 	if c.active == 0 {
 		c.idle = make(chan struct{})
 	}

@@ -323,3 +323,48 @@ func TestDrain(t *testing.T) {
 		t.Errorf("answer after Drain and Close = %q", s)
 	}
 }
+
+// Issue 35 item 6: a peer that sends requests without waiting for their answers gets at most
+// MaxCalls running at once; the next are answered at once that the bridge is busy, and once
+// the running ones are answered new calls run again.
+func TestCallsInFlightBounded(t *testing.T) {
+	release := make(chan struct{})
+	var running atomic.Int64
+	a, _ := pair(t, echo, func(ctx context.Context, req *jsonrpc.Request) (any, error) {
+		if req.Method == "block" {
+			running.Add(1)
+			select {
+			case <-release:
+			case <-ctx.Done():
+			}
+		}
+		return "ok", nil
+	})
+	const extra = 5
+	errs := make(chan error, jsonrpc.MaxCalls+extra)
+	for range jsonrpc.MaxCalls {
+		go func() { errs <- a.Call(ctxT(t), "block", nil, nil) }()
+	}
+	for running.Load() < jsonrpc.MaxCalls {
+		time.Sleep(time.Millisecond)
+	}
+	for range extra {
+		err := a.Call(ctxT(t), "block", nil, nil)
+		var e *jsonrpc.Error
+		if !errors.As(err, &e) || e.Code != jsonrpc.CodeServerError || !strings.Contains(e.Message, "busy") {
+			t.Fatalf("call %d past MaxCalls: %v, want a -32000 busy answer", jsonrpc.MaxCalls+1, err)
+		}
+	}
+	if n := running.Load(); n != jsonrpc.MaxCalls {
+		t.Fatalf("%d handlers ran, want %d", n, jsonrpc.MaxCalls)
+	}
+	close(release)
+	for range jsonrpc.MaxCalls {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := a.Call(ctxT(t), "echo", "x", nil); err != nil {
+		t.Fatalf("a call after the burst: %v", err)
+	}
+}

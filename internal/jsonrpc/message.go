@@ -108,7 +108,7 @@ func Decode(data []byte) (*Message, error) {
 	case errors.As(err, &se):
 		return nil, Errorf(CodeInvalidRequest, "invalid request: field %q has the wrong type", path(se.JSONPointer))
 	case err != nil:
-		return nil, Errorf(CodeParseError, "parse error: %v", err)
+		return envelopeOf(data), Errorf(CodeParseError, "parse error: %v", err)
 	}
 	// JSON-RPC 2.0 §5: an error answer to a request whose id could not be read has id null.
 	nullErr := string(m.ID) == "null" && m.Method == "" && m.Error != nil
@@ -126,6 +126,22 @@ func Decode(data []byte) (*Message, error) {
 		return &m, Errorf(CodeInvalidRequest, "invalid request: response without result or error")
 	}
 	return &m, nil
+}
+
+// envelopeOf is the id and method of an object that is JSON but for its text: a lone surrogate
+// escape ("\ud800") or bytes that are not UTF-8 somewhere in it. Its parse error is then
+// answered with its id, so the peer is not left waiting for an answer it can match (issue 35
+// item 6); nil when the envelope cannot be read.
+func envelopeOf(data []byte) *Message {
+	var env struct {
+		ID     jsontext.Value `json:"id"`
+		Method string         `json:"method"`
+	}
+	if jsonv2.Unmarshal(data, &env, jsontext.AllowInvalidUTF8(true), jsontext.AllowDuplicateNames(true)) != nil ||
+		!validID(json.RawMessage(env.ID)) || env.Method == "" {
+		return nil
+	}
+	return &Message{ID: json.RawMessage(bytes.Clone(env.ID)), Method: env.Method}
 }
 
 // validID reports whether id is a string or a number (not null, an object, an array, a bool).

@@ -37,6 +37,9 @@ func TestDecode(t *testing.T) {
 		{"invalid UTF-8", "{\"jsonrpc\":\"2.0\",\"method\":\"\xff\"}", jsonrpc.CodeParseError, ""},
 		{"nesting 10001", deep(10001), jsonrpc.CodeParseError, ""}, // jsontext's bound
 		{"trailing garbage", `{"jsonrpc":"2.0","method":"x"} {}`, jsonrpc.CodeParseError, ""},
+		// JSON but for its text (issue 35 item 6): answered with the request's id.
+		{"lone surrogate in params", `{"jsonrpc":"2.0","id":4,"method":"diffAccepted","params":{"contents":"a\ud800"}}`, jsonrpc.CodeParseError, "4"},
+		{"invalid UTF-8 in params", "{\"jsonrpc\":\"2.0\",\"id\":\"k\",\"method\":\"x\",\"params\":[\"\xff\"]}", jsonrpc.CodeParseError, `"k"`},
 
 		// -32600 Invalid Request: "The JSON sent is not a valid Request object."
 		{"batch", `[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, jsonrpc.CodeInvalidRequest, ""},

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/membudget"
+
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 )
@@ -33,7 +35,16 @@ func (p *process) sync(ctx context.Context, path string) (syncState, error) {
 		return syncState{}, errorsExited(p)
 	}
 	defer func() { <-p.syncing }()
-	text, rerr := readBounded(path, p.s.m.cfg.MaxFileSize)
+	// The text the server has open is counted in the memory budget as long as it is kept
+	// (held by its document); a read that is not kept is let go at once (issue 35 item 5).
+	held := membudget.Default.NewGrant()
+	kept := false
+	defer func() {
+		if !kept {
+			held.Release()
+		}
+	}()
+	text, rerr := readBounded(held, path, p.s.m.cfg.MaxFileSize)
 	p.mu.Lock()
 	doc := p.docs[path]
 	p.mu.Unlock()
@@ -41,6 +52,7 @@ func (p *process) sync(ctx context.Context, path string) (syncState, error) {
 		if doc != nil && errors.Is(rerr, fs.ErrNotExist) {
 			p.mu.Lock()
 			delete(p.docs, path)
+			doc.held.Release()
 			if pub := p.diags[path]; pub != nil {
 				pub.held.Release()
 			}
@@ -54,7 +66,7 @@ func (p *process) sync(ctx context.Context, path string) (syncState, error) {
 	}
 	lang := LanguageID(path)
 	if doc != nil && doc.text == text {
-		return syncState{path: path, uri: doc.uri, languageID: lang, version: doc.version, text: text, sent: doc.sent}, nil
+		return syncState{path: path, uri: doc.uri, languageID: lang, version: doc.version, text: doc.text, sent: doc.sent}, nil
 	}
 	p.mu.Lock()
 	var sent uint64
@@ -63,7 +75,13 @@ func (p *process) sync(ctx context.Context, path string) (syncState, error) {
 	}
 	p.mu.Unlock()
 	var err error
-	next := &document{uri: uri.File(path), version: 1, text: text, sent: sent}
+	next := &document{uri: uri.File(path), version: 1, text: text, sent: sent, held: held}
+	// The message that sends the text is a copy of it while it is written.
+	sending := membudget.Default.NewGrant()
+	defer sending.Release()
+	if err := sending.Add(int64(len(text)), "sending "+filepath.Base(path)+" to "+p.s.name); err != nil {
+		return syncState{}, err
+	}
 	// Open before the server hears of it: its first publication for the file may come at once,
 	// and publish keeps an open document's always (MaxDiagnosticFiles).
 	p.mu.Lock()
@@ -94,6 +112,13 @@ func (p *process) sync(ctx context.Context, path string) (syncState, error) {
 		}
 		p.mu.Unlock()
 		return syncState{}, err
+	}
+	kept = true
+	if doc != nil {
+		doc.held.Release()
+	}
+	if p.dead() { // markGone may have released the documents before next was one
+		held.Release()
 	}
 	return syncState{path: path, uri: next.uri, languageID: lang, version: next.version, text: text, sent: sent}, nil
 }

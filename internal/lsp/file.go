@@ -4,14 +4,15 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/membudget"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/userfile"
 )
 
-// readBounded reads a regular file of at most max bytes through userfile.Read, the bridge's one
-// bounded read of user files (/proc, /sys, /dev refused; a FIFO never opened).
-func readBounded(path string, max int64) (string, error) {
-	b, err := userfile.Read(path, max)
-	return string(b), err
+// readBounded reads a regular file of at most max bytes through userfile, the bridge's one
+// bounded read of user files (/proc, /sys, /dev refused; a FIFO never opened), its text counted
+// in held (the memory budget) until the caller releases it.
+func readBounded(held *membudget.Grant, path string, max int64) (string, error) {
+	return userfile.ReadText(held, path, max)
 }
 
 // languageIDs are the protocol's language identifiers by extension.

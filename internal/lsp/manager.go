@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"go.lsp.dev/protocol"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/membudget"
 )
 
 // Config configures a Manager.
@@ -421,8 +423,10 @@ func (m *Manager) convert(p *process, fd *FileDiagnostics) {
 	}
 	text, ok := p.text(fd.Path)
 	if !ok {
+		held := membudget.Default.NewGrant()
+		defer held.Release()
 		var err error
-		if text, err = readBounded(fd.Path, m.cfg.MaxFileSize); err != nil {
+		if text, err = readBounded(held, fd.Path, m.cfg.MaxFileSize); err != nil {
 			return // left in UTF-16: still the right lines
 		}
 	}

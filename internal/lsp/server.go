@@ -156,6 +156,7 @@ type document struct {
 	uri     protocol.DocumentURI
 	version int32
 	text    string
+	held    *membudget.Grant // text's share of the memory budget, while the server has it open
 	// sent is the file's publication count when its current text was sent: diagnostics
 	// published later are for this text (or a newer one).
 	sent uint64
@@ -268,6 +269,9 @@ func (p *process) markGone() {
 		p.mu.Lock()
 		for _, pub := range p.diags { // the process is gone: what it published no longer counts
 			pub.held.Release()
+		}
+		for _, doc := range p.docs {
+			doc.held.Release()
 		}
 		p.mu.Unlock()
 	})

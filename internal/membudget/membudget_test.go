@@ -3,6 +3,7 @@ package membudget
 import (
 	"errors"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -37,5 +38,49 @@ func TestTakeRelease(t *testing.T) {
 	nilGrant.Release()
 	if b.Used() != 0 {
 		t.Fatalf("Used = %d", b.Used())
+	}
+}
+
+// Issue 35 item 5: a grant lives as long as what it counts. It grows with each read and copy
+// its holder makes (Add), a growth past the budget fails and leaves it as it was, and Release
+// gives back all of it once, however many times or from however many goroutines it is called.
+// After Release it counts nothing more.
+func TestGrantLifetime(t *testing.T) {
+	b := New(10 << 20)
+	g := b.NewGrant()
+	if err := g.Add(3<<20, "reading a.go"); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Add(3<<20, "a copy of a.go"); err != nil {
+		t.Fatal(err)
+	}
+	if g.Held() != 6<<20 || b.Used() != 6<<20 {
+		t.Fatalf("held %d, used %d; want both 6 MiB", g.Held(), b.Used())
+	}
+	other, err := b.Take(3<<20, "a proposal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Add(2<<20, "reading b.go"); !errors.Is(err, ErrOver) || !strings.Contains(err.Error(), "reading b.go needs 2 MiB, but the bridge already holds 9 MiB") {
+		t.Fatalf("Add past the budget: %v", err)
+	}
+	if g.Held() != 6<<20 || b.Used() != 9<<20 {
+		t.Fatalf("a refused Add counted: held %d, used %d", g.Held(), b.Used())
+	}
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Add(1)
+		go func() { defer wg.Done(); g.Release() }()
+	}
+	wg.Wait()
+	if b.Used() != 3<<20 || g.Held() != 0 {
+		t.Fatalf("after Release: used %d, held %d; want only the proposal's 3 MiB", b.Used(), g.Held())
+	}
+	if err := g.Add(1, "late"); err == nil || b.Used() != 3<<20 {
+		t.Fatalf("Add on a released grant: %v, used %d", err, b.Used())
+	}
+	other.Release()
+	if b.Used() != 0 {
+		t.Fatalf("used %d", b.Used())
 	}
 }

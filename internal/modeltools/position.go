@@ -11,6 +11,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/membudget"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/userfile"
 )
 
@@ -68,13 +69,18 @@ func uriPath(uri string) string {
 }
 
 // files reads and caches the lines of files for one tool call, only inside ws and only of files
-// the user has not excluded.
+// the user has not excluded. Their texts, and the line slices over them, are counted in held
+// until the call is done (issue 35 item 5).
 type files struct {
 	ws       workspace
 	excluded func(path string) bool // exclude.Set.Excludes through the IDE model; nil: none
 	m        map[string][]string
 	errs     map[string]error
+	held     *membudget.Grant
 }
+
+// lineCost is what one line of a file costs in its slice of lines: a string header.
+const lineCost = 16
 
 // excludedError refuses a file matching the user's exclude globs (by its name or the file a
 // symlink names). Like outsideError it names the path as given and nothing else.
@@ -122,14 +128,21 @@ func (f *files) read(path string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	b, err := userfile.Read(real, maxFileSize)
+	text, err := userfile.ReadText(f.held, real, maxFileSize)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%s does not exist", path)
 	}
 	if err != nil {
 		return nil, err
 	}
-	return strings.Split(strings.ReplaceAll(string(b), "\r\n", "\n"), "\n"), nil
+	cost := int64(strings.Count(text, "\n")+1) * lineCost
+	if strings.Contains(text, "\r\n") {
+		cost += int64(len(text)) // ReplaceAll's copy
+	}
+	if err := f.held.Add(cost, "the lines of "+filepath.Base(path)); err != nil {
+		return nil, err
+	}
+	return strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n"), nil
 }
 
 // hidden is what stands for path's lines when they are never shown (outsideText, excludedText),

@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/exclude"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/membudget"
 )
 
 // Options configures the tools.
@@ -110,10 +111,16 @@ type call struct {
 	srv  string
 }
 
+// newCall starts a tool call; its handler calls done when it returns.
 func (t *tools) newCall() *call {
 	folders := t.o.Folders()
-	return &call{t: t, f: formatter{folders: folders, max: t.o.MaxResults, files: files{ws: newWorkspace(folders), excluded: t.o.Excluded}}}
+	return &call{t: t, f: formatter{folders: folders, max: t.o.MaxResults,
+		files: files{ws: newWorkspace(folders), excluded: t.o.Excluded, held: membudget.Default.NewGrant()}}}
 }
+
+// done lets the call's file texts go: nothing of them is in its answer but copies of a few
+// clipped lines, so their share of the memory budget is released with them.
+func (c *call) done() { c.f.files.held.Release() }
 
 // abs resolves a path the model gave.
 func (c *call) abs(p string) (string, error) {
@@ -231,21 +238,28 @@ func (c *call) locations(ctx context.Context, in PositionInput, method, what str
 }
 
 func (t *tools) definition(ctx context.Context, _ *mcp.CallToolRequest, in PositionInput) (*mcp.CallToolResult, any, error) {
-	return t.newCall().locations(ctx, in, "textDocument/definition", "definition", nil)
+	c := t.newCall()
+	defer c.done()
+	return c.locations(ctx, in, "textDocument/definition", "definition", nil)
 }
 
 func (t *tools) references(ctx context.Context, _ *mcp.CallToolRequest, in PositionInput) (*mcp.CallToolResult, any, error) {
-	return t.newCall().locations(ctx, in, "textDocument/references", "references", func(p *positionParams) {
+	c := t.newCall()
+	defer c.done()
+	return c.locations(ctx, in, "textDocument/references", "references", func(p *positionParams) {
 		p.Context = &refContext{IncludeDeclaration: true}
 	})
 }
 
 func (t *tools) implementations(ctx context.Context, _ *mcp.CallToolRequest, in PositionInput) (*mcp.CallToolResult, any, error) {
-	return t.newCall().locations(ctx, in, "textDocument/implementation", "implementations", nil)
+	c := t.newCall()
+	defer c.done()
+	return c.locations(ctx, in, "textDocument/implementation", "implementations", nil)
 }
 
 func (t *tools) hover(ctx context.Context, _ *mcp.CallToolRequest, in PositionInput) (*mcp.CallToolResult, any, error) {
 	c := t.newCall()
+	defer c.done()
 	pp, err := c.position(in.Path, in.Line, in.Symbol)
 	if err != nil {
 		return nil, nil, err
@@ -353,6 +367,7 @@ func (c *call) symbolEntries(ss []symbol, docPath, prefix string, out []entry) [
 
 func (t *tools) documentSymbols(ctx context.Context, _ *mcp.CallToolRequest, in FileInput) (*mcp.CallToolResult, any, error) {
 	c := t.newCall()
+	defer c.done()
 	abs, err := c.abs(in.Path)
 	if err != nil {
 		return nil, nil, err
@@ -382,6 +397,7 @@ func (t *tools) documentSymbols(ctx context.Context, _ *mcp.CallToolRequest, in 
 
 func (t *tools) workspaceSymbols(ctx context.Context, _ *mcp.CallToolRequest, in QueryInput) (*mcp.CallToolResult, any, error) {
 	c := t.newCall()
+	defer c.done()
 	if strings.TrimSpace(in.Query) == "" {
 		return nil, nil, errors.New("query is required")
 	}
@@ -410,6 +426,7 @@ func (t *tools) workspaceSymbols(ctx context.Context, _ *mcp.CallToolRequest, in
 
 func (t *tools) incomingCalls(ctx context.Context, _ *mcp.CallToolRequest, in PositionInput) (*mcp.CallToolResult, any, error) {
 	c := t.newCall()
+	defer c.done()
 	pp, err := c.position(in.Path, in.Line, in.Symbol)
 	if err != nil {
 		return nil, nil, err
@@ -471,6 +488,7 @@ type textEdit struct {
 
 func (t *tools) renamePreview(ctx context.Context, _ *mcp.CallToolRequest, in RenameInput) (*mcp.CallToolResult, any, error) {
 	c := t.newCall()
+	defer c.done()
 	if strings.TrimSpace(in.NewName) == "" {
 		return nil, nil, errors.New("new_name is required")
 	}

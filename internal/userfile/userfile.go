@@ -21,6 +21,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unsafe"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/membudget"
 )
@@ -100,7 +101,29 @@ func Check(path string) error {
 // holds while reading: a file that reads more than max bytes fails with ErrTooLarge whatever its
 // stat says. Paths Check refuses, directories, FIFOs and devices fail with ErrSpecial without
 // being read (a FIFO is not even opened, so the call cannot block on it).
+//
+// The bytes are counted in the memory budget (membudget.Default) only while Read runs: it is
+// for callers whose bytes another bound covers (the review's MaxTotal, a settings file's few
+// KiB). A caller that keeps what it read, and copies of it, uses ReadText with its grant.
 func Read(path string, max int64) ([]byte, error) {
+	g := membudget.Default.NewGrant()
+	defer g.Release()
+	return read(g, path, max)
+}
+
+// ReadText is Read with the bytes counted in held (membudget.ErrOver when they do not fit) and
+// returned as a string sharing the read's buffer, which nothing writes again: no copy. The
+// holder releases held once the text and every copy of it are gone (issue 35 item 5: 60
+// parallel 30 MiB reads whose grants ended with the read took the bridge past 3 GiB).
+func ReadText(held *membudget.Grant, path string, max int64) (string, error) {
+	b, err := read(held, path, max)
+	if err != nil {
+		return "", err
+	}
+	return unsafe.String(unsafe.SliceData(b), len(b)), nil
+}
+
+func read(held *membudget.Grant, path string, max int64) ([]byte, error) {
 	if err := Check(path); err != nil {
 		return nil, err
 	}
@@ -125,14 +148,12 @@ func Read(path string, max int64) ([]byte, error) {
 	if fi.Size() > max {
 		return nil, fmt.Errorf("%s has %d bytes, over the limit of %d: %w", path, fi.Size(), max, ErrTooLarge)
 	}
-	// A read in flight holds its size of the one memory budget (issue 25 item 5): 60 parallel
-	// 30 MiB reads are refused past it with a clear error instead of taking the bridge past
-	// its memory. The buffer is the file's size (+1 to see it grow), not io.ReadAll's doubling.
-	g, err := membudget.Default.Take(fi.Size()+1, "reading "+filepath.Base(path))
-	if err != nil {
+	// The read's buffer is counted before it exists (issue 25 item 5): past the budget the read
+	// is refused with a clear error instead of taking the bridge past its memory. It is the
+	// file's size (+1 to see it grow), not io.ReadAll's doubling.
+	if err := held.Add(fi.Size()+1, "reading "+filepath.Base(path)); err != nil {
 		return nil, err
 	}
-	defer g.Release()
 	b := make([]byte, 0, fi.Size()+1)
 	lr := io.LimitReader(f, max+1)
 	for {

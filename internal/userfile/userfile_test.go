@@ -93,3 +93,35 @@ func TestReadWithinMemoryBudget(t *testing.T) {
 		t.Fatalf("the budget holds %d bytes after the reads", u)
 	}
 }
+
+// Issue 35 item 5: ReadText counts the text in the caller's grant, which holds it until the
+// caller releases it (a read's grant lived only as long as the read, while the caller kept the
+// bytes). A read past the budget is refused and counts nothing.
+func TestReadTextHeldByCaller(t *testing.T) {
+	b := membudget.New(5 << 20)
+	path := filepath.Join(t.TempDir(), "big.txt")
+	if err := os.WriteFile(path, []byte(strings.Repeat("y", 2<<20)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	g := b.NewGrant()
+	text, err := ReadText(g, path, 4<<20)
+	if err != nil || text != strings.Repeat("y", 2<<20) {
+		t.Fatalf("ReadText = %d bytes, %v", len(text), err)
+	}
+	if b.Used() != 2<<20+1 || g.Held() != 2<<20+1 {
+		t.Fatalf("after the read the budget holds %d, the grant %d: want the text's size while its reader keeps it", b.Used(), g.Held())
+	}
+	if _, err := ReadText(g, path, 4<<20); err != nil { // a second copy in the same grant
+		t.Fatal(err)
+	}
+	if _, err := ReadText(g, path, 4<<20); !errors.Is(err, membudget.ErrOver) || !strings.Contains(err.Error(), "reading big.txt needs 2 MiB") {
+		t.Fatalf("a third 2 MiB read in a 5 MiB budget: %v", err)
+	}
+	if g.Held() != 2*(2<<20+1) {
+		t.Fatalf("a refused read counted: the grant holds %d", g.Held())
+	}
+	g.Release()
+	if b.Used() != 0 {
+		t.Fatalf("released, the budget still holds %d", b.Used())
+	}
+}

@@ -30,6 +30,10 @@ type rawEditor struct {
 	in    *os.File
 	mu    sync.Mutex
 	lines chan []byte // the first 64 KiB of each line
+	// slow: requests of these methods are answered after this long, as an editor opening a
+	// file or asking its language server takes a while (their answers then overlap).
+	slow   map[string]time.Duration
+	answer map[string]string // the result of a method's request; {} for the others
 }
 
 func (e *rawEditor) write(s string) {
@@ -62,38 +66,38 @@ func (e *rawEditor) read(r *bufio.Reader) {
 			break
 		}
 		if m := reID.FindSubmatch(head); m != nil { // a request: answered {} at once
-			e.write(`{"jsonrpc":"2.0","id":` + string(m[1]) + `,"result":{}}`)
+			result := e.answer[string(m[2])]
+			if result == "" {
+				result = "{}"
+			}
+			msg := `{"jsonrpc":"2.0","id":` + string(m[1]) + `,"result":` + result + `}`
+			if d := e.slow[string(m[2])]; d > 0 {
+				time.AfterFunc(d, func() { e.write(msg) })
+			} else {
+				e.write(msg)
+			}
 		}
 		e.lines <- head
 	}
 }
 
-// Issue 25 item 5: ~100 unsettled 15 MiB proposals took the bridge to ~1.8 GiB and killed it
-// under a 3 GiB address-space limit. With the one memory budget (512 MiB, internal/membudget),
-// the bridge under `prlimit --as` holds the proposals that fit, refuses the others with a
-// clear error (the CLI then asks in the terminal), stays up, and loses nothing it holds: an
-// accept of the first proposal still answers FILE_SAVED with its whole text.
-func TestProposalsWithinMemoryBudget(t *testing.T) {
-	t.Parallel()
+// startLimited starts `serve --stdio` in ws under `prlimit --as=3G` with e as its editor, which
+// declares caps, and returns the editor, the initialize result and the bridge's exit.
+func startLimited(t *testing.T, ws string, caps map[string]bool, e *rawEditor) (*rawEditor, initResult, chan error) {
+	t.Helper()
 	if _, err := exec.LookPath("prlimit"); err != nil {
 		t.Skip("no prlimit")
 	}
 	if testbin.Race {
-		// The bridge runs plain either way; the race detector makes this test's own 1.4 GiB of
-		// JSON and WebSocket masking take minutes. scripts/test runs it without -race.
+		// The bridge runs plain either way; the race detector makes these tests' own GiBs of
+		// JSON, files and WebSocket masking take minutes. scripts/test runs them without -race.
 		t.Skip("run without -race (scripts/test does)")
 	}
-	const (
-		n    = 100
-		size = 14 << 20 // under MaxDiffText (15 MiB), as the CLI's biggest
-	)
 	tmp := t.TempDir()
-	ws, _ := filepath.EvalSymlinks(t.TempDir())
-	path := filepath.Join(ws, "big.txt")
-	os.WriteFile(path, []byte("old\n"), 0o644)
 	cmd := exec.Command("prlimit", fmt.Sprintf("--as=%d", 3<<30), "--", testbin.Plain(t, bin), "serve", "--stdio")
 	cmd.Dir = ws
-	cmd.Env = append(os.Environ(), "CLAUDE_CONFIG_DIR="+filepath.Join(tmp, "config"), "HOME="+tmp)
+	cmd.Env = append(os.Environ(), "CLAUDE_CONFIG_DIR="+filepath.Join(tmp, "config"), "HOME="+tmp,
+		"XDG_CONFIG_HOME="+filepath.Join(tmp, "xdg"))
 	var stderr testbin.Buffer
 	cmd.Stderr = &stderr
 	in, err := cmd.StdinPipe()
@@ -108,7 +112,7 @@ func TestProposalsWithinMemoryBudget(t *testing.T) {
 		t.Fatal(err)
 	}
 	exited := make(chan error, 1)
-	e := &rawEditor{in: in.(*os.File), lines: make(chan []byte, 4096)}
+	e.in, e.lines = in.(*os.File), make(chan []byte, 4096)
 	go e.read(bufio.NewReaderSize(out, 64<<10))
 	go func() { exited <- cmd.Wait() }()
 	t.Cleanup(func() {
@@ -124,7 +128,7 @@ func TestProposalsWithinMemoryBudget(t *testing.T) {
 		}
 	})
 	init, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": map[string]any{
-		"name": "Raw", "pid": os.Getpid(), "workspaceFolders": []string{ws}, "capabilities": allCaps()}})
+		"name": "Raw", "pid": os.Getpid(), "workspaceFolders": []string{ws}, "capabilities": caps}})
 	e.write(string(init))
 	var r initResult
 	for l := range e.lines {
@@ -134,6 +138,27 @@ func TestProposalsWithinMemoryBudget(t *testing.T) {
 			break
 		}
 	}
+	if r.Port == 0 {
+		t.Fatalf("no initialize answer: %v", <-exited)
+	}
+	return e, r, exited
+}
+
+// Issue 25 item 5: ~100 unsettled 15 MiB proposals took the bridge to ~1.8 GiB and killed it
+// under a 3 GiB address-space limit. With the one memory budget (512 MiB, internal/membudget),
+// the bridge under `prlimit --as` holds the proposals that fit, refuses the others with a
+// clear error (the CLI then asks in the terminal), stays up, and loses nothing it holds: an
+// accept of the first proposal still answers FILE_SAVED with its whole text.
+func TestProposalsWithinMemoryBudget(t *testing.T) {
+	t.Parallel()
+	const (
+		n    = 100
+		size = 14 << 20 // under MaxDiffText (15 MiB), as the CLI's biggest
+	)
+	ws, _ := filepath.EvalSymlinks(t.TempDir())
+	path := filepath.Join(ws, "big.txt")
+	os.WriteFile(path, []byte("old\n"), 0o644)
+	e, r, exited := startLimited(t, ws, allCaps(), &rawEditor{})
 	c := claude(t, r)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)

@@ -147,7 +147,7 @@ var stdioBeforeInit = []stdioBadInput{
 // After initialize: JSON-RPC 2.0 §5.1 codes, and the editor methods' own checks.
 var stdioAfterInit = []stdioBadInput{
 	{"malformed JSON", `{"jsonrpc":"2.0","id":1,"method":`, -32700, "null", ""},
-	{"invalid UTF-8", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"status\",\"params\":{\"x\":\"\xff\"}}", -32700, "null", ""},
+	{"invalid UTF-8", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"status\",\"params\":{\"x\":\"\xff\"}}", -32700, "1", ""}, // its id is read (issue 35 item 6)
 	{"nesting 100000 deep", deep(100000), -32700, "null", ""},
 	{"a number", `42`, -32600, "null", ""},
 	{"batch array", `[{"jsonrpc":"2.0","id":1,"method":"status"}]`, -32600, "null", ""},
