@@ -295,6 +295,7 @@ func (m *Model) CloseAllDiffTabs(id ClientID) []Content {
 	closed := m.settleLocked(func(d *diff) bool { return d.owner == id })
 	m.mu.Unlock()
 	m.closeViews(closed)
+	m.releaseWritten()
 	return []Content{{Type: "text", Text: fmt.Sprintf("CLOSED_%d_DIFF_TABS", len(closed))}}
 }
 
@@ -340,6 +341,34 @@ func (m *Model) closeAccepted(acc []*diff) (closed int, restored []string, err e
 		closed += len(gone)
 	}
 	return closed, restored, err
+}
+
+// releaseWritten closes the accepted diffs whose client has gone and whose file holds the
+// accepted text. Such a diff's close_tab never comes: a CLI restarted, or its connection dropped,
+// between the accept and its close_tab (spec 000: "Claude Code sends close_tab only over the
+// connection that opened the diff"), and each held its texts (up to 15 MiB) for the bridge's
+// life (issue 35 item 7). Once the CLI wrote the file, letting it go loses nothing; one whose text
+// never reached the file stays, for the user's "close all diffs". It runs when a client leaves
+// and at each prompt (closeAllDiffTabs), which also catches a CLI that wrote the file just after
+// the bridge saw its connection end.
+func (m *Model) releaseWritten() {
+	m.mu.Lock()
+	var orphans []*diff
+	for _, d := range m.diffs {
+		if _, live := m.clients[d.owner]; d.state == accepted && !live {
+			orphans = append(orphans, d)
+		}
+	}
+	m.mu.Unlock()
+	for _, d := range orphans {
+		if !fileHolds(d.path, d.text.String()) {
+			continue
+		}
+		m.mu.Lock()
+		gone := m.settleLocked(func(x *diff) bool { return x == d })
+		m.mu.Unlock()
+		m.closeViews(gone)
+	}
 }
 
 // DiffInfo describes an open diff for status displays.
