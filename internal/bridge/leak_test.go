@@ -1,10 +1,13 @@
 package bridge_test
 
 import (
+	"context"
 	"os"
 	"strings"
 	"testing"
 
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/bridge"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/membudget"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/probe"
 )
@@ -57,4 +60,41 @@ func TestGoneClientsAcceptedDiffsReleased(t *testing.T) {
 	if n := budget.Used(); n != 0 {
 		t.Errorf("%d bytes of proposals still held, want 0", n)
 	}
+}
+
+// slowShowEditor shows a diff (it reaches the screen) but answers showDiff only when the call
+// ends: a Claude that leaves in that moment.
+type slowShowEditor struct{ *testEditor }
+
+func (e slowShowEditor) ShowDiff(ctx context.Context, p ide.ShowDiffParams) error {
+	e.shown <- p
+	<-ctx.Done()
+	return ctx.Err()
+}
+
+// A Claude killed while the editor is putting its diff on screen: the showDiff call fails with
+// the client's context, and the view must still be closed. On 59dbe19 the diff was forgotten
+// without a closeDiff, and stayed on the editor's screen for good, an accept there refused
+// (seen in the soak: probe --diff killed with SIGKILL, turn 823).
+func TestDiffShownAsClientLeavesIsClosed(t *testing.T) {
+	ed := slowShowEditor{newTestEditor()}
+	b, _ := startWith(t, func(c *bridge.Config) { c.Editor = ed })
+	path, mtime := writeFile(t, b, "f.txt", "old\n")
+	a, _, err := probe.Dial(ctxT(t), b.Port(), b.Token(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Handshake(ctxT(t)); err != nil {
+		t.Fatal(err)
+	}
+	openDiffAsync(context.Background(), a, path, "new\n", "T")
+	recv(t, ed.shown, "showDiff")
+	a.WS.CloseNow()
+	if tab := recv(t, ed.closed, "closeDiff of the diff on screen"); tab != "T" {
+		t.Fatalf("closed %q, want T", tab)
+	}
+	if d := b.Model.Diffs(); len(d) != 0 {
+		t.Fatalf("diffs %+v, want none", d)
+	}
+	untouched(t, path, "old\n", mtime)
 }

@@ -155,6 +155,7 @@ func (m *Model) OpenDiff(ctx context.Context, id ClientID, a OpenDiffArgs) ([]Co
 		TabName: a.TabName, FilePath: a.OldFilePath, NewFilePath: a.NewFilePath,
 		NewContents: a.NewFileContents, FileExists: statErr == nil, Seq: d.seq, Owner: id,
 	})
+	cut := sctx.Err() != nil // the client left, or the editor did not answer in time
 	cancel()
 	if err != nil {
 		m.mu.Lock()
@@ -164,6 +165,12 @@ func (m *Model) OpenDiff(ctx context.Context, id ClientID, a OpenDiffArgs) ([]Co
 			d.release()
 		}
 		m.mu.Unlock()
+		if ours && cut && !errors.Is(err, ErrEditorGone) {
+			// The call was cut while the editor may already have put it on screen: close the
+			// view, or it stays there with nothing to settle it (closeDiff of a tab the editor
+			// does not show answers {}).
+			m.closeViews([]string{a.TabName})
+		}
 		// Settled while the editor was showing it (replaced, closed, shutdown), or the editor went
 		// away with it on screen: the user did not accept it, so the answer is a reject.
 		select {
