@@ -26,6 +26,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -288,6 +289,17 @@ func recv[T any](s *soak, ch <-chan T, what string) T {
 	panic("unreachable")
 }
 
+// scrub takes out what differs between runs and fault instances: paths, times, numbers of
+// temporary files and byte counts of varying texts.
+func (s *soak) scrub(t string) string {
+	t = strings.ReplaceAll(t, s.ws, "<ws>")
+	t = strings.ReplaceAll(t, s.lock, "<lockdir>")
+	t = regexp.MustCompile(`time=\S+ `).ReplaceAllString(t, "")
+	t = regexp.MustCompile(`\.[0-9]+\.[0-9]+\.tmp`).ReplaceAllString(t, ".<port>.<n>.tmp")
+	t = regexp.MustCompile(`accepted [0-9]+ bytes`).ReplaceAllString(t, "accepted text (64 KiB)")
+	return t
+}
+
 func firstLine(s string) string {
 	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
 	return s
@@ -460,10 +472,15 @@ func (s *soak) claudeKilled(i int) {
 	d := recv(s, s.ed.shown, "the killed Claude's showDiff")
 	cmd.Process.Kill()
 	cmd.Wait()
-	for {
-		tab := recv(s, s.ed.closed, "closeDiff after the Claude was killed")
-		if tab == d.TabName {
-			break
+	saw := "the diff view was closed"
+	for closed := false; !closed; {
+		select {
+		case tab := <-s.ed.closed:
+			closed = tab == d.TabName
+		case <-time.After(10 * time.Second):
+			saw = "NO closeDiff: the diff stayed on the editor's screen"
+			s.notes = append(s.notes, fmt.Sprintf("turn %d: the killed Claude's diff was never closed in the editor", i))
+			closed = true
 		}
 	}
 	ctx, cancel := ctxT(10 * time.Second)
@@ -472,8 +489,8 @@ func (s *soak) claudeKilled(i int) {
 	if err == nil {
 		s.t.Fatalf("turn %d: accepting the killed Claude's diff succeeded", i)
 	}
-	s.faults = append(s.faults, fault{"Claude (probe --diff) killed with SIGKILL during a pending openDiff",
-		fmt.Sprintf("the diff view was closed (closeDiff %q); a late accept got %q", d.TabName, err)})
+	s.faults = append(s.faults, fault{"Claude (`probe --diff`, its own process) killed with SIGKILL while its openDiff waits in the editor",
+		fmt.Sprintf("%s; an accept sent after it: %q", saw, strings.Replace(err.Error(), d.TabName, "<tab>", 1))})
 }
 
 // editorKilled: the editor is killed (SIGKILL) while a diff is on screen; the next editor gets
@@ -641,7 +658,7 @@ func (s *soak) measure(i int) {
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		line, _ = os.ReadFile(s.stats)
-		if f := strings.Fields(string(line)); len(f) == 3 && f[0] == strconv.Itoa(want) {
+		if f := strings.Fields(string(line)); len(f) >= 3 && f[0] == strconv.Itoa(want) {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -716,9 +733,26 @@ func (s *soak) report(turns int) {
 	for _, m := range s.samples {
 		fmt.Fprintf(&b, "| %d | %d | %d | %d | %d |\n", m.turn, m.anonKiB, m.heapKiB, m.fds, m.goroutines)
 	}
-	fmt.Fprintf(&b, "\n| fault | what the user saw |\n| --- | --- |\n")
+	// Each fault once, with how often it was played and how often the user saw something else.
+	fmt.Fprintf(&b, "\n| fault | times | what the user saw |\n| --- | ---: | --- |\n")
+	var order []string
+	seen := map[string][]string{}
 	for _, f := range s.faults {
-		fmt.Fprintf(&b, "| %s | %s |\n", f.name, strings.ReplaceAll(f.saw, "|", "\\|"))
+		if seen[f.name] == nil {
+			order = append(order, f.name)
+		}
+		seen[f.name] = append(seen[f.name], s.scrub(f.saw))
+	}
+	for _, name := range order {
+		saws := seen[name]
+		saw := saws[0]
+		for _, o := range saws[1:] {
+			if o != saws[0] {
+				saw += " (once otherwise: " + o + ")"
+				break
+			}
+		}
+		fmt.Fprintf(&b, "| %s | %d | %s |\n", name, len(saws), strings.ReplaceAll(saw, "|", "\\|"))
 	}
 	for _, n := range s.notes {
 		fmt.Fprintf(&b, "\nnote: %s\n", n)
