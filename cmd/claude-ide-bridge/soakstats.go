@@ -30,7 +30,10 @@ func init() {
 			debug.FreeOSMemory()
 			var ms runtime.MemStats
 			runtime.ReadMemStats(&ms)
-			line := fmt.Sprintf("%d %d %d\n", n, runtime.NumGoroutine(), ms.HeapInuse)
+			// Then what the runtime holds besides the heap in use, to tell where memory went:
+			// all it has mapped and not given back, stacks, span structures, GC metadata.
+			line := fmt.Sprintf("%d %d %d %d %d %d %d\n", n, runtime.NumGoroutine(), ms.HeapInuse,
+				ms.Sys-ms.HeapReleased, ms.StackInuse, ms.MSpanInuse, ms.GCSys)
 			tmp := path + ".tmp"
 			if os.WriteFile(tmp, []byte(line), 0o600) == nil {
 				os.Rename(tmp, path)
