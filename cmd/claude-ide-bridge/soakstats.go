@@ -1,4 +1,4 @@
-//go:build soakstats
+//go:build soakstats && unix
 
 package main
 
