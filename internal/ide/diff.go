@@ -15,8 +15,9 @@ import (
 // facts file): a diff belongs to the client whose openDiff opened it; it is pending until the
 // user accepts (FILE_SAVED + final text) or rejects (DIFF_REJECTED + tab_name); anything else that
 // ends a pending diff (close_tab, closeAllDiffTabs, replacement, disconnect, shutdown) settles it
-// as rejected, never as an accept. An accepted diff stays until its owner closes it or the user
-// closes all diffs; another client can neither replace nor close it.
+// as rejected, never as an accept. An accepted diff stays until its owner closes it, the user
+// closes it (or all diffs), or its owner is gone and its file holds the accepted text
+// (releaseWritten); another client can neither replace nor close it.
 
 type diffState int
 
