@@ -125,9 +125,10 @@ func newSoak(t *testing.T) *soak {
 	s.stats = filepath.Join(root, "stats")
 	os.MkdirAll(filepath.Join(s.ws, "src"), 0o755)
 	os.MkdirAll(filepath.Join(s.ws, "gen"), 0o755)
-	home := filepath.Join(root, "home")
+	home, tmp := filepath.Join(root, "home"), filepath.Join(root, "tmp")
 	os.Mkdir(home, 0o700)
-	s.env = append(os.Environ(), "CLAUDE_CONFIG_DIR="+s.cfg, "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
+	os.Mkdir(tmp, 0o700) // the killed probe's temporary file stays there
+	s.env = append(os.Environ(), "CLAUDE_CONFIG_DIR="+s.cfg, "HOME="+home, "TMPDIR="+tmp, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
 		"XDG_STATE_HOME="+filepath.Join(home, ".state"), "CLAUDE_IDE_BRIDGE_SOAKSTATS="+s.stats)
 	for i := range 8 {
 		p := filepath.Join(s.ws, "src", fmt.Sprintf("f%d.go", i))
