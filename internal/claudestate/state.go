@@ -42,6 +42,8 @@ type Session struct {
 	Since  time.Time `json:"since"`
 	Reason string    `json:"reason,omitempty"` // what it waits for, or the tool it runs
 	Cwd    string    `json:"cwd,omitempty"`
+
+	heard time.Time // its last event
 }
 
 // Tracker holds the sessions. Changed is called (on the hook's request goroutine, one at a
@@ -96,7 +98,7 @@ func (t *Tracker) Hook(ev Event) {
 	s := t.sessions[ev.SessionID]
 	cur := State("")
 	if s != nil {
-		cur = s.State
+		cur, s.heard = s.State, time.Now()
 	}
 	st, why, ok := next(ev, cur)
 	if !ok || s != nil && s.State == st && s.Reason == why {
@@ -104,8 +106,9 @@ func (t *Tracker) Hook(ev Event) {
 		return
 	}
 	if s == nil {
-		s = &Session{ID: ev.SessionID}
+		s = &Session{ID: ev.SessionID, heard: time.Now()}
 		t.sessions[ev.SessionID] = s
+		t.boundLocked()
 	}
 	if s.State != st {
 		s.Since = time.Now()
@@ -121,6 +124,23 @@ func (t *Tracker) Hook(ev Event) {
 	t.mu.Unlock()
 	if t.Changed != nil {
 		t.Changed(out)
+	}
+}
+
+// MaxSessions bounds the sessions kept. A CLI that is killed sends no SessionEnd, so its session
+// would otherwise stay for the bridge's life (issue 35 item 7).
+const MaxSessions = 256
+
+// boundLocked forgets the session heard from longest ago while over MaxSessions.
+func (t *Tracker) boundLocked() {
+	for len(t.sessions) > MaxSessions {
+		var old *Session
+		for _, s := range t.sessions {
+			if old == nil || s.heard.Before(old.heard) {
+				old = s
+			}
+		}
+		delete(t.sessions, old.ID)
 	}
 }
 

@@ -2,6 +2,7 @@ package claudestate
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -64,5 +65,30 @@ func TestSettings(t *testing.T) {
 		if len(h) != 1 || len(h[0].Hooks) != 1 || h[0].Hooks[0].Command != `'/opt/it'\''s here/claude-ide-bridge' hook --port 4242` || h[0].Hooks[0].Type != "command" {
 			t.Errorf("%s: %+v", e, h)
 		}
+	}
+}
+
+// A CLI killed (SIGKILL, a crash, the terminal gone) sends no SessionEnd: its session was kept
+// for the bridge's life, one more with every such CLI (issue 35 item 7). At most MaxSessions
+// are kept; the one heard from longest ago goes first.
+func TestSessionsBounded(t *testing.T) {
+	tr := New()
+	for i := range MaxSessions + 100 {
+		tr.Hook(Event{Name: "UserPromptSubmit", SessionID: "killed-" + strconv.Itoa(i)})
+	}
+	// The oldest kept says something, then a new session comes: the next oldest goes.
+	tr.Hook(Event{Name: "Stop", SessionID: "killed-100"})
+	tr.Hook(Event{Name: "SessionStart", SessionID: "new"})
+	ss := tr.Sessions()
+	if len(ss) != MaxSessions {
+		t.Fatalf("%d sessions kept, want %d", len(ss), MaxSessions)
+	}
+	kept := map[string]bool{}
+	for _, s := range ss {
+		kept[s.ID] = true
+	}
+	if !kept["new"] || !kept["killed-100"] || kept["killed-101"] || kept["killed-99"] {
+		t.Errorf("kept the wrong sessions: new %v, killed-100 %v (want both), killed-101 %v, killed-99 %v (want neither)",
+			kept["new"], kept["killed-100"], kept["killed-101"], kept["killed-99"])
 	}
 }

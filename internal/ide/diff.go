@@ -15,8 +15,9 @@ import (
 // facts file): a diff belongs to the client whose openDiff opened it; it is pending until the
 // user accepts (FILE_SAVED + final text) or rejects (DIFF_REJECTED + tab_name); anything else that
 // ends a pending diff (close_tab, closeAllDiffTabs, replacement, disconnect, shutdown) settles it
-// as rejected, never as an accept. An accepted diff stays until its owner closes it or the user
-// closes all diffs; another client can neither replace nor close it.
+// as rejected, never as an accept. An accepted diff stays until its owner closes it, the user
+// closes it (or all diffs), or its owner is gone and its file holds the accepted text
+// (releaseWritten); another client can neither replace nor close it.
 
 type diffState int
 
@@ -155,6 +156,7 @@ func (m *Model) OpenDiff(ctx context.Context, id ClientID, a OpenDiffArgs) ([]Co
 		TabName: a.TabName, FilePath: a.OldFilePath, NewFilePath: a.NewFilePath,
 		NewContents: a.NewFileContents, FileExists: statErr == nil, Seq: d.seq, Owner: id,
 	})
+	cut := sctx.Err() != nil // the client left, or the editor did not answer in time
 	cancel()
 	if err != nil {
 		m.mu.Lock()
@@ -164,6 +166,12 @@ func (m *Model) OpenDiff(ctx context.Context, id ClientID, a OpenDiffArgs) ([]Co
 			d.release()
 		}
 		m.mu.Unlock()
+		if ours && cut && !errors.Is(err, ErrEditorGone) {
+			// The call was cut while the editor may already have put it on screen: close the
+			// view, or it stays there with nothing to settle it (closeDiff of a tab the editor
+			// does not show answers {}).
+			m.closeViews([]string{a.TabName})
+		}
 		// Settled while the editor was showing it (replaced, closed, shutdown), or the editor went
 		// away with it on screen: the user did not accept it, so the answer is a reject.
 		select {
@@ -295,6 +303,7 @@ func (m *Model) CloseAllDiffTabs(id ClientID) []Content {
 	closed := m.settleLocked(func(d *diff) bool { return d.owner == id })
 	m.mu.Unlock()
 	m.closeViews(closed)
+	m.releaseWritten()
 	return []Content{{Type: "text", Text: fmt.Sprintf("CLOSED_%d_DIFF_TABS", len(closed))}}
 }
 
@@ -340,6 +349,34 @@ func (m *Model) closeAccepted(acc []*diff) (closed int, restored []string, err e
 		closed += len(gone)
 	}
 	return closed, restored, err
+}
+
+// releaseWritten closes the accepted diffs whose client has gone and whose file holds the
+// accepted text. Such a diff's close_tab never comes: a CLI restarted, or its connection dropped,
+// between the accept and its close_tab (spec 000: "Claude Code sends close_tab only over the
+// connection that opened the diff"), and each held its texts (up to 15 MiB) for the bridge's
+// life (issue 35 item 7). Once the CLI wrote the file, letting it go loses nothing; one whose text
+// never reached the file stays, for the user's "close all diffs". It runs when a client leaves
+// and at each prompt (closeAllDiffTabs), which also catches a CLI that wrote the file just after
+// the bridge saw its connection end.
+func (m *Model) releaseWritten() {
+	m.mu.Lock()
+	var orphans []*diff
+	for _, d := range m.diffs {
+		if _, live := m.clients[d.owner]; d.state == accepted && !live {
+			orphans = append(orphans, d)
+		}
+	}
+	m.mu.Unlock()
+	for _, d := range orphans {
+		if !fileHolds(d.path, d.text.String()) {
+			continue
+		}
+		m.mu.Lock()
+		gone := m.settleLocked(func(x *diff) bool { return x == d })
+		m.mu.Unlock()
+		m.closeViews(gone)
+	}
 }
 
 // DiffInfo describes an open diff for status displays.

@@ -176,7 +176,8 @@ func (m *Model) Listening(id ClientID) {
 }
 
 // Disconnect forgets a client. Its pending diffs are settled as rejected (never as an accept);
-// diffs the user already accepted for it stay, so the accepted text is not lost.
+// a diff the user already accepted for it stays while its file does not hold the accepted text,
+// so that text is not lost (see releaseWritten).
 func (m *Model) Disconnect(id ClientID) {
 	m.mu.Lock()
 	c := m.clients[id]
@@ -186,6 +187,7 @@ func (m *Model) Disconnect(id ClientID) {
 	n := m.readyCountLocked()
 	m.mu.Unlock()
 	m.closeViews(closed)
+	m.releaseWritten()
 	if c != nil && c.ready {
 		if f := m.events.ClientDisconnected; f != nil {
 			f(id, n)
