@@ -51,20 +51,21 @@ func Main(m *testing.M, bin *string, opts ...goleak.Option) {
 	goleak.VerifyTestMain(m, opts...)
 }
 
-// privateTemp points TMPDIR (t.TempDir, os.MkdirTemp, the children run) at a new folder of the
-// user's cache directory when the current one, or a folder above it, is one other users can
-// write: the bridge starts no language server in a workspace under such a folder
-// (internal/trust.Exposed), and the tests' workspaces are temporary folders. It returns the
-// clean-up; nothing changes when the cache directory is no better.
+// privateTemp points TMPDIR (t.TempDir, os.MkdirTemp, the children run) at a new folder in the
+// user's home when the current one, or a folder above it, is one other users can write: the
+// bridge starts no language server, and `trust` refuses, in a workspace under such a folder
+// (internal/trust.Exposed), and the tests' workspaces are temporary folders. The name is short
+// (~/.cib<digits>): the tests make Unix sockets in it, whose paths must stay under 108 bytes.
+// It returns the clean-up; nothing changes when the home folder is no better.
 func privateTemp() (remove func()) {
 	if x, err := trust.Exposed(os.TempDir()); err != nil || len(x) == 0 {
 		return func() {}
 	}
-	cache, err := os.UserCacheDir()
-	if err != nil || os.MkdirAll(cache, 0o700) != nil {
+	home, err := os.UserHomeDir()
+	if err != nil {
 		return func() {}
 	}
-	dir, err := os.MkdirTemp(cache, "cib-test-")
+	dir, err := os.MkdirTemp(home, ".cib")
 	if err != nil {
 		return func() {}
 	}
