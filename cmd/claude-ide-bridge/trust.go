@@ -73,6 +73,9 @@ func cmdTrust(args []string, stdout, stderr io.Writer) error {
 		}
 		for _, e := range es {
 			fmt.Fprintf(stdout, "%s\t(since %s)\n", termtext.Line(e.Path), e.Trusted.Local().Format("2006-01-02 15:04"))
+			for _, x := range e.Shared {
+				fmt.Fprintf(stdout, "\taccepting what other users put in %s\n", termtext.Line(x.Path))
+			}
 		}
 		return nil
 	case *revoke:

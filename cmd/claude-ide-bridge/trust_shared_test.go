@@ -108,6 +108,9 @@ func TestSharedParentTsserver(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "Accepted") || !strings.Contains(out, why) {
 		t.Fatalf("trust --shared: %d %q", code, out)
 	}
+	if out, _, _ := hv.command(t, victim, "trust", "--list"); !strings.Contains(out, "accepting what other users put in "+shared+"\n") {
+		t.Errorf("--list: %q", out)
+	}
 	getDiagnosticsRaw(t, s, src)
 	if !marked(marker) {
 		t.Error("accepted, typescript-language-server did not start")
