@@ -23,8 +23,9 @@ const trustEnables = "Trusting a folder lets the bridge start language servers t
 const sharedWarning = "Language servers also search the folders above it for node_modules and toolchain files (go.work, tsconfig.json,\n" +
 	"pyrightconfig.json ...): what another user puts in a folder they can write would run as you."
 
-// cmdTrust is `claude-ide-bridge trust [DIR]`, `trust --list`, `trust --revoke DIR` and
-// `trust --check DIR` (status 0 trusted, 1 not).
+// cmdTrust is `claude-ide-bridge trust [DIR]` (status 1, naming them, when DIR or a folder above
+// it is one other users can write), `trust --shared DIR` (accepting those), `trust --list`,
+// `trust --revoke DIR` and `trust --check DIR` (status 0 when servers may start, 1 not).
 func cmdTrust(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("trust", flag.ContinueOnError)
 	fs.SetOutput(stderr)
