@@ -11,7 +11,7 @@
 //	claude-ide-bridge hook --port N   (run by Claude Code's hooks: its state reaches the bridge)
 //	claude-ide-bridge probe [--port N | --lock FILE] [--checks LIST] [--diff] [--timeout D]
 //	claude-ide-bridge doctor [--cwd DIR]   (why claude started here does not see the editor)
-//	claude-ide-bridge trust [DIR | --list | --revoke DIR | --check DIR]  (let language servers run in DIR)
+//	claude-ide-bridge trust [DIR | --shared DIR | --list | --revoke DIR | --check DIR]  (let language servers run in DIR)
 package main
 
 import (
@@ -41,7 +41,7 @@ Usage:
   claude-ide-bridge probe [flags]     check any IDE server against the protocol
   claude-ide-bridge doctor [--cwd D]  explain why claude started here would not see the editor
   claude-ide-bridge trust [DIR]       trust a folder: let language servers run there
-                                      (--list, --revoke DIR, --check DIR)
+                                      (--shared DIR, --list, --revoke DIR, --check DIR)
   claude-ide-bridge version
 
 Run "claude-ide-bridge <command> -h" for a command's flags.

@@ -18,8 +18,14 @@ import (
 const trustEnables = "Trusting a folder lets the bridge start language servers there (getDiagnostics and the code tools);\n" +
 	"they read the folder's toolchain files, node_modules and build scripts, so they can run code it contains."
 
-// cmdTrust is `claude-ide-bridge trust [DIR]`, `trust --list`, `trust --revoke DIR` and
-// `trust --check DIR` (status 0 trusted, 1 not).
+// sharedWarning says what accepting folders other users can write means, for the prompt, the
+// command's refusal and its usage.
+const sharedWarning = "Language servers also search the folders above it for node_modules and toolchain files (go.work, tsconfig.json,\n" +
+	"pyrightconfig.json ...): what another user puts in a folder they can write would run as you."
+
+// cmdTrust is `claude-ide-bridge trust [DIR]` (status 1, naming them, when DIR or a folder above
+// it is one other users can write), `trust --shared DIR` (accepting those), `trust --list`,
+// `trust --revoke DIR` and `trust --check DIR` (status 0 when servers may start, 1 not).
 func cmdTrust(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("trust", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -27,18 +33,20 @@ func cmdTrust(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "usage: claude-ide-bridge trust [DIR]          trust DIR (default: the current directory) and the folders below it\n"+
 			"       claude-ide-bridge trust --list          list the trusted folders\n"+
 			"       claude-ide-bridge trust --revoke DIR    trust DIR no longer\n"+
-			"       claude-ide-bridge trust --check DIR     status 0 when DIR is trusted, 1 when not\n\n%s\n", trustEnables)
+			"       claude-ide-bridge trust --shared DIR    trust DIR although other users can write it or a folder above it\n"+
+			"       claude-ide-bridge trust --check DIR     status 0 when language servers may start in DIR, 1 when not\n\n%s\n%s\n", trustEnables, sharedWarning)
 	}
 	var (
 		list   = fs.Bool("list", false, "list the trusted folders")
 		revoke = fs.Bool("revoke", false, "trust DIR no longer")
-		check  = fs.Bool("check", false, "status 0 when DIR is trusted, 1 when not")
+		check  = fs.Bool("check", false, "status 0 when language servers may start in DIR, 1 when not")
+		shared = fs.Bool("shared", false, "trust DIR although other users can write it or a folder above it (the folders are named)")
 	)
 	if err := fs.Parse(args); err != nil {
 		return errUsage
 	}
 	n := 0
-	for _, b := range []bool{*list, *revoke, *check} {
+	for _, b := range []bool{*list, *revoke, *check, *shared} {
 		if b {
 			n++
 		}
@@ -66,6 +74,9 @@ func cmdTrust(args []string, stdout, stderr io.Writer) error {
 		}
 		for _, e := range es {
 			fmt.Fprintf(stdout, "%s\t(since %s)\n", termtext.Line(e.Path), e.Trusted.Local().Format("2006-01-02 15:04"))
+			for _, x := range e.Shared {
+				fmt.Fprintf(stdout, "\taccepting what other users put in %s\n", termtext.Line(x.Path))
+			}
 		}
 		return nil
 	case *revoke:
@@ -80,22 +91,48 @@ func cmdTrust(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		if by, ok := s.Trusted(real); ok {
+		by, err := s.Check(real)
+		if err == nil {
 			fmt.Fprintf(stdout, "trusted: %s (through %s)\n", termtext.Line(real), termtext.Line(by))
 			return nil
 		}
-		fmt.Fprintf(stdout, "not trusted: %s\n", termtext.Line(real))
+		fmt.Fprintf(stdout, "not trusted: %s\n%s\n", termtext.Line(real), termtext.Line(err.Error()))
 		return errFindings
 	}
-	real, err := s.Trust(dir)
+	real, err := trust.Resolve(dir)
+	if err != nil {
+		return err
+	}
+	exposed, err := trust.Exposed(real)
+	if err != nil {
+		return err
+	}
+	if len(exposed) > 0 && !*shared {
+		fmt.Fprintf(stderr, "not trusted: %s\n%s\n%s\n", termtext.Line(real), sharedWarning, listExposed(exposed))
+		fmt.Fprintf(stderr, "If you accept that: claude-ide-bridge trust --shared %s\n", termtext.Line(real))
+		return errFindings
+	}
+	real, err = s.Trust(real, exposed...)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "trusted: %s and the folders below it\n%s\n", termtext.Line(real), trustEnables)
+	if len(exposed) > 0 {
+		fmt.Fprintf(stdout, "Accepted, while they stay as they are now (another owner, folder or mode asks again):\n%s\n", listExposed(exposed))
+	}
 	if home, err := os.UserHomeDir(); err == nil && isAncestorOrSelf(real, home) {
 		fmt.Fprintf(stdout, "warning: %s holds your home folder: every project under it is trusted now (revoke: claude-ide-bridge trust --revoke %s)\n", termtext.Line(real), termtext.Line(real))
 	}
 	return nil
+}
+
+// listExposed is one line per folder other users can write, for the terminal.
+func listExposed(exposed []trust.Exposure) string {
+	lines := make([]string, len(exposed))
+	for i, x := range exposed {
+		lines[i] = "  " + termtext.Line(x.Why)
+	}
+	return strings.Join(lines, "\n")
 }
 
 // isAncestorOrSelf reports whether dir is p or a folder above it (p resolved when it can be).
@@ -107,30 +144,57 @@ func isAncestorOrSelf(dir, p string) bool {
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
-// trustWorkspace decides, before serve starts its language servers in root, whether root is
-// trusted. Untrusted, and with stdin and stdout a terminal, it asks (default No) and records a
-// yes. It never asks otherwise (--auto, a pipe, a script): servers then stay off, which the
-// "language servers" line and one log line say.
+// trustWorkspace decides, before serve starts its language servers in root, whether they may
+// start (trust.Gate). If not, and with stdin and stdout a terminal, it asks (default No), naming
+// the folders above root that other users can write and why an earlier trust no longer holds,
+// and records a yes with those folders accepted. It never asks otherwise (--auto, a pipe, a
+// script): servers then stay off, which the "language servers" line and one log line say.
 func trustWorkspace(root string, servers []lsp.ServerConfig, stdin io.Reader, stdout io.Writer) {
-	if len(servers) == 0 || trust.Gate(root)() == nil {
+	if len(servers) == 0 {
+		return
+	}
+	refused := trust.Gate(root)()
+	if refused == nil {
 		return
 	}
 	in, ok := stdin.(*os.File)
 	if !ok || !isCharDevice(in) || !isCharDevice(stdout) {
 		return
 	}
+	exposed, err := trust.Exposed(root)
+	if err != nil {
+		fmt.Fprintf(stdout, "claude-ide-bridge: language servers stay off: %s\n\n", termtext.Line(err.Error()))
+		return
+	}
+	var r *trust.Refusal
+	errors.As(refused, &r)
 	names := make([]string, 0, len(servers))
 	for _, s := range servers {
 		names = append(names, s.Name())
 	}
-	fmt.Fprintf(stdout, "claude-ide-bridge: %s is not a trusted folder.\n%s\nLanguage servers found: %s.\nTrust %s? [y/N] ",
-		termtext.Line(root), trustEnables, termtext.Line(strings.Join(names, ", ")), termtext.Line(root))
+	if r != nil && r.By != "" {
+		fmt.Fprintf(stdout, "claude-ide-bridge: %s is trusted, but other users can write folders its language servers search.\n", termtext.Line(root))
+	} else {
+		fmt.Fprintf(stdout, "claude-ide-bridge: %s is not a trusted folder.\n", termtext.Line(root))
+	}
+	if r != nil {
+		for _, why := range r.Changed {
+			fmt.Fprintf(stdout, "%s.\n", termtext.Line(why))
+		}
+	}
+	fmt.Fprintf(stdout, "%s\n", trustEnables)
+	question := "Trust " + termtext.Line(root) + "? [y/N] "
+	if len(exposed) > 0 {
+		fmt.Fprintf(stdout, "%s\n%s\n", sharedWarning, listExposed(exposed))
+		question = "Trust " + termtext.Line(root) + ", and what other users put in the folders named above? [y/N] "
+	}
+	fmt.Fprintf(stdout, "Language servers found: %s.\n%s", termtext.Line(strings.Join(names, ", ")), question)
 	answer, _ := readLine(in)
 	switch strings.ToLower(strings.TrimSpace(answer)) {
 	case "y", "yes":
 		s, err := trust.Open("")
 		if err == nil {
-			_, err = s.Trust(root)
+			_, err = s.Trust(root, exposed...)
 		}
 		if err != nil {
 			fmt.Fprintf(stdout, "claude-ide-bridge: not trusted: %s\n", termtext.Line(err.Error()))
@@ -138,7 +202,11 @@ func trustWorkspace(root string, servers []lsp.ServerConfig, stdin io.Reader, st
 		}
 		fmt.Fprintf(stdout, "trusted (revoke: claude-ide-bridge trust --revoke %s)\n\n", termtext.Line(root))
 	default:
-		fmt.Fprintf(stdout, "not trusted: language servers stay off (later: claude-ide-bridge trust %s)\n\n", termtext.Line(root))
+		later := "claude-ide-bridge trust "
+		if len(exposed) > 0 {
+			later += "--shared "
+		}
+		fmt.Fprintf(stdout, "not trusted: language servers stay off (later: %s%s)\n\n", later, termtext.Line(root))
 	}
 }
 
@@ -166,11 +234,19 @@ func readLine(r io.Reader) (string, error) {
 }
 
 // describeServers is serve's "language servers" line: the servers, or that they are off until
-// root is trusted.
+// root is trusted, or while other users can write a folder they search.
 func describeServers(servers []lsp.ServerConfig, root string) string {
 	d := lsp.Describe(servers)
-	if len(servers) == 0 || trust.Gate(root)() == nil {
+	if len(servers) == 0 {
 		return d
+	}
+	err := trust.Gate(root)()
+	if err == nil {
+		return d
+	}
+	var r *trust.Refusal
+	if errors.As(err, &r) && len(r.Exposed) > 0 {
+		return "off while other users can write " + termtext.Line(r.Exposed[0].Path) + " (" + termtext.Line(r.Command()) + "): " + d
 	}
 	return "off until this folder is trusted (claude-ide-bridge trust " + termtext.Line(root) + "): " + d
 }

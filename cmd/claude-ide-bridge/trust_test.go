@@ -237,6 +237,8 @@ func getDiagnosticsRaw(t *testing.T, s *server, path string) {
 
 // TestServeTrustPrompt: serve in a real terminal (tmux) asks before starting language servers
 // in an untrusted folder, says what trust enables, and takes Enter as No; y records the trust.
+// In a folder under a 1777 parent (issue 35 item 4) the question names that folder and why, and
+// y records it accepted, so the servers start.
 func TestServeTrustPrompt(t *testing.T) {
 	tmux, err := exec.LookPath("tmux")
 	if err != nil {
@@ -249,7 +251,10 @@ func TestServeTrustPrompt(t *testing.T) {
 	dir := t.TempDir()
 	bin0 := filepath.Join(dir, "bin")
 	writeScript(t, filepath.Join(bin0, "gopls"), "echo > "+filepath.Join(h.dir, "ran-gopls"))
-	script := filepath.Join(dir, "run")
+	shared := filepath.Join(dir, "shared")
+	sharedWS := filepath.Join(shared, "ws")
+	os.MkdirAll(sharedWS, 0o755)
+	os.Chmod(shared, os.ModeSticky|0o777)
 	env := ""
 	for _, kv := range h.env("TERM=xterm-256color", "GORACE=atexit_sleep_ms=0", "PATH="+bin0+":/usr/bin:/bin") {
 		k, v, _ := strings.Cut(kv, "=")
@@ -258,8 +263,9 @@ func TestServeTrustPrompt(t *testing.T) {
 		}
 		env += "export " + k + "='" + strings.ReplaceAll(v, "'", `'\''`) + "'\n"
 	}
-	os.WriteFile(script, []byte("#!/bin/sh\n"+env+"cd '"+h.ws+"'\nexec '"+bin+"' serve --workspace '"+h.ws+"'\n"), 0o755)
-	for i, answer := range []string{"Enter", "y"} {
+	for i, c := range []struct{ answer, ws string }{{"Enter", h.ws}, {"y", h.ws}, {"y", sharedWS}} {
+		script := filepath.Join(dir, fmt.Sprintf("run%d", i))
+		os.WriteFile(script, []byte("#!/bin/sh\n"+env+"cd '"+c.ws+"'\nexec '"+bin+"' serve --workspace '"+c.ws+"'\n"), 0o755)
 		sock := filepath.Join(dir, fmt.Sprintf("tmux%d.sock", i))
 		tm := func(args ...string) string {
 			t.Helper()
@@ -274,33 +280,38 @@ func TestServeTrustPrompt(t *testing.T) {
 		waitScreen := func(want string) string {
 			t.Helper()
 			for deadline := time.Now().Add(bound); ; time.Sleep(50 * time.Millisecond) {
-				if sc := tm("capture-pane", "-p"); strings.Contains(sc, want) {
+				if sc := tm("capture-pane", "-p", "-J"); strings.Contains(sc, want) {
 					return sc
 				}
 				if time.Now().After(deadline) {
-					t.Fatalf("the screen never showed %q:\n%s", want, tm("capture-pane", "-p"))
+					t.Fatalf("the screen never showed %q:\n%s", want, tm("capture-pane", "-p", "-J"))
 				}
 			}
 		}
 		sc := waitScreen("? [y/N]")
-		for _, want := range []string{h.ws + " is not a trusted folder", "can run code it contains", "Language servers found: gopls"} {
+		wants := []string{c.ws + " is not a trusted folder", "can run code it contains", "Language servers found: gopls"}
+		if c.ws == sharedWS {
+			wants = append(wants, shared+" can be written by other users (mode 1777: sticky, but any user can create new files and folders in it)",
+				"what another user puts in a folder they can write would run as you", "Trust "+c.ws+", and what other users put in the folders named above? [y/N]")
+		}
+		for _, want := range wants {
 			if !strings.Contains(sc, want) {
 				t.Errorf("the prompt lacks %q:\n%s", want, sc)
 			}
 		}
-		if answer == "Enter" {
+		if c.answer == "Enter" {
 			tm("send-keys", "Enter")
 			waitScreen("not trusted: language servers stay off")
 			waitScreen("language servers (getDiagnostics): off until this folder is trusted")
-			if _, _, code := h.command(t, h.ws, "trust", "--check", h.ws); code != 1 {
+			if _, _, code := h.command(t, c.ws, "trust", "--check", c.ws); code != 1 {
 				t.Error("Enter trusted the folder")
 			}
 		} else {
 			tm("send-keys", "y", "Enter")
 			waitScreen("trusted (revoke: claude-ide-bridge trust --revoke")
 			waitScreen("language servers (getDiagnostics): " + filepath.Join(bin0, "gopls") + " (.go)")
-			if _, _, code := h.command(t, h.ws, "trust", "--check", h.ws); code != 0 {
-				t.Error("y did not trust the folder")
+			if out, _, code := h.command(t, c.ws, "trust", "--check", c.ws); code != 0 {
+				t.Errorf("y did not trust the folder: %s", out)
 			}
 		}
 		tm("kill-server")

@@ -79,7 +79,8 @@ var (
 	// ErrServerExited: the server exited (or closed its output) during the request. The next
 	// request starts it again.
 	ErrServerExited = errors.New("language server exited")
-	// ErrUntrusted: the workspace is not trusted, so no server is started in it.
+	// ErrUntrusted: the workspace is not trusted (or other users can write a folder its servers
+	// search), so no server is started in it.
 	ErrUntrusted = errors.New("language servers are off until the workspace is trusted")
 	// ErrOutside: the file is not inside Root (symlinks resolved): the model chooses the paths
 	// of getDiagnostics, and a server would be sent the file's text and quote it back.
@@ -113,7 +114,7 @@ func (m *Manager) trusted() error {
 		return nil
 	}
 	m.untrustedLog.Do(func() {
-		m.log.Warn("language servers are off: the workspace is not trusted; getDiagnostics answers no diagnostics until it is (claude-ide-bridge trust DIR)", "root", m.cfg.Root, "reason", err.Error())
+		m.log.Warn("language servers are off: the workspace is not trusted, or other users can write a folder they search; getDiagnostics answers no diagnostics until the reason is gone", "root", m.cfg.Root, "reason", err.Error())
 	})
 	return fmt.Errorf("%w (%v)", ErrUntrusted, err)
 }

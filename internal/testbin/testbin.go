@@ -15,14 +15,18 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/trust"
 	"go.uber.org/goleak"
 )
 
 const pkg = "github.com/claude-ide-bridge/claude-ide-bridge/cmd/claude-ide-bridge"
 
 // Main builds the binary into a temporary directory, stores its path in *bin, runs the tests
-// with goleak.VerifyTestMain and exits. Call it from TestMain.
+// with goleak.VerifyTestMain and exits. Call it from TestMain. When the system's temporary
+// directory is one other users can write (a sticky /tmp), the tests' temporary files go to a
+// private one instead (privateTemp).
 func Main(m *testing.M, bin *string, opts ...goleak.Option) {
+	removeTemp := privateTemp()
 	dir, err := os.MkdirTemp("", "claude-ide-bridge-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -38,9 +42,10 @@ func Main(m *testing.M, bin *string, opts ...goleak.Option) {
 	if err := cmd.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "building claude-ide-bridge:", err)
 		os.RemoveAll(dir)
+		removeTemp()
 		os.Exit(1)
 	}
-	opts = append(opts, goleak.Cleanup(func(int) { os.RemoveAll(dir) }))
+	opts = append(opts, goleak.Cleanup(func(int) { os.RemoveAll(dir); removeTemp() }))
 	goleak.VerifyTestMain(m, opts...)
 }
 
@@ -53,6 +58,32 @@ func goTool() string {
 }
 
 func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
+
+// privateTemp points TMPDIR (t.TempDir, os.MkdirTemp, the children run) at a new folder in the
+// user's home when the current one, or a folder above it, is one other users can write: the
+// bridge starts no language server, and `trust` refuses, in a workspace under such a folder
+// (internal/trust.Exposed), and the tests' workspaces are temporary folders. The name is short
+// (~/.cib<digits>): the tests make Unix sockets in it, whose paths must stay under 108 bytes.
+// It returns the clean-up; nothing changes when the home folder is no better.
+func privateTemp() (remove func()) {
+	if x, err := trust.Exposed(os.TempDir()); err != nil || len(x) == 0 {
+		return func() {}
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return func() {}
+	}
+	dir, err := os.MkdirTemp(home, ".cib")
+	if err != nil {
+		return func() {}
+	}
+	if x, err := trust.Exposed(dir); err != nil || len(x) > 0 {
+		os.RemoveAll(dir)
+		return func() {}
+	}
+	os.Setenv("TMPDIR", dir)
+	return func() { os.RemoveAll(dir) }
+}
 
 // Buffer is a bytes.Buffer safe for a child's output and a test reading it at once.
 type Buffer struct {

@@ -1,19 +1,15 @@
 package trust
 
-import "fmt"
-
 // Gate returns a check of folder against the user's store (Dir), made afresh at each call so
 // that `claude-ide-bridge trust` run in another terminal takes effect at the next server start:
-// nil when folder is trusted, else an error saying how to trust it.
+// nil when servers may start there (Store.Check), else a *Refusal saying why and what to run.
 func Gate(folder string) func() error {
 	return func() error {
 		s, err := Open("")
 		if err != nil {
 			return err
 		}
-		if _, ok := s.Trusted(folder); ok {
-			return nil
-		}
-		return fmt.Errorf("%s is not trusted (claude-ide-bridge trust %s)", folder, folder)
+		_, err = s.Check(folder)
+		return err
 	}
 }

@@ -10,6 +10,12 @@
 // config directory (Dir). A folder is trusted when it, or a folder above it, was trusted;
 // paths are compared with their symlinks resolved. One file per folder means that two bridges
 // trusting at once never rewrite each other's entries.
+//
+// Trust never extends to what another user owns or can write. An entry is bound to its
+// folder's owner and identity (device and inode), so a folder deleted and made again, by another
+// user in a shared /tmp say, is not trusted. And servers do not start while the workspace or a
+// folder above it is another user's or writable by one (Exposed), unless the user accepted those
+// very folders when trusting (Trust's accept, `trust --shared`, serve's question naming them).
 package trust
 
 import (
@@ -34,6 +40,12 @@ type Store struct{ dir string }
 type Entry struct {
 	Path    string    `json:"path"`
 	Trusted time.Time `json:"trusted"`
+	// Folder is the folder's owner and identity when trusted (nil off unix, and in entries of
+	// versions before it, which trust nothing on unix).
+	Folder *Identity `json:"folder,omitempty"`
+	// Shared are the folders other users could write that the user accepted (Exposed, shown
+	// to them); each counts while its owner, identity and mode stay as recorded.
+	Shared []Exposure `json:"shared,omitempty"`
 }
 
 // Dir is the default store's directory: <os.UserConfigDir()>/claude-ide-bridge/trusted
@@ -88,16 +100,24 @@ func entryName(resolved string) string {
 	return hex.EncodeToString(sum[:16]) + ".json"
 }
 
-// Trust records folder (resolved) as trusted and returns the resolved path.
-func (s *Store) Trust(folder string) (string, error) {
+// Trust records folder (resolved) as trusted, bound to its owner and identity, and returns the
+// resolved path. accept are the folders other users can write (Exposed) that the user was shown
+// and accepted; Check refuses any other.
+func (s *Store) Trust(folder string, accept ...Exposure) (string, error) {
 	real, err := Resolve(folder)
 	if err != nil {
 		return "", fmt.Errorf("trust: %w", err)
 	}
+	e := Entry{Path: real, Trusted: time.Now().UTC().Truncate(time.Second), Shared: accept}
+	if fi, err := os.Stat(real); err != nil {
+		return "", fmt.Errorf("trust: %w", err)
+	} else if id, ok := identityOf(fi); ok {
+		e.Folder = &id
+	}
 	if err := s.ensureDir(); err != nil {
 		return "", err
 	}
-	b, err := json.Marshal(Entry{Path: real, Trusted: time.Now().UTC().Truncate(time.Second)})
+	b, err := json.Marshal(e)
 	if err != nil {
 		return "", err
 	}
@@ -148,27 +168,133 @@ func (s *Store) Revoke(folder string) (string, error) {
 	return "", fmt.Errorf("%s is not trusted", real)
 }
 
-// Trusted reports whether folder is trusted and, if so, the trusted folder (it or one above
-// it). An unreadable store, or one another user could write, trusts nothing.
+// Trusted reports whether an entry trusts folder and, if so, the trusted folder (it or one
+// above it). An unreadable store, or one another user could write, trusts nothing; nor does an
+// entry whose folder is no longer the one trusted. Whether servers may start is Check.
 func (s *Store) Trusted(folder string) (by string, ok bool) {
+	by, _, _ = s.find(resolved(folder))
+	return by, by != ""
+}
+
+// Check reports whether language servers may start in folder: an entry trusts it (Trusted) and
+// every folder Exposed lists was accepted by that entry. by is the trusted folder; the error, a
+// *Refusal, says why not and what the user runs.
+func (s *Store) Check(folder string) (by string, err error) {
+	real := resolved(folder)
+	by, e, changed := s.find(real)
+	exposed, err := Exposed(real)
+	if err != nil {
+		return "", fmt.Errorf("trust: %w", err)
+	}
+	r := &Refusal{Folder: real, By: by, Changed: changed}
+	for _, x := range exposed {
+		if e == nil || !accepted(e.Shared, x) {
+			r.Exposed = append(r.Exposed, x)
+		}
+	}
+	if by != "" && len(r.Exposed) == 0 {
+		return by, nil
+	}
+	return by, r
+}
+
+func accepted(shared []Exposure, x Exposure) bool {
+	for _, a := range shared {
+		if x.same(a) {
+			return true
+		}
+	}
+	return false
+}
+
+// Refusal is Check's answer when servers may not start.
+type Refusal struct {
+	Folder  string     // the folder asked about, resolved
+	By      string     // the trusted folder that trusts it; "" when none does
+	Changed []string   // why entries of it or of folders above it no longer count
+	Exposed []Exposure // folders other users can write that the trust did not accept
+}
+
+func (r *Refusal) Error() string {
+	var parts []string
+	if r.By == "" {
+		s := r.Folder + " is not trusted"
+		if len(r.Changed) > 0 {
+			s += ": " + strings.Join(r.Changed, "; ")
+		}
+		parts = append(parts, s)
+	}
+	if len(r.Exposed) > 0 {
+		whys := make([]string, len(r.Exposed))
+		for i, x := range r.Exposed {
+			whys[i] = x.Why
+		}
+		parts = append(parts, "language servers search "+r.Folder+" and the folders above it for node_modules and toolchain files (go.work, tsconfig.json, pyrightconfig.json ...), and "+
+			strings.Join(whys, "; ")+": what another user puts there would run as you")
+	}
+	return strings.Join(parts, "; ") + " (" + r.Command() + ")"
+}
+
+// Command is what the user runs to trust the folder as it is now.
+func (r *Refusal) Command() string {
+	if len(r.Exposed) > 0 {
+		return "if you accept that: claude-ide-bridge trust --shared " + r.Folder
+	}
+	return "claude-ide-bridge trust " + r.Folder
+}
+
+// resolved is folder absolute with its symlinks resolved when it exists.
+func resolved(folder string) string {
 	real, err := filepath.Abs(folder)
 	if err != nil {
-		return "", false
+		return folder
 	}
 	if r, err := filepath.EvalSymlinks(real); err == nil {
 		real = r
 	}
-	if !s.dirSafe() {
-		return "", false
+	return real
+}
+
+// find walks from real up to / for the nearest entry whose folder is still the one trusted.
+// changed says why entries passed on the way no longer count.
+func (s *Store) find(real string) (by string, e *Entry, changed []string) {
+	if !filepath.IsAbs(real) || !s.dirSafe() {
+		return "", nil, nil
 	}
 	for p := real; ; p = filepath.Dir(p) {
 		if e, ok := s.read(filepath.Join(s.dir, entryName(p))); ok && e.Path == p {
-			return p, true
+			why := e.changed()
+			if why == "" {
+				return p, &e, changed
+			}
+			changed = append(changed, why)
 		}
 		if filepath.Dir(p) == p {
-			return "", false
+			return "", nil, changed
 		}
 	}
+}
+
+// changed says why e no longer trusts its folder: the folder there now has another owner or
+// identity (it was deleted and made again), or e, written before entries were bound to their
+// folder, cannot tell. "" when e still holds.
+func (e Entry) changed() string {
+	fi, err := os.Stat(e.Path)
+	if err != nil {
+		return e.Path + " was trusted, but it cannot be looked at now: " + err.Error()
+	}
+	now, ok := identityOf(fi)
+	if !ok {
+		return ""
+	}
+	if e.Folder == nil {
+		return e.Path + " was trusted by an older claude-ide-bridge that did not record which folder it was; trust it again"
+	}
+	if now != *e.Folder {
+		return fmt.Sprintf("%s was trusted on %s, but the folder there now is another one (owner uid %d, inode %d; the trusted one: uid %d, inode %d): it was deleted and made again, perhaps by another user",
+			e.Path, e.Trusted.Local().Format("2006-01-02 15:04"), now.UID, now.Ino, e.Folder.UID, e.Folder.Ino)
+	}
+	return ""
 }
 
 // List returns the entries, sorted by path.

@@ -29,3 +29,10 @@ func isExecutable(p string) bool {
 
 // writableByOthers: off unix, folder ACLs are not read (compile only; docs/security.md).
 func writableByOthers(string) error { return nil }
+
+func othersCanWrite(string, fs.FileInfo, bool) error { return nil }
+
+func modeBits(fi fs.FileInfo) uint32 { return uint32(fi.Mode().Perm()) }
+
+// identityOf: off unix no owner or inode is read; entries are bound to their path only.
+func identityOf(fs.FileInfo) (Identity, bool) { return Identity{}, false }

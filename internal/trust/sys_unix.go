@@ -38,7 +38,7 @@ func writableByOthers(real string) error {
 	if err != nil {
 		return err
 	}
-	if err := safeOwnerMode(real, fi, false); err != nil {
+	if err := othersCanWrite(real, fi, false); err != nil {
 		return err
 	}
 	for d := filepath.Dir(real); ; d = filepath.Dir(d) {
@@ -46,7 +46,7 @@ func writableByOthers(real string) error {
 		if err != nil {
 			return err
 		}
-		if err := safeOwnerMode(d, fi, true); err != nil {
+		if err := othersCanWrite(d, fi, true); err != nil {
 			return err
 		}
 		if filepath.Dir(d) == d {
@@ -55,7 +55,12 @@ func writableByOthers(real string) error {
 	}
 }
 
-func safeOwnerMode(p string, fi fs.FileInfo, dir bool) error {
+// othersCanWrite returns why a user other than this one and root could change what is at p: it
+// is theirs, or group or others may write it. stickyOK exempts a sticky folder (others may only
+// replace their own entries in it), which is safe above a program of ours; it is not safe for a
+// folder a language server searches, where a new entry of theirs (/tmp/node_modules) is the
+// attack.
+func othersCanWrite(p string, fi fs.FileInfo, stickyOK bool) error {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	if !ok {
 		return nil
@@ -63,8 +68,33 @@ func safeOwnerMode(p string, fi fs.FileInfo, dir bool) error {
 	if uid := int(st.Uid); uid != 0 && uid != os.Geteuid() {
 		return fmt.Errorf("%s belongs to uid %d, another user", p, uid)
 	}
-	if fi.Mode().Perm()&0o022 != 0 && !(dir && fi.Mode()&fs.ModeSticky != 0) {
-		return fmt.Errorf("%s can be written by other users (mode %04o)", p, fi.Mode().Perm())
+	if fi.Mode().Perm()&0o022 == 0 {
+		return nil
 	}
-	return nil
+	sticky := fi.IsDir() && fi.Mode()&fs.ModeSticky != 0
+	switch {
+	case sticky && stickyOK:
+		return nil
+	case sticky:
+		return fmt.Errorf("%s can be written by other users (mode %04o: sticky, but any user can create new files and folders in it)", p, modeBits(fi))
+	}
+	return fmt.Errorf("%s can be written by other users (mode %04o)", p, modeBits(fi))
+}
+
+// modeBits is fi's permission and sticky bits as chmod writes them (1777 for /tmp).
+func modeBits(fi fs.FileInfo) uint32 {
+	m := uint32(fi.Mode().Perm())
+	if fi.Mode()&fs.ModeSticky != 0 {
+		m |= 0o1000
+	}
+	return m
+}
+
+// identityOf is fi's owner, device and inode.
+func identityOf(fi fs.FileInfo) (Identity, bool) {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return Identity{}, false
+	}
+	return Identity{UID: st.Uid, Dev: uint64(st.Dev), Ino: uint64(st.Ino)}, true
 }

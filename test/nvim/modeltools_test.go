@@ -190,4 +190,28 @@ func TestClaudeCodeTrust(t *testing.T) {
 	if check() {
 		t.Fatal(":ClaudeCodeTrust! did not revoke")
 	}
+
+	// A folder under a 1777 one (issue 35 item 4): the bridge refuses, records nothing, and the
+	// notice is its reason, naming the shared folder and the command that accepts it.
+	shared := filepath.Join(filepath.Dir(e.proj), "shared")
+	ws := filepath.Join(shared, "ws")
+	os.MkdirAll(ws, 0o755)
+	os.Chmod(shared, os.ModeSticky|0o777)
+	var got struct {
+		OK  bool   `json:"ok"`
+		Msg string `json:"msg"`
+	}
+	e.n.luaInto(t, &got, `local msgs, orig = {}, vim.notify
+		vim.notify = function(m) msgs[#msgs + 1] = m end
+		local ok = require("claude-ide-bridge.trust").run(...)
+		vim.notify = orig
+		return { ok = ok, msg = table.concat(msgs, "\n") }`, ws)
+	for _, want := range []string{shared + " can be written by other users (mode 1777", "would run as you", "claude-ide-bridge trust --shared " + ws} {
+		if got.OK || !strings.Contains(got.Msg, want) {
+			t.Errorf(":ClaudeCodeTrust %s = %v, the notice lacks %q:\n%s", ws, got.OK, want, got.Msg)
+		}
+	}
+	if strings.Contains(got.Msg, "starts language servers there from now on") {
+		t.Errorf("the notice says servers start: %s", got.Msg)
+	}
 }

@@ -88,3 +88,22 @@ test("Trust This Workspace asks, records the folder in the bridge's store, and t
   await env.standin.run("claude-ide-bridge.start").catch(() => {});
   await waitFor(() => ran(h.marker("remote")), "the trusted project's remote command to run");
 });
+
+test("Trust This Workspace under a folder other users can write shows the bridge's refusal and records nothing", async (t) => {
+  const env = await setup(t, { config: { "claude-ide-bridge.autoStart": false } });
+  // The project's parent made shared as /tmp is (issue 35 item 4): another user's
+  // node_modules or go.work there would be read by the project's language servers.
+  fs.chmodSync(env.root, 0o1777);
+  env.standin.panelAnswer = 0;
+  await env.standin.run("claude-ide-bridge.trustWorkspace");
+  const shown = env.standin.errors.join("\n");
+  assert.match(shown, new RegExp(`${env.root.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} can be written by other users \\(mode 1777`));
+  assert.match(shown, /claude-ide-bridge trust --shared /);
+  let trusted = true;
+  try {
+    execFileSync(bridgeBinary(), ["trust", "--check", env.workspace], { env: env.processEnv, stdio: "ignore" });
+  } catch {
+    trusted = false;
+  }
+  assert.ok(!trusted, "the folder was trusted");
+});

@@ -31,17 +31,21 @@ function asked() {
   return keys;
 }
 
-/** exec runs binary with args and resolves with its exit status (bounded). */
+/** exec runs binary with args and resolves with its exit status and the start of its stderr (bounded). */
 function exec(binary, args, timeoutMs) {
   return new Promise((resolve, reject) => {
-    const proc = new Process(binary, { args, stdio: ["ignore", "ignore", "ignore"] });
+    const proc = new Process(binary, { args, stdio: ["ignore", "ignore", "pipe"] });
+    let stderr = "";
+    proc.onStderr((line) => {
+      if (stderr.length < 4096) stderr += line.endsWith("\n") ? line : line + "\n";
+    });
     const timer = setTimeout(() => {
       proc.kill();
       reject(new Error(`${binary} ${args[0]} did not finish`));
     }, timeoutMs);
     proc.onDidExit((status) => {
       clearTimeout(timer);
-      resolve(status);
+      resolve({ status, stderr });
     });
     proc.start();
   });
@@ -51,16 +55,20 @@ function exec(binary, args, timeoutMs) {
 async function isTrusted(binary, folder) {
   if (!binary || !folder) return false;
   try {
-    return (await exec(binary, ["trust", "--check", folder], 10000)) === 0;
+    return (await exec(binary, ["trust", "--check", folder], 10000)).status === 0;
   } catch {
     return false;
   }
 }
 
-/** trustFolder records folder as trusted in the bridge's store. */
+/**
+ * trustFolder records folder as trusted in the bridge's store. A refusal (the
+ * folder or one above it is another user's or writable by one: the bridge names
+ * them and the command that accepts them) is thrown with the bridge's words.
+ */
 async function trustFolder(binary, folder) {
-  const status = await exec(binary, ["trust", folder], 10000);
-  if (status !== 0) throw new Error(`claude-ide-bridge trust ${folder} failed (status ${status})`);
+  const { status, stderr } = await exec(binary, ["trust", folder], 10000);
+  if (status !== 0) throw new Error(stderr.trim() || `claude-ide-bridge trust ${folder} failed (status ${status})`);
 }
 
 /**

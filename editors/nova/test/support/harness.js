@@ -65,7 +65,9 @@ function freshExtension() {
  * Everything is torn down after the test.
  */
 async function setup(t, opts = {}) {
-  const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "nova-ext-")));
+  // In the home folder, not os.tmpdir(): the bridge starts no language server, and `trust`
+  // refuses, under a folder other users can write such as a sticky /tmp (docs/security.md).
+  const root = fs.realpathSync(fs.mkdtempSync(path.join(os.homedir(), ".cib-nova-")));
   const workspace = path.join(root, "project");
   const configDir = path.join(root, "claude-config");
   fs.mkdirSync(workspace);
