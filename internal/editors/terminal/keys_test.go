@@ -126,3 +126,42 @@ func TestClosedByClaudeGivesTheTerminalBack(t *testing.T) {
 		t.Fatalf("the terminal stayed raw after an answer (cooked %v, %v)", st, err)
 	}
 }
+
+// Issue 39 item 6: "serve's question is not the last line: a state line lands after `Accept this
+// change?`, the key echo at column ~120". A notice that comes while a question waits for a key
+// is printed above the question, each line from column 0, and the question is asked again: it
+// stays the last line, and the key's echo follows it.
+func TestNoticeGoesAboveTheQuestion(t *testing.T) {
+	ptm, tty, err := pty.Open()
+	if err != nil {
+		t.Skipf("SKIPPED: no pty here: %v", err)
+	}
+	scr := &tscreen{}
+	copied := make(chan struct{})
+	go func() { io.Copy(scr, ptm); close(copied) }()
+	defer func() { tty.Close(); ptm.Close(); <-copied }()
+	ed := New(tty, tty, Ask, false)
+	dir := t.TempDir()
+	m := ide.New(ed, Info("Terminal"), []string{dir}, ide.Events{}, nil)
+	ed.Bind(m)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { ed.Run(ctx); close(done) }()
+	defer func() { cancel(); <-done; ed.Close(); ptm.WriteString("\x04"); m.Close() }()
+	r := &rig{m: m, ed: ed, scr: scr, dir: dir}
+	path := filepath.Join(dir, "a.txt")
+	os.WriteFile(path, []byte("old\n"), 0o600)
+
+	const question = "Accept this change? [y]es / [n]o / [e]dit, then accept: "
+	ans := r.openDiff(1, path, "T", "new\n")
+	scr.waitFor(t, question, 1)
+	ed.Notice("Claude is waiting: permission for Edit")
+	scr.waitFor(t, question, 2)
+	out := scr.String()
+	if want := "\r\x1b[KClaude is waiting: permission for Edit\r\n" + question; !strings.HasSuffix(out, want) {
+		t.Fatalf("the notice did not go above the question, asked again; the screen ends:\n%q", out[max(0, len(out)-200):])
+	}
+	ptm.WriteString("y")
+	recvAnswer(t, ans)
+	scr.waitFor(t, question+"y\r\n", 1)
+}

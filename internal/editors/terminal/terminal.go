@@ -163,7 +163,11 @@ func (e *Editor) Run(ctx context.Context) {
 			continue
 		}
 		if a, ok := e.nextAuto(); ok {
-			e.printAuto(a.p, a.old)
+			if a.note != "" {
+				e.printNote(a.note)
+			} else {
+				e.printAuto(a.p, a.old)
+			}
 			continue
 		}
 		e.mu.Lock()
@@ -231,8 +235,9 @@ func (e *Editor) review(ctx context.Context, p ide.ShowDiffParams, pendingRead, 
 	// Every way out of the question leaves the terminal cooked: an answer, the end of the input,
 	// and a proposal closed or replaced by Claude while the key read is still waiting.
 	defer e.cooked()
+	question := e.paint("1", "Accept this change? [y]es / [n]o / [e]dit, then accept: ")
 	for {
-		fmt.Fprint(e.out, e.paint("1", "Accept this change? [y]es / [n]o / [e]dit, then accept: "))
+		fmt.Fprint(e.out, question)
 		// Raw before the read is asked for: the read left waiting by a withdrawn question, if
 		// any, takes this question's key.
 		e.raw()
@@ -246,24 +251,29 @@ func (e *Editor) review(ctx context.Context, p ide.ShowDiffParams, pendingRead, 
 			}
 		}
 		var line string
-		var ok bool
-		select {
-		case line, ok = <-e.lines:
-			pendingRead = false
-			e.cooked()
-			if !ok {
-				fmt.Fprintln(e.out, "\n(no more input: rejected)")
-				d.DiffRejectedShown(p.TabName, p.Seq)
-				return false
+		ok, got := false, false
+		for !got {
+			select {
+			case <-e.wake: // a notice (or a proposal for later): notices go above the question
+				e.notesAbove(question)
+			case line, ok = <-e.lines:
+				got = true
+			case <-ctx.Done():
+				e.cooked()
+				e.withdrawn(ctx, p)
+				return pendingRead
 			}
-			if afterReplace && time.Since(shownAt) < e.guard {
-				fmt.Fprintln(e.out, "(that answer came before this new proposal was shown; answer again)")
-				continue
-			}
-		case <-ctx.Done():
-			e.cooked()
-			e.withdrawn(ctx, p)
-			return pendingRead
+		}
+		pendingRead = false
+		e.cooked()
+		if !ok {
+			fmt.Fprintln(e.out, "\n(no more input: rejected)")
+			d.DiffRejectedShown(p.TabName, p.Seq)
+			return false
+		}
+		if afterReplace && time.Since(shownAt) < e.guard {
+			fmt.Fprintln(e.out, "(that answer came before this new proposal was shown; answer again)")
+			continue
 		}
 		name := termtext.Line(p.FilePath)
 		switch strings.ToLower(line) {
