@@ -123,8 +123,7 @@ func trustWorkspace(root string, servers []lsp.ServerConfig, stdin io.Reader, st
 	for _, s := range servers {
 		names = append(names, s.Name())
 	}
-	fmt.Fprintf(stdout, "claude-ide-bridge: %s is not a trusted folder.\n%s\nLanguage servers found: %s.\nTrust %s? [y/N] ",
-		termtext.Line(root), trustEnables, termtext.Line(strings.Join(names, ", ")), termtext.Line(root))
+	fmt.Fprint(stdout, trustQuestion(root, names))
 	answer, _ := readLine(in)
 	switch strings.ToLower(strings.TrimSpace(answer)) {
 	case "y", "yes":
@@ -140,6 +139,13 @@ func trustWorkspace(root string, servers []lsp.ServerConfig, stdin io.Reader, st
 	default:
 		fmt.Fprintf(stdout, "not trusted: language servers stay off (later: claude-ide-bridge trust %s)\n\n", termtext.Line(root))
 	}
+}
+
+// trustQuestion is what serve asks on a terminal before it starts in an untrusted folder where
+// it found language servers (the README shows it: readme_test.go).
+func trustQuestion(root string, servers []string) string {
+	return fmt.Sprintf("claude-ide-bridge: %s is not a trusted folder.\n%s\nLanguage servers found: %s.\nTrust %s? [y/N] ",
+		termtext.Line(root), trustEnables, termtext.Line(strings.Join(servers, ", ")), termtext.Line(root))
 }
 
 // readLine reads one line a byte at a time: the terminal reviewer reads stdin next, and a
