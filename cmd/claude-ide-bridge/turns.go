@@ -119,7 +119,7 @@ func printReview(w io.Writer, a review.Answer, folder string) {
 		fmt.Fprintf(w, "  %-8s %s  +%d -%d  (%s)%s\n", f.Status, termtext.Line(shortPath(f.Path, folder)), f.Added, f.Deleted, note, extra)
 	}
 	if r.Dropped > 0 {
-		fmt.Fprintf(w, "  ... and %d more files, not recorded\n", r.Dropped)
+		fmt.Fprintf(w, "  ... and %s more, not recorded\n", review.Files(r.Dropped))
 	}
 	for _, f := range r.Files {
 		if f.Diff != "" {
@@ -129,7 +129,7 @@ func printReview(w io.Writer, a review.Answer, folder string) {
 	if len(a.Turns) > 1 {
 		fmt.Fprintf(w, "\nturns kept:")
 		for _, s := range a.Turns {
-			fmt.Fprintf(w, " %d (%d files, +%d -%d)", s.Turn, s.Files, s.Added, s.Deleted)
+			fmt.Fprintf(w, " %d (%s, +%d -%d)", s.Turn, review.Files(s.Files), s.Added, s.Deleted)
 		}
 		fmt.Fprintln(w)
 	}

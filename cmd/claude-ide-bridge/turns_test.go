@@ -27,7 +27,7 @@ func TestPrintReview(t *testing.T) {
 	for _, want := range []string{
 		"turn 4 (ended): Claude changed 2 files: +1 -1\n",
 		"modified img.png  +0 -0  (other means; earlier text: git index) binary, not diffed\n",
-		"turns kept: 4 (2 files, +1 -1) 3 (1 files, +0 -0)\n",
+		"turns kept: 4 (2 files, +1 -1) 3 (1 file, +0 -0)\n", // issue 39 item 10: it said "1 files"
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
