@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
@@ -162,4 +163,22 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// Issue 39 item 10: "serve offers rust-analyzer for a folder with no Rust file". With gopls and
+// rust-analyzer on $PATH, a folder of Go files gets gopls only.
+func TestServeOffersServersForTheFoldersLanguages(t *testing.T) {
+	h := newHome(t)
+	bin := t.TempDir()
+	for _, name := range []string{"gopls", "rust-analyzer"} {
+		os.WriteFile(filepath.Join(bin, name), []byte("#!/bin/sh\nexit 1\n"), 0o755)
+	}
+	os.MkdirAll(filepath.Join(h.ws, "cmd", ".cache"), 0o755)
+	os.WriteFile(filepath.Join(h.ws, "cmd", "main.go"), []byte("package main\n"), 0o644)
+	os.WriteFile(filepath.Join(h.ws, "cmd", ".cache", "x.rs"), []byte("fn main() {}\n"), 0o644) // hidden: not looked into
+	s := h.serve(t, []string{"PATH=" + bin + ":/usr/bin:/bin"}, "--auto", "accept")
+	m := s.waitFor(t, regexp.MustCompile(`language servers \(getDiagnostics\): (.*)\n`))
+	if !strings.Contains(m[1], "gopls") || strings.Contains(m[1], "rust-analyzer") {
+		t.Fatalf("servers offered: %s", m[1])
+	}
 }

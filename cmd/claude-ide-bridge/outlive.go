@@ -8,7 +8,9 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"os/signal"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/attach"
@@ -197,6 +199,10 @@ func (wb *workspaceBridge) outlive(ctx context.Context) {
 // the bridge should end.
 func (wb *workspaceBridge) detached(ctx context.Context) net.Conn {
 	m := wb.r.Model
+	// The editor is gone: a SIGHUP now is its exit's, not a stop (Emacs hangs up every process
+	// it started as it quits, after waiting for the line below; issue 39 item 2). SIGINT, SIGTERM
+	// and shutdown still end the bridge.
+	signal.Ignore(syscall.SIGHUP)
 	wb.slot.Detach(nil)
 	wb.hello.Store(nil)
 	// An empty selection with no file: the CLI then has neither a selection nor an open file

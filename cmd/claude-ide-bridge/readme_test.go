@@ -16,6 +16,13 @@ func TestReadmeMakeRunOutput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The trust question comes first, on a terminal, in an untrusted folder with servers found.
+	_, q, _ := strings.Cut(string(b), "first asks whether to trust it")
+	_, q, _ = strings.Cut(q, "```text\n")
+	q, _, _ = strings.Cut(q, "```")
+	if want := trustQuestion("/home/you/project", []string{"gopls"}, nil, nil) + "y\ntrusted (revoke: claude-ide-bridge trust --revoke /home/you/project)\n"; q != want {
+		t.Errorf("README.md's trust question:\n%s\nserve asks:\n%s", q, want)
+	}
 	_, rest, ok := strings.Cut(string(b), "`make run` prints")
 	if !ok {
 		t.Fatal("README.md no longer says what `make run` prints")

@@ -75,7 +75,7 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		defer f.Close()
 		traceW = f
 	}
-	servers, err := lspServers(lspFlags, !*useStdio)
+	servers, err := lspServers(lspFlags, !*useStdio, *workspace)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return errUsage
@@ -191,8 +191,10 @@ func stateLine(s claudestate.Session) string {
 
 // lspServers turns the --lsp values into servers: EXT=COMMAND as given, "auto" adds the common
 // servers found on $PATH for the extensions not given, "none" none at all. Without a value,
-// auto when detect is set (serve in a terminal), none otherwise (--stdio: the editor says).
-func lspServers(values []string, detect bool) ([]lsp.ServerConfig, error) {
+// auto when detect is set (serve in a terminal), none otherwise (--stdio: the editor says). The
+// servers auto finds are kept only for languages with a file in dir (the current directory when
+// "").
+func lspServers(values []string, detect bool, dir string) ([]lsp.ServerConfig, error) {
 	var explicit []lsp.ServerConfig
 	auto, none := len(values) == 0 && detect, false
 	for _, v := range values {
@@ -216,7 +218,10 @@ func lspServers(values []string, detect bool) ([]lsp.ServerConfig, error) {
 		return nil, nil
 	}
 	if auto {
-		return lsp.Merge(explicit, lsp.Detect(nil)), nil
+		if dir == "" {
+			dir, _ = os.Getwd()
+		}
+		return lsp.Merge(explicit, lsp.WithFiles(lsp.Detect(nil), dir)), nil
 	}
 	return explicit, nil
 }

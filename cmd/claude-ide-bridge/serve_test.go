@@ -115,7 +115,7 @@ func TestServeInteractive(t *testing.T) {
 	if got := await(t, res); got[0] != "DIFF_REJECTED" {
 		t.Errorf("closed by Claude: openDiff = %q", got)
 	}
-	s.waitFor(t, reText("(closed by Claude)"))
+	s.waitFor(t, reText("(closed by Claude, not accepted: rejected in Claude's terminal, or Claude moved on; "+path+" is left as it is)"))
 }
 
 func TestEnvAndLocks(t *testing.T) {

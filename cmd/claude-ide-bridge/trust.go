@@ -172,23 +172,7 @@ func trustWorkspace(root string, servers []lsp.ServerConfig, stdin io.Reader, st
 	for _, s := range servers {
 		names = append(names, s.Name())
 	}
-	if r != nil && r.By != "" {
-		fmt.Fprintf(stdout, "claude-ide-bridge: %s is trusted, but other users can write folders its language servers search.\n", termtext.Line(root))
-	} else {
-		fmt.Fprintf(stdout, "claude-ide-bridge: %s is not a trusted folder.\n", termtext.Line(root))
-	}
-	if r != nil {
-		for _, why := range r.Changed {
-			fmt.Fprintf(stdout, "%s.\n", termtext.Line(why))
-		}
-	}
-	fmt.Fprintf(stdout, "%s\n", trustEnables)
-	question := "Trust " + termtext.Line(root) + "? [y/N] "
-	if len(exposed) > 0 {
-		fmt.Fprintf(stdout, "%s\n%s\n", sharedWarning, listExposed(exposed))
-		question = "Trust " + termtext.Line(root) + ", and what other users put in the folders named above? [y/N] "
-	}
-	fmt.Fprintf(stdout, "Language servers found: %s.\n%s", termtext.Line(strings.Join(names, ", ")), question)
+	fmt.Fprint(stdout, trustQuestion(root, names, r, exposed))
 	answer, _ := readLine(in)
 	switch strings.ToLower(strings.TrimSpace(answer)) {
 	case "y", "yes":
@@ -208,6 +192,31 @@ func trustWorkspace(root string, servers []lsp.ServerConfig, stdin io.Reader, st
 		}
 		fmt.Fprintf(stdout, "not trusted: language servers stay off (later: %s%s)\n\n", later, termtext.Line(root))
 	}
+}
+
+// trustQuestion is what serve asks on a terminal before it starts in an untrusted folder where
+// it found language servers (the README shows it: readme_test.go): why it asks (r, nil for a
+// folder never trusted) and the folders other users can write that a yes accepts (exposed).
+func trustQuestion(root string, servers []string, r *trust.Refusal, exposed []trust.Exposure) string {
+	var b strings.Builder
+	if r != nil && r.By != "" {
+		fmt.Fprintf(&b, "claude-ide-bridge: %s is trusted, but other users can write folders its language servers search.\n", termtext.Line(root))
+	} else {
+		fmt.Fprintf(&b, "claude-ide-bridge: %s is not a trusted folder.\n", termtext.Line(root))
+	}
+	if r != nil {
+		for _, why := range r.Changed {
+			fmt.Fprintf(&b, "%s.\n", termtext.Line(why))
+		}
+	}
+	fmt.Fprintf(&b, "%s\n", trustEnables)
+	question := "Trust " + termtext.Line(root) + "? [y/N] "
+	if len(exposed) > 0 {
+		fmt.Fprintf(&b, "%s\n%s\n", sharedWarning, listExposed(exposed))
+		question = "Trust " + termtext.Line(root) + ", and what other users put in the folders named above? [y/N] "
+	}
+	fmt.Fprintf(&b, "Language servers found: %s.\n%s", termtext.Line(strings.Join(servers, ", ")), question)
+	return b.String()
 }
 
 // readLine reads one line a byte at a time: the terminal reviewer reads stdin next, and a

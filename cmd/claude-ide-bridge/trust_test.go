@@ -248,6 +248,7 @@ func TestServeTrustPrompt(t *testing.T) {
 		t.Skip("SKIPPED: tmux is not installed: the trust prompt is not tested")
 	}
 	h := newHome(t)
+	os.WriteFile(filepath.Join(h.ws, "main.go"), []byte("package main\n"), 0o644) // gopls is offered for a folder with Go files
 	dir := t.TempDir()
 	bin0 := filepath.Join(dir, "bin")
 	writeScript(t, filepath.Join(bin0, "gopls"), "echo > "+filepath.Join(h.dir, "ran-gopls"))

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
@@ -47,12 +48,20 @@ func cmdReview(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	req := review.Request{Turn: *turn}
-	if *revert != "" {
+	if path := *revert; path != "" {
+		// A relative path is the current directory's when it names a file there, else the
+		// workspace's, as review lists it (issue 39 item 10: the listing's sub/a.txt, typed from
+		// sub/, was refused).
+		if !filepath.IsAbs(path) {
+			if _, err := os.Lstat(path); err != nil {
+				path = filepath.Join(b.Folder, path)
+			}
+		}
 		// The path as the bridge has it (absolute, symlinks resolved); a removed file's
 		// folder is resolved instead.
-		p, err := remote.Resolve(*revert)
+		p, err := remote.Resolve(path)
 		if err != nil {
-			if p, err = resolveMissing(*revert); err != nil {
+			if p, err = resolveMissing(path); err != nil {
 				return err
 			}
 		}
@@ -97,7 +106,11 @@ func baseOf(p string) string { return p[strings.LastIndexByte(p, '/')+1:] }
 func printReview(w io.Writer, a review.Answer, folder string) {
 	r := a.Report
 	if a.Reverted != "" {
-		fmt.Fprintf(w, "reverted %s to its text at the start of turn %d\n\n", termtext.Line(shortPath(a.Reverted, folder)), r.Turn)
+		if _, err := os.Lstat(a.Reverted); errors.Is(err, os.ErrNotExist) {
+			fmt.Fprintf(w, "removed %s (Claude created it in turn %d)\n\n", termtext.Line(shortPath(a.Reverted, folder)), r.Turn)
+		} else {
+			fmt.Fprintf(w, "reverted %s to its text at the start of turn %d\n\n", termtext.Line(shortPath(a.Reverted, folder)), r.Turn)
+		}
 	}
 	state := "ended"
 	if r.Running {
@@ -119,7 +132,7 @@ func printReview(w io.Writer, a review.Answer, folder string) {
 		fmt.Fprintf(w, "  %-8s %s  +%d -%d  (%s)%s\n", f.Status, termtext.Line(shortPath(f.Path, folder)), f.Added, f.Deleted, note, extra)
 	}
 	if r.Dropped > 0 {
-		fmt.Fprintf(w, "  ... and %d more files, not recorded\n", r.Dropped)
+		fmt.Fprintf(w, "  ... and %s more, not recorded\n", review.Files(r.Dropped))
 	}
 	for _, f := range r.Files {
 		if f.Diff != "" {
@@ -129,7 +142,7 @@ func printReview(w io.Writer, a review.Answer, folder string) {
 	if len(a.Turns) > 1 {
 		fmt.Fprintf(w, "\nturns kept:")
 		for _, s := range a.Turns {
-			fmt.Fprintf(w, " %d (%d files, +%d -%d)", s.Turn, s.Files, s.Added, s.Deleted)
+			fmt.Fprintf(w, " %d (%s, +%d -%d)", s.Turn, review.Files(s.Files), s.Added, s.Deleted)
 		}
 		fmt.Fprintln(w)
 	}

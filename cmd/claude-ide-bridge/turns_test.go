@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -27,10 +29,50 @@ func TestPrintReview(t *testing.T) {
 	for _, want := range []string{
 		"turn 4 (ended): Claude changed 2 files: +1 -1\n",
 		"modified img.png  +0 -0  (other means; earlier text: git index) binary, not diffed\n",
-		"turns kept: 4 (2 files, +1 -1) 3 (1 files, +0 -0)\n",
+		"turns kept: 4 (2 files, +1 -1) 3 (1 file, +0 -0)\n", // issue 39 item 10: it said "1 files"
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// Issue 39 item 10: `review` "lists paths relative to the workspace but takes `--revert` relative
+// to the cwd, and says "reverted ... to its text" for a created file it deleted". From a
+// subfolder, the path as listed reverts; a created file's revert says it was removed.
+func TestReviewRevertAsListed(t *testing.T) {
+	h := newHome(t)
+	s := h.serve(t, nil, "--auto", "accept", "--lsp", "none")
+	sub := filepath.Join(h.ws, "sub")
+	os.MkdirAll(sub, 0o755)
+	a, created := filepath.Join(sub, "a.txt"), filepath.Join(h.ws, "new.txt")
+	os.WriteFile(a, []byte("old\n"), 0o644)
+	c := s.claude(t)
+	call := func(name string, args map[string]any) {
+		t.Helper()
+		if _, err := c.Tool(ctxT(t), name, args); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+	// A turn as the CLI makes it in auto mode: closeAllDiffTabs at the prompt, getDiagnostics
+	// {uri} right before each write, closeAllDiffTabs at the next prompt.
+	call("closeAllDiffTabs", map[string]any{})
+	call("getDiagnostics", map[string]any{"uri": "file://" + a})
+	os.WriteFile(a, []byte("new\n"), 0o644)
+	call("getDiagnostics", map[string]any{"uri": "file://" + created})
+	os.WriteFile(created, []byte("made\n"), 0o644)
+	call("closeAllDiffTabs", map[string]any{})
+
+	out, stderr, code := h.command(t, sub, "review", "--turn", "1")
+	if code != 0 || !strings.Contains(out, " sub/a.txt ") {
+		t.Fatalf("review: %d %s %s", code, out, stderr)
+	}
+	out, stderr, code = h.command(t, sub, "review", "--turn", "1", "--revert", "sub/a.txt")
+	if b, _ := os.ReadFile(a); code != 0 || string(b) != "old\n" || !strings.Contains(out, "reverted sub/a.txt to its text at the start of turn 1") {
+		t.Fatalf("--revert sub/a.txt from sub/: %d %q %s %s", code, b, out, stderr)
+	}
+	out, stderr, code = h.command(t, h.ws, "review", "--turn", "1", "--revert", "new.txt")
+	if _, err := os.Stat(created); code != 0 || !os.IsNotExist(err) || !strings.Contains(out, "removed new.txt (Claude created it in turn 1)") {
+		t.Fatalf("--revert new.txt: %d %v %s %s", code, err, out, stderr)
 	}
 }

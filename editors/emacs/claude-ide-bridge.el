@@ -35,25 +35,16 @@
 (require 'subr-x)
 
 (eval-when-compile (require 'ediff) (require 'flymake))
-(defvar flycheck-current-errors)
-(defvar flycheck-mode)
-(defvar evil-state)
-(defvar evil-visual-selection)
-(defvar evil-visual-beginning)
-(defvar evil-visual-end)
-(declare-function flycheck-error-pos "flycheck" (err))
+(defvar flycheck-current-errors) (defvar flycheck-mode) (defvar evil-state)
+(defvar evil-visual-selection) (defvar evil-visual-beginning) (defvar evil-visual-end)
+(declare-function flycheck-error-pos "flycheck" (err)) (declare-function flycheck-error-level "flycheck" (err))
 (declare-function flycheck-error-region-for-mode "flycheck" (err mode))
-(declare-function flycheck-error-level "flycheck" (err))
-(declare-function flycheck-error-message "flycheck" (err))
-(declare-function flycheck-error-checker "flycheck" (err))
-(declare-function flycheck-error-id "flycheck" (err))
+(declare-function flycheck-error-message "flycheck" (err)) (declare-function flycheck-error-id "flycheck" (err))
+(declare-function flycheck-error-checker "flycheck" (err)) (declare-function vterm "vterm" (&optional arg))
 (declare-function eat-make "eat" (name program &optional startfile &rest switches))
-(declare-function vterm "vterm" (&optional arg))
-(declare-function dired-get-marked-files "dired")
-(declare-function term-char-mode "term" ())
+(declare-function dired-get-marked-files "dired") (declare-function term-char-mode "term" ())
 (declare-function ediff-really-quit "ediff-util" (reverse-default-keep-variants))
-(defvar vterm-shell)
-(defvar vterm-buffer-name)
+(defvar vterm-shell) (defvar vterm-buffer-name)
 
 ;;;; Customization
 
@@ -853,8 +844,11 @@ In Dired, send the marked files (or the one at point)."
   "The bridge of CONN ended."
   (when (eq conn claude-ide-bridge--conn)
     (unless claude-ide-bridge--stopping
-      (claude-ide-bridge--msg "the bridge exited with status %s; see the buffer \" *claude-ide-bridge stderr*\""
+      (claude-ide-bridge--msg "the bridge exited with status %s; see the buffer \"*claude-ide-bridge stderr*\""
                               (process-exit-status (jsonrpc--process conn))))
+    (let ((lock (plist-get claude-ide-bridge--info :lockPath))) ; a killed bridge's names us: Claude trusts it
+      (when (equal (emacs-pid) (ignore-errors (with-temp-buffer (insert-file-contents lock) (plist-get (json-parse-buffer :object-type 'plist) :pid))))
+        (ignore-errors (delete-file lock))))
     (setq claude-ide-bridge--conn nil claude-ide-bridge--info nil claude-ide-bridge--clients 0)
     (maphash (lambda (_ d) (run-at-time 0 nil #'claude-ide-bridge--close-view d))
              claude-ide-bridge--diffs)))
@@ -909,19 +903,29 @@ In Dired, send the marked files (or the one at point)."
                        (claude-ide-bridge--post-command)))
        :error-fn (lambda (e) (claude-ide-bridge--msg "initialize failed: %s" (plist-get e :message)))))))
 
-(defun claude-ide-bridge--stop ()
-  "Stop the bridge (it settles pending diffs, then exits, lock file gone)."
-  (let ((conn claude-ide-bridge--conn))
+(defun claude-ide-bridge--stop (&optional leaving)
+  "Stop the bridge: it settles pending diffs and exits, lock file gone.
+With LEAVING (Emacs quits) and a Claude outside Emacs connected, it stays
+for that Claude (the next Emacs here attaches): it is let go, not killed."
+  (let* ((conn claude-ide-bridge--conn) (proc (and conn (jsonrpc--process conn)))
+         (stay (and leaving (> claude-ide-bridge--clients 0) ; none in Emacs's terminal
+                    (not (and claude-ide-bridge--claude-buffer (get-buffer-process claude-ide-bridge--claude-buffer)))))
+         (log (get-buffer "*claude-ide-bridge stderr*")) (from (if log (with-current-buffer log (point-max)) 1)))
     (setq claude-ide-bridge--stopping t)
     (maphash (lambda (_ d) (claude-ide-bridge--close-view d)) claude-ide-bridge--diffs)
-    (when conn
-      (let ((proc (jsonrpc--process conn)))
-        (when (process-live-p proc)
-          ;; EOF on stdin is the bridge's clean exit; it takes well under a second.
-          (ignore-errors (process-send-eof proc))
-          (with-timeout (2 (delete-process proc))
-            (while (process-live-p proc) (accept-process-output proc 0.05))))))
+    (when (and proc (process-live-p proc))
+      (when (and (not stay) (claude-ide-bridge--ready-p))
+        (ignore-errors (jsonrpc-notify conn :shutdown (make-hash-table))))
+      ;; EOF: it exits (<1 s), or stays, logs so and ignores the SIGHUP of Emacs's exit.
+      (ignore-errors (process-send-eof proc))
+      (with-timeout (2 (unless stay (delete-process proc)))
+        (while (and (process-live-p proc)
+                    (not (and stay (buffer-live-p log) (string-match-p "staying for Claude"
+                                                                  (with-current-buffer log (buffer-substring from (point-max)))))))
+          (accept-process-output nil 0.05))))
     (setq claude-ide-bridge--conn nil claude-ide-bridge--info nil)))
+
+(defun claude-ide-bridge--leave () "Let the bridge know Emacs quits." (claude-ide-bridge--stop t))
 
 (defun claude-ide-bridge--need-bridge ()
   "Signal a user error unless the bridge is ready."
@@ -947,7 +951,8 @@ In Dired, send the marked files (or the one at point)."
 (define-minor-mode claude-ide-bridge-mode
   "Connect Emacs to the Claude Code CLI through claude-ide-bridge.
 Runs \"claude-ide-bridge serve --stdio\" for the current project (its
-project.el root, else `default-directory'); it ends with Emacs.  Claude
+project.el root, else `default-directory'); off stops it.  It ends with
+Emacs, or stays for a Claude outside Emacs (the next Emacs attaches).  Claude
 then sees your selection and open files, shows its edits as diffs here
 and reads flymake or flycheck diagnostics."
   :global t
@@ -963,7 +968,7 @@ and reads flymake or flycheck diagnostics."
             (add-hook 'post-command-hook #'claude-ide-bridge--post-command)
             (add-hook 'find-file-hook #'claude-ide-bridge--watch-buffer)
             (add-hook 'kill-buffer-hook #'claude-ide-bridge--kill-buffer)
-            (add-hook 'kill-emacs-hook #'claude-ide-bridge--stop)
+            (add-hook 'kill-emacs-hook #'claude-ide-bridge--leave)
             (dolist (b (claude-ide-bridge--file-buffers))
               (with-current-buffer b (claude-ide-bridge--watch-buffer))))
         (error (setq claude-ide-bridge-mode nil)
@@ -971,7 +976,7 @@ and reads flymake or flycheck diagnostics."
     (remove-hook 'post-command-hook #'claude-ide-bridge--post-command)
     (remove-hook 'find-file-hook #'claude-ide-bridge--watch-buffer)
     (remove-hook 'kill-buffer-hook #'claude-ide-bridge--kill-buffer)
-    (remove-hook 'kill-emacs-hook #'claude-ide-bridge--stop)
+    (remove-hook 'kill-emacs-hook #'claude-ide-bridge--leave)
     (dolist (b (buffer-list)) (with-current-buffer b (claude-ide-bridge--unwatch-buffer)))
     (claude-ide-bridge--stop)))
 

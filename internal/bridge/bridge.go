@@ -132,6 +132,15 @@ func Start(cfg Config) (*Bridge, error) {
 			userFolders(f)
 		}
 	}
+	userRejected := events.DiffRejected
+	events.DiffRejected = func(id ide.ClientID, tab string) {
+		if b.State != nil {
+			b.State.DiffRejected()
+		}
+		if userRejected != nil {
+			userRejected(id, tab)
+		}
+	}
 	b.Model = ide.New(cfg.Editor, cfg.Info, folders, events, log)
 	b.handler = transport.NewHandler(transport.Config{
 		Token: token, Port: b.port, Trace: cfg.Trace, Log: log, Keepalive: cfg.Keepalive, MaxClients: cfg.MaxClients,

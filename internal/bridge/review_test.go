@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/bridge"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/claudestate"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/remote"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/review"
 )
@@ -77,5 +78,37 @@ func TestReviewAndHookNeedTheToken(t *testing.T) {
 	}
 	if code, body := post(remote.PathReview, `{"revert":"/etc/passwd"}`, func(*http.Request) {}); code != 400 || !strings.Contains(body, "did not change") {
 		t.Errorf("revert of another file: %d %s", code, body)
+	}
+}
+
+// Issue 39 item 5: "Claude's state stays "waiting" after a rejected diff until the next prompt".
+// A reject in the editor aborts Claude's turn with no hook after it (facts: DIFF_REJECTED
+// "denied; the turn is aborted"): the session waiting on the edit's permission is idle again.
+// Claude closing the diff (close_tab: answered in its terminal, maybe accepted) changes nothing:
+// PostToolUse follows an accept.
+func TestRejectedDiffEndsTheWait(t *testing.T) {
+	t.Parallel()
+	b, ed := startWith(t, func(c *bridge.Config) { c.LockDir = t.TempDir() })
+	var seen []string
+	b.State.Changed = func(s claudestate.Session) { seen = append(seen, string(s.State)+":"+s.Reason) }
+	path, _ := writeFile(t, b, "f.txt", "old\n")
+	c := connect(t, b)
+	for _, tab := range []string{"closed", "rejected"} {
+		b.State.Hook(claudestate.Event{Name: "PermissionRequest", SessionID: "s", ToolName: "Edit"})
+		ans := openDiffAsync(ctxT(t), c, path, "new\n", tab)
+		recv(t, ed.shown, "showDiff")
+		if tab == "closed" {
+			wantText("TAB_CLOSED")(t, tool(t, c, "close_tab", map[string]any{"tab_name": tab}))
+		} else if err := b.Model.DiffRejected(tab); err != nil {
+			t.Fatal(err)
+		}
+		recv(t, ans, "openDiff answer")
+		recv(t, ed.closed, "closeDiff")
+	}
+	if got, want := strings.Join(seen, " "), "waiting:permission for Edit idle:"; got != want {
+		t.Fatalf("states %q, want %q", got, want)
+	}
+	if ss := b.State.Sessions(); len(ss) != 1 || ss[0].State != claudestate.Idle {
+		t.Fatalf("sessions %+v", ss)
 	}
 }

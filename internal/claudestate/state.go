@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 )
@@ -141,6 +142,36 @@ func (t *Tracker) boundLocked() {
 			}
 		}
 		delete(t.sessions, old.ID)
+	}
+}
+
+// editTools are the tools whose permission prompt is a diff in the editor (openDiff).
+var editTools = map[string]bool{"Edit": true, "Write": true, "MultiEdit": true, "NotebookEdit": true}
+
+// DiffRejected is told that the user rejected a proposed diff in the editor: the sessions
+// waiting for permission to edit are idle again. No hook says so: a rejection aborts the turn
+// ("`[{text:"DIFF_REJECTED"}, {text:<tab_name>}]`: denied; the turn is aborted",
+// ../shared/claude-cli-facts.md), so neither PostToolUse nor Stop follows, and the state stayed
+// "waiting" until the next prompt (issue 39 item 5). The bridge cannot tell which session a
+// diff belongs to (a diff has a WebSocket client, a hook a session id), so with two sessions
+// waiting on an edit at once both become idle; the next event of the other corrects it.
+func (t *Tracker) DiffRejected() {
+	t.report.Lock()
+	defer t.report.Unlock()
+	t.mu.Lock()
+	var out []Session
+	for _, s := range t.sessions {
+		if s.State == Waiting && editTools[strings.TrimPrefix(s.Reason, "permission for ")] {
+			s.State, s.Reason, s.Since = Idle, "", time.Now()
+			out = append(out, *s)
+		}
+	}
+	t.mu.Unlock()
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	if t.Changed != nil {
+		for _, s := range out {
+			t.Changed(s)
+		}
 	}
 }
 

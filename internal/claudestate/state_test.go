@@ -92,3 +92,24 @@ func TestSessionsBounded(t *testing.T) {
 			kept["new"], kept["killed-100"], kept["killed-101"], kept["killed-99"])
 	}
 }
+
+// A rejected diff ends a wait for an edit's permission (no hook follows: the turn is aborted);
+// a wait for another tool, or a question, stays.
+func TestDiffRejectedEndsEditWait(t *testing.T) {
+	tr := New()
+	var seen []string
+	tr.Changed = func(s Session) { seen = append(seen, s.ID+":"+string(s.State)) }
+	tr.Hook(Event{Name: "PermissionRequest", SessionID: "a", ToolName: "Write"})
+	tr.Hook(Event{Name: "PermissionRequest", SessionID: "b", ToolName: "Bash"})
+	tr.Hook(Event{Name: "Notification", SessionID: "c", Message: "Claude needs your permission to use Edit"})
+	seen = nil
+	tr.DiffRejected()
+	if got := strings.Join(seen, " "); got != "a:idle" {
+		t.Errorf("changes %q, want a:idle", got)
+	}
+	for _, s := range tr.Sessions() {
+		if want := map[string]State{"a": Idle, "b": Waiting, "c": Waiting}[s.ID]; s.State != want {
+			t.Errorf("%s is %s, want %s", s.ID, s.State, want)
+		}
+	}
+}

@@ -52,13 +52,23 @@ func noProxy(getenv func(string) string) string {
 }
 
 // ExportLines returns one "export K='v'" line per variable in a stable order, for
-// eval "$(claude-ide-bridge env)" in a POSIX shell.
+// eval "$(claude-ide-bridge env)" in a POSIX shell. no_proxy keeps what that shell's no_proxy and
+// NO_PROXY hold when the lines run (the bridge's own environment may not be that terminal's:
+// issue 39 item 10, "export NO_PROXY=... replaces the user's value"), and NO_PROXY is set to
+// the same. An entry in both may then appear twice, which proxies ignore.
 func ExportLines(port int) string { return exportsOf(Env(port)) }
 
 func exportsOf(env map[string]string) string {
 	var b strings.Builder
 	for _, k := range envKeys {
-		b.WriteString("export " + k + "=" + shellQuote(env[k], true) + "\n")
+		switch k {
+		case "no_proxy":
+			b.WriteString("export no_proxy=" + shellQuote(env[k], true) + `"${no_proxy:+,$no_proxy}${NO_PROXY:+,$NO_PROXY}"` + "\n")
+		case "NO_PROXY":
+			b.WriteString(`export NO_PROXY="$no_proxy"` + "\n")
+		default:
+			b.WriteString("export " + k + "=" + shellQuote(env[k], true) + "\n")
+		}
 	}
 	return b.String()
 }

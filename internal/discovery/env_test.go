@@ -24,8 +24,8 @@ func TestEnv(t *testing.T) {
 	}
 	wantExport := "export CLAUDE_CODE_SSE_PORT='34567'\n" +
 		"export ENABLE_IDE_INTEGRATION='true'\n" +
-		"export no_proxy='127.0.0.1,localhost,::1'\n" +
-		"export NO_PROXY='127.0.0.1,localhost,::1'\n"
+		"export no_proxy='127.0.0.1,localhost,::1'\"${no_proxy:+,$no_proxy}${NO_PROXY:+,$NO_PROXY}\"\n" +
+		"export NO_PROXY=\"$no_proxy\"\n"
 	if got := exportsOf(envWith(34567, getenv)); got != wantExport {
 		t.Errorf("ExportLines = %q\nwant %q", got, wantExport)
 	}
@@ -79,3 +79,18 @@ func TestEnvShellRoundTrip(t *testing.T) {
 
 // vars is a getenv over m.
 func vars(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+// Issue 39 item 10: "`export NO_PROXY=...` replaces the user's value". The terminal that runs
+// the lines keeps its own entries in both variables, the loopback hosts added.
+func TestExportLinesKeepTheShellsNoProxy(t *testing.T) {
+	t.Parallel()
+	lines := exportsOf(envWith(34567, vars(nil)))
+	got := shellEnv(t, "no_proxy=corp.example NO_PROXY='10.0.0.0/8'\n"+lines)
+	for _, v := range got[2:] {
+		for _, want := range []string{"corp.example", "10.0.0.0/8", "127.0.0.1", "localhost", "::1"} {
+			if !strings.Contains(","+v+",", ","+want+",") {
+				t.Errorf("after eval: no_proxy %q, NO_PROXY %q; %q lost", got[2], got[3], want)
+			}
+		}
+	}
+}

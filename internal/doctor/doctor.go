@@ -102,12 +102,14 @@ func Check(e Env) []Finding {
 			live = false
 		}
 		if l.PID <= 0 || !li.PIDAlive {
-			add(Fail, "%s: pid %d is not alive here, claude deletes this lock at start. A pid of another machine or container "+
+			add(Fail, "%s: pid %d is not alive here, claude deletes this lock at start. Most often the bridge was killed "+
+				"or crashed: `claude-ide-bridge locks --clean` removes the lock. A pid of another machine or container "+
 				"means the bridge runs there: run it where claude runs", desc, l.PID)
 			live = false
 		}
 		if li.Port != 0 && !li.PortAnswering {
-			add(Fail, "%s: nothing answers on 127.0.0.1:%d", desc, li.Port)
+			add(Fail, "%s: nothing answers on 127.0.0.1:%d: the bridge died (a lock naming a live editor's pid); restart it "+
+				"from the editor, and `claude-ide-bridge locks --clean` removes the lock", desc, li.Port)
 			live = false
 		}
 		// The one liveness check of every command that sends or hands out a token

@@ -103,14 +103,15 @@ func TestPIDNotAlive(t *testing.T) {
 	f := newFixture(t)
 	f.lock(t, listen(t), deadPID(t), "Neovim", f.cwd)
 	out, failed := f.run()
-	expect(t, out, failed, true, "is not alive here", "no live IDE server serves")
+	// Issue 39 item 10: it blamed "another machine" for a killed bridge's lock; it names the fix.
+	expect(t, out, failed, true, "is not alive here", "locks --clean` removes the lock", "no live IDE server serves")
 }
 
 func TestPortNotAnswering(t *testing.T) {
 	f := newFixture(t)
 	f.lock(t, closedPort(t), os.Getpid(), "Neovim", f.cwd)
 	out, failed := f.run()
-	expect(t, out, failed, true, "nothing answers on 127.0.0.1:")
+	expect(t, out, failed, true, "nothing answers on 127.0.0.1:", "locks --clean` removes the lock")
 }
 
 func TestWorkspaceNotMatchingCwd(t *testing.T) {

@@ -276,6 +276,9 @@ func (m *Model) reject(tab string, seq uint64) error {
 	closed := m.settleLocked(func(x *diff) bool { return x == d })
 	m.mu.Unlock()
 	m.closeViews(closed)
+	if m.events.DiffRejected != nil {
+		m.events.DiffRejected(d.owner, tab)
+	}
 	return nil
 }
 

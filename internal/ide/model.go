@@ -33,6 +33,9 @@ type Events struct {
 	// ClientPID: the client said which process it is (the CLI's ide_connected), so that an
 	// editor running several Claude sessions can tell whose diff is whose.
 	ClientPID func(id ClientID, pid int)
+	// DiffRejected: the user rejected a pending proposal of the client in the editor (the
+	// client's openDiff is answered DIFF_REJECTED). Not a diff Claude closed.
+	DiffRejected func(id ClientID, tab string)
 }
 
 // Model is the state of one IDE: its clients, diffs, latest selection and held mentions. All

@@ -1,8 +1,11 @@
 package lsp
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/trust"
@@ -66,6 +69,55 @@ func Detect(lookPath func(string) (string, error)) []ServerConfig {
 		out = append(out, ServerConfig{Extensions: append([]string(nil), k.Extensions...), Command: argv})
 		for _, e := range k.Extensions {
 			taken[e] = true
+		}
+	}
+	return out
+}
+
+// maxScan bounds the directory entries WithFiles reads.
+const maxScan = 20000
+
+// WithFiles keeps the servers with at least one file of their extensions under root (hidden
+// folders and node_modules not looked into; at most maxScan entries read, after which the servers
+// not yet matched are kept): a detected server is not offered, asked trust for or started for a
+// language the folder does not hold (issue 39 item 10: rust-analyzer for a folder with no Rust).
+func WithFiles(servers []ServerConfig, root string) []ServerConfig {
+	want := map[string]bool{}
+	for _, s := range servers {
+		for _, e := range s.Extensions {
+			want[NormalizeExt(e)] = true
+		}
+	}
+	found, n := map[string]bool{}, 0
+	errFull := errors.New("enough")
+	filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if n++; n > maxScan {
+			return errFull
+		}
+		if err != nil || path == root {
+			return nil
+		}
+		if d.IsDir() {
+			if name := d.Name(); strings.HasPrefix(name, ".") || name == "node_modules" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if e := NormalizeExt(filepath.Ext(d.Name())); want[e] && !found[e] {
+			found[e] = true
+			if len(found) == len(want) {
+				return errFull
+			}
+		}
+		return nil
+	})
+	var out []ServerConfig
+	for _, s := range servers {
+		for _, e := range s.Extensions {
+			if found[NormalizeExt(e)] || n > maxScan {
+				out = append(out, s)
+				break
+			}
 		}
 	}
 	return out

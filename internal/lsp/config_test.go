@@ -2,6 +2,8 @@ package lsp_test
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -79,5 +81,24 @@ func TestNewRejectsBadConfig(t *testing.T) {
 	}
 	if !m.Handles("/w/a.JS") || m.Handles("/w/a.go") {
 		t.Error("Handles")
+	}
+}
+
+// WithFiles keeps a server only for a language the folder holds a file of, looking into
+// subfolders but not hidden ones or node_modules.
+func TestWithFiles(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"a/b/c/deep.py", "node_modules/x/y.ts", ".git/z.rs", "README"} {
+		os.MkdirAll(filepath.Join(dir, filepath.Dir(f)), 0o755)
+		os.WriteFile(filepath.Join(dir, f), nil, 0o644)
+	}
+	servers := []lsp.ServerConfig{
+		{Extensions: []string{".go"}, Command: []string{"gopls"}},
+		{Extensions: []string{".rs"}, Command: []string{"rust-analyzer"}},
+		{Extensions: []string{".ts", ".PY"}, Command: []string{"both"}},
+	}
+	got := lsp.WithFiles(servers, dir)
+	if len(got) != 1 || got[0].Command[0] != "both" {
+		t.Fatalf("kept %v, want only the server with .py", got)
 	}
 }

@@ -55,11 +55,15 @@ type Summary struct {
 
 // String is serve's line at the end of a turn.
 func (s Summary) String() string {
-	noun := "files"
-	if s.Files == 1 {
-		noun = "file"
+	return fmt.Sprintf("Claude changed %s: +%d -%d", Files(s.Files), s.Added, s.Deleted)
+}
+
+// Files is "1 file" or "N files".
+func Files(n int) string {
+	if n == 1 {
+		return "1 file"
 	}
-	return fmt.Sprintf("Claude changed %d %s: +%d -%d", s.Files, noun, s.Added, s.Deleted)
+	return fmt.Sprintf("%d files", n)
 }
 
 func summarize(r Report) Summary {

@@ -110,7 +110,11 @@ function M.create()
     require("claude-ide-bridge.tree").add(o.range > 0 and o.line1 or nil, o.range > 0 and o.line2 or nil)
   end, { range = true, desc = "Send the file(s) under the cursor in a file tree to Claude" })
   c("ClaudeCodeInstall", function(o)
-    require("claude-ide-bridge.install").run({ force = o.bang })
+    -- setup() could not start the bridge without a binary; with auto_start it starts now, so
+    -- :ClaudeCodeStatus does not say "not running" until the next Neovim (issue 39 item 10).
+    if require("claude-ide-bridge.install").run({ force = o.bang }) and require("claude-ide-bridge.config").options.auto_start then
+      bridge().start()
+    end
   end, { bang = true, desc = "Download (or build) the claude-ide-bridge binary" })
   c("ClaudeCodeStart", function()
     bridge().start()

@@ -538,7 +538,7 @@ end
 --- :ClaudeCodeStatus: asks the bridge and shows its answer.
 function M.show_status()
   if not (S.client and S.info) then
-    notify(S.client and "bridge is starting" or "bridge is not running")
+    notify(S.client and "bridge is starting" or "bridge is not running (:ClaudeCodeStart starts it)")
     return
   end
   request("status", vim.empty_dict(), function(err, r)
@@ -557,6 +557,9 @@ function M.show_status()
       end
       for _, d in ipairs(type(r.diffs) == "table" and r.diffs or {}) do
         lines[#lines + 1] = ("diff %s (%s): %s"):format(tostring(d.tabName), tostring(d.filePath), tostring(d.state))
+      end
+      for _, c in ipairs(M.status().claude_sessions) do
+        lines[#lines + 1] = ("Claude %s: %s%s"):format(c.id:sub(1, 8), tostring(c.state), c.reason and c.reason ~= "" and (" (" .. c.reason .. ")") or "")
       end
       notify(table.concat(lines, "\n"))
     end)

@@ -103,7 +103,8 @@ end
 --- file Claude created is removed by the bridge.
 function M.revert()
   local file_buf
-  for _, win in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
+  local tab = vim.api.nvim_get_current_tabpage()
+  for _, win in ipairs(vim.api.nvim_tabpage_list_wins(tab)) do
     local b = vim.api.nvim_win_get_buf(win)
     if state.review.files[b] then
       file_buf = b
@@ -113,6 +114,18 @@ function M.revert()
   if not f then
     return notify("not in a :ClaudeCodeReview tab", vim.log.levels.ERROR)
   end
+  -- Done: the review tab page goes (its diff is settled), and the user is told (issue 39 item 10:
+  -- it printed nothing and left the tab open).
+  local function done(msg)
+    state.review.files[file_buf] = nil
+    if vim.api.nvim_tabpage_is_valid(tab) and #vim.api.nvim_list_tabpages() > 1 then
+      pcall(vim.cmd, vim.api.nvim_tabpage_get_number(tab) .. "tabclose")
+    else
+      pcall(vim.api.nvim_buf_delete, f.before_buf, { force = true })
+      pcall(vim.cmd, "diffoff!")
+    end
+    notify(msg)
+  end
   if f.before == nil then
     state.request("review", { turn = f.turn, revert = f.path }, function(err)
       vim.schedule(function()
@@ -120,7 +133,7 @@ function M.revert()
           return notify("revert: " .. tostring(err.message), vim.log.levels.ERROR)
         end
         pcall(vim.api.nvim_buf_delete, file_buf, { force = true })
-        notify("removed " .. f.path .. " (Claude created it)")
+        done("removed " .. f.path .. " (Claude created it in turn " .. f.turn .. ")")
       end)
     end)
     return
@@ -132,9 +145,13 @@ function M.revert()
   end
   vim.api.nvim_buf_set_lines(file_buf, 0, -1, false, lines)
   vim.bo[file_buf].eol = eol
-  vim.api.nvim_buf_call(file_buf, function()
+  local ok, err = pcall(vim.api.nvim_buf_call, file_buf, function()
     vim.cmd("silent write")
   end)
+  if not ok then
+    return notify("revert: " .. tostring(err), vim.log.levels.ERROR)
+  end
+  done(("reverted %s to its text at the start of turn %d"):format(vim.fn.fnamemodify(f.path, ":~:."), f.turn))
 end
 
 --- Tells the bridge of each file you save (userWrote), so that a change you

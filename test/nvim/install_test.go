@@ -253,3 +253,34 @@ func TestInstallRefusesLinkMembers(t *testing.T) {
 		})
 	}
 }
+
+// Issue 39 item 10: ":ClaudeCodeStatus says "not running" after :ClaudeCodeInstall" until the
+// next Neovim: setup() found no binary to start. With auto_start (the default) the install
+// starts the bridge.
+func TestInstallStartsTheBridge(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("unpacks with tar and runs a shell")
+	}
+	if _, err := exec.LookPath("curl"); err != nil {
+		if _, err := exec.LookPath("wget"); err != nil {
+			t.Skip("neither curl nor wget")
+		}
+	}
+	root := t.TempDir()
+	cfg, data := filepath.Join(root, "cfg"), filepath.Join(root, "data")
+	srv := releaseServer(t, pluginVersion(t), false)
+	n := startNvim(t, root, "CLAUDE_CONFIG_DIR="+cfg, "XDG_DATA_HOME="+data)
+	// No binary yet: setup's start fails with an ERROR notification.
+	n.tryLua(`require("claude-ide-bridge").setup(...)`, map[string]any{"install": map[string]any{"base_url": srv.URL}})
+	if got := string(n.lua(t, `return require("claude-ide-bridge").state().ready`)); got != "false" {
+		t.Fatalf("ready before the install: %s", got)
+	}
+	n.tryLua(`vim.cmd("ClaudeCodeInstall")`)
+	n.waitLua(t, `true`, `return require("claude-ide-bridge").state().ready`)
+	readLock(t, cfg)
+	n.tryLua(`require("claude-ide-bridge").stop()`)
+	waitFor(t, "the lock file to go", func() bool {
+		names, _ := filepath.Glob(filepath.Join(cfg, "ide", "*.lock"))
+		return len(names) == 0
+	})
+}

@@ -71,11 +71,20 @@ func TestClaudeCodeReviewRevertHunk(t *testing.T) {
 	if err := json.Unmarshal([]byte(s), &r); err != nil || r.Report.Turn != 2 || len(r.Report.Files) != 0 {
 		t.Errorf("turn 2 after the revert: %s", s)
 	}
-	// :ClaudeCodeReviewRevert puts the rest back too, through the buffer.
+	// :ClaudeCodeReviewRevert puts the rest back too, through the buffer, says so and closes the
+	// review tab (issue 39 item 10: it printed nothing and left the tab open).
+	e.n.lua(t, `_G.NVT_notes = {}
+		local orig = vim.notify
+		vim.notify = function(msg, level, o) table.insert(_G.NVT_notes, msg) return orig(msg, level, o) end`)
 	e.n.ex(t, "ClaudeCodeReviewRevert")
 	waitFor(t, "the whole file back", func() bool { return fileText(t, a) == before })
-	if got := e.n.str(t, `return table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), "\n")`); got+"\n" != before || e.n.str(t, `return tostring(vim.bo.modified)`) != "false" {
+	buf := `vim.fn.bufnr(` + luaString(a) + `)`
+	if got := e.n.str(t, `return table.concat(vim.api.nvim_buf_get_lines(`+buf+`, 0, -1, false), "\n")`); got+"\n" != before || e.n.str(t, `return tostring(vim.bo[`+buf+`].modified)`) != "false" {
 		t.Errorf("buffer %q after :ClaudeCodeReviewRevert", got)
+	}
+	e.n.waitLua(t, `1`, `return vim.fn.tabpagenr("$")`)
+	if notes := e.n.str(t, `return table.concat(_G.NVT_notes, "\n")`); !strings.Contains(notes, "reverted a.txt to its text at the start of turn 1") {
+		t.Errorf("notifications after :ClaudeCodeReviewRevert: %q", notes)
 	}
 }
 

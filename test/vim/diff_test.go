@@ -232,3 +232,28 @@ func TestDiffRefusesUnsavedFile(t *testing.T) {
 	}
 	v.waitDiffs()
 }
+
+// Issue 39 item 8: "no `:w accepts · :q rejects` hint" and "plain `:q` drops an edited proposal
+// without E37 although the docs say `:q!` is needed". The proposal's status line says how to
+// answer; :q on an edited proposal is refused (E37) and the diff stays pending; :q! rejects.
+func TestDiffHintAndEditedQuit(t *testing.T) {
+	v := startVim(t)
+	c := v.claude()
+	path := v.file("a.txt", "old\n")
+	ch := openDiff(t, c, path, "new\n", tabA)
+	v.waitDiffs(tabA + "=pending")
+	if sl := v.str(`&l:statusline`); !strings.Contains(sl, ":w accepts") || !strings.Contains(sl, "a.txt") {
+		t.Errorf("the proposal's status line %q gives no hint", sl)
+	}
+	v.normal()
+	v.typeText("A, edited")
+	v.keys("Escape")
+	v.typeText(":q")
+	v.keys("Enter")
+	v.waitEval(`1`, `v:errmsg =~ 'E37' ? 1 : 0`)
+	v.waitDiffs(tabA + "=pending")
+	v.typeText(":q!")
+	v.keys("Enter")
+	wantTexts(t, ch, "DIFF_REJECTED", tabA)
+	v.waitDiffs()
+}

@@ -70,24 +70,37 @@ func (e *Editor) printAuto(p ide.ShowDiffParams, old string) {
 	}
 }
 
-// autoShown is a diff --auto has answered, waiting for Run to print it.
+// autoShown is a diff --auto has answered, or a notice (Notice), waiting for Run to print it.
+// One queue keeps what is printed in the order it happened: a diff --auto answered is printed
+// before the state lines and the turn summary that its answer caused (issue 39 item 6).
 type autoShown struct {
-	p   ide.ShowDiffParams
-	old string
+	p    ide.ShowDiffParams
+	old  string
+	note string // a notice: printed as it is
 }
 
 // maxAutoQueue bounds the answered diffs waiting to be printed (each holds its texts); past it
-// the oldest is dropped and counted.
-const maxAutoQueue = 4
+// the oldest is dropped and counted. maxNotes bounds the notices likewise (the oldest dropped).
+const (
+	maxAutoQueue = 4
+	maxNotes     = 64
+)
 
 // queueAuto hands an answered diff to Run for printing.
-func (e *Editor) queueAuto(p ide.ShowDiffParams, old string) {
+func (e *Editor) queueAuto(p ide.ShowDiffParams, old string) { e.enqueue(autoShown{p: p, old: old}) }
+
+// enqueue queues a diff or a notice for Run and wakes it.
+func (e *Editor) enqueue(a autoShown) {
+	note := a.note != ""
 	e.mu.Lock()
-	if len(e.autoQ) == maxAutoQueue {
-		e.autoQ = e.autoQ[1:]
-		e.autoDropped++
+	n, first := e.countQueued(note)
+	if !note && n >= maxAutoQueue || note && n >= maxNotes {
+		e.autoQ = append(e.autoQ[:first], e.autoQ[first+1:]...)
+		if !note {
+			e.autoDropped++
+		}
 	}
-	e.autoQ = append(e.autoQ, autoShown{p, old})
+	e.autoQ = append(e.autoQ, a)
 	e.mu.Unlock()
 	select {
 	case e.wake <- struct{}{}:
@@ -95,7 +108,21 @@ func (e *Editor) queueAuto(p ide.ShowDiffParams, old string) {
 	}
 }
 
-// nextAuto takes the next answered diff to print.
+// countQueued counts the queued notices (notes) or diffs, and gives the index of the first.
+func (e *Editor) countQueued(notes bool) (n, first int) {
+	first = -1
+	for i, a := range e.autoQ {
+		if (a.note != "") == notes {
+			if first < 0 {
+				first = i
+			}
+			n++
+		}
+	}
+	return n, first
+}
+
+// nextAuto takes the next answered diff or notice to print.
 func (e *Editor) nextAuto() (autoShown, bool) {
 	e.mu.Lock()
 	defer e.mu.Unlock()

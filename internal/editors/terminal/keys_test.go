@@ -4,6 +4,7 @@ package terminal
 
 import (
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -62,4 +63,105 @@ func TestOneKeyOnATerminal(t *testing.T) {
 	if !st {
 		t.Fatal("the terminal was left in raw mode after the answer")
 	}
+}
+
+// Issue 39 item 1: "serve leaves the terminal in raw mode once a proposal is answered in Claude's
+// terminal: it prints `(closed by Claude)` (also when the answer was No) and every later line
+// starts where the last one ended". The reviewer writes to the pty itself here, so the screen is
+// what the terminal shows: after a question closed by Claude the next line starts at column 0
+// ("\n" goes out as "\r\n"), the message says what the answer in Claude's terminal did, and the
+// key read left waiting answers the next question.
+func TestClosedByClaudeGivesTheTerminalBack(t *testing.T) {
+	ptm, tty, err := pty.Open()
+	if err != nil {
+		t.Skipf("SKIPPED: no pty here: %v", err)
+	}
+	scr := &tscreen{}
+	copied := make(chan struct{})
+	go func() { io.Copy(scr, ptm); close(copied) }()
+	defer func() { tty.Close(); ptm.Close(); <-copied }()
+	ed := New(tty, tty, Ask, false)
+	dir := t.TempDir()
+	m := ide.New(ed, Info("Terminal"), []string{dir}, ide.Events{}, nil)
+	ed.Bind(m)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { ed.Run(ctx); close(done) }()
+	// Ctrl-D ends a key read still waiting (a blocked read on the tty outlives Close).
+	defer func() { cancel(); <-done; ed.Close(); ptm.WriteString("\x04"); m.Close() }()
+	r := &rig{m: m, ed: ed, scr: scr, dir: dir}
+	path := filepath.Join(dir, "a.txt")
+	os.WriteFile(path, []byte("old\n"), 0o600)
+
+	// Answered No in Claude's terminal: the CLI sends close_tab and writes nothing.
+	ans := r.openDiff(1, path, "T1", "new\n")
+	scr.waitFor(t, "Accept this change?", 1)
+	m.CloseTab(1, "T1")
+	recvAnswer(t, ans)
+	scr.waitFor(t, "closed by Claude", 1)
+	ed.Notice("a later line")
+	scr.waitFor(t, "a later line", 1)
+	if st, err := termState(tty); err != nil || !st || !strings.Contains(scr.String(), "\r\na later line\r\n") {
+		t.Fatalf("the terminal stayed raw after a question closed by Claude (cooked %v, %v):\n%q", st, err, scr.String())
+	}
+	scr.waitFor(t, "not accepted: rejected in Claude's terminal", 1)
+
+	// Answered Yes there: Claude writes the proposal.
+	ans = r.openDiff(1, path, "T2", "newer\n")
+	scr.waitFor(t, "Accept this change?", 2)
+	os.WriteFile(path, []byte("newer\n"), 0o600)
+	m.CloseTab(1, "T2")
+	recvAnswer(t, ans)
+	scr.waitFor(t, "(accepted in Claude's terminal: Claude wrote "+path+")\r\n", 1)
+
+	// The next question is answered by one key, as usual.
+	ans = r.openDiff(1, path, "T3", "newest\n")
+	scr.waitFor(t, "Accept this change?", 3)
+	ptm.WriteString("y")
+	if a := recvAnswer(t, ans); !strings.HasPrefix(texts(a), "FILE_SAVED") {
+		t.Fatalf("y answered %q %v", texts(a), a.err)
+	}
+	scr.waitFor(t, "accepted: Claude writes "+path+"\r\n", 1)
+	if st, err := termState(tty); err != nil || !st {
+		t.Fatalf("the terminal stayed raw after an answer (cooked %v, %v)", st, err)
+	}
+}
+
+// Issue 39 item 6: "serve's question is not the last line: a state line lands after `Accept this
+// change?`, the key echo at column ~120". A notice that comes while a question waits for a key
+// is printed above the question, each line from column 0, and the question is asked again: it
+// stays the last line, and the key's echo follows it.
+func TestNoticeGoesAboveTheQuestion(t *testing.T) {
+	ptm, tty, err := pty.Open()
+	if err != nil {
+		t.Skipf("SKIPPED: no pty here: %v", err)
+	}
+	scr := &tscreen{}
+	copied := make(chan struct{})
+	go func() { io.Copy(scr, ptm); close(copied) }()
+	defer func() { tty.Close(); ptm.Close(); <-copied }()
+	ed := New(tty, tty, Ask, false)
+	dir := t.TempDir()
+	m := ide.New(ed, Info("Terminal"), []string{dir}, ide.Events{}, nil)
+	ed.Bind(m)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { ed.Run(ctx); close(done) }()
+	defer func() { cancel(); <-done; ed.Close(); ptm.WriteString("\x04"); m.Close() }()
+	r := &rig{m: m, ed: ed, scr: scr, dir: dir}
+	path := filepath.Join(dir, "a.txt")
+	os.WriteFile(path, []byte("old\n"), 0o600)
+
+	const question = "Accept this change? [y]es / [n]o / [e]dit, then accept: "
+	ans := r.openDiff(1, path, "T", "new\n")
+	scr.waitFor(t, question, 1)
+	ed.Notice("Claude is waiting: permission for Edit")
+	scr.waitFor(t, question, 2)
+	out := scr.String()
+	if want := "\r\x1b[KClaude is waiting: permission for Edit\r\n" + question; !strings.HasSuffix(out, want) {
+		t.Fatalf("the notice did not go above the question, asked again; the screen ends:\n%q", out[max(0, len(out)-200):])
+	}
+	ptm.WriteString("y")
+	recvAnswer(t, ans)
+	scr.waitFor(t, question+"y\r\n", 1)
 }

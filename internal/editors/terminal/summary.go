@@ -195,7 +195,7 @@ func (p proposal) render(w io.Writer, max int, paint func(code, s string) string
 		bw.WriteByte('\n')
 		return true
 	}
-	if !put("1", "--- a"+termtext.Line(p.path)) || !put("1", "+++ b"+termtext.Line(p.path)) {
+	if !put("1", "--- "+termtext.Line(p.path)) || !put("1", "+++ "+termtext.Line(p.path)) {
 		return total - n
 	}
 	line := func(code, mark, content string, nl bool) bool {

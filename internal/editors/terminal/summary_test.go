@@ -57,7 +57,7 @@ func TestDiffMatchesUdiff(t *testing.T) {
 	} {
 		var got bytes.Buffer
 		diffProposal("/f", tc[0], tc[1]).render(&got, 0, noPaint)
-		want := udiff.Unified("a/f", "b/f", tc[0], tc[1])
+		want := udiff.Unified("/f", "/f", tc[0], tc[1])
 		if got.String() != want {
 			t.Errorf("%s:\n got:\n%s\nwant:\n%s", name, got.String(), want)
 		}
@@ -76,7 +76,7 @@ func TestHugeRegionShownAsReplaced(t *testing.T) {
 	// Shown as replaced, it renders as go-udiff renders that same replacement (less context).
 	var got bytes.Buffer
 	p.render(&got, 0, noPaint)
-	want, _ := udiff.ToUnified("a/f", "b/f", old, []udiff.Edit{{Start: 5, End: len(old) - 5, New: new[5 : len(new)-5]}}, 0)
+	want, _ := udiff.ToUnified("/f", "/f", old, []udiff.Edit{{Start: 5, End: len(old) - 5, New: new[5 : len(new)-5]}}, 0)
 	if got.String() != want {
 		t.Fatalf("replaced region rendered differently from go-udiff (%d vs %d bytes)", got.Len(), len(want))
 	}
@@ -131,5 +131,15 @@ func BenchmarkAutoSummary10MiB(b *testing.B) {
 		p := diffProposal("/w/bench.txt", "package bench\n", new)
 		_ = p.Summary()
 		p.render(io.Discard, 20, noPaint)
+	}
+}
+
+// Issue 39 item 10: "diff headers read `a/<absolute path>`": "--- a" + "/w/f.go" read as the
+// relative path a/w/f.go. The headers name the file by its path, as `review` prints them.
+func TestDiffHeadersNameTheFile(t *testing.T) {
+	var b bytes.Buffer
+	diffProposal("/w/f.go", "a\n", "b\n").render(&b, 0, noPaint)
+	if !strings.HasPrefix(b.String(), "--- /w/f.go\n+++ /w/f.go\n@@ ") {
+		t.Fatalf("headers:\n%s", b.String())
 	}
 }

@@ -19,6 +19,7 @@ package terminal
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -69,14 +70,16 @@ type Editor struct {
 	mu      sync.Mutex
 	d       Decider
 	queue   []ide.ShowDiffParams
-	current string             // tab under review
-	cancel  context.CancelFunc // cancels the current prompt
+	current string                  // tab under review
+	cancel  context.CancelCauseFunc // cancels the current prompt (errClosed: by Claude)
 	wake    chan struct{}
 	// replaced: the current prompt was cancelled by a same-name proposal; guard is
 	// typeAheadGuard (tests change it).
 	replaced bool
 	guard    time.Duration
 	once     sync.Once
+
+	keys *keyMode // nil: the input is not a terminal
 
 	opener   *Opener       // --open-cmd (open.go); nil: openFile only prints
 	openTerm bool          // the editor gets the terminal
@@ -102,6 +105,7 @@ func New(in io.Reader, out io.Writer, auto Auto, color bool) *Editor {
 		e.editor = "vi"
 	}
 	if f, ok := in.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		e.keys = &keyMode{fd: int(f.Fd())}
 		go e.readKeys(f)
 	} else {
 		go e.readLines(in)
@@ -110,21 +114,16 @@ func New(in io.Reader, out io.Writer, auto Auto, color bool) *Editor {
 }
 
 // readKeys is readLines for a terminal: one key answers, without Enter (the terminal is in raw
-// mode only while a key is awaited, so $EDITOR and Ctrl-C between prompts behave as usual).
+// mode only while a question waits for a key, so $EDITOR, Ctrl-C and the lines printed between
+// questions behave as usual: keyMode).
 // Ctrl-C during the wait is raised as the interrupt the terminal would have sent; Ctrl-D ends
 // the input. Of a key that sends several bytes (an arrow), the first is taken: not an answer.
 func (e *Editor) readKeys(f *os.File) {
-	fd := int(f.Fd())
 	buf := make([]byte, 16)
 	for range e.want {
-		old, err := term.MakeRaw(fd)
-		if err != nil {
-			// Not a terminal after all: lines.
-			e.readLinesFrom(bufio.NewReader(f))
-			return
-		}
+		// The question made the terminal raw before it asked for this read (review).
 		n, err := f.Read(buf)
-		term.Restore(fd, old)
+		e.keys.cooked()
 		if err != nil || n == 0 || buf[0] == 4 {
 			close(e.lines)
 			return
@@ -165,7 +164,11 @@ func (e *Editor) Run(ctx context.Context) {
 			continue
 		}
 		if a, ok := e.nextAuto(); ok {
-			e.printAuto(a.p, a.old)
+			if a.note != "" {
+				e.printNote(a.note)
+			} else {
+				e.printAuto(a.p, a.old)
+			}
 			continue
 		}
 		e.mu.Lock()
@@ -176,7 +179,7 @@ func (e *Editor) Run(ctx context.Context) {
 		}
 		var pctx context.Context
 		if p != nil {
-			pctx, e.cancel = context.WithCancel(ctx)
+			pctx, e.cancel = context.WithCancelCause(ctx)
 			e.current = p.TabName
 		}
 		e.mu.Unlock()
@@ -198,7 +201,7 @@ func (e *Editor) Run(ctx context.Context) {
 			pendingRead = e.review(pctx, *p, pendingRead, afterReplace)
 		}
 		e.mu.Lock()
-		e.cancel()
+		e.cancel(nil)
 		afterReplace = shown && e.replaced
 		e.current, e.cancel, e.replaced = "", nil, false
 		e.mu.Unlock()
@@ -230,34 +233,48 @@ func (e *Editor) review(ctx context.Context, p ide.ShowDiffParams, pendingRead, 
 	e.mu.Lock()
 	d := e.d
 	e.mu.Unlock()
+	// Every way out of the question leaves the terminal cooked: an answer, the end of the input,
+	// and a proposal closed or replaced by Claude while the key read is still waiting.
+	defer e.cooked()
+	question := e.paint("1", "Accept this change? [y]es / [n]o / [e]dit, then accept: ")
 	for {
-		fmt.Fprint(e.out, e.paint("1", "Accept this change? [y]es / [n]o / [e]dit, then accept: "))
+		fmt.Fprint(e.out, question)
+		// Raw before the read is asked for: the read left waiting by a withdrawn question, if
+		// any, takes this question's key.
+		e.raw()
 		if !pendingRead {
 			select {
 			case e.want <- struct{}{}:
 				pendingRead = true
 			case <-ctx.Done():
-				e.withdrawn()
+				e.withdrawn(ctx, p)
 				return pendingRead
 			}
 		}
 		var line string
-		var ok bool
-		select {
-		case line, ok = <-e.lines:
-			pendingRead = false
-			if !ok {
-				fmt.Fprintln(e.out, "\n(no more input: rejected)")
-				d.DiffRejectedShown(p.TabName, p.Seq)
-				return false
+		ok, got := false, false
+		for !got {
+			select {
+			case <-e.wake: // a notice (or a proposal for later): notices go above the question
+				e.notesAbove(question)
+			case line, ok = <-e.lines:
+				got = true
+			case <-ctx.Done():
+				e.cooked()
+				e.withdrawn(ctx, p)
+				return pendingRead
 			}
-			if afterReplace && time.Since(shownAt) < e.guard {
-				fmt.Fprintln(e.out, "(that answer came before this new proposal was shown; answer again)")
-				continue
-			}
-		case <-ctx.Done():
-			e.withdrawn()
-			return pendingRead
+		}
+		pendingRead = false
+		e.cooked()
+		if !ok {
+			fmt.Fprintln(e.out, "\n(no more input: rejected)")
+			d.DiffRejectedShown(p.TabName, p.Seq)
+			return false
+		}
+		if afterReplace && time.Since(shownAt) < e.guard {
+			fmt.Fprintln(e.out, "(that answer came before this new proposal was shown; answer again)")
+			continue
 		}
 		name := termtext.Line(p.FilePath)
 		switch strings.ToLower(line) {
@@ -294,8 +311,17 @@ func (e *Editor) confirm(err error, done string) {
 	fmt.Fprintln(e.out, e.paint("32", done))
 }
 
-// withdrawn says why a prompt ended without an answer.
-func (e *Editor) withdrawn() {
+// errClosed is why a question ends when Claude closes its proposal (close_tab, closeAllDiffTabs,
+// the client gone). The CLI sends close_tab when the user answered in Claude's own terminal.
+var errClosed = errors.New("closed by Claude")
+
+// writeWait bounds how long a question closed by Claude waits to see whether Claude writes the
+// proposal (the user accepted in Claude's terminal) before saying it was not accepted.
+const writeWait = time.Second
+
+// withdrawn says why a question ended without an answer, and, when Claude closed it, what the
+// user's answer in Claude's terminal did: the file then holds the proposal or it does not.
+func (e *Editor) withdrawn(ctx context.Context, p ide.ShowDiffParams) {
 	e.mu.Lock()
 	replaced := e.replaced
 	e.mu.Unlock()
@@ -303,7 +329,41 @@ func (e *Editor) withdrawn() {
 		fmt.Fprintln(e.out, "\n(withdrawn: Claude replaced this proposal with a new one of the same name; nothing was answered for it. The new proposal follows.)")
 		return
 	}
-	fmt.Fprintln(e.out, "\n(closed by Claude)")
+	if !errors.Is(context.Cause(ctx), errClosed) {
+		fmt.Fprintln(e.out, "\n(not answered: serve is stopping)")
+		return
+	}
+	name := termtext.Line(p.FilePath)
+	if holds(p.FilePath, p.NewContents.String(), writeWait) {
+		fmt.Fprintln(e.out, "\n"+e.paint("32", "(accepted in Claude's terminal: Claude wrote "+name+")"))
+		return
+	}
+	fmt.Fprintln(e.out, "\n(closed by Claude, not accepted: rejected in Claude's terminal, or Claude moved on; "+name+" is left as it is)")
+}
+
+// holds reports whether the file at path holds text within wait.
+func holds(path, text string, wait time.Duration) bool {
+	for end := time.Now().Add(wait); ; time.Sleep(20 * time.Millisecond) {
+		if fi, err := os.Stat(path); err == nil && fi.Size() == int64(len(text)) && readOld(path) == text {
+			return true
+		}
+		if time.Now().After(end) {
+			return false
+		}
+	}
+}
+
+// raw and cooked switch the terminal's mode when the input is one (keyMode).
+func (e *Editor) raw() {
+	if e.keys != nil {
+		e.keys.raw()
+	}
+}
+
+func (e *Editor) cooked() {
+	if e.keys != nil {
+		e.keys.cooked()
+	}
 }
 
 // report prints why an answer was not taken (the proposal was replaced or closed meanwhile).
@@ -361,7 +421,7 @@ func (e *Editor) ShowDiff(ctx context.Context, p ide.ShowDiffParams) error {
 	switch i := e.queued(p.TabName); {
 	case e.current == p.TabName && e.cancel != nil:
 		e.replaced = true
-		e.cancel()
+		e.cancel(nil)
 		e.queue = append([]ide.ShowDiffParams{p}, e.queue...)
 	case i >= 0:
 		e.queue[i] = p
@@ -396,7 +456,7 @@ func (e *Editor) CloseDiff(ctx context.Context, tab string) error {
 		}
 	}
 	if e.current == tab && e.cancel != nil {
-		e.cancel()
+		e.cancel(errClosed)
 	}
 	return nil
 }

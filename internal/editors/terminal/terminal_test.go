@@ -291,3 +291,40 @@ func waitDiffs(t *testing.T, m *ide.Model, n int) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// Issue 39 item 6: "`auto: accepted` before the line it answers": --auto answers at once, and
+// what the answer causes (a state line, the turn's summary) is printed after the diff and its
+// answer, never before or inside them.
+func TestAutoPrintsInOrder(t *testing.T) {
+	in, typing := io.Pipe()
+	scr := &tscreen{}
+	ed := New(in, scr, Accept, false)
+	dir := t.TempDir()
+	m := ide.New(ed, Info("Terminal"), []string{dir}, ide.Events{}, nil)
+	ed.Bind(m)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { ed.Run(ctx); close(done) }()
+	defer func() { cancel(); <-done; ed.Close(); typing.Close(); m.Close() }()
+	r := &rig{m: m, ed: ed, scr: scr, dir: dir}
+	proposal := strings.Repeat("a line of the proposal\n", 200)
+	path := filepath.Join(dir, "a.txt")
+	for i := range 3 {
+		if a := recvAnswer(t, r.openDiff(1, path, "T"+string(rune('0'+i)), proposal)); !strings.HasPrefix(texts(a), "FILE_SAVED") {
+			t.Fatalf("answered %q", texts(a))
+		}
+		ed.Notice("Claude is working " + string(rune('0'+i)))
+		r.m.CloseTab(1, "T"+string(rune('0'+i)))
+	}
+	scr.waitFor(t, "Claude is working 2", 1)
+	out := scr.String()
+	for i := range 3 {
+		n := string(rune('0' + i))
+		notice := strings.Index(out, "Claude is working "+n)
+		answered := strings.Index(out, "auto: accepted")
+		if answered < 0 || notice < answered {
+			t.Fatalf("proposal %s: its notice came before its answer was printed:\n%s", n, out)
+		}
+		out = out[notice+len("Claude is working "+n):]
+	}
+}

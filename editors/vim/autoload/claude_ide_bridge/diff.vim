@@ -73,7 +73,7 @@ export def Show(p: dict<any>): dict<any>
   var orig = Scratch('claude-ide-bridge://original/' .. p.tabName, orig_lines, 'nofile')
   setbufvar(orig, '&modifiable', 0) | setbufvar(orig, '&readonly', 1)
   var prop = Scratch('claude-ide-bridge://proposed/' .. p.tabName, new_lines, 'acwrite')
-  setbufvar(prop, '&eol', eol) | setbufvar(prop, '&fixeol', 0)
+  setbufvar(prop, '&eol', eol) | setbufvar(prop, '&fixeol', 0) | setbufvar(prop, '&bufhidden', 'unload') # :q! after edits (E37)
   var n = get(p, 'proposal', 0)
   var d: dict<any> = {tab: p.tabName, path: p.filePath, orig: orig, prop: prop, wins: [], state: 'pending',
     closing: false, proposal: type(n) == v:t_number && n > 0 ? n : 0, eol: eol}
@@ -82,7 +82,7 @@ export def Show(p: dict<any>): dict<any>
   diffthis
   execute 'rightbelow vertical sbuffer' prop
   diffthis
-  d.wins = [win_getid(winnr('#')), win_getid()]
+  d.wins = [win_getid(winnr('#')), win_getid()] | setwinvar(d.wins[1], '&statusline', "Claude's proposal for " .. substitute(fnamemodify(p.filePath, ':t'), '%', '%%', 'g') .. ':  :w accepts  ·  :q rejects (:q! after edits)')
   stopinsert  # text typed in Insert mode as the diff comes must not land in the proposal
   var ft = buf > 0 ? getbufvar(buf, '&filetype') : ''
   for w in d.wins

@@ -1,0 +1,161 @@
+//go:build unix
+
+package emacstest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/e2e/fakeapi"
+)
+
+// lockedBuf is a pty's output, safe to read while it is written.
+type lockedBuf struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuf) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+func (l *lockedBuf) String() string { l.mu.Lock(); defer l.mu.Unlock(); return l.b.String() }
+
+// Issue 39 item 2 with the real CLI: "Emacs quits while an outside Claude has a pending diff;
+// Emacs restarted in the workspace shows it again; `locks` shows no stale lock at any point."
+// The CLI runs in a pty of its own (another terminal), found through CLAUDE_CODE_SSE_PORT; its
+// Edit is a pending proposal in Emacs when C-x C-c quits Emacs. The bridge stays (its lock live,
+// naming it), the next Emacs shows the proposal, C-c C-c there accepts it and the CLI writes it.
+func TestRealClaudeOutlivesEmacs(t *testing.T) {
+	t.Parallel()
+	bin := os.Getenv("CLAUDE_BIN")
+	if bin == "" {
+		t.Skip("SKIPPED: CLAUDE_BIN not set (CLAUDE_BIN=$(scripts/ensure-claude-cli)): the Emacs test with the real Claude Code CLI is NOT running")
+	}
+	api := fakeapi.New()
+	t.Cleanup(api.Close)
+	tmp, _ := filepath.EvalSymlinks(t.TempDir())
+	w := &world{proj: filepath.Join(tmp, "proj"), cfg: filepath.Join(tmp, "cfg")}
+	home := filepath.Join(tmp, "home")
+	for _, d := range []string{w.proj, w.cfg, home} {
+		os.MkdirAll(d, 0o755)
+	}
+	w.stopBridges(t)
+	seed, _ := json.Marshal(map[string]any{
+		"hasCompletedOnboarding": true,
+		"customApiKeyResponses":  map[string]any{"approved": []string{fakeKey[len(fakeKey)-20:]}, "rejected": []string{}},
+		"projects":               map[string]any{w.proj: map[string]any{"hasTrustDialogAccepted": true}},
+	})
+	os.WriteFile(filepath.Join(w.cfg, ".claude.json"), seed, 0o600)
+	path := filepath.Join(w.proj, "hello.txt")
+	os.WriteFile(path, []byte("hello world\n"), 0o644)
+	env := []string{"HOME=" + home, "CLAUDE_CONFIG_DIR=" + w.cfg}
+	w.e = startEmacs(t, w.proj, env, "")
+	_, pid := w.lockPID(t)
+	lock, _ := w.lockPID(t)
+	port := strings.TrimSuffix(filepath.Base(lock), ".lock")
+
+	cli := exec.Command(bin, "--permission-mode", "default")
+	cli.Dir = w.proj
+	cli.Env = append(os.Environ(), append(env, "TERM=xterm-256color", "CLAUDE_CODE_SSE_PORT="+port,
+		"ANTHROPIC_API_KEY="+fakeKey, "ANTHROPIC_BASE_URL="+api.URL, "DISABLE_AUTOUPDATER=1",
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_TELEMETRY=1", "DISABLE_ERROR_REPORTING=1",
+		"CLAUDE_CODE_DISABLE_OFFICIAL_MARKETPLACE_AUTOINSTALL=1", "no_proxy=127.0.0.1,localhost,::1")...)
+	ptm, err := pty.StartWithSize(cli, &pty.Winsize{Rows: 40, Cols: 120})
+	if err != nil {
+		t.Fatal(err)
+	}
+	screen := &lockedBuf{}
+	copied := make(chan struct{})
+	go func() { io.Copy(screen, ptm); close(copied) }()
+	t.Cleanup(func() { cli.Process.Kill(); cli.Wait(); ptm.Close(); <-copied })
+	if !poll(90*time.Second, func() bool {
+		c, _ := w.e.try("claude-ide-bridge--clients")
+		return c == "1" && strings.Contains(screen.String(), "for shortcuts")
+	}) {
+		t.Fatalf("the CLI did not connect and get ready; its output:\n%q", screen.String())
+	}
+	api.Push(
+		fakeapi.Tool("Read", map[string]any{"file_path": path}),
+		fakeapi.Tool("Edit", map[string]any{"file_path": path, "old_string": "world", "new_string": "there"}),
+		fakeapi.Text("EDIT ACCEPTED"),
+	)
+	ptm.WriteString("edit hello")
+	time.Sleep(300 * time.Millisecond) // not an assertion: the TUI takes a burst ending in Enter as a paste
+	ptm.WriteString("\r")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if _, err := api.WaitMain(ctx, 1); err != nil {
+		t.Fatalf("no request from the CLI: %v", err)
+	}
+	w.waitDiffs(t, tabPattern(t, w)+"=pending")
+
+	live := func(when string) {
+		t.Helper()
+		locks, err := discovery.ListLocks([]string{filepath.Join(w.cfg, "ide")})
+		if err != nil || len(locks) != 1 || locks[0].Live() != nil {
+			t.Fatalf("%s: the lock is not live: %v %+v", when, err, locks)
+		}
+	}
+	live("before Emacs quits")
+	var bridgePID int
+	w.e.value(t, &bridgePID, `(process-id (jsonrpc--process claude-ide-bridge--conn))`)
+	w.e.keys(t, "C-x", "C-c")
+	if !poll(bound, func() bool { return exec.Command(w.e.tmux, "-S", w.e.tsock, "has-session").Run() != nil }) {
+		t.Fatalf("Emacs did not quit:\n%s", w.e.screen(t))
+	}
+	time.Sleep(3 * time.Second) // past the 2 s after which Emacs deleted the process
+	if err := syscall.Kill(bridgePID, 0); err != nil {
+		t.Fatalf("the bridge did not outlive Emacs: %v", err)
+	}
+	if _, lpid := w.lockPID(t); lpid != bridgePID || lpid == pid {
+		t.Fatalf("lock names %d, want the bridge's %d", lpid, bridgePID)
+	}
+	live("after Emacs quit")
+	if got := fileText(t, path); got != "hello world\n" {
+		t.Fatalf("file changed while no editor was there: %q", got)
+	}
+
+	w.e = startEmacs(t, w.proj, env, "")
+	w.waitDiffs(t, tabPattern(t, w)+"=pending")
+	live("with the next Emacs")
+	w.e.eval(t, `(progn (select-window (get-buffer-window (claude-ide-bridge--diff-proposal (car (hash-table-values claude-ide-bridge--diffs))))) nil)`)
+	w.e.keys(t, "C-c", "C-c")
+	if !poll(60*time.Second, func() bool { return fileText(t, path) == "hello there\n" }) {
+		t.Fatalf("the CLI did not write the accepted text; file %q", fileText(t, path))
+	}
+	// The turn goes on: the CLI asks the model again with the Edit's result (the third request).
+	ctx2, cancel2 := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel2()
+	if _, err := api.WaitMain(ctx2, 3); err != nil {
+		t.Fatalf("the turn did not go on after the accept: %v", err)
+	}
+}
+
+// tabPattern is the tab name of the one diff Emacs shows (the CLI chooses it).
+func tabPattern(t *testing.T, w *world) string {
+	t.Helper()
+	var tab string
+	if !poll(60*time.Second, func() bool {
+		out, err := w.e.try(`(length (claude-ide-bridge-diffs))`)
+		return err == nil && out == "1"
+	}) {
+		t.Fatalf("no diff shown")
+	}
+	w.e.value(t, &tab, `(car (car (claude-ide-bridge-diffs)))`)
+	return tab
+}
