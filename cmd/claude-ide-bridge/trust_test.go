@@ -255,6 +255,7 @@ func TestServeTrustPrompt(t *testing.T) {
 	shared := filepath.Join(dir, "shared")
 	sharedWS := filepath.Join(shared, "ws")
 	os.MkdirAll(sharedWS, 0o755)
+	os.WriteFile(filepath.Join(sharedWS, "main.go"), []byte("package main\n"), 0o644)
 	os.Chmod(shared, os.ModeSticky|0o777)
 	env := ""
 	for _, kv := range h.env("TERM=xterm-256color", "GORACE=atexit_sleep_ms=0", "PATH="+bin0+":/usr/bin:/bin") {
