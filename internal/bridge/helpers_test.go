@@ -189,3 +189,13 @@ func keys(v any) string {
 	sort.Strings(ks)
 	return strings.Join(ks, ",")
 }
+
+// accept and reject are the user's decisions on the proposal the editor was shown, by its
+// number, as every editor sends them (ide.Model.Decide).
+func accept(b *bridge.Bridge, p ide.ShowDiffParams, text string) error {
+	return b.Model.Decide(p.Seq, ide.Decision{Accept: true, Text: ide.TextOf(text)})
+}
+
+func reject(b *bridge.Bridge, p ide.ShowDiffParams) error {
+	return b.Model.Decide(p.Seq, ide.Decision{})
+}

@@ -250,10 +250,7 @@ func (s *server) handle(ctx context.Context, req *jsonrpc.Request) (any, error) 
 		if p.Proposal == nil {
 			return nil, errNoProposal("diffAccepted")
 		}
-		if p.Contents.IsZero() {
-			return nil, m.DiffAcceptedProposal(p.TabName, *p.Proposal)
-		}
-		return nil, m.DiffAcceptedShownText(p.TabName, *p.Proposal, p.Contents)
+		return nil, m.Decide(*p.Proposal, ide.Decision{Accept: true, Text: p.Contents})
 	case "diffRejected":
 		var p struct {
 			TabName  string  `json:"tabName"`
@@ -265,7 +262,7 @@ func (s *server) handle(ctx context.Context, req *jsonrpc.Request) (any, error) 
 		if p.Proposal == nil {
 			return nil, errNoProposal("diffRejected")
 		}
-		return nil, m.DiffRejectedShown(p.TabName, *p.Proposal)
+		return nil, m.Decide(*p.Proposal, ide.Decision{})
 	case "closeAllDiffs":
 		closed, restored, err := m.CloseAllDiffs()
 		if err != nil {
