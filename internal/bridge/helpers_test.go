@@ -50,15 +50,6 @@ func (e *testEditor) SetBufferText(ctx context.Context, path, text string) error
 	e.buffer[path] = text
 	return nil
 }
-func (e *testEditor) bufferText() map[string]string {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	out := map[string]string{}
-	for k, v := range e.buffer {
-		out[k] = v
-	}
-	return out
-}
 func (e *testEditor) OpenEditors(ctx context.Context) ([]ide.OpenEditor, error) {
 	return []ide.OpenEditor{{FilePath: "/w/a.go", IsActive: true}}, nil
 }
