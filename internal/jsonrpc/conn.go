@@ -228,7 +228,7 @@ func (c *Conn) report(err error) {
 }
 
 // Call sends a request and waits for its answer, decoding the result into result (if non-nil)
-// as UnmarshalParams decodes params: names matched exactly, a duplicate key at any level refused.
+// as encoding/json does, except that a duplicate key at any level is refused.
 // A peer's error answer is returned as *Error.
 func (c *Conn) Call(ctx context.Context, method string, params, result any) error {
 	id := strconv.FormatInt(c.nextID.Add(1), 10)
@@ -262,7 +262,10 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 			return m.Error
 		}
 		if result != nil {
-			if err := unmarshalStrict(m.Result, result, false); err != nil {
+			if err := check(m.Result); err != nil { // a duplicate key (Decode let it pass)
+				return fmt.Errorf("jsonrpc: decoding %s result: %w", method, dupOf(err))
+			}
+			if err := json.Unmarshal(m.Result, result); err != nil {
 				return fmt.Errorf("jsonrpc: decoding %s result: %w", method, err)
 			}
 		}

@@ -78,7 +78,7 @@ func dupOf(err error) error {
 // skipping it is reading it in full (review's observer and openDiff's proposal, issue 27).
 func unmarshalStrict(d []byte, v any, dups bool) error {
 	raw := rawFields(reflect.TypeOf(v))
-	if raw == nil || len(d) == 0 || d[0] != '{' { // a result may be null
+	if raw == nil {
 		return dupOf(jsonv2.Unmarshal(d, v))
 	}
 	ms, err := readObject(d, dups)
