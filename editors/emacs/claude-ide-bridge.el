@@ -532,8 +532,7 @@ buffer's last line.  Blockwise as a rectangle."
   (let ((tab (plist-get params :tabName))
         (path (plist-get params :filePath))
         (new-path (or (plist-get params :newFilePath) (plist-get params :filePath)))
-        (text (plist-get params :newContents))
-        (number (plist-get params :proposal)))
+        (text (plist-get params :newContents)))
     (unless (and (stringp tab) (stringp path) (stringp text))
       (jsonrpc-error :code -32602 :message "showDiff needs tabName, filePath and newContents"))
     (let ((buf (find-buffer-visiting path)))
@@ -546,7 +545,7 @@ buffer's last line.  Blockwise as a rectangle."
     (when (hash-table-empty-p claude-ide-bridge--diffs)
       (setq claude-ide-bridge--windows (current-window-configuration)))
     (let* ((d (claude-ide-bridge--diff-new
-               :tab tab :path path :number (and (natnump number) (> number 0) number)
+               :tab tab :path path :number (plist-get params :proposal)
                :state 'pending))
            (orig (generate-new-buffer
                   (format "*Claude original: %s*" (file-name-nondirectory path))))
@@ -602,9 +601,8 @@ The proposal's number is always named."
   (when (claude-ide-bridge--ready-p)
     (jsonrpc-async-request
      claude-ide-bridge--conn method
-     (append (list :tabName (claude-ide-bridge--diff-tab d))
-             (and (claude-ide-bridge--diff-number d)
-                  (list :proposal (claude-ide-bridge--diff-number d)))
+     (append (list :tabName (claude-ide-bridge--diff-tab d)
+                   :proposal (claude-ide-bridge--diff-number d))
              extra)
      :success-fn #'ignore
      :error-fn (lambda (err)
@@ -622,8 +620,7 @@ The proposal's number is always named."
     (setf (claude-ide-bridge--diff-state d) 'accepted)
     (claude-ide-bridge--decide
      d :diffAccepted
-     (unless (and (claude-ide-bridge--diff-number d)
-                  (= (buffer-chars-modified-tick prop) (claude-ide-bridge--diff-tick d)))
+     (unless (= (buffer-chars-modified-tick prop) (claude-ide-bridge--diff-tick d))
        (with-current-buffer prop
          (save-restriction (widen) (list :contents (buffer-substring-no-properties
                                                     (point-min) (point-max)))))))

@@ -25,7 +25,7 @@ type acceptingEditor struct {
 
 func (e acceptingEditor) ShowDiff(ctx context.Context, p ide.ShowDiffParams) error {
 	// The diff is registered before ShowDiff is called, so the accept finds it.
-	return e.model().DiffAcceptedText(p.TabName, p.NewContents)
+	return e.model().Decide(p.Seq, ide.Decision{Accept: true, Text: p.NewContents})
 }
 
 func (e acceptingEditor) CloseDiff(ctx context.Context, tab string) error { return nil }

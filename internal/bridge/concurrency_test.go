@@ -37,7 +37,7 @@ func TestBlockingOpenDiffBlocksNothingElse(t *testing.T) {
 		}
 		done <- r.Texts()
 	}()
-	<-ed.shown // the call is now waiting for the user
+	p := <-ed.shown // the call is now waiting for the user
 
 	if r := tool(t, a, "getWorkspaceFolders", nil); r.IsError {
 		t.Fatalf("same connection: %+v", r)
@@ -51,7 +51,7 @@ func TestBlockingOpenDiffBlocksNothingElse(t *testing.T) {
 		t.Fatalf("openDiff answered %v before the user decided", got)
 	default:
 	}
-	if err := b.Model.DiffRejected("T"); err != nil {
+	if err := reject(b, p); err != nil {
 		t.Fatal(err)
 	}
 	if got := <-done; strings.Join(got, "|") != "DIFF_REJECTED|T" {

@@ -22,14 +22,14 @@ func TestDiffOwnershipPerConnection(t *testing.T) {
 	a, c := connect(t, b), connect(t, b)
 
 	ans := openDiffAsync(ctxT(t), a, path, "new\n", "T")
-	recv(t, ed.shown, "showDiff")
+	p := recv(t, ed.shown, "showDiff")
 	wantText("CLOSED_0_DIFF_TABS")(t, tool(t, c, "closeAllDiffTabs", nil)) // another connection's prompt
 	select {
 	case r := <-ans:
 		t.Fatalf("another connection's closeAllDiffTabs ended the diff: %+v", r)
 	default:
 	}
-	if err := b.Model.DiffAccepted("T", "new, edited\n"); err != nil {
+	if err := accept(b, p, "new, edited\n"); err != nil {
 		t.Fatal(err)
 	}
 	if r := recv(t, ans, "openDiff answer"); r.err != nil || strings.Join(r.texts, "|") != "FILE_SAVED|new, edited\n" {

@@ -95,7 +95,7 @@ func TestDisconnectMidOpenDiff(t *testing.T) {
 	path, mtime := writeFile(t, b, "f.txt", "old\n")
 	a := connect(t, b)
 	ans := openDiffAsync(context.Background(), a, path, "new\n", "T")
-	recv(t, ed.shown, "showDiff")
+	p := recv(t, ed.shown, "showDiff")
 	a.Close()
 	recv(t, gone, "disconnect")
 	if tab := recv(t, ed.closed, "closeDiff"); tab != "T" {
@@ -105,7 +105,7 @@ func TestDisconnectMidOpenDiff(t *testing.T) {
 		t.Fatalf("diffs left after the owner left: %+v", d)
 	}
 	// A late accept from the editor finds nothing: the proposal can no longer become FILE_SAVED.
-	if err := b.Model.DiffAccepted("T", "new\n"); rpcCode(err) != -32001 {
+	if err := accept(b, p, "new\n"); rpcCode(err) != -32001 {
 		t.Fatalf("late accept: %v, want -32001", err)
 	}
 	if r := recv(t, ans, "openDiff answer"); r.err == nil && len(r.texts) > 0 && r.texts[0] == "FILE_SAVED" {
@@ -124,8 +124,8 @@ func TestAcceptedTextSurvivesDisconnect(t *testing.T) {
 	path, mtime := writeFile(t, b, "f.txt", "old\n")
 	a := connect(t, b)
 	ans := openDiffAsync(ctxT(t), a, path, "new\n", "T")
-	recv(t, ed.shown, "showDiff")
-	if err := b.Model.DiffAccepted("T", "new, edited\n"); err != nil {
+	p := recv(t, ed.shown, "showDiff")
+	if err := accept(b, p, "new, edited\n"); err != nil {
 		t.Fatal(err)
 	}
 	if r := recv(t, ans, "openDiff answer"); r.err != nil || strings.Join(r.texts, "|") != "FILE_SAVED|new, edited\n" {
@@ -340,8 +340,10 @@ func TestManyClientsBlockingDiffs(t *testing.T) {
 		path := filepath.Join(b.Model.Folders()[0], fmt.Sprintf("f%d.txt", i))
 		answers[i] = openDiffAsync(ctxT(t), c, path, fmt.Sprintf("proposal %d\n", i), fmt.Sprintf("T%d", i))
 	}
+	shown := map[string]ide.ShowDiffParams{}
 	for range n {
-		recv(t, ed.shown, "showDiff")
+		p := recv(t, ed.shown, "showDiff")
+		shown[p.TabName] = p
 	}
 	var wg sync.WaitGroup
 	for i := range n {
@@ -351,9 +353,9 @@ func TestManyClientsBlockingDiffs(t *testing.T) {
 			tab := fmt.Sprintf("T%d", i)
 			var err error
 			if i%2 == 0 {
-				err = b.Model.DiffAccepted(tab, fmt.Sprintf("accepted %d\n", i))
+				err = accept(b, shown[tab], fmt.Sprintf("accepted %d\n", i))
 			} else {
-				err = b.Model.DiffRejected(tab)
+				err = reject(b, shown[tab])
 			}
 			if err != nil {
 				t.Error(tab, err)

@@ -50,15 +50,6 @@ func (e *testEditor) SetBufferText(ctx context.Context, path, text string) error
 	e.buffer[path] = text
 	return nil
 }
-func (e *testEditor) bufferText() map[string]string {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	out := map[string]string{}
-	for k, v := range e.buffer {
-		out[k] = v
-	}
-	return out
-}
 func (e *testEditor) OpenEditors(ctx context.Context) ([]ide.OpenEditor, error) {
 	return []ide.OpenEditor{{FilePath: "/w/a.go", IsActive: true}}, nil
 }
@@ -188,4 +179,14 @@ func keys(v any) string {
 	}
 	sort.Strings(ks)
 	return strings.Join(ks, ",")
+}
+
+// accept and reject are the user's decisions on the proposal the editor was shown, by its
+// number, as every editor sends them (ide.Model.Decide).
+func accept(b *bridge.Bridge, p ide.ShowDiffParams, text string) error {
+	return b.Model.Decide(p.Seq, ide.Decision{Accept: true, Text: ide.TextOf(text)})
+}
+
+func reject(b *bridge.Bridge, p ide.ShowDiffParams) error {
+	return b.Model.Decide(p.Seq, ide.Decision{})
 }

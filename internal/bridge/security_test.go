@@ -627,7 +627,7 @@ func TestOpenDiffPaths(t *testing.T) {
 		if p.FilePath != tc.want || p.NewFilePath != tc.want || p.FileExists {
 			t.Errorf("%s: shown %+v, want %s as a new file", tc.path, p, tc.want)
 		}
-		b.Model.DiffRejected("P" + tc.path)
+		reject(b, p)
 		recv(t, ans, "openDiff answer")
 		recv(t, ed.closed, "closeDiff")
 		if _, err := os.Stat(tc.want); err == nil {

@@ -28,7 +28,7 @@ func TestOpenDiffAcceptRoundTrip(t *testing.T) {
 	if p.TabName != "T1" || p.NewContents.String() != "new\n" || p.FileExists {
 		t.Fatalf("shown %+v", p)
 	}
-	if err := b.Model.DiffAccepted("T1", "edited\n"); err != nil {
+	if err := accept(b, p, "edited\n"); err != nil {
 		t.Fatal(err)
 	}
 	r := <-done

@@ -39,8 +39,8 @@ type diff struct {
 	path  string
 	state diffState
 	text  Text // the accepted text
-	// proposal is the text Claude proposed, as sent to the editor: DiffAcceptedProposal answers
-	// with it when the user accepted it unedited, so the editor need not send it back.
+	// proposal is the text Claude proposed, as sent to the editor: an accept without a text
+	// (Decide) answers with it, so the editor need not send it back.
 	proposal Text
 	answer   chan []Content // buffered 1: the openDiff result, sent once
 	seq      uint64         // which proposal this is (see ShowDiffParams.Seq)
@@ -200,86 +200,6 @@ func (m *Model) OpenDiff(ctx context.Context, id ClientID, a OpenDiffArgs) ([]Co
 			return nil, ctx.Err()
 		}
 	}
-}
-
-// DiffAccepted records the user's accept with the final text (their edits included) of
-// whatever proposal is pending under tab. The diff stays open, owned by its client, until
-// closed. It is for in-process callers that answer the proposal they were just handed (tests,
-// fault injection); an editor names the proposal it showed (DiffAcceptedShown and friends), so a
-// decision can never land on a proposal that replaced the one the user saw (issue 25 item 6).
-func (m *Model) DiffAccepted(tab, text string) error { return m.DiffAcceptedText(tab, TextOf(text)) }
-
-// DiffAcceptedText is DiffAccepted with the text as it came in JSON (see Text); in-process only.
-func (m *Model) DiffAcceptedText(tab string, text Text) error { return m.accept(tab, 0, text, false) }
-
-// DiffAcceptedProposal is DiffAccepted with the text of the proposal numbered seq
-// (ShowDiffParams.Seq) as Claude sent it: the user accepted it without an edit, and the editor
-// sends its number instead of the text back (for a 10 MiB proposal, 10 MiB less to encode,
-// pipe and parse on the user's :w). Like DiffAcceptedShown, it is refused with CodeUnknownDiff
-// when a same-name openDiff replaced that proposal (the new text was never shown), or seq is 0.
-func (m *Model) DiffAcceptedProposal(tab string, seq uint64) error {
-	if seq == 0 {
-		return errReplaced(tab)
-	}
-	return m.accept(tab, seq, Text{}, true)
-}
-
-// accept is DiffAcceptedText; a seq other than 0 must be the pending diff's (see shown.go). With
-// asProposed the accepted text is the diff's proposal (text is ignored).
-func (m *Model) accept(tab string, seq uint64, text Text, asProposed bool) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	d := m.diffs[tab]
-	if d != nil && seq != 0 && d.seq != seq {
-		return errReplaced(tab)
-	}
-	if d == nil || d.state != pending {
-		return jsonrpc.Errorf(jsonrpc.CodeUnknownDiff, "no pending diff named %q", tab)
-	}
-	if asProposed {
-		text = d.proposal
-	}
-	if text.EncodedLen() > MaxDiffText {
-		return jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "the accepted text is over %d MiB, more than Claude accepts in one message; the diff stays open", MaxDiffText>>20)
-	}
-	d.state, d.text = accepted, text
-	if !asProposed {
-		// Already in memory and the user's: counted, never refused (nothing accepted is lost).
-		d.heldText = m.budget().Force(int64(text.EncodedLen()))
-	}
-	d.answer <- []Content{{Type: "text", Text: "FILE_SAVED"}, {Type: "text", File: text}}
-	return nil
-}
-
-// DiffRejected records the user's reject (or closing of the view) of whatever diff is under
-// tab; like DiffAccepted, for in-process callers only. Closing an accepted diff's view goes
-// through the same path as "close all diffs", so its text is not lost.
-func (m *Model) DiffRejected(tab string) error { return m.reject(tab, 0) }
-
-// reject is DiffRejected; a seq other than 0 must be the diff's (see shown.go).
-func (m *Model) reject(tab string, seq uint64) error {
-	m.mu.Lock()
-	d := m.diffs[tab]
-	if d == nil {
-		m.mu.Unlock()
-		return jsonrpc.Errorf(jsonrpc.CodeUnknownDiff, "no diff named %q", tab)
-	}
-	if seq != 0 && d.seq != seq {
-		m.mu.Unlock()
-		return errReplaced(tab)
-	}
-	if d.state == accepted {
-		m.mu.Unlock()
-		_, _, err := m.closeAccepted([]*diff{d})
-		return err
-	}
-	closed := m.settleLocked(func(x *diff) bool { return x == d })
-	m.mu.Unlock()
-	m.closeViews(closed)
-	if m.events.DiffRejected != nil {
-		m.events.DiffRejected(d.owner, tab)
-	}
-	return nil
 }
 
 // CloseTab is close_tab: it closes only the calling client's diff with exactly that name. Another

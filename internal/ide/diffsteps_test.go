@@ -21,8 +21,9 @@ import (
 // The diff rules, walked step by step against ide.Model directly: no sockets, no sessions. The
 // steps act as the Claude sessions do (tools/call through Model.CallTool, a client's end through
 // Model.Disconnect or the end of a call's context) and as the editor does (the user's decisions
-// through Model.DiffAccepted and friends, ShowDiff answered by an in-memory recorder). Only the
-// Model's public behaviour is used, so a change of its internals does not touch these tests.
+// through Model.Decide with the number of the proposal shown, as every editor does; ShowDiff
+// answered by an in-memory recorder). Only the Model's public behaviour is used, so a change of
+// its internals does not touch these tests.
 // What only a socket can show (auth, framing, the CLI's handshake, a disconnect over a real
 // connection, answers reaching the wire) stays in internal/bridge.
 
@@ -44,7 +45,8 @@ const (
 	sSettle    = `facts: "That pending openDiff is then never awaited again: the server must close it and settle it itself (never as an accept)."`
 	sOwnPrompt = `spec 000: "A diff belongs to the client whose openDiff call opened it." + facts: "closeAllDiffTabs {} at the start of every user prompt ... must touch only the diffs this integration opened."`
 	sSurvives  = `spec 000: "A diff that the user accepted before the reconnect stays open, the same as a diff whose Claude exited."`
-	sShown     = `issue 15 item 4: a reviewer never answers a new proposal with the text of the one it displayed (ide.DiffAcceptedShown: "If a same-name openDiff replaced it ... the accept is refused")`
+	sShown     = `issue 15 item 4: a reviewer never answers a new proposal with the text of the one it displayed (ide.Model.Decide: "A proposal that a same-name openDiff replaced, that was closed or already answered, is refused with CodeUnknownDiff and nothing is settled")`
+	sAsIs      = `docs/editor-protocol.md diffAccepted: "(no contents): the user accepted proposal 17 without any change; Claude gets FILE_SAVED with the text it proposed, exactly as it sent it."`
 	sFailed    = `facts: "anything else, isError, or a JSON-RPC error: "Failed to show diff in IDE"; the terminal permission prompt stays."`
 	sLimit     = `facts: "Messages over 16 MiB from the server close it."`
 	// The spec keeps only another client's accepted diff from close_tab; issue 25 item 7 keeps
@@ -78,10 +80,10 @@ var diffScenarios = []struct {
 		{"A openDiff T1", sBlocks, openDiff("a1", "A", "T1", proposal)},
 		{"the editor was told the file exists", sWrite, fileExists("a1", true)},
 		{"a1 still waits for the user", sBlocks, waiting("a1")},
-		{"user accepts T1 with an edit", sSaved, accept("T1", edited)},
+		{"user accepts T1 with an edit", sSaved, accept("a1", edited)},
 		{"a1 answers FILE_SAVED with the final text", sSaved, answered("a1", "FILE_SAVED", edited)},
 		{"T1 stays, accepted, owned by A", sConn, diffs("T1 accepted A")},
-		{"a second accept of T1 is refused", sSaved, acceptFails("T1")},
+		{"a second accept of T1 is refused", sSaved, acceptFails("a1")},
 		{"B close_tab T1 answers TAB_CLOSED", sTabClosed, closeTab("B", "T1")},
 		{"T1 stays for A", sStays, diffs("T1 accepted A")},
 		{"the editor closed nothing", sStays, closes()},
@@ -96,10 +98,10 @@ var diffScenarios = []struct {
 	{name: "reject", steps: []step{
 		{"connect A", sConn, connect("A")},
 		{"A openDiff T2", sBlocks, openDiff("a2", "A", "T2", proposal)},
-		{"user rejects T2", sRejected, reject("T2")},
+		{"user rejects T2", sRejected, reject("a2")},
 		{"a2 answers DIFF_REJECTED with the tab name", sRejected, answered("a2", "DIFF_REJECTED", "T2")},
 		{"the editor closed T2", sRejected, closes("T2")},
-		{"a late accept of T2 is refused", sSettle, acceptFails("T2")},
+		{"a late accept of T2 is refused", sSettle, acceptFails("a2")},
 		{"no diff is left", sRejected, diffs()},
 	}},
 	{name: "a Write: the file does not exist yet", steps: []step{
@@ -107,7 +109,7 @@ var diffScenarios = []struct {
 		{"the file is not there", sWrite, removeFile()},
 		{"A openDiff W", sWrite, openDiff("w", "A", "W", proposal)},
 		{"the editor was told the file does not exist", sWrite, fileExists("w", false)},
-		{"user accepts W", sSaved, accept("W", proposal)},
+		{"user accepts W as proposed: no text sent back", sAsIs, acceptAsProposed("w")},
 		{"w answers FILE_SAVED", sSaved, answered("w", "FILE_SAVED", proposal)},
 	}},
 	{name: "replacement by the same tab_name", steps: []step{
@@ -118,12 +120,12 @@ var diffScenarios = []struct {
 		{"the replaced call is answered DIFF_REJECTED", sSettle, answered("v1", "DIFF_REJECTED", "T3")},
 		{"the replacement still waits", sBlocks, waiting("v2")},
 		{"the editor closed nothing (closing T3 would close the new view)", sReplace, closes()},
-		{"an accept of the displayed v1 is refused", sShown, acceptShownFails("v1", "v1\n")},
-		{"a reject of the displayed v1 is refused", sShown, rejectShownFails("v1")},
+		{"an accept of the displayed v1 is refused", sShown, acceptFails("v1")},
+		{"a reject of the displayed v1 is refused", sShown, rejectFails("v1")},
 		{"v2 still waits", sShown, waiting("v2")},
-		{"T3 is v2, pending", sShown, pendingShown("v2", true)},
-		{"v1 is no longer pending", sShown, pendingShown("v1", false)},
-		{"user accepts v2 as displayed", sSaved, acceptShown("v2", "v2\n")},
+		{"T3 is v2, pending", sShown, pending("v2", true)},
+		{"v1 is no longer pending", sShown, pending("v1", false)},
+		{"user accepts v2 as displayed", sSaved, accept("v2", "v2\n")},
 		{"v2 answers FILE_SAVED", sSaved, answered("v2", "FILE_SAVED", "v2\n")},
 		{"A openDiff T3 again: its own accepted diff is replaced, not refused", sReplace, openDiff("v3", "A", "T3", "v3\n")},
 		{"T3 is pending again", sReplace, diffs("T3 pending A")},
@@ -148,20 +150,20 @@ var diffScenarios = []struct {
 		{"A close_tab T3", sExact, closeTab("A", "T3")},
 		{"a3 is settled as rejected", sSettle, answered("a3", "DIFF_REJECTED", "T3")},
 		{"the editor closed exactly T3", sExact, closes("T3")},
-		{"a late accept of T3 is refused", sSettle, acceptFails("T3")},
-		{"a late reject of T3 is refused", sSettle, rejectFails("T3")},
+		{"a late accept of T3 is refused", sSettle, acceptFails("a3")},
+		{"a late reject of T3 is refused", sSettle, rejectFails("a3")},
 		{"no diff is left", sExact, diffs()},
 	}},
 	{name: "closeAllDiffTabs closes and counts the caller's diffs only", steps: []step{
 		{"connect A", sConn, connect("A")},
 		{"connect B", sConn, connect("B")},
 		{"B openDiff T6", sBlocks, openDiff("b6", "B", "T6", "t6\n")},
-		{"user accepts T6", sSaved, accept("T6", "t6\n")},
+		{"user accepts T6", sSaved, accept("b6", "t6\n")},
 		{"b6 answers FILE_SAVED", sSaved, answered("b6", "FILE_SAVED", "t6\n")},
 		{"B openDiff T8", sBlocks, openDiff("b8", "B", "T8", "t8\n")},
 		{"A openDiff T5", sBlocks, openDiff("a5", "A", "T5", proposal)},
 		{"A openDiff T7", sBlocks, openDiff("a7", "A", "T7", proposal)},
-		{"user accepts T7", sSaved, accept("T7", proposal)},
+		{"user accepts T7", sSaved, accept("a7", proposal)},
 		{"a7 answers FILE_SAVED", sSaved, answered("a7", "FILE_SAVED", proposal)},
 		{"A closeAllDiffTabs closes T5 and T7, not B's T6 or T8", sCount, closeAll("A", 2)},
 		{"a5 is settled as rejected", sSettle, answered("a5", "DIFF_REJECTED", "T5")},
@@ -178,14 +180,14 @@ var diffScenarios = []struct {
 		{"connect A", sConn, connect("A")},
 		{"connect B", sConn, connect("B")},
 		{"B openDiff T6", sBlocks, openDiff("b6", "B", "T6", "t6\n")},
-		{"user accepts T6", sSaved, accept("T6", "t6\n")},
+		{"user accepts T6", sSaved, accept("b6", "t6\n")},
 		{"b6 answers FILE_SAVED", sSaved, answered("b6", "FILE_SAVED", "t6\n")},
 		{"B openDiff T8", sBlocks, openDiff("b8", "B", "T8", proposal)},
 		{"A openDiff T9", sBlocks, openDiff("a9", "A", "T9", proposal)},
 		{"B disconnects", sSettle, disconnect("B")},
 		{"b8 is settled as rejected, never accepted", sSettle, answered("b8", "DIFF_REJECTED", "T8")},
 		{"the editor closed T8 only", sSettle, closes("T8")},
-		{"a late accept of T8 is refused", sSettle, acceptFails("T8")},
+		{"a late accept of T8 is refused", sSettle, acceptFails("b8")},
 		{"B's accepted T6 survives; A's T9 is untouched", sSurvives, diffs("T6 accepted B", "T9 pending A")},
 		{"a9 still waits", sConn, waiting("a9")},
 		{"B reconnects as B2", sConn, connect("B2")},
@@ -205,19 +207,19 @@ var diffScenarios = []struct {
 		{"connect A", sConn, connect("A")},
 		{"A openDiff T8", sBlocks, openDiff("a8", "A", "T8", proposal)},
 		{"A openDiff T9", sBlocks, openDiff("a9", "A", "T9", proposal)},
-		{"user accepts T9", sSaved, accept("T9", proposal)},
+		{"user accepts T9", sSaved, accept("a9", proposal)},
 		{"a9 answers FILE_SAVED", sSaved, answered("a9", "FILE_SAVED", proposal)},
 		{"a8's connection ends under it", sSettle, callEnds("a8")},
 		{"a8 ended, settled as rejected", sSettle, ended("a8")},
 		{"the editor closed T8", sSettle, closes("T8")},
-		{"a late accept of T8 is refused", sSettle, acceptFails("T8")},
+		{"a late accept of T8 is refused", sSettle, acceptFails("a8")},
 		{"the accepted T9 stays", sSurvives, diffs("T9 accepted A")},
 	}},
 	{name: "the user closes all diffs", steps: []step{
 		{"connect A", sConn, connect("A")},
 		{"connect B", sConn, connect("B")},
 		{"A openDiff T1", sBlocks, openDiff("a1", "A", "T1", proposal)},
-		{"user accepts T1 with an edit", sSaved, accept("T1", edited)},
+		{"user accepts T1 with an edit", sSaved, accept("a1", edited)},
 		{"a1 answers FILE_SAVED", sSaved, answered("a1", "FILE_SAVED", edited)},
 		{"A disconnects before its CLI writes the file", sSurvives, disconnect("A")},
 		{"T1 survives", sSurvives, diffs("T1 accepted A")},
@@ -228,7 +230,7 @@ var diffScenarios = []struct {
 		{"the editor closed T1 and T9", sUserClose, closes("T1", "T9")},
 		{"no diff is left", sUserClose, diffs()},
 		{"B openDiff T6", sBlocks, openDiff("b6", "B", "T6", "t6\n")},
-		{"user accepts T6", sSaved, accept("T6", "t6\n")},
+		{"user accepts T6", sSaved, accept("b6", "t6\n")},
 		{"b6 answers FILE_SAVED", sSaved, answered("b6", "FILE_SAVED", "t6\n")},
 		{"B's CLI writes the accepted text", sNoWrite, cliWrites("t6\n")},
 		{"user closes all diffs: the file holds T6's text, so it just closes", sUserClose, userCloseAll(1)},
@@ -240,7 +242,7 @@ var diffScenarios = []struct {
 		caps: func(c *ide.Capabilities) { c.SetBufferText = false }, steps: []step{
 			{"connect A", sConn, connect("A")},
 			{"A openDiff T1", sBlocks, openDiff("a1", "A", "T1", proposal)},
-			{"user accepts T1", sSaved, accept("T1", edited)},
+			{"user accepts T1", sSaved, accept("a1", edited)},
 			{"a1 answers FILE_SAVED", sSaved, answered("a1", "FILE_SAVED", edited)},
 			{"user closes all diffs: T1's text could go nowhere, so it stays open, with an error", sUserClose, userCloseAllFails(0)},
 			{"the editor closed nothing", sUserClose, closes()},
@@ -251,12 +253,12 @@ var diffScenarios = []struct {
 	{name: "shutdown settles pending diffs as rejected", steps: []step{
 		{"connect A", sConn, connect("A")},
 		{"A openDiff T1", sBlocks, openDiff("a1", "A", "T1", proposal)},
-		{"user accepts T1", sSaved, accept("T1", proposal)},
+		{"user accepts T1", sSaved, accept("a1", proposal)},
 		{"a1 answers FILE_SAVED", sSaved, answered("a1", "FILE_SAVED", proposal)},
 		{"A openDiff T11", sBlocks, openDiff("a11", "A", "T11", proposal)},
 		{"the bridge shuts down", sSettle, shutdown()},
 		{"a11 is settled as rejected", sSettle, answered("a11", "DIFF_REJECTED", "T11")},
-		{"a late accept of T11 is refused", sSettle, acceptFails("T11")},
+		{"a late accept of T11 is refused", sSettle, acceptFails("a11")},
 		{"an openDiff after shutdown fails at once", sFailed, openDiffFails("A", "T12", proposal, -32000)},
 	}},
 	{name: "the editor goes away while showing a diff", steps: []step{
@@ -286,10 +288,10 @@ var diffScenarios = []struct {
 	{name: "an accepted text over the CLI's message limit is refused, and the diff stays pending", steps: []step{
 		{"connect A", sConn, connect("A")},
 		{"A openDiff T1", sBlocks, openDiff("a1", "A", "T1", proposal)},
-		{"user accepts T1 with a text over 15 MiB: refused with -32602", sLimit, acceptTooBig("T1")},
+		{"user accepts T1 with a text over 15 MiB: refused with -32602", sLimit, acceptTooBig("a1")},
 		{"a1 still waits", sLimit, waiting("a1")},
 		{"T1 is still pending", sLimit, diffs("T1 pending A")},
-		{"user accepts T1 with a normal text", sSaved, accept("T1", edited)},
+		{"user accepts T1 with a normal text", sSaved, accept("a1", edited)},
 		{"a1 answers FILE_SAVED", sSaved, answered("a1", "FILE_SAVED", edited)},
 	}},
 }
@@ -618,80 +620,69 @@ func callEnds(name string) func(*world) {
 	return func(w *world) { w.calls[name].cancel() }
 }
 
-func accept(tab, text string) func(*world) {
+// decide is the editor's decision on the proposal it displayed for call name, by its number:
+// the one path every editor takes (Model.Decide).
+func (w *world) decide(name string, d ide.Decision) error {
+	return w.m.Decide(w.calls[name].seq, d)
+}
+
+func accept(name, text string) func(*world) {
 	return func(w *world) {
-		if err := w.m.DiffAccepted(tab, text); err != nil {
+		if err := w.decide(name, ide.Decision{Accept: true, Text: ide.TextOf(text)}); err != nil {
 			w.fatalf("accept: %v", err)
 		}
 	}
 }
 
-func acceptFails(tab string) func(*world) {
+func acceptAsProposed(name string) func(*world) {
 	return func(w *world) {
-		if err := w.m.DiffAccepted(tab, "late\n"); rpcCode(err) != jsonrpc.CodeUnknownDiff {
-			w.fatalf("a late accept: %v, want error %d", err, jsonrpc.CodeUnknownDiff)
+		if err := w.decide(name, ide.Decision{Accept: true}); err != nil {
+			w.fatalf("accept as proposed: %v", err)
 		}
 	}
 }
 
-func acceptTooBig(tab string) func(*world) {
+// acceptFails: an accept of a proposal replaced, closed or answered is refused, with the text
+// the editor displayed or as proposed.
+func acceptFails(name string) func(*world) {
 	return func(w *world) {
-		err := w.m.DiffAccepted(tab, strings.Repeat("x", ide.MaxDiffText+1))
+		for _, d := range []ide.Decision{{Accept: true, Text: ide.TextOf("late\n")}, {Accept: true}} {
+			if err := w.decide(name, d); rpcCode(err) != jsonrpc.CodeUnknownDiff {
+				w.fatalf("a late accept: %v, want error %d", err, jsonrpc.CodeUnknownDiff)
+			}
+		}
+	}
+}
+
+func acceptTooBig(name string) func(*world) {
+	return func(w *world) {
+		err := w.decide(name, ide.Decision{Accept: true, Text: ide.TextOf(strings.Repeat("x", ide.MaxDiffText+1))})
 		if rpcCode(err) != jsonrpc.CodeInvalidParams {
 			w.fatalf("accept of %d bytes: %v, want error %d", ide.MaxDiffText+1, err, jsonrpc.CodeInvalidParams)
 		}
 	}
 }
 
-func reject(tab string) func(*world) {
+func reject(name string) func(*world) {
 	return func(w *world) {
-		if err := w.m.DiffRejected(tab); err != nil {
+		if err := w.decide(name, ide.Decision{}); err != nil {
 			w.fatalf("reject: %v", err)
 		}
 	}
 }
 
-func rejectFails(tab string) func(*world) {
+func rejectFails(name string) func(*world) {
 	return func(w *world) {
-		if err := w.m.DiffRejected(tab); rpcCode(err) != jsonrpc.CodeUnknownDiff {
+		if err := w.decide(name, ide.Decision{}); rpcCode(err) != jsonrpc.CodeUnknownDiff {
 			w.fatalf("a late reject: %v, want error %d", err, jsonrpc.CodeUnknownDiff)
 		}
 	}
 }
 
-// acceptShown is the editor accepting the proposal it displayed for call name (by its seq).
-func acceptShown(name, text string) func(*world) {
+func pending(name string, want bool) func(*world) {
 	return func(w *world) {
-		c := w.calls[name]
-		if err := w.m.DiffAcceptedShown(c.tab, c.seq, text); err != nil {
-			w.fatalf("accept of the displayed proposal: %v", err)
-		}
-	}
-}
-
-func acceptShownFails(name, text string) func(*world) {
-	return func(w *world) {
-		c := w.calls[name]
-		if err := w.m.DiffAcceptedShown(c.tab, c.seq, text); rpcCode(err) != jsonrpc.CodeUnknownDiff {
-			w.fatalf("accept of a replaced proposal: %v, want error %d", err, jsonrpc.CodeUnknownDiff)
-		}
-	}
-}
-
-func rejectShownFails(name string) func(*world) {
-	return func(w *world) {
-		c := w.calls[name]
-		if err := w.m.DiffRejectedShown(c.tab, c.seq); rpcCode(err) != jsonrpc.CodeUnknownDiff {
-			w.fatalf("reject of a replaced proposal: %v, want error %d", err, jsonrpc.CodeUnknownDiff)
-		}
-	}
-}
-
-func pendingShown(name string, want bool) func(*world) {
-	return func(w *world) {
-		c := w.calls[name]
-		if got := w.m.DiffPendingShown(c.tab, c.seq); got != want {
-			w.fatalf("DiffPendingShown = %v, want %v", got, want)
+		if got := w.m.Pending(w.calls[name].seq); got != want {
+			w.fatalf("Pending = %v, want %v", got, want)
 		}
 	}
 }

@@ -11,7 +11,7 @@ import (
 // Editor is what an editor provides to the bridge: primitive facts and UI actions, no protocol
 // rules. The Model calls its methods concurrently from tool calls; each call should return
 // promptly (ShowDiff once the diff is on screen, not when the user decides). The user's decisions
-// and other editor events flow back through the Model's methods (DiffAccepted, SelectionChanged,
+// and other editor events flow back through the Model's methods (Decide, SelectionChanged,
 // ...). Methods for capabilities the editor did not declare are never called.
 //
 // A method whose editor has gone away (its connection ended) returns an error wrapping
@@ -107,9 +107,9 @@ type ShowDiffParams struct {
 	NewFilePath string `json:"newFilePath"`
 	NewContents Text   `json:"newContents"`
 	FileExists  bool   `json:"fileExists"`
-	// Seq identifies this proposal among all openDiff calls (not sent to editors): an editor
-	// that answers through DiffAcceptedShown/DiffRejectedShown settles exactly the proposal it
-	// displayed, never a same-name one that replaced it meanwhile.
+	// Seq numbers this proposal among all openDiff calls (showDiff's "proposal"): a decision
+	// names it (Decide), so it settles exactly the proposal displayed, never a same-name one
+	// that replaced it meanwhile.
 	Seq uint64 `json:"-"`
 	// Owner is the client whose openDiff this is (sent to editors as clientId).
 	Owner ClientID `json:"-"`

@@ -19,9 +19,9 @@ func (e *fuzzEditor) OpenFile(context.Context, ide.OpenFileParams) (ide.OpenFile
 }
 func (e *fuzzEditor) ShowDiff(_ context.Context, p ide.ShowDiffParams) error {
 	if p.NewContents.EncodedLen()%2 == 0 {
-		return e.m.DiffAcceptedText(p.TabName, p.NewContents)
+		return e.m.Decide(p.Seq, ide.Decision{Accept: true, Text: p.NewContents})
 	}
-	go e.m.DiffRejected(p.TabName)
+	go e.m.Decide(p.Seq, ide.Decision{})
 	return nil
 }
 func (e *fuzzEditor) CloseDiff(context.Context, string) error             { return nil }

@@ -211,9 +211,7 @@ func (m *Model) absPath(p string) (string, error) {
 	if p == "" {
 		return "", jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid params: empty path")
 	}
-	if strings.HasPrefix(p, "file://") {
-		p = strings.TrimPrefix(p, "file://")
-	}
+	p = strings.TrimPrefix(p, "file://")
 	if filepath.IsAbs(p) {
 		return filepath.Clean(p), nil
 	}

@@ -8,12 +8,3 @@ func Substituted(d []byte) bool {
 	_, at, _ := substitute(d)
 	return at >= 0
 }
-
-// Decodable is what UnmarshalParams hands the v2 decoder for v, once raw fields are kept (params.go).
-func Decodable(d []byte, v any) []byte {
-	rest, err := decodable(d, v, false)
-	if err != nil {
-		return nil
-	}
-	return rest
-}

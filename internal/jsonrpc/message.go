@@ -161,8 +161,7 @@ func encodeResponse(id json.RawMessage, result any, rpcErr *Error) (net.Buffers,
 		}
 		rpcErr = Errorf(CodeInternalError, "internal error: encoding result: %v", err)
 	}
-	b, err := json.Marshal(Message{JSONRPC: "2.0", ID: id, Error: rpcErr})
-	return net.Buffers{b}, err
+	return envelope(id, "", "error", rpcErr)
 }
 
 // envelope writes {"jsonrpc":"2.0",["id":id,]["method":method,]key:v} by hand, v encoded in

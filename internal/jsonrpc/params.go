@@ -72,37 +72,26 @@ func dupOf(err error) error {
 // unmarshalStrict decodes the JSON object d into v as UnmarshalParams describes; with dups a
 // name may repeat below the outermost object. Its errors: *dupError, jsontext's syntax errors, or
 // the v2 decoder's (*jsonv2.SemanticError).
+//
+// v's raw fields are kept from the members readObject found; only the rest is handed to the v2
+// decoder. A struct that must not read a big member it does not use declares it as a Text:
+// skipping it is reading it in full (review's observer and openDiff's proposal, issue 27).
 func unmarshalStrict(d []byte, v any, dups bool) error {
-	rest, err := decodable(d, v, dups)
-	if err != nil {
-		return err
-	}
-	return dupOf(jsonv2.Unmarshal(rest, v))
-}
-
-// decodable keeps v's raw fields from the object d and returns what is left for the v2 decoder.
-// A big object's members that name no field of v are left out too, once readObject has checked
-// them: v2 would only skip them, and skipping a 10 MiB proposal is reading it in full (~20 ms;
-// review's observer reads openDiff's path from arguments that carry the proposal, issue 27).
-func decodable(d []byte, v any, dups bool) ([]byte, error) {
-	fs := fieldsOf(reflect.TypeOf(v))
-	if fs.raw == nil && (len(d) < bigString || fs.names == nil) {
-		return d, nil
+	raw := rawFields(reflect.TypeOf(v))
+	if raw == nil {
+		return dupOf(jsonv2.Unmarshal(d, v))
 	}
 	ms, err := readObject(d, dups)
 	if err != nil {
-		return nil, dupOf(err)
+		return dupOf(err)
 	}
 	rv := reflect.ValueOf(v).Elem()
 	rest := append(make([]byte, 0, 256), '{') // the members not kept raw, as an object of their own
 	for _, m := range ms {
-		if index, ok := fs.raw[m.name]; ok {
+		if index, ok := raw[m.name]; ok {
 			if err := keepRaw(rv.FieldByIndex(index), m.value); err != nil {
-				return nil, fmt.Errorf("%q: %w", m.name, err)
+				return fmt.Errorf("%q: %w", m.name, err)
 			}
-			continue
-		}
-		if fs.names != nil && !fs.names[m.name] {
 			continue
 		}
 		if len(rest) > 1 {
@@ -111,7 +100,7 @@ func decodable(d []byte, v any, dups bool) ([]byte, error) {
 		rest, _ = jsontext.AppendQuote(rest, m.name) // a name read from valid JSON always quotes
 		rest = append(append(rest, ':'), m.value...)
 	}
-	return append(rest, '}'), nil
+	return dupOf(jsonv2.Unmarshal(append(rest, '}'), v))
 }
 
 func keepRaw(dst reflect.Value, value []byte) error {
@@ -122,15 +111,8 @@ func keepRaw(dst reflect.Value, value []byte) error {
 	return nil
 }
 
-// Kind names the JSON type of a value as encoding/json's type errors do ("string", "number",
-// "object", "array", "bool"), for a json.Unmarshaler that reports one.
-func Kind(b []byte) string {
-	if len(b) == 0 {
-		return "nothing"
-	}
-	return kindName(jsontext.Value(b).Kind())
-}
-
+// kindName names a JSON type as encoding/json's type errors do ("string", "number", "object",
+// "array", "bool").
 func kindName(k jsontext.Kind) string {
 	switch k {
 	case '"':
@@ -151,73 +133,43 @@ func kindName(k jsontext.Kind) string {
 func path(p jsontext.Pointer) string { return strings.Join(slices.Collect(p.Tokens()), ".") }
 
 var (
-	fieldsCache    sync.Map // reflect.Type → fields
+	rawCache       sync.Map // reflect.Type → map[string][]int
 	rawMessageType = reflect.TypeFor[json.RawMessage]()
 	textType       = reflect.TypeFor[Text]()
 )
 
-// fields is what unmarshalStrict needs to know of the struct a pointer type points to.
-type fields struct {
-	// raw maps the names v2 gives the json.RawMessage and Text fields (the tag's, else the Go
-	// name; embedded structs' included) to their index; nil if none.
-	raw map[string][]int
-	// names holds every name a member can match exactly, raw ones included; nil where v2 could
-	// match a member by another name or keep unknown ones (a case: or embed option, an embedded
-	// pointer or fallback, a type with its own unmarshal method), so that none may be left out.
-	names map[string]bool
-}
-
-func fieldsOf(t reflect.Type) fields {
+// rawFields maps the names v2 gives the json.RawMessage and Text fields of the struct t points
+// to (the tag's, else the Go name; embedded structs' included) to their index; nil if none.
+func rawFields(t reflect.Type) map[string][]int {
 	if t == nil || t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
-		return fields{}
+		return nil
 	}
-	if fs, ok := fieldsCache.Load(t); ok {
-		return fs.(fields)
+	if raw, ok := rawCache.Load(t); ok {
+		return raw.(map[string][]int)
 	}
 	var raw map[string][]int
-	names, exact := map[string]bool{}, !hasUnmarshaler(t)
 	var add func(t reflect.Type, index []int)
 	add = func(t reflect.Type, index []int) {
 		for i := range t.NumField() {
 			f := t.Field(i)
 			tag := f.Tag.Get("json")
-			name, opts, _ := strings.Cut(tag, ",")
+			name, _, _ := strings.Cut(tag, ",")
 			idx := append(append([]int(nil), index...), i)
-			if strings.Contains(opts, "case:") || strings.Contains(opts, "embed") || strings.Contains(opts, "inline") || strings.Contains(opts, "unknown") {
-				exact = false
-			}
 			switch {
 			case tag == "-" || !f.IsExported() && !f.Anonymous:
 			case f.Anonymous && name == "" && f.Type.Kind() == reflect.Struct:
-				if hasUnmarshaler(reflect.PointerTo(f.Type)) {
-					exact = false
-				}
 				add(f.Type, idx)
-			case f.Anonymous && name == "":
-				exact = false // an embedded pointer, map or jsontext.Value: v2 may embed it
-			default:
-				names[cmp.Or(name, f.Name)] = true
-				if f.Type == rawMessageType || f.Type == textType {
-					if raw == nil {
-						raw = map[string][]int{}
-					}
-					raw[cmp.Or(name, f.Name)] = idx
+			case f.Type == rawMessageType || f.Type == textType:
+				if raw == nil {
+					raw = map[string][]int{}
 				}
+				raw[cmp.Or(name, f.Name)] = idx
 			}
 		}
 	}
 	add(t.Elem(), nil)
-	fs := fields{raw: raw}
-	if exact {
-		fs.names = names
-	}
-	fieldsCache.Store(t, fs)
-	return fs
-}
-
-// hasUnmarshaler reports whether the pointer type t decodes itself (v1's or v2's method).
-func hasUnmarshaler(t reflect.Type) bool {
-	return t.Implements(reflect.TypeFor[json.Unmarshaler]()) || t.Implements(reflect.TypeFor[jsonv2.UnmarshalerFrom]())
+	rawCache.Store(t, raw)
+	return raw
 }
 
 func kind(k reflect.Kind) string {

@@ -8,8 +8,8 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/textproto"
 	"strconv"
-	"strings"
 	"sync/atomic"
 )
 
@@ -99,34 +99,23 @@ func (s *ioStream) detectFraming() error {
 	}
 }
 
+// readHeader reads a frame of the LSP base protocol: headers (textproto's reader, Content-Length
+// the one used), a blank line, then Content-Length bytes.
 func (s *ioStream) readHeader() ([]byte, error) {
-	length := -1
+	var length int
 	for {
-		line, err := s.r.ReadString('\n')
+		h, err := textproto.NewReader(s.r).ReadMIMEHeader()
 		if err != nil {
 			return nil, err
 		}
-		if len(line) > 8<<10 {
-			return nil, fmt.Errorf("jsonrpc: header line too long")
+		v := h.Get("Content-Length")
+		if v == "" {
+			continue // blank lines between frames are tolerated
 		}
-		line = strings.TrimRight(line, "\r\n")
-		if line == "" {
-			if length < 0 {
-				continue // tolerate blank lines between frames
-			}
-			break
+		if length, err = strconv.Atoi(v); err != nil || length < 0 {
+			return nil, fmt.Errorf("jsonrpc: bad Content-Length %q", v)
 		}
-		name, value, ok := strings.Cut(line, ":")
-		if !ok {
-			return nil, fmt.Errorf("jsonrpc: malformed header %q", line)
-		}
-		if strings.EqualFold(strings.TrimSpace(name), "Content-Length") {
-			n, err := strconv.Atoi(strings.TrimSpace(value))
-			if err != nil || n < 0 {
-				return nil, fmt.Errorf("jsonrpc: bad Content-Length %q", value)
-			}
-			length = n
-		}
+		break
 	}
 	if length > s.max {
 		if _, err := io.CopyN(io.Discard, s.r, int64(length)); err != nil {

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // Text is a string as it travels in JSON: the encoded literal, kept as it came. A file's text
@@ -131,7 +133,7 @@ func (t *Text) keep(b []byte) error {
 	case string(b) == "null":
 		return nil
 	case len(b) == 0 || b[0] != '"':
-		return &json.UnmarshalTypeError{Value: Kind(b), Type: reflect.TypeFor[string]()}
+		return &json.UnmarshalTypeError{Value: kindName(jsontext.Value(b).Kind()), Type: reflect.TypeFor[string]()}
 	}
 	t.lit = b
 	return nil

@@ -60,7 +60,7 @@ func (e *autoEditor) ShowDiff(ctx context.Context, p ide.ShowDiffParams) error {
 	e.mu.Lock()
 	m := e.model
 	e.mu.Unlock()
-	return m.DiffAcceptedText(p.TabName, p.NewContents)
+	return m.Decide(p.Seq, ide.Decision{Accept: true})
 }
 func (e *autoEditor) CloseDiff(context.Context, string) error { return nil }
 func (e *autoEditor) OpenEditors(context.Context) ([]ide.OpenEditor, error) {

@@ -177,6 +177,8 @@ func (t *Tracker) ToolCall(id ide.ClientID, name string, args json.RawMessage) {
 		var a struct {
 			URI  string `json:"uri"`
 			Path string `json:"old_file_path"`
+			// Unused, and a Text so that it is not read: skipping it would read it in full.
+			Proposal jsonrpc.Text `json:"new_file_contents"`
 		}
 		// The bridge's reader, not encoding/json: openDiff's args carry the whole proposal
 		// (10 MiB and more), which encoding/json checked and unquoted again on every call,

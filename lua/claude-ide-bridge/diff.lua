@@ -247,7 +247,7 @@ function M.accept(d)
   -- from :w to the bridge for a big text.
   local params = { tabName = d.tab_name, proposal = d.proposal }
   local eol = vim.bo[d.prop_buf].eol
-  if not (d.proposal and vim.api.nvim_buf_get_changedtick(d.prop_buf) == d.tick and eol == d.eol) then
+  if not (vim.api.nvim_buf_get_changedtick(d.prop_buf) == d.tick and eol == d.eol) then
     params.contents = rpc.buffer_value(d.prop_buf, eol)
   end
   set_state(d, "accepting")
@@ -306,15 +306,6 @@ function M.target()
     return nil, "no diff is pending"
   end
   return nil, "several diffs are pending; run this in the one you mean"
-end
-
--- n if it is a positive whole number that goes back out as the same JSON
--- number (lua-cjson writes 14 significant digits), else nil.
-local function proposal_number(n)
-  if type(n) == "number" and n >= 1 and n < 1e14 and n % 1 == 0 then
-    return n
-  end
-  return nil
 end
 
 -- A window of the current tab page to show a diff in: the active file
@@ -475,9 +466,9 @@ function M.show(p, reply)
   local d = {
     tab_name = tab_name, file_path = path, orig_buf = orig, prop_buf = prop,
     wins = {}, state = "pending", closing = false,
-    -- The bridge's number of this proposal (showDiff's "proposal"; nil from a
-    -- bridge without it), and the buffer's changedtick and 'eol' holding it.
-    proposal = proposal_number(p.proposal), tick = prop_tick, eol = new_eol,
+    -- The bridge's number of this proposal (showDiff's "proposal"), and the
+    -- buffer's changedtick and 'eol' holding it.
+    proposal = p.proposal, tick = prop_tick, eol = new_eol,
     big = #p.newContents + vim.api.nvim_buf_get_offset(orig, vim.api.nvim_buf_line_count(orig)) > M.BIG_DIFF,
   }
   diffs[tab_name] = d

@@ -86,10 +86,7 @@ var methods = map[string]handlerFunc{
 		if p.Proposal == nil {
 			return nil, errNoProposal("diffAccepted")
 		}
-		if p.Contents.IsZero() {
-			return nil, b.Model().DiffAcceptedProposal(p.TabName, *p.Proposal)
-		}
-		return nil, b.Model().DiffAcceptedShownText(p.TabName, *p.Proposal, p.Contents)
+		return nil, b.Model().Decide(*p.Proposal, ide.Decision{Accept: true, Text: p.Contents})
 	}),
 	"diffRejected": decoded(func(b Bridge, p struct {
 		TabName  string  `json:"tabName"`
@@ -98,7 +95,7 @@ var methods = map[string]handlerFunc{
 		if p.Proposal == nil {
 			return nil, errNoProposal("diffRejected")
 		}
-		return nil, b.Model().DiffRejectedShown(p.TabName, *p.Proposal)
+		return nil, b.Model().Decide(*p.Proposal, ide.Decision{})
 	}),
 	"closeAllDiffs": bare(func(b Bridge) (any, error) {
 		closed, restored, err := b.Model().CloseAllDiffs()

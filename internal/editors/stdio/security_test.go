@@ -161,7 +161,7 @@ var stdioAfterInit = []stdioBadInput{
 	{"diffAccepted contents without proposal", `{"jsonrpc":"2.0","id":30,"method":"diffAccepted","params":{"tabName":"T","contents":"x"}}`, -32602, "30", `"proposal"`},
 	{"diffRejected without proposal", `{"jsonrpc":"2.0","id":31,"method":"diffRejected","params":{"tabName":"T"}}`, -32602, "31", `"proposal"`},
 	{"diffAccepted contents a number", `{"jsonrpc":"2.0","id":11,"method":"diffAccepted","params":{"tabName":"T","proposal":1,"contents":1}}`, -32602, "11", `"contents"`},
-	{"diffAccepted unknown tab", `{"jsonrpc":"2.0","id":12,"method":"diffAccepted","params":{"tabName":"nope","proposal":1,"contents":""}}`, -32001, "12", "nope"},
+	{"diffAccepted unknown proposal", `{"jsonrpc":"2.0","id":12,"method":"diffAccepted","params":{"tabName":"nope","proposal":1,"contents":""}}`, -32001, "12", "proposal 1 "},
 	{"diffAccepted empty tab name", `{"jsonrpc":"2.0","id":13,"method":"diffAccepted","params":{"tabName":"","proposal":1,"contents":""}}`, -32001, "13", ""},
 	{"diffRejected tabName a number", `{"jsonrpc":"2.0","id":14,"method":"diffRejected","params":{"tabName":3}}`, -32602, "14", `"tabName"`},
 	{"selectionChanged request without filePath", `{"jsonrpc":"2.0","id":15,"method":"selectionChanged","params":{"text":"x"}}`, -32602, "15", `"filePath"`},

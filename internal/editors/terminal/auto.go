@@ -2,7 +2,6 @@ package terminal
 
 import (
 	"fmt"
-	"unsafe"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
 
@@ -14,27 +13,19 @@ import (
 // bridge's own proposals are at most ide.MaxDiffText.
 const maxOldFile = 64 << 20
 
-// readOld returns the file's current text ("" when it does not exist yet), at most maxOldFile.
+// readOld returns the file's current text (empty when it does not exist yet), at most maxOldFile.
 // A file under /proc, /sys or /dev, or bigger than maxOldFile, reads as "" (userfile: the read
 // is bounded while reading, /proc/self/pagemap is "regular" and reads ~256 GiB).
-func readOld(path string) string {
+func readOld(path string) []byte {
 	b, _ := userfile.Read(path, maxOldFile)
-	// Nothing writes b again, so the string shares its bytes instead of copying them into fresh
-	// memory: --auto reads the file before it answers, and for 10 MiB the copy was ~5 ms of the
-	// answer's ~10 ms there (perf of serve --auto, issue 27).
-	return unsafe.String(unsafe.SliceData(b), len(b))
-}
-
-// textDecider is a Decider that takes the proposal's text as it came (the ide.Model): a 10 MiB
-// text is then answered without being decoded and encoded again.
-type textDecider interface {
-	DiffAcceptedShownText(tab string, seq uint64, text ide.Text) error
+	return b
 }
 
 // autoDecide answers a diff for --auto at once, from ShowDiff, before anything is printed: the
 // answer never waits for the diff to be computed or for the terminal. The file is read first,
-// because once accepted Claude writes it; the summary is printed later by Run (printAuto).
-func (e *Editor) autoDecide(p ide.ShowDiffParams) (old string) {
+// because once accepted Claude writes it; the summary is printed later by Run (printAuto), which
+// also makes it a string (10 MiB copied: ~5 ms the answer need not wait for).
+func (e *Editor) autoDecide(p ide.ShowDiffParams) (old []byte) {
 	old = readOld(p.FilePath)
 	e.mu.Lock()
 	d := e.d
@@ -42,22 +33,13 @@ func (e *Editor) autoDecide(p ide.ShowDiffParams) (old string) {
 	if d == nil {
 		return old
 	}
-	switch e.auto {
-	case Accept:
-		if td, ok := d.(textDecider); ok {
-			td.DiffAcceptedShownText(p.TabName, p.Seq, p.NewContents)
-		} else {
-			d.DiffAcceptedShown(p.TabName, p.Seq, p.NewContents.String())
-		}
-	case Reject:
-		d.DiffRejectedShown(p.TabName, p.Seq)
-	}
+	d.Decide(p.Seq, ide.Decision{Accept: e.auto == Accept})
 	return old
 }
 
 // printAuto prints what --auto decided: the summary and at most a screenful of the diff.
-func (e *Editor) printAuto(p ide.ShowDiffParams, old string) {
-	pr := diffProposal(p.FilePath, old, p.NewContents.String())
+func (e *Editor) printAuto(p ide.ShowDiffParams, old []byte) {
+	pr := diffProposal(p.FilePath, string(old), p.NewContents.String())
 	_, rows := screen(e.out)
 	fmt.Fprintf(e.out, "\n%s\n", e.paint("1", "Claude proposes a change to "+termtext.Line(p.FilePath)+": "+pr.Summary()))
 	if left := pr.render(e.out, max(rows-4, 5), e.paint); left > 0 {
@@ -75,7 +57,7 @@ func (e *Editor) printAuto(p ide.ShowDiffParams, old string) {
 // before the state lines and the turn summary that its answer caused (issue 39 item 6).
 type autoShown struct {
 	p    ide.ShowDiffParams
-	old  string
+	old  []byte
 	note string // a notice: printed as it is
 }
 
@@ -87,7 +69,7 @@ const (
 )
 
 // queueAuto hands an answered diff to Run for printing.
-func (e *Editor) queueAuto(p ide.ShowDiffParams, old string) { e.enqueue(autoShown{p: p, old: old}) }
+func (e *Editor) queueAuto(p ide.ShowDiffParams, old []byte) { e.enqueue(autoShown{p: p, old: old}) }
 
 // enqueue queues a diff or a notice for Run and wakes it.
 func (e *Editor) enqueue(a autoShown) {

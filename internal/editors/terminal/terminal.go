@@ -12,8 +12,8 @@
 // Claude session of the same user can replace a proposal under review); when it happens while
 // the proposal is on screen, its prompt is withdrawn with a message, the new proposal is shown
 // and asked about, and a line typed before the new one was displayed is not taken as its answer.
-// Answers go through ide.Model's DiffAcceptedShown/DiffRejectedShown with the proposal's Seq, so
-// even a replacement racing with the keystroke cannot make `y` accept a text not displayed.
+// Answers go through ide.Model's Decide with the proposal's Seq, so even a replacement racing
+// with the keystroke cannot make `y` accept a text not displayed.
 package terminal
 
 import (
@@ -47,13 +47,12 @@ const (
 )
 
 // Decider receives the user's decisions (the ide.Model): each names the proposal displayed by
-// its ShowDiffParams.Seq and fails if that proposal was replaced or closed. DiffPendingShown
-// tells whether a queued proposal still waits for an answer, so that one already settled is
-// never displayed.
+// its ShowDiffParams.Seq and fails if that proposal was replaced or closed. Pending tells
+// whether a queued proposal still waits for an answer, so that one already settled is never
+// displayed.
 type Decider interface {
-	DiffAcceptedShown(tab string, seq uint64, text string) error
-	DiffRejectedShown(tab string, seq uint64) error
-	DiffPendingShown(tab string, seq uint64) bool
+	Decide(seq uint64, d ide.Decision) error
+	Pending(seq uint64) bool
 	// Folders are the workspace folders: no program the reviewer runs is taken from them.
 	Folders() []string
 }
@@ -213,7 +212,7 @@ func (e *Editor) stillPending(p ide.ShowDiffParams) bool {
 	e.mu.Lock()
 	d := e.d
 	e.mu.Unlock()
-	return d == nil || d.DiffPendingShown(p.TabName, p.Seq)
+	return d == nil || d.Pending(p.Seq)
 }
 
 func (e *Editor) paint(code, s string) string {
@@ -225,7 +224,7 @@ func (e *Editor) paint(code, s string) string {
 
 // review shows one diff and settles it. It returns whether a line read is still outstanding.
 func (e *Editor) review(ctx context.Context, p ide.ShowDiffParams, pendingRead, afterReplace bool) bool {
-	pr := diffProposal(p.FilePath, readOld(p.FilePath), p.NewContents.String())
+	pr := diffProposal(p.FilePath, string(readOld(p.FilePath)), p.NewContents.String())
 	fmt.Fprintf(e.out, "\n%s\n", e.paint("1", "Claude proposes a change to "+termtext.Line(p.FilePath)))
 	e.showDiff(pr) // through the pager when long (pager.go)
 	fmt.Fprintln(e.out, e.paint("1", pr.Summary()))
@@ -269,7 +268,7 @@ func (e *Editor) review(ctx context.Context, p ide.ShowDiffParams, pendingRead, 
 		e.cooked()
 		if !ok {
 			fmt.Fprintln(e.out, "\n(no more input: rejected)")
-			d.DiffRejectedShown(p.TabName, p.Seq)
+			d.Decide(p.Seq, ide.Decision{})
 			return false
 		}
 		if afterReplace && time.Since(shownAt) < e.guard {
@@ -280,11 +279,11 @@ func (e *Editor) review(ctx context.Context, p ide.ShowDiffParams, pendingRead, 
 		switch strings.ToLower(line) {
 		case "y", "yes":
 			fmt.Fprintln(e.out, "y")
-			e.confirm(d.DiffAcceptedShown(p.TabName, p.Seq, p.NewContents.String()), "accepted: Claude writes "+name)
+			e.confirm(d.Decide(p.Seq, ide.Decision{Accept: true}), "accepted: Claude writes "+name)
 			return false
 		case "n", "no":
 			fmt.Fprintln(e.out, "n")
-			e.confirm(d.DiffRejectedShown(p.TabName, p.Seq), "rejected: "+name+" is left as it is")
+			e.confirm(d.Decide(p.Seq, ide.Decision{}), "rejected: "+name+" is left as it is")
 			return false
 		case "e", "edit":
 			fmt.Fprintln(e.out, "e")
@@ -293,7 +292,7 @@ func (e *Editor) review(ctx context.Context, p ide.ShowDiffParams, pendingRead, 
 				fmt.Fprintf(e.out, "%s\n", termtext.Line(err.Error()))
 				continue
 			}
-			e.confirm(d.DiffAcceptedShown(p.TabName, p.Seq, text), "accepted with your edits: Claude writes "+name)
+			e.confirm(d.Decide(p.Seq, ide.Decision{Accept: true, Text: ide.TextOf(text)}), "accepted with your edits: Claude writes "+name)
 			return false
 		case "":
 		default:
@@ -344,7 +343,7 @@ func (e *Editor) withdrawn(ctx context.Context, p ide.ShowDiffParams) {
 // holds reports whether the file at path holds text within wait.
 func holds(path, text string, wait time.Duration) bool {
 	for end := time.Now().Add(wait); ; time.Sleep(20 * time.Millisecond) {
-		if fi, err := os.Stat(path); err == nil && fi.Size() == int64(len(text)) && readOld(path) == text {
+		if fi, err := os.Stat(path); err == nil && fi.Size() == int64(len(text)) && string(readOld(path)) == text {
 			return true
 		}
 		if time.Now().After(end) {

@@ -167,7 +167,7 @@ func TestReviewerIgnoresTypeAheadAfterReplace(t *testing.T) {
 		t.Fatalf("B answered by a line typed ahead: %q", texts(a))
 	default:
 	}
-	r.m.DiffRejected("same")
+	r.m.CloseTab(2, "same") // B's own Claude closes it: settled as rejected
 	recvAnswer(t, ansB)
 }
 

@@ -74,9 +74,8 @@ export def Show(p: dict<any>): dict<any>
   setbufvar(orig, '&modifiable', 0) | setbufvar(orig, '&readonly', 1)
   var prop = Scratch('claude-ide-bridge://proposed/' .. p.tabName, new_lines, 'acwrite')
   setbufvar(prop, '&eol', eol) | setbufvar(prop, '&fixeol', 0) | setbufvar(prop, '&bufhidden', 'unload') # :q! after edits (E37)
-  var n = get(p, 'proposal', 0)
   var d: dict<any> = {tab: p.tabName, path: p.filePath, orig: orig, prop: prop, wins: [], state: 'pending',
-    closing: false, proposal: type(n) == v:t_number && n > 0 ? n : 0, eol: eol}
+    closing: false, proposal: get(p, 'proposal', 0), eol: eol}
   diffs[p.tabName] = d
   execute 'tab sbuffer' orig
   diffthis
@@ -112,19 +111,15 @@ def Accept(tab: string)
   if has_key(diffs, tab) | DoAccept(diffs[tab]) | endif
 enddef
 
-# A decision's params name the bridge's number of the proposal the user saw
-# (always sent: no answer may apply to a proposal that replaced it).
-def Decision(d: dict<any>): dict<any>
-  return d.proposal > 0 ? {tabName: d.tab, proposal: d.proposal} : {tabName: d.tab}
-enddef
-
-# Sends diffAccepted: an untouched proposal by its number alone (the bridge
-# answers Claude with the text it sent), anything else with the buffer's text.
+# Sends diffAccepted naming the bridge's number of the proposal the user saw
+# (no answer may apply to a proposal that replaced it): an untouched proposal
+# by its number alone (the bridge answers Claude with the text it sent),
+# anything else with the buffer's text.
 def DoAccept(d: dict<any>)
   if d.state != 'pending' | cib.Notify(d.tab .. ' was already ' .. d.state, 'warn') | return | endif
-  var params = Decision(d)
+  var params: dict<any> = {tabName: d.tab, proposal: d.proposal}
   var eol = getbufvar(d.prop, '&eol')
-  if d.proposal == 0 || getbufvar(d.prop, 'changedtick') != d.tick || eol != d.eol
+  if getbufvar(d.prop, 'changedtick') != d.tick || eol != d.eol
     params.contents = join(getbufline(d.prop, 1, '$'), "\n") .. (eol ? "\n" : '')
   endif
   d.state = 'accepting'
@@ -148,7 +143,7 @@ enddef
 def Reject(d: dict<any>)
   if d.state != 'pending' | return | endif
   d.state = 'rejecting'
-  cib.Request('diffRejected', Decision(d), (e, _) => {
+  cib.Request('diffRejected', {tabName: d.tab, proposal: d.proposal}, (e, _) => {
     if !empty(e) | cib.Notify('reject failed: ' .. get(e, 'message', ''), 'error') | endif
     if get(diffs, d.tab, {}) is d | Teardown(d) | endif
   })
