@@ -35,7 +35,7 @@ func TestGoneClientsAcceptedDiffsReleased(t *testing.T) {
 		text := strings.Repeat(string(rune('a'+i%26)), 64<<10) + "\n"
 		ans := openDiffAsync(ctxT(t), a, path, text, "T"+string(rune('A'+i)))
 		shown := recv(t, ed.shown, "showDiff")
-		if err := b.Model.DiffAcceptedProposal(shown.TabName, shown.Seq); err != nil {
+		if err := b.Model.Decide(shown.Seq, ide.Decision{Accept: true}); err != nil {
 			t.Fatal(err)
 		}
 		if r := recv(t, ans, "openDiff answer"); r.err != nil || len(r.texts) != 2 || r.texts[0] != "FILE_SAVED" {

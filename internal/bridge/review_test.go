@@ -12,6 +12,7 @@ import (
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/bridge"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/claudestate"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/remote"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/review"
 )
@@ -96,10 +97,10 @@ func TestRejectedDiffEndsTheWait(t *testing.T) {
 	for _, tab := range []string{"closed", "rejected"} {
 		b.State.Hook(claudestate.Event{Name: "PermissionRequest", SessionID: "s", ToolName: "Edit"})
 		ans := openDiffAsync(ctxT(t), c, path, "new\n", tab)
-		recv(t, ed.shown, "showDiff")
+		shown := recv(t, ed.shown, "showDiff")
 		if tab == "closed" {
 			wantText("TAB_CLOSED")(t, tool(t, c, "close_tab", map[string]any{"tab_name": tab}))
-		} else if err := b.Model.DiffRejected(tab); err != nil {
+		} else if err := b.Model.Decide(shown.Seq, ide.Decision{}); err != nil {
 			t.Fatal(err)
 		}
 		recv(t, ans, "openDiff answer")
