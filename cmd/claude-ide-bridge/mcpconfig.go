@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/termtext"
 )
 
 // cmdMCPConfig prints how to give a CLI started elsewhere the code tools of the live bridge
@@ -49,7 +51,7 @@ func cmdMCPConfig(args []string, stdout, stderr io.Writer) error {
 		return nil
 	}
 	fmt.Fprintf(stdout, "%s\n\nStart claude with the code tools of the bridge on port %d (the file is 0600 and\ngoes away with the bridge; the token stays off the command line):\n\n  claude --mcp-config %s\n",
-		data, li.Port, shellQuote(path))
+		data, li.Port, termtext.ShellQuote(path))
 	// No `claude mcp add` advice (issue 25 item 7): it would keep this port and token in
 	// claude's config after the bridge is gone, and another local user who then listens on
 	// the port would get the model's tool calls and answer them.
@@ -94,12 +96,4 @@ func findBridge(dir string, port int) (discovery.LockInfo, error) {
 		}
 	}
 	return discovery.LockInfo{}, errors.New("no running IDE server serves " + dir + ` (start one with "claude-ide-bridge serve")`)
-}
-
-// shellQuote quotes s for a POSIX shell when it needs it.
-func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-:=@+,") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

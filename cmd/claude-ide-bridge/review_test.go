@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/termtext"
 )
 
 func manyLines(n int, prefix string) string {
@@ -69,7 +71,7 @@ func TestServePagerInTmux(t *testing.T) {
 		if k == "PAGER" || k == "LESS" || strings.ContainsAny(k, " '") {
 			continue
 		}
-		env += "export " + k + "='" + strings.ReplaceAll(v, "'", `'\''`) + "'\n"
+		env += "export " + k + "=" + termtext.ShellQuote(v) + "\n"
 	}
 	env += "unset PAGER LESS\n"
 	os.WriteFile(script, []byte("#!/bin/sh\n"+env+"cd '"+h.ws+"'\nexec '"+bin+"' serve --workspace '"+h.ws+"'\n"), 0o755)

@@ -161,11 +161,11 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 func claudeLine(root, mcpConfig, hooks string) string {
 	words := []string{"claude"}
 	for _, a := range permmode.Decide(nil, permmode.FromOS(root)).Add {
-		words = append(words, shellQuote(a))
+		words = append(words, termtext.ShellQuote(a))
 	}
 	// The bridge's hooks: Claude's state and the end of each turn (review).
-	words = append(words, "--settings", shellQuote(hooks))
-	return strings.Join(append(words, "--mcp-config", shellQuote(mcpConfig)), " ")
+	words = append(words, "--settings", termtext.ShellQuote(hooks))
+	return strings.Join(append(words, "--mcp-config", termtext.ShellQuote(mcpConfig)), " ")
 }
 
 // stateLine is serve's line for a session's new state; the reason is the CLI's text, escaped.

@@ -127,7 +127,7 @@ func TestEnvAndLocks(t *testing.T) {
 	os.Mkdir(sub, 0o755)
 	for _, dir := range []string{h.ws, sub} {
 		out, stderr, code := h.command(t, dir, "env")
-		if code != 0 || !strings.Contains(out, "export CLAUDE_CODE_SSE_PORT='"+port+"'\n") || !strings.Contains(out, "export ENABLE_IDE_INTEGRATION='true'\n") {
+		if code != 0 || !strings.Contains(out, "export CLAUDE_CODE_SSE_PORT="+port+"\n") || !strings.Contains(out, "export ENABLE_IDE_INTEGRATION=true\n") {
 			t.Errorf("env in %s: status %d, stdout %q, stderr %q", dir, code, out, stderr)
 		}
 	}

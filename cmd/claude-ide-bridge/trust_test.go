@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/termtext"
 )
 
 // writeScript writes an executable shell script.
@@ -256,7 +258,7 @@ func TestServeTrustPrompt(t *testing.T) {
 		if strings.ContainsAny(k, " '") {
 			continue
 		}
-		env += "export " + k + "='" + strings.ReplaceAll(v, "'", `'\''`) + "'\n"
+		env += "export " + k + "=" + termtext.ShellQuote(v) + "\n"
 	}
 	os.WriteFile(script, []byte("#!/bin/sh\n"+env+"cd '"+h.ws+"'\nexec '"+bin+"' serve --workspace '"+h.ws+"'\n"), 0o755)
 	for i, answer := range []string{"Enter", "y"} {

@@ -4,6 +4,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/termtext"
 )
 
 // envKeys is the stable order of the variables Env sets.
@@ -59,30 +61,19 @@ func EnvPrefix(port int) string { return prefixOf(Env(port)) }
 func prefixOf(env map[string]string) string {
 	parts := make([]string, 0, len(envKeys))
 	for _, k := range envKeys {
-		parts = append(parts, k+"="+shellQuote(env[k], false))
+		parts = append(parts, k+"="+termtext.ShellQuote(env[k]))
 	}
 	return strings.Join(parts, " ")
 }
 
-// ExportLines returns one "export K='v'" line per variable in a stable order, for
+// ExportLines returns one "export K=v" line per variable (v shell-quoted) in a stable order, for
 // eval "$(claude-ide-bridge env)" in a POSIX shell.
 func ExportLines(port int) string { return exportsOf(Env(port)) }
 
 func exportsOf(env map[string]string) string {
 	var b strings.Builder
 	for _, k := range envKeys {
-		b.WriteString("export " + k + "=" + shellQuote(env[k], true) + "\n")
+		b.WriteString("export " + k + "=" + termtext.ShellQuote(env[k]) + "\n")
 	}
 	return b.String()
 }
-
-// shellQuote single-quotes s for a POSIX shell; with always false, a word made only of
-// safe characters is returned as is.
-func shellQuote(s string, always bool) string {
-	if !always && s != "" && strings.Trim(s, shellSafe) == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-const shellSafe = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-"

@@ -27,10 +27,10 @@ func TestEnv(t *testing.T) {
 	if got := prefixOf(envWith(34567, getenv)); got != wantPrefix {
 		t.Errorf("EnvPrefix = %q\nwant %q", got, wantPrefix)
 	}
-	wantExport := "export CLAUDE_CODE_SSE_PORT='34567'\n" +
-		"export ENABLE_IDE_INTEGRATION='true'\n" +
-		"export no_proxy='127.0.0.1,localhost,::1'\n" +
-		"export NO_PROXY='127.0.0.1,localhost,::1'\n"
+	wantExport := "export CLAUDE_CODE_SSE_PORT=34567\n" +
+		"export ENABLE_IDE_INTEGRATION=true\n" +
+		"export no_proxy=127.0.0.1,localhost,::1\n" +
+		"export NO_PROXY=127.0.0.1,localhost,::1\n"
 	if got := exportsOf(envWith(34567, getenv)); got != wantExport {
 		t.Errorf("ExportLines = %q\nwant %q", got, wantExport)
 	}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/termtext"
 )
 
 // helix returns Helix's path: `hx` on PATH, else $HELIX_BIN (scripts/test sets it from
@@ -38,7 +40,7 @@ func TestHelixBinding(t *testing.T) {
 	var env strings.Builder
 	for _, kv := range w.env {
 		if k, v, ok := strings.Cut(kv, "="); ok && !strings.ContainsAny(k, " '") {
-			env.WriteString("export " + k + "='" + strings.ReplaceAll(v, "'", `'\''`) + "'\n")
+			env.WriteString("export " + k + "=" + termtext.ShellQuote(v) + "\n")
 		}
 	}
 	os.WriteFile(script, []byte("#!/bin/sh\n"+env.String()+"cd '"+w.ws+"'\nexec '"+hx+"' -c '"+cfg+"' 'a file.txt'\n"), 0o755)

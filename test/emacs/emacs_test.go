@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/probe"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/termtext"
 )
 
 const bound = 20 * time.Second
@@ -42,9 +44,6 @@ func lispQuote(s string) string {
 	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`)
 	return `"` + r.Replace(s) + `"`
 }
-
-// shQuote returns s quoted for sh.
-func shQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 // noNativeComp turns off Emacs 29+'s compiling of Lisp to native code at run time: the newest
 // Emacs comes unpacked from Debian sid without the C compiler's files (scripts/newest-emacs), and
@@ -84,10 +83,10 @@ func startEmacs(t *testing.T, dir string, env []string, setup string) *emacs {
 	sh.WriteString("#!/bin/sh\n")
 	for _, kv := range append(os.Environ(), append([]string{"TERM=xterm-256color", "LANG=C.UTF-8"}, env...)...) {
 		if k, v, ok := strings.Cut(kv, "="); ok && !strings.ContainsAny(k, " '\"") && k != "TMUX" {
-			sh.WriteString("export " + k + "=" + shQuote(v) + "\n")
+			sh.WriteString("export " + k + "=" + termtext.ShellQuote(v) + "\n")
 		}
 	}
-	sh.WriteString("cd " + shQuote(dir) + "\nexec " + shQuote(emacsPath) + " -nw -Q -l " + shQuote(initFile) + " 2>" + shQuote(filepath.Join(sockDir, "stderr")) + "\n")
+	sh.WriteString("cd " + termtext.ShellQuote(dir) + "\nexec " + termtext.ShellQuote(emacsPath) + " -nw -Q -l " + termtext.ShellQuote(initFile) + " 2>" + termtext.ShellQuote(filepath.Join(sockDir, "stderr")) + "\n")
 	script := filepath.Join(sockDir, "run")
 	os.WriteFile(script, []byte(sh.String()), 0o755)
 	e.tm(t, "new-session", "-d", "-x", "160", "-y", "45", script)

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/termtext"
 )
 
 // fakeClaude writes a script that records its arguments, working directory and the bridge's
@@ -21,7 +23,7 @@ func fakeClaude(t *testing.T, out string) string {
 	os.WriteFile(p, []byte(`#!/bin/sh
 { for a in "$@"; do echo "arg=$a"; done
   echo "cwd=$(pwd)"; echo "port=$CLAUDE_CODE_SSE_PORT"; echo "ide=$ENABLE_IDE_INTEGRATION"; echo "no_proxy=$no_proxy"
-} > `+shQuote(out)+`.tmp && mv `+shQuote(out)+`.tmp `+shQuote(out)+`
+} > `+termtext.ShellQuote(out)+`.tmp && mv `+termtext.ShellQuote(out)+`.tmp `+termtext.ShellQuote(out)+`
 echo FAKE CLAUDE READY
 exec sleep 60
 `), 0o755)
