@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
 
@@ -85,15 +84,8 @@ func findBridge(dir string, port int) (discovery.LockInfo, error) {
 		return discovery.LockInfo{}, err
 	}
 	dir = resolved[0]
-	for _, li := range locks { // newest first, like the CLI
-		if li.Live() != nil { // the one liveness check (discovery.Live)
-			continue
-		}
-		for _, f := range li.Lock.WorkspaceFolders {
-			if dir == f || strings.HasPrefix(dir, strings.TrimSuffix(f, string(filepath.Separator))+string(filepath.Separator)) {
-				return li, nil
-			}
-		}
+	if li, ok := discovery.Serving(locks, dir); ok {
+		return li, nil
 	}
 	return discovery.LockInfo{}, errors.New("no running IDE server serves " + dir + ` (start one with "claude-ide-bridge serve")`)
 }

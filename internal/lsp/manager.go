@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/userfile"
 	"go.lsp.dev/protocol"
 )
 
@@ -265,15 +266,10 @@ func (m *Manager) Diagnostics(ctx context.Context, path string) ([]FileDiagnosti
 	return []FileDiagnostics{fd}, nil
 }
 
-// inRoot refuses a path (clean, absolute) that is not inside Root once its symlinks are resolved
-// (a missing file is judged by its path as given: there is nothing to read).
+// inRoot refuses a path that is not inside Root once its symlinks are resolved (userfile.Inside:
+// for a missing file, those of its longest existing parent; a dangling symlink is refused).
 func (m *Manager) inRoot(path string) error {
-	real := path
-	if r, err := filepath.EvalSymlinks(path); err == nil {
-		real = r
-	}
-	rel, err := filepath.Rel(m.realRoot, real)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+	if _, ok := userfile.Inside(path, []string{m.realRoot}); !ok {
 		return fmt.Errorf("%s: %w %s", path, ErrOutside, m.cfg.Root)
 	}
 	return nil

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/userfile"
 )
 
 // location is a place in a file, as a server gave it (0-based, server units).
@@ -84,7 +86,8 @@ func (f *formatter) at(path string, p lspPosition, text string) entry {
 // display is path relative to the workspace folder holding it, else absolute.
 func (f *formatter) display(path string) string {
 	for _, d := range f.folders {
-		if rel, err := filepath.Rel(d, path); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		if userfile.Within(d, path) {
+			rel, _ := filepath.Rel(d, path)
 			return filepath.ToSlash(rel)
 		}
 	}

@@ -14,6 +14,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
 )
 
 // Model is what the handler needs of the IDE state (an *ide.Model).
@@ -249,13 +251,8 @@ func InFolders(path string, folders []string) bool {
 func matchFolder(path string, folders []string) string {
 	best := ""
 	for _, f := range folders {
-		if f == "" {
-			continue
-		}
-		if path == f || strings.HasPrefix(path, strings.TrimSuffix(f, string(filepath.Separator))+string(filepath.Separator)) {
-			if len(f) > len(best) {
-				best = f
-			}
+		if discovery.InFolder(path, f) && len(f) > len(best) {
+			best = f
 		}
 	}
 	return best
