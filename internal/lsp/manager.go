@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/userfile"
 	"go.lsp.dev/protocol"
 )
@@ -425,7 +426,7 @@ func (m *Manager) convert(p *process, fd *FileDiagnostics) {
 	lines := splitLines(text)
 	for i := range fd.Diagnostics {
 		r := &fd.Diagnostics[i].Range
-		r.Start.Character = uint32(ByteColumn(lineAt(lines, int(r.Start.Line)), int(r.Start.Character)))
-		r.End.Character = uint32(ByteColumn(lineAt(lines, int(r.End.Line)), int(r.End.Character)))
+		r.Start.Character = uint32(ide.ByteOffset(lineAt(lines, int(r.Start.Line)), int(r.Start.Character), ide.UTF16))
+		r.End.Character = uint32(ide.ByteOffset(lineAt(lines, int(r.End.Line)), int(r.End.Character), ide.UTF16))
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/userfile"
@@ -163,29 +162,6 @@ func (f *formatter) list(header string, es []entry, keepOrder bool) string {
 		fmt.Fprintf(&b, "… %d more not shown (%d in all)\n", total-shown, total)
 	}
 	return b.String()
-}
-
-// byteOffset converts a server character offset on line into a byte offset (clamped).
-func byteOffset(line string, character int, enc string) int {
-	n := 0
-	for i, r := range line {
-		if n >= character {
-			return i
-		}
-		switch enc {
-		case "utf-8":
-			n += utf8.RuneLen(r)
-		case "utf-32":
-			n++
-		default:
-			if l := utf16.RuneLen(r); l > 0 {
-				n += l
-			} else {
-				n++
-			}
-		}
-	}
-	return len(line)
 }
 
 var symbolKinds = [...]string{1: "file", "module", "namespace", "package", "class", "method", "property",

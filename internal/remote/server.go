@@ -10,8 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"unicode/utf16"
-	"unicode/utf8"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
 
@@ -186,7 +184,7 @@ func readLines(path string, start, end, keep int) (string, int, error) {
 		if n < end {
 			b.WriteString("\n")
 		}
-		last = utf16Len(content)
+		last = ide.Units(content, ide.UTF16)
 	}
 	return b.String(), last, nil
 }
@@ -228,18 +226,6 @@ func readLine(r *bufio.Reader, keep bool, limit int) ([]byte, error) {
 		}
 		return out, nil
 	}
-}
-
-func utf16Len(s string) int {
-	n := 0
-	for _, r := range s {
-		if r == utf8.RuneError {
-			n++
-			continue
-		}
-		n += utf16.RuneLen(r)
-	}
-	return n
 }
 
 // InFolders reports whether path is one of folders or inside one.
