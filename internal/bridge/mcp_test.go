@@ -14,6 +14,7 @@ import (
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/probe"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
 )
 
 const mcpInit = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
@@ -90,7 +91,7 @@ func TestMCPAuthMatrix(t *testing.T) {
 		})
 	}
 	t.Run("MCP token on the WebSocket", func(t *testing.T) {
-		c, resp, err := probe.Dial(ctxT(t), port, b.MCPToken(), nil)
+		c, resp, err := probe.Dial(testbin.Ctx(t), port, b.MCPToken(), nil)
 		if err == nil {
 			c.Close()
 			t.Fatal("the MCP token opened the IDE WebSocket")

@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// evilCases are the rows of the Neovim suite's table (test/nvim/selection_cases_test.go) that
+// evilCases are the rows of the selection table (test/seltable) that
 // need no Vim option, typed with the same keys into Evil (Vim's keys in Emacs): same name, same
 // payload. Left out: the rows of 'virtualedit', 'selection' and 'selectmode', which Evil lacks.
 var evilCases = []selCase{

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
 )
 
 type pos struct {
@@ -31,7 +33,7 @@ func sel(path, text string, sl, sc, el, ec int) selection {
 	return s
 }
 
-// selCase is a row of the Neovim suite's table (test/nvim/selection_cases_test.go, same name and
+// selCase is a row of the selection table (test/seltable, same name and
 // same payload) typed with Emacs's keys, or an Emacs row. keys are tmux key names typed from
 // the buffer's start.
 type selCase struct {
@@ -111,7 +113,7 @@ func TestSelectionThroughBridge(t *testing.T) {
 			want := tc.want(path)
 			w.waitSelection(t, want)
 			for _, tool := range []string{"getLatestSelection", "getCurrentSelection"} {
-				r, err := w.c.Tool(ctxT(t, bound), tool, nil)
+				r, err := w.c.Tool(testbin.CtxFor(t, testbin.Bound), tool, nil)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -128,7 +130,7 @@ func TestSelectionThroughBridge(t *testing.T) {
 func (w *world) waitSelection(t *testing.T, want selection) {
 	t.Helper()
 	var seen []string
-	ctx := ctxT(t, bound)
+	ctx := testbin.CtxFor(t, testbin.Bound)
 	for {
 		m, err := w.c.Next(ctx, "selection_changed")
 		if err != nil {

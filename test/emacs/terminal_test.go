@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/termtext"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
 )
 
 // fakeClaude writes a script that records its arguments, working directory and the bridge's
@@ -55,7 +56,7 @@ func TestClaudeTerminal(t *testing.T) {
 			w.visit(t, path)
 			start := `(with-current-buffer (window-buffer (selected-window)) (claude-ide-bridge-claude) nil)`
 			w.e.eval(t, start)
-			if !poll(bound, func() bool { _, err := os.Stat(out); return err == nil }) {
+			if !poll(testbin.Bound, func() bool { _, err := os.Stat(out); return err == nil }) {
 				t.Fatalf("claude did not start; screen:\n%s", w.e.screen(t))
 			}
 			data, _ := os.ReadFile(out)

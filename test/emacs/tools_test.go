@@ -5,11 +5,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
 )
 
 func (w *world) tool(t *testing.T, name string, args map[string]any) string {
 	t.Helper()
-	r, err := w.c.Tool(ctxT(t, bound), name, args)
+	r, err := w.c.Tool(testbin.CtxFor(t, testbin.Bound), name, args)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +81,7 @@ func TestDiagnosticsFromFlymake(t *testing.T) {
 	w.visit(t, path)
 	w.e.eval(t, `(with-current-buffer (get-file-buffer `+lispQuote(path)+`) (setq-local flymake-diagnostic-functions '(elisp-flymake-checkdoc)) (flymake-mode 1) (flymake-start) nil)`)
 	var text string
-	if !poll(bound, func() bool {
+	if !poll(testbin.Bound, func() bool {
 		text = w.tool(t, "getDiagnostics", map[string]any{"uri": "file://" + path})
 		return strings.Contains(text, "documentation string")
 	}) {
@@ -112,7 +114,7 @@ func TestSendMentions(t *testing.T) {
 	want := func(json string) {
 		t.Helper()
 		var seen []string
-		ctx := ctxT(t, bound)
+		ctx := testbin.CtxFor(t, testbin.Bound)
 		for {
 			m, err := w.c.Next(ctx, "at_mentioned")
 			if err != nil {

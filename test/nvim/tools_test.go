@@ -135,10 +135,10 @@ func TestGetDiagnostics(t *testing.T) {
 		byMsg[d.Message] = i
 	}
 	w := got[0].Diagnostics[byMsg["w"]]
-	if w.Severity != "Warning" || w.Range.Start != (pos{1, 1}) || w.Range.End != (pos{1, 3}) || w.Source != "lint" || w.Code != "W1" {
+	if w.Severity != "Warning" || w.Range.Start != (pos{Line: 1, Character: 1}) || w.Range.End != (pos{Line: 1, Character: 3}) || w.Source != "lint" || w.Code != "W1" {
 		t.Fatalf("warning diagnostic %+v", w)
 	}
-	if h := got[0].Diagnostics[byMsg["h"]]; h.Severity != "Hint" || h.Range.Start != (pos{0, 0}) {
+	if h := got[0].Diagnostics[byMsg["h"]]; h.Severity != "Hint" || h.Range.Start != (pos{Line: 0, Character: 0}) {
 		t.Fatalf("hint diagnostic %+v", h)
 	}
 }

@@ -115,7 +115,7 @@ func TestProposalsWithinMemoryBudget(t *testing.T) {
 		in.Close()
 		select {
 		case <-exited:
-		case <-time.After(bound):
+		case <-time.After(testbin.Bound):
 			cmd.Process.Kill()
 			<-exited
 		}
