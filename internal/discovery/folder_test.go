@@ -24,3 +24,20 @@ func TestInFolder(t *testing.T) {
 		}
 	}
 }
+
+// Serving takes the first live lock whose folder holds dir: a dead lock, or one for a sibling
+// folder sharing a prefix, is passed over even when it comes first (newest).
+func TestServing(t *testing.T) {
+	live := func(port int, folders ...string) LockInfo {
+		return LockInfo{Port: port, Lock: Lock{PID: 1, WorkspaceFolders: folders}, PIDAlive: true, PortAnswering: true, PortUIDKnown: true}
+	}
+	dead := live(1, "/w/proj")
+	dead.PIDAlive = false
+	locks := []LockInfo{dead, live(2, "/w/project"), live(3, "/x", "/w/proj"), live(4, "/w/proj")}
+	if li, ok := Serving(locks, "/w/proj/sub"); !ok || li.Port != 3 {
+		t.Errorf("Serving = port %d, %v; want 3", li.Port, ok)
+	}
+	if li, ok := Serving(locks, "/w/other"); ok {
+		t.Errorf("Serving(/w/other) = port %d", li.Port)
+	}
+}
