@@ -7,31 +7,16 @@ import (
 	"testing"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/seltable"
 )
 
-type pos struct {
-	Line      int `json:"line"`
-	Character int `json:"character"`
-}
+// The payload shape of the spec (the bridge's fileUrl is not compared), as the table has it.
+type (
+	selection = seltable.Selection
+	pos       = seltable.Pos
+)
 
-// selection is the payload shape of the spec (the bridge's fileUrl is not compared).
-type selection struct {
-	Text      string `json:"text"`
-	FilePath  string `json:"filePath"`
-	Selection struct {
-		Start   pos  `json:"start"`
-		End     pos  `json:"end"`
-		IsEmpty bool `json:"isEmpty"`
-	} `json:"selection"`
-}
-
-func sel(path, text string, sl, sc, el, ec int) selection {
-	var s selection
-	s.Text, s.FilePath = text, path
-	s.Selection.Start, s.Selection.End = pos{sl, sc}, pos{el, ec}
-	s.Selection.IsEmpty = sl == el && sc == ec
-	return s
-}
+var sel = seltable.Sel
 
 // selCase is a row of the selection table (test/seltable, same name and
 // same payload) typed with Emacs's keys, or an Emacs row. keys are tmux key names typed from
