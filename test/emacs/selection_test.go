@@ -16,8 +16,6 @@ type (
 	pos       = seltable.Pos
 )
 
-var sel = seltable.Sel
-
 // selCase is a row of the selection table (test/seltable, same name and
 // same payload) typed with Emacs's keys, or an Emacs row. keys are tmux key names typed from
 // the buffer's start.
@@ -39,45 +37,45 @@ func k(s string) []string { return strings.Fields(s) }
 // where Vim puts the cursor (v$ on an empty last line, a block whose end is past a short line).
 var selCases = []selCase{
 	// "None (cursor only) | the cursor | the same as start, with isEmpty: true"
-	{"cursor only", "hello world\n", k("M-f C-f"), func(p string) selection { return sel(p, "", 0, 6, 0, 6) }, nil, nil},
+	{"cursor only", "hello world\n", k("M-f C-f"), func(p string) selection { return seltable.Sel(p, "", 0, 6, 0, 6) }, nil, nil},
 	// "In 日本語, the position after 本 is character 6 here"
-	{"cursor after multibyte", "日本語\n", k("C-f C-f"), func(p string) selection { return sel(p, "", 0, 6, 0, 6) }, nil, nil},
+	{"cursor after multibyte", "日本語\n", k("C-f C-f"), func(p string) selection { return seltable.Sel(p, "", 0, 6, 0, 6) }, nil, nil},
 	// "Charwise (v) | the first selected byte | after the last selected character"
-	{"charwise multibyte", "日本語 abc\n", k("C-f C-Space C-f C-f"), func(p string) selection { return sel(p, "本語", 0, 3, 0, 9) }, nil, nil},
-	{"charwise across lines", "abc\ndef\n", k("C-f C-Space C-n C-f"), func(p string) selection { return sel(p, "bc\nde", 0, 1, 1, 2) }, nil, nil},
+	{"charwise multibyte", "日本語 abc\n", k("C-f C-Space C-f C-f"), func(p string) selection { return seltable.Sel(p, "本語", 0, 3, 0, 9) }, nil, nil},
+	{"charwise across lines", "abc\ndef\n", k("C-f C-Space C-n C-f"), func(p string) selection { return seltable.Sel(p, "bc\nde", 0, 1, 1, 2) }, nil, nil},
 	// The region's direction does not change the payload: start is the first position.
-	{"charwise backwards", "abc\ndef\n", k("C-n C-f C-f C-Space C-p C-b"), func(p string) selection { return sel(p, "bc\nde", 0, 1, 1, 2) }, nil, nil},
+	{"charwise backwards", "abc\ndef\n", k("C-n C-f C-f C-Space C-p C-b"), func(p string) selection { return seltable.Sel(p, "bc\nde", 0, 1, 1, 2) }, nil, nil},
 	// "v$ ... character 0 of the next line ... the selected text with the line break"
-	{"v$ mid buffer", "abc\ndef\n", k("C-f C-Space C-n C-a"), func(p string) selection { return sel(p, "bc\n", 0, 1, 1, 0) }, nil, nil},
-	{"v$ last line", "abc\ndef\n", k("C-n C-f C-Space C-e"), func(p string) selection { return sel(p, "ef", 1, 1, 1, 3) }, nil, nil},
-	{"v on empty line mid buffer", "a\n\nb\n", k("C-n C-Space C-f"), func(p string) selection { return sel(p, "\n", 1, 0, 2, 0) }, nil, nil},
+	{"v$ mid buffer", "abc\ndef\n", k("C-f C-Space C-n C-a"), func(p string) selection { return seltable.Sel(p, "bc\n", 0, 1, 1, 0) }, nil, nil},
+	{"v$ last line", "abc\ndef\n", k("C-n C-f C-Space C-e"), func(p string) selection { return seltable.Sel(p, "ef", 1, 1, 1, 3) }, nil, nil},
+	{"v on empty line mid buffer", "a\n\nb\n", k("C-n C-Space C-f"), func(p string) selection { return seltable.Sel(p, "\n", 1, 0, 2, 0) }, nil, nil},
 
 	// "Blockwise (Ctrl-V) | as charwise | ... the contiguous span from the block's first
 	// position to its last, not the rectangle" (C-x SPC; an Emacs rectangle ends before point's
 	// column, a Vim block after the cursor's character: the keys differ, the payload not).
-	{"blockwise", "abcd\nefgh\nij\n", k("C-f C-x Space C-n C-f C-f"), func(p string) selection { return sel(p, "bcd\nefg", 0, 1, 1, 3) }, nil, nil},
-	{"blockwise bottom row shorter", "abcd\nef\n", k("C-n C-x Space C-p C-e"), func(p string) selection { return sel(p, "abcd\nef", 0, 0, 1, 2) }, nil, nil},
+	{"blockwise", "abcd\nefgh\nij\n", k("C-f C-x Space C-n C-f C-f"), func(p string) selection { return seltable.Sel(p, "bcd\nefg", 0, 1, 1, 3) }, nil, nil},
+	{"blockwise bottom row shorter", "abcd\nef\n", k("C-n C-x Space C-p C-e"), func(p string) selection { return seltable.Sel(p, "abcd\nef", 0, 0, 1, 2) }, nil, nil},
 	// "and an end on an empty row is character 1"
-	{"blockwise end on empty row", "abc\n\n", k("C-x Space C-f C-n"), func(p string) selection { return sel(p, "abc\n", 0, 0, 1, 1) }, nil, nil},
-	{"blockwise $", "ab\ncdef\n", k("C-x Space C-n C-e"), func(p string) selection { return sel(p, "ab\ncdef", 0, 0, 1, 4) }, nil, nil},
-	{"blockwise wide characters", "日本語\nabcdef\n", k("C-f C-x Space C-n C-f C-f"), func(p string) selection { return sel(p, "本語\nabcd", 0, 3, 1, 4) }, nil, nil},
+	{"blockwise end on empty row", "abc\n\n", k("C-x Space C-f C-n"), func(p string) selection { return seltable.Sel(p, "abc\n", 0, 0, 1, 1) }, nil, nil},
+	{"blockwise $", "ab\ncdef\n", k("C-x Space C-n C-e"), func(p string) selection { return seltable.Sel(p, "ab\ncdef", 0, 0, 1, 4) }, nil, nil},
+	{"blockwise wide characters", "日本語\nabcdef\n", k("C-f C-x Space C-n C-f C-f"), func(p string) selection { return seltable.Sel(p, "本語\nabcd", 0, 3, 1, 4) }, nil, nil},
 
 	// "A character is what Neovim's y takes as one: a code point with its composing characters"
 	// (Emacs moves over the composition as one).
-	{"composing character", "e\u0301x\n", k("C-Space C-f"), func(p string) selection { return sel(p, "e\u0301", 0, 0, 0, 3) }, nil, nil},
+	{"composing character", "e\u0301x\n", k("C-Space C-f"), func(p string) selection { return seltable.Sel(p, "e\u0301", 0, 0, 0, 3) }, nil, nil},
 	// "a control such as a TAB ... is a character of its own, and a composing character after
 	// it is the next character" (the 0.11+ row)
-	{"TAB with composing since 0.11", "\t\u0301a\n", k("C-Space C-f"), func(p string) selection { return sel(p, "\t", 0, 0, 0, 1) }, nil, nil},
+	{"TAB with composing since 0.11", "\t\u0301a\n", k("C-Space C-f"), func(p string) selection { return seltable.Sel(p, "\t", 0, 0, 0, 1) }, nil, nil},
 	// "On every version an invalid byte is a character of its own too" (JSON carries it as
 	// U+FFFD; the offsets count the byte).
-	{"invalid byte", "\xff\u0301a\n", k("C-Space C-f"), func(p string) selection { return sel(p, "\ufffd", 0, 0, 0, 1) }, nil, nil},
+	{"invalid byte", "\xff\u0301a\n", k("C-Space C-f"), func(p string) selection { return seltable.Sel(p, "\ufffd", 0, 0, 0, 1) }, nil, nil},
 
 	// Emacs rows: a region that is empty or no longer active is the cursor alone; a rectangle
 	// made upwards and to the left is the same span.
-	{"empty region", "abc\n", k("C-f C-Space"), func(p string) selection { return sel(p, "", 0, 1, 0, 1) }, nil, nil},
-	{"region quit with C-g", "abc\n", k("C-Space C-f C-f"), func(p string) selection { return sel(p, "", 0, 2, 0, 2) },
-		func(p string) selection { return sel(p, "ab", 0, 0, 0, 2) }, k("C-g")},
-	{"rectangle backwards", "abcd\nefgh\n", k("C-n C-f C-f C-f C-x Space C-p C-b C-b"), func(p string) selection { return sel(p, "bcd\nefg", 0, 1, 1, 3) }, nil, nil},
+	{"empty region", "abc\n", k("C-f C-Space"), func(p string) selection { return seltable.Sel(p, "", 0, 1, 0, 1) }, nil, nil},
+	{"region quit with C-g", "abc\n", k("C-Space C-f C-f"), func(p string) selection { return seltable.Sel(p, "", 0, 2, 0, 2) },
+		func(p string) selection { return seltable.Sel(p, "ab", 0, 0, 0, 2) }, k("C-g")},
+	{"rectangle backwards", "abcd\nefgh\n", k("C-n C-f C-f C-f C-x Space C-p C-b C-b"), func(p string) selection { return seltable.Sel(p, "bcd\nefg", 0, 1, 1, 3) }, nil, nil},
 }
 
 // Every row, typed in a real Emacs: the payload Claude receives in selection_changed, and the

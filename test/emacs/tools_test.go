@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/seltable"
 )
 
 func (w *world) tool(t *testing.T, name string, args map[string]any) string {
@@ -33,7 +34,7 @@ func TestOpenFileSelectsRange(t *testing.T) {
 	}
 	// The region reaches Claude once the user acts (here C-e extends it to the same line end).
 	w.e.keys(t, "C-e")
-	w.waitSelection(t, sel(path, "日本 three", 1, 4, 1, 16))
+	w.waitSelection(t, seltable.Sel(path, "日本 three", 1, 4, 1, 16))
 }
 
 // getOpenEditors, checkDocumentDirty and saveDocument read and drive Emacs's file buffers.

@@ -87,8 +87,6 @@ type (
 	pos       = seltable.Pos
 )
 
-var sel = seltable.Sel
-
 func decodeSel(raw json.RawMessage) (selection, bool) {
 	var s selection
 	err := json.Unmarshal(raw, &s)

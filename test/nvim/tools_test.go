@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/seltable"
 )
 
 // textJSON decodes the JSON in a tool result's first text block.
@@ -25,7 +27,7 @@ func TestOpenFileSelects(t *testing.T) {
 	e := newEnv(t, nil, true)
 	path := e.file(t, "a.txt", "one\ntwo\nthree\n")
 	e.c.tool(t, "openFile", map[string]any{"filePath": path, "startText": "two", "endText": "three"})
-	e.waitSelection(t, sel(path, "two\nthree", 1, 0, 2, 5))
+	e.waitSelection(t, seltable.Sel(path, "two\nthree", 1, 0, 2, 5))
 	if got := e.n.str(t, `return vim.api.nvim_buf_get_name(0)`); got != path {
 		t.Fatalf("current buffer %q, want %q", got, path)
 	}

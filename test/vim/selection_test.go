@@ -17,8 +17,6 @@ type (
 	pos       = seltable.Pos
 )
 
-var sel = seltable.Sel
-
 // tmuxKeys turns Neovim's key notation of the table ("l<C-v>j", "<Right>") into tmux key names.
 func tmuxKeys(keys string) []string {
 	names := map[string]string{"<C-v>": "C-v", "<C-h>": "C-h", "<Right>": "Right", "<Down>": "Down", "<Esc>": "Escape"}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/probe"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/seltable"
 )
 
 // textJSON calls a tool and decodes the JSON of its first text block.
@@ -36,7 +37,7 @@ func TestOpenFile(t *testing.T) {
 	if r, err := c.Tool(testbin.Ctx(t), "openFile", map[string]any{"filePath": path, "startText": "two", "endText": "three"}); err != nil || r.IsError {
 		t.Fatalf("openFile: %v %+v", err, r)
 	}
-	waitSelection(t, v, c, sel(path, "two\nthree", 1, 0, 2, 5))
+	waitSelection(t, v, c, seltable.Sel(path, "two\nthree", 1, 0, 2, 5))
 	if got := v.str("expand('%:p')"); got != path {
 		t.Fatalf("current buffer %q, want %q", got, path)
 	}
