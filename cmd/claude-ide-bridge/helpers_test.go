@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -20,14 +19,6 @@ import (
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/probe"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
 )
-
-const bound = 15 * time.Second
-
-func ctxT(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), bound)
-	t.Cleanup(cancel)
-	return ctx
-}
 
 // home is a private HOME and CLAUDE_CONFIG_DIR, so lock files land in a temp dir.
 type home struct {
@@ -56,7 +47,7 @@ func (h home) trust(t *testing.T, dir string) {
 // command runs a short command of the binary and returns its stdout, stderr and status.
 func (h home) command(t *testing.T, dir string, args ...string) (string, string, int) {
 	t.Helper()
-	ctx := ctxT(t)
+	ctx := testbin.Ctx(t)
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir, cmd.Env = dir, h.env()
 	var out, errb bytes.Buffer
@@ -104,7 +95,7 @@ func (h home) serve(t *testing.T, extraEnv []string, args ...string) *server {
 		s.cmd.Process.Signal(syscall.SIGTERM)
 		select {
 		case <-s.exited:
-		case <-time.After(bound):
+		case <-time.After(testbin.Bound):
 			s.cmd.Process.Kill()
 			<-s.exited
 			t.Error("serve did not stop on SIGTERM")
@@ -129,7 +120,7 @@ func (h home) serve(t *testing.T, extraEnv []string, args ...string) *server {
 // waitFor waits until stdout matches re and returns the submatches.
 func (s *server) waitFor(t *testing.T, re *regexp.Regexp) []string {
 	t.Helper()
-	deadline := time.Now().Add(bound)
+	deadline := time.Now().Add(testbin.Bound)
 	for time.Now().Before(deadline) {
 		if m := re.FindStringSubmatch(s.out.String()); m != nil {
 			return m
@@ -143,7 +134,7 @@ func (s *server) waitFor(t *testing.T, re *regexp.Regexp) []string {
 // waitCount waits until sub occurs n times on stdout.
 func (s *server) waitCount(t *testing.T, sub string, n int) {
 	t.Helper()
-	deadline := time.Now().Add(bound)
+	deadline := time.Now().Add(testbin.Bound)
 	for strings.Count(s.out.String(), sub) < n {
 		if time.Now().After(deadline) {
 			t.Fatalf("stdout has %q %d times, want %d", sub, strings.Count(s.out.String(), sub), n)
@@ -154,12 +145,12 @@ func (s *server) waitCount(t *testing.T, sub string, n int) {
 
 func (s *server) claude(t *testing.T) *probe.Client {
 	t.Helper()
-	c, _, err := probe.Dial(ctxT(t), s.port, s.token, nil)
+	c, _, err := probe.Dial(testbin.Ctx(t), s.port, s.token, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	if _, err := c.Handshake(ctxT(t)); err != nil {
+	if _, err := c.Handshake(testbin.Ctx(t)); err != nil {
 		t.Fatal(err)
 	}
 	return c
@@ -168,7 +159,7 @@ func (s *server) claude(t *testing.T) *probe.Client {
 // openDiff runs Claude's openDiff in the background.
 func openDiff(t *testing.T, c *probe.Client, path, contents, tab string) <-chan []string {
 	ch := make(chan []string, 1)
-	ctx := ctxT(t)
+	ctx := testbin.Ctx(t)
 	go func() {
 		r, err := c.Tool(ctx, "openDiff", map[string]any{"old_file_path": path, "new_file_path": path, "new_file_contents": contents, "tab_name": tab})
 		if err != nil {
@@ -185,7 +176,7 @@ func await(t *testing.T, ch <-chan []string) []string {
 	select {
 	case r := <-ch:
 		return r
-	case <-time.After(bound):
+	case <-time.After(testbin.Bound):
 		t.Fatal("openDiff never answered")
 		return nil
 	}

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/termtext"
@@ -64,16 +62,9 @@ func cmdEnv(args []string, stdout, stderr io.Writer) error {
 	if err != nil && len(locks) == 0 {
 		return err
 	}
-	for _, li := range locks { // newest first, like the CLI
-		if li.Live() != nil { // the one liveness check (discovery.Live)
-			continue
-		}
-		for _, f := range li.Lock.WorkspaceFolders {
-			if dir == f || strings.HasPrefix(dir, strings.TrimSuffix(f, string(filepath.Separator))+string(filepath.Separator)) {
-				fmt.Fprint(stdout, discovery.ExportLines(li.Port))
-				return nil
-			}
-		}
+	if li, ok := discovery.Serving(locks, dir); ok {
+		fmt.Fprint(stdout, discovery.ExportLines(li.Port))
+		return nil
 	}
 	return errors.New("no running IDE server serves " + dir + ` (start one with "claude-ide-bridge serve")`)
 }

@@ -9,6 +9,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
 )
 
 // lspBin finds a language server for a test: $ENV, else name on $PATH; skipped without one,
@@ -56,7 +58,7 @@ type diagEntry struct {
 func getDiagnostics(t *testing.T, s *server, args map[string]any) []diagEntry {
 	t.Helper()
 	c := s.claude(t)
-	r, err := c.Tool(ctxT(t), "getDiagnostics", args)
+	r, err := c.Tool(testbin.Ctx(t), "getDiagnostics", args)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +80,7 @@ func toolNames(t *testing.T, s *server) []string {
 			Name string `json:"name"`
 		} `json:"tools"`
 	}
-	if err := c.Call(ctxT(t), "tools/list", nil, &res); err != nil {
+	if err := c.Call(testbin.Ctx(t), "tools/list", nil, &res); err != nil {
 		t.Fatal(err)
 	}
 	var names []string

@@ -8,9 +8,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/termtext"
 )
 
 // cmdMCPConfig prints how to give a CLI started elsewhere the code tools of the live bridge
@@ -49,7 +50,7 @@ func cmdMCPConfig(args []string, stdout, stderr io.Writer) error {
 		return nil
 	}
 	fmt.Fprintf(stdout, "%s\n\nStart claude with the code tools of the bridge on port %d (the file is 0600 and\ngoes away with the bridge; the token stays off the command line):\n\n  claude --mcp-config %s\n",
-		data, li.Port, discovery.ShellWord(path))
+		data, li.Port, termtext.ShellQuote(path))
 	// No `claude mcp add` advice (issue 25 item 7): it would keep this port and token in
 	// claude's config after the bridge is gone, and another local user who then listens on
 	// the port would get the model's tool calls and answer them.
@@ -83,15 +84,8 @@ func findBridge(dir string, port int) (discovery.LockInfo, error) {
 		return discovery.LockInfo{}, err
 	}
 	dir = resolved[0]
-	for _, li := range locks { // newest first, like the CLI
-		if li.Live() != nil { // the one liveness check (discovery.Live)
-			continue
-		}
-		for _, f := range li.Lock.WorkspaceFolders {
-			if dir == f || strings.HasPrefix(dir, strings.TrimSuffix(f, string(filepath.Separator))+string(filepath.Separator)) {
-				return li, nil
-			}
-		}
+	if li, ok := discovery.Serving(locks, dir); ok {
+		return li, nil
 	}
 	return discovery.LockInfo{}, errors.New("no running IDE server serves " + dir + ` (start one with "claude-ide-bridge serve")`)
 }

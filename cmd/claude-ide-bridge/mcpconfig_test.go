@@ -10,6 +10,7 @@ import (
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/modeltools/navtest"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
 )
 
 // `mcp-config` finds the bridge serving the directory and prints its --mcp-config: the JSON
@@ -38,7 +39,7 @@ func TestMCPConfigCommand(t *testing.T) {
 		t.Fatalf("config %s", out)
 	}
 	sess := navtest.Connect(t, srv.URL, strings.TrimPrefix(srv.Headers["Authorization"], "Bearer "))
-	tools, err := sess.ListTools(ctxT(t), nil)
+	tools, err := sess.ListTools(testbin.Ctx(t), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
 )
 
 // `mention`/`select` against `serve`: found by the file's workspace, from any directory.
@@ -18,7 +20,7 @@ func TestMentionAndSelectReachServe(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "main.go:3") {
 		t.Fatalf("mention: %d %q %q", code, out, errOut)
 	}
-	m, err := c.Next(ctxT(t), "at_mentioned")
+	m, err := c.Next(testbin.Ctx(t), "at_mentioned")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +31,7 @@ func TestMentionAndSelectReachServe(t *testing.T) {
 	if out, errOut, code = h.command(t, h.ws, "select", "main.go:1-3"); code != 0 {
 		t.Fatalf("select: %d %q %q", code, out, errOut)
 	}
-	m, err = c.Next(ctxT(t), "selection_changed")
+	m, err = c.Next(testbin.Ctx(t), "selection_changed")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +85,7 @@ func TestSelectExcludedNeverReachesClaude(t *testing.T) {
 	if _, _, code := h.command(t, h.ws, "select", "main.go:1"); code != 0 {
 		t.Fatalf("select main.go: exit %d", code)
 	}
-	m, err := c.Next(ctxT(t), "selection_changed")
+	m, err := c.Next(testbin.Ctx(t), "selection_changed")
 	if err != nil {
 		t.Fatal(err)
 	}

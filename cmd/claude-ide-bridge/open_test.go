@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
 )
 
 // recorder writes a script that appends its arguments, NUL-separated, one run per line, to out.
@@ -20,7 +22,7 @@ func recorder(t *testing.T) (script, out string) {
 // runs waits for n recorded runs and returns each run's argv.
 func runs(t *testing.T, out string, n int) [][]string {
 	t.Helper()
-	deadline := time.Now().Add(bound)
+	deadline := time.Now().Add(testbin.Bound)
 	for {
 		data, _ := os.ReadFile(out)
 		if strings.Count(string(data), "\n") >= n && strings.HasSuffix(string(data), "\n") {
@@ -48,7 +50,7 @@ func TestServeOpenCmd(t *testing.T) {
 	os.WriteFile(path, []byte("package a\n\nfunc A() {}\n"), 0o644)
 	s := h.serve(t, nil, "--open-cmd", "'"+script+"' --at {line}:{column} {file}")
 	c := s.claude(t)
-	r, err := c.Tool(ctxT(t), "openFile", map[string]any{"filePath": path, "startText": "A()"})
+	r, err := c.Tool(testbin.Ctx(t), "openFile", map[string]any{"filePath": path, "startText": "A()"})
 	if err != nil || r.IsError {
 		t.Fatalf("openFile: %v %v", r, err)
 	}
@@ -73,7 +75,7 @@ func TestServeOpenCmdFromVisual(t *testing.T) {
 	os.WriteFile(path, []byte("package m\n"), 0o644)
 	s := h.serve(t, []string{"VISUAL=" + vim + " -p"})
 	c := s.claude(t)
-	if _, err := c.Tool(ctxT(t), "openFile", map[string]any{"filePath": path}); err != nil {
+	if _, err := c.Tool(testbin.Ctx(t), "openFile", map[string]any{"filePath": path}); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := runs(t, out, 1), [][]string{{"-p", "+1", path}}; !reflect.DeepEqual(got, want) {
@@ -85,7 +87,7 @@ func TestServeOpenCmdFromVisual(t *testing.T) {
 	s2 := h2.serve(t, []string{"VISUAL=" + script2}, "--open-cmd", "")
 	path2 := filepath.Join(h2.ws, "n.go")
 	os.WriteFile(path2, []byte("package n\n"), 0o644)
-	if _, err := s2.claude(t).Tool(ctxT(t), "openFile", map[string]any{"filePath": path2}); err != nil {
+	if _, err := s2.claude(t).Tool(testbin.Ctx(t), "openFile", map[string]any{"filePath": path2}); err != nil {
 		t.Fatal(err)
 	}
 	s2.waitFor(t, reText("Claude opened "+path2))

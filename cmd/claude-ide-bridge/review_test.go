@@ -11,6 +11,9 @@ import (
 	"time"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/termtext"
 )
 
 func manyLines(n int, prefix string) string {
@@ -69,14 +72,14 @@ func TestServePagerInTmux(t *testing.T) {
 		if k == "PAGER" || k == "LESS" || strings.ContainsAny(k, " '") {
 			continue
 		}
-		env += "export " + k + "='" + strings.ReplaceAll(v, "'", `'\''`) + "'\n"
+		env += "export " + k + "=" + termtext.ShellQuote(v) + "\n"
 	}
 	env += "unset PAGER LESS\n"
 	os.WriteFile(script, []byte("#!/bin/sh\n"+env+"cd '"+h.ws+"'\nexec '"+bin+"' serve --workspace '"+h.ws+"'\n"), 0o755)
 	sock := filepath.Join(dir, "tmux.sock")
 	tm := func(args ...string) string {
 		t.Helper()
-		out, err := exec.CommandContext(ctxT(t), tmux, append([]string{"-S", sock}, args...)...).CombinedOutput()
+		out, err := exec.CommandContext(testbin.Ctx(t), tmux, append([]string{"-S", sock}, args...)...).CombinedOutput()
 		if err != nil {
 			t.Fatalf("tmux %v: %v %s", args, err, out)
 		}
@@ -87,7 +90,7 @@ func TestServePagerInTmux(t *testing.T) {
 	screen := func() string { return tm("capture-pane", "-p") }
 	waitScreen := func(want string) string {
 		t.Helper()
-		for deadline := time.Now().Add(bound); ; time.Sleep(50 * time.Millisecond) {
+		for deadline := time.Now().Add(testbin.Bound); ; time.Sleep(50 * time.Millisecond) {
 			if sc := screen(); strings.Contains(sc, want) {
 				return sc
 			}

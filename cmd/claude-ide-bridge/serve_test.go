@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
 )
 
 func TestServeAutoAccept(t *testing.T) {
@@ -39,7 +41,7 @@ func TestServeAutoAccept(t *testing.T) {
 	s.cmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case <-s.exited:
-	case <-time.After(bound):
+	case <-time.After(testbin.Bound):
 		t.Fatal("serve did not stop on SIGTERM")
 	}
 	if s.cmd.ProcessState.ExitCode() != 0 {
@@ -109,7 +111,7 @@ func TestServeInteractive(t *testing.T) {
 	// Claude closing a diff under review ends its prompt; the next diff is asked about.
 	res = openDiff(t, c, path, "closed\n", "tab-c")
 	s.waitCount(t, prompt, 5)
-	if r, err := c.Tool(ctxT(t), "close_tab", map[string]any{"tab_name": "tab-c"}); err != nil || r.Texts()[0] != "TAB_CLOSED" {
+	if r, err := c.Tool(testbin.Ctx(t), "close_tab", map[string]any{"tab_name": "tab-c"}); err != nil || r.Texts()[0] != "TAB_CLOSED" {
 		t.Fatalf("close_tab: %v %v", r, err)
 	}
 	if got := await(t, res); got[0] != "DIFF_REJECTED" {
@@ -127,7 +129,7 @@ func TestEnvAndLocks(t *testing.T) {
 	os.Mkdir(sub, 0o755)
 	for _, dir := range []string{h.ws, sub} {
 		out, stderr, code := h.command(t, dir, "env")
-		if code != 0 || !strings.Contains(out, "export CLAUDE_CODE_SSE_PORT='"+port+"'\n") || !strings.Contains(out, "export ENABLE_IDE_INTEGRATION='true'\n") {
+		if code != 0 || !strings.Contains(out, "export CLAUDE_CODE_SSE_PORT="+port+"\n") || !strings.Contains(out, "export ENABLE_IDE_INTEGRATION=true\n") {
 			t.Errorf("env in %s: status %d, stdout %q, stderr %q", dir, code, out, stderr)
 		}
 	}

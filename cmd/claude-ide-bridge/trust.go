@@ -12,6 +12,7 @@ import (
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/lsp"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/termtext"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/trust"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/userfile"
 )
 
 // trustEnables says what trusting a folder lets run, for the prompt and the command.
@@ -140,8 +141,7 @@ func isAncestorOrSelf(dir, p string) bool {
 	if r, err := filepath.EvalSymlinks(p); err == nil {
 		p = r
 	}
-	rel, err := filepath.Rel(dir, p)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+	return userfile.Within(dir, p)
 }
 
 // trustWorkspace decides, before serve starts its language servers in root, whether they may

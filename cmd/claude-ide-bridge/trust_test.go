@@ -8,6 +8,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/termtext"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
 )
 
 // writeScript writes an executable shell script.
@@ -232,7 +235,7 @@ func TestServerProgramNotFromWorkspace(t *testing.T) {
 func getDiagnosticsRaw(t *testing.T, s *server, path string) {
 	t.Helper()
 	c := s.claude(t)
-	c.Tool(ctxT(t), "getDiagnostics", map[string]any{"uri": "file://" + path})
+	c.Tool(testbin.Ctx(t), "getDiagnostics", map[string]any{"uri": "file://" + path})
 }
 
 // TestServeTrustPrompt: serve in a real terminal (tmux) asks before starting language servers
@@ -263,7 +266,7 @@ func TestServeTrustPrompt(t *testing.T) {
 		if strings.ContainsAny(k, " '") {
 			continue
 		}
-		env += "export " + k + "='" + strings.ReplaceAll(v, "'", `'\''`) + "'\n"
+		env += "export " + k + "=" + termtext.ShellQuote(v) + "\n"
 	}
 	for i, c := range []struct{ answer, ws string }{{"Enter", h.ws}, {"y", h.ws}, {"y", sharedWS}} {
 		script := filepath.Join(dir, fmt.Sprintf("run%d", i))
@@ -271,7 +274,7 @@ func TestServeTrustPrompt(t *testing.T) {
 		sock := filepath.Join(dir, fmt.Sprintf("tmux%d.sock", i))
 		tm := func(args ...string) string {
 			t.Helper()
-			out, err := exec.CommandContext(ctxT(t), tmux, append([]string{"-S", sock}, args...)...).CombinedOutput()
+			out, err := exec.CommandContext(testbin.Ctx(t), tmux, append([]string{"-S", sock}, args...)...).CombinedOutput()
 			if err != nil {
 				t.Fatalf("tmux %v: %v %s", args, err, out)
 			}
@@ -281,7 +284,7 @@ func TestServeTrustPrompt(t *testing.T) {
 		t.Cleanup(func() { exec.Command(tmux, "-S", sock, "kill-server").Run() })
 		waitScreen := func(want string) string {
 			t.Helper()
-			for deadline := time.Now().Add(bound); ; time.Sleep(50 * time.Millisecond) {
+			for deadline := time.Now().Add(testbin.Bound); ; time.Sleep(50 * time.Millisecond) {
 				if sc := tm("capture-pane", "-p", "-J"); strings.Contains(sc, want) {
 					return sc
 				}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/review"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
 )
 
 // review's text output escapes every path and diff line (a file name or its text can hold
@@ -50,7 +51,7 @@ func TestReviewRevertAsListed(t *testing.T) {
 	c := s.claude(t)
 	call := func(name string, args map[string]any) {
 		t.Helper()
-		if _, err := c.Tool(ctxT(t), name, args); err != nil {
+		if _, err := c.Tool(testbin.Ctx(t), name, args); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
 	}

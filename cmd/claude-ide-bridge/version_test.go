@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
 )
 
 // The bridge's default version is every plugin's: :checkhealth compares them, and the plugins'
@@ -45,7 +47,7 @@ func TestStampedVersion(t *testing.T) {
 		t.Errorf("version: %q %v", out, err)
 	}
 	h := newHome(t)
-	cmd := exec.CommandContext(ctxT(t), stamped, "serve", "--stdio", "--outlive", "0")
+	cmd := exec.CommandContext(testbin.Ctx(t), stamped, "serve", "--stdio", "--outlive", "0")
 	cmd.Env = h.env()
 	in, _ := cmd.StdinPipe()
 	out, _ := cmd.StdoutPipe()

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/probe"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
 )
 
 // Spec 000 "Authentication": "If the token doesn't match, the connection is rejected." Facts
@@ -30,7 +31,7 @@ func TestAuthMatrix(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, resp, err := probe.Dial(ctxT(t), b.Port(), tt.token, tt.opts)
+			c, resp, err := probe.Dial(testbin.Ctx(t), b.Port(), tt.token, tt.opts)
 			if tt.status == 0 {
 				if err != nil {
 					t.Fatalf("refused: %v", err)
@@ -92,7 +93,7 @@ func rawUpgrade(t *testing.T, port int, host, token string) int {
 func TestSubprotocolEchoed(t *testing.T) {
 	t.Parallel()
 	b, _ := start(t)
-	c, resp, err := probe.Dial(ctxT(t), b.Port(), b.Token(), nil)
+	c, resp, err := probe.Dial(testbin.Ctx(t), b.Port(), b.Token(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
 )
 
 // A panic in an editor call becomes an error answer (jsonrpc.Handler: "A panic becomes a
@@ -12,7 +14,7 @@ func TestEditorPanicAnswersError(t *testing.T) {
 	t.Parallel()
 	b, _ := start(t)
 	c := connect(t, b)
-	_, err := c.Tool(ctxT(t), "checkDocumentDirty", map[string]any{"filePath": panicPath})
+	_, err := c.Tool(testbin.Ctx(t), "checkDocumentDirty", map[string]any{"filePath": panicPath})
 	if rpcCode(err) != -32603 || !strings.Contains(err.Error(), "panic") {
 		t.Fatalf("got %v, want -32603 naming the panic", err)
 	}
@@ -30,7 +32,7 @@ func TestBlockingOpenDiffBlocksNothingElse(t *testing.T) {
 	path := filepath.Join(b.Model.Folders()[0], "f.txt")
 	done := make(chan []string, 1)
 	go func() {
-		r, err := a.Tool(ctxT(t), "openDiff", map[string]any{"old_file_path": path, "new_file_path": path, "new_file_contents": "x\n", "tab_name": "T"})
+		r, err := a.Tool(testbin.Ctx(t), "openDiff", map[string]any{"old_file_path": path, "new_file_path": path, "new_file_contents": "x\n", "tab_name": "T"})
 		if err != nil {
 			done <- []string{err.Error()}
 			return

@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
 )
 
 // The diff rules themselves are walked step by step against ide.Model in
@@ -21,7 +23,7 @@ func TestDiffOwnershipPerConnection(t *testing.T) {
 	path, mtime := writeFile(t, b, "f.txt", "old\n")
 	a, c := connect(t, b), connect(t, b)
 
-	ans := openDiffAsync(ctxT(t), a, path, "new\n", "T")
+	ans := openDiffAsync(testbin.Ctx(t), a, path, "new\n", "T")
 	p := recv(t, ed.shown, "showDiff")
 	wantText("CLOSED_0_DIFF_TABS")(t, tool(t, c, "closeAllDiffTabs", nil)) // another connection's prompt
 	select {
@@ -35,7 +37,7 @@ func TestDiffOwnershipPerConnection(t *testing.T) {
 	if r := recv(t, ans, "openDiff answer"); r.err != nil || strings.Join(r.texts, "|") != "FILE_SAVED|new, edited\n" {
 		t.Fatalf("got %+v, want FILE_SAVED with the final text", r)
 	}
-	if _, err := c.Tool(ctxT(t), "openDiff", map[string]any{"old_file_path": path, "new_file_path": path,
+	if _, err := c.Tool(testbin.Ctx(t), "openDiff", map[string]any{"old_file_path": path, "new_file_path": path,
 		"new_file_contents": "other\n", "tab_name": "T"}); rpcCode(err) != -32000 {
 		t.Fatalf("another connection replacing the accepted diff: %v, want -32000", err)
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/probe"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
 )
 
 // faultBound caps every wait in the fault tests.
@@ -123,7 +124,7 @@ func TestAcceptedTextSurvivesDisconnect(t *testing.T) {
 	b, ed, gone := startWatched(t)
 	path, mtime := writeFile(t, b, "f.txt", "old\n")
 	a := connect(t, b)
-	ans := openDiffAsync(ctxT(t), a, path, "new\n", "T")
+	ans := openDiffAsync(testbin.Ctx(t), a, path, "new\n", "T")
 	p := recv(t, ed.shown, "showDiff")
 	if err := accept(b, p, "new, edited\n"); err != nil {
 		t.Fatal(err)
@@ -137,7 +138,7 @@ func TestAcceptedTextSurvivesDisconnect(t *testing.T) {
 	c := connect(t, b)
 	wantText("CLOSED_0_DIFF_TABS")(t, tool(t, c, "closeAllDiffTabs", nil))
 	wantText("TAB_CLOSED")(t, tool(t, c, "close_tab", map[string]any{"tab_name": "T"}))
-	if _, err := c.Tool(ctxT(t), "openDiff", map[string]any{"old_file_path": path, "new_file_path": path,
+	if _, err := c.Tool(testbin.Ctx(t), "openDiff", map[string]any{"old_file_path": path, "new_file_path": path,
 		"new_file_contents": "other\n", "tab_name": "T"}); rpcCode(err) != -32000 {
 		t.Fatalf("replacing another client's accepted diff: %v, want -32000", err)
 	}
@@ -174,7 +175,7 @@ func TestClientThatNeverReads(t *testing.T) {
 			want[pad+strconv.Itoa(i)] = true
 		}
 		for range batch {
-			m, err := reader.Next(ctxT(t), "at_mentioned")
+			m, err := reader.Next(testbin.Ctx(t), "at_mentioned")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -231,7 +232,7 @@ func stuckClient(t *testing.T, b *bridge.Bridge) (*websocket.Conn, ide.ClientID)
 	t.Helper()
 	before := b.Model.Listeners()
 	ws := wsClient(t, b)
-	ws.Write(ctxT(t), websocket.MessageText, []byte(`{"jsonrpc":"2.0","method":"ide_connected","params":{"pid":1}}`))
+	ws.Write(testbin.Ctx(t), websocket.MessageText, []byte(`{"jsonrpc":"2.0","method":"ide_connected","params":{"pid":1}}`))
 	// Wait (bounded) until the bridge sends it notifications (after the handshake's quiet time).
 	deadline := time.Now().Add(faultBound)
 	for b.Model.Listeners() == before {
@@ -329,7 +330,7 @@ func TestManyClientsBlockingDiffs(t *testing.T) {
 	}()
 	const n = 64
 	clients := connectMany(t, b, n)
-	if c, resp, err := probe.Dial(ctxT(t), b.Port(), b.Token(), nil); err == nil {
+	if c, resp, err := probe.Dial(testbin.Ctx(t), b.Port(), b.Token(), nil); err == nil {
 		c.Close()
 		t.Fatal("a 65th connection was accepted")
 	} else if resp == nil || resp.StatusCode != http.StatusServiceUnavailable {
@@ -338,7 +339,7 @@ func TestManyClientsBlockingDiffs(t *testing.T) {
 	answers := make([]<-chan diffAnswer, n)
 	for i, c := range clients {
 		path := filepath.Join(b.Model.Folders()[0], fmt.Sprintf("f%d.txt", i))
-		answers[i] = openDiffAsync(ctxT(t), c, path, fmt.Sprintf("proposal %d\n", i), fmt.Sprintf("T%d", i))
+		answers[i] = openDiffAsync(testbin.Ctx(t), c, path, fmt.Sprintf("proposal %d\n", i), fmt.Sprintf("T%d", i))
 	}
 	shown := map[string]ide.ShowDiffParams{}
 	for range n {
@@ -379,7 +380,7 @@ func TestManyClientsBlockingDiffs(t *testing.T) {
 // time) and returns once the bridge sends notifications to all of them.
 func connectMany(t *testing.T, b *bridge.Bridge, n int) []*probe.Client {
 	t.Helper()
-	ctx := ctxT(t)
+	ctx := testbin.Ctx(t)
 	clients := make([]*probe.Client, n)
 	errs := make(chan error, n)
 	for i := range clients {

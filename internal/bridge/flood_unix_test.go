@@ -15,6 +15,7 @@ import (
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/bridge"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
 )
 
 // A flood of selections to a client that is not reading yet ends with the client seeing the
@@ -33,7 +34,7 @@ func TestSelectionFloodCoalesced(t *testing.T) {
 		s.Text = big
 		b.Model.SelectionChanged(s)
 	}
-	ctx := ctxT(t)
+	ctx := testbin.Ctx(t)
 	seen := 0
 	for {
 		_, data, err := ws.Read(ctx)
@@ -70,7 +71,7 @@ func TestSelectionFloodCoalesced(t *testing.T) {
 // rawClient connects and does the handshake by hand, then reads nothing until the test does.
 func rawClient(t *testing.T, b *bridge.Bridge, ready <-chan ide.ClientID) *websocket.Conn {
 	t.Helper()
-	ctx := ctxT(t)
+	ctx := testbin.Ctx(t)
 	// A small receive buffer stands for a client that is busy: little fits in flight.
 	d := &net.Dialer{Control: func(_, _ string, c syscall.RawConn) error {
 		return c.Control(func(fd uintptr) { syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 8<<10) })

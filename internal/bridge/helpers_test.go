@@ -14,6 +14,7 @@ import (
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/jsonrpc"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/probe"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
 )
 
 // testEditor is an in-process ide.Editor that records what the bridge asked it to do.
@@ -104,17 +105,11 @@ func startWith(t *testing.T, change func(*bridge.Config)) (*bridge.Bridge, *test
 	return b, ed
 }
 
-func ctxT(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
-
 // connect dials b as Claude and completes the handshake. It returns once the bridge counts the
 // client, so that notifications sent after it reach it.
 func connect(t *testing.T, b *bridge.Bridge) *probe.Client {
 	t.Helper()
-	ctx := ctxT(t)
+	ctx := testbin.Ctx(t)
 	before := b.Model.Listeners()
 	c, _, err := probe.Dial(ctx, b.Port(), b.Token(), nil)
 	if err != nil {
@@ -138,7 +133,7 @@ func connect(t *testing.T, b *bridge.Bridge) *probe.Client {
 // tool calls a tool and fails the test on a protocol error.
 func tool(t *testing.T, c *probe.Client, name string, args any) *probe.ToolResult {
 	t.Helper()
-	r, err := c.Tool(ctxT(t), name, args)
+	r, err := c.Tool(testbin.Ctx(t), name, args)
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}

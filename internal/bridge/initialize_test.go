@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/probe"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
 )
 
 // Facts file "Handshake": the result's protocolVersion "must be one of 2025-11-25, 2025-06-18,
@@ -24,7 +25,7 @@ func TestInitializeNegotiation(t *testing.T) {
 		{nil, "2025-03-26"},
 	}
 	for _, tt := range tests {
-		c, _, err := probe.Dial(ctxT(t), b.Port(), b.Token(), nil)
+		c, _, err := probe.Dial(testbin.Ctx(t), b.Port(), b.Token(), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -38,7 +39,7 @@ func TestInitializeNegotiation(t *testing.T) {
 				Tools map[string]any `json:"tools"`
 			} `json:"capabilities"`
 		}
-		err = c.Call(ctxT(t), "initialize", params, &res)
+		err = c.Call(testbin.Ctx(t), "initialize", params, &res)
 		c.Close()
 		if err != nil {
 			t.Fatalf("asked %v: %v", tt.asked, err)

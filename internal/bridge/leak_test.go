@@ -10,6 +10,7 @@ import (
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/membudget"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/probe"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
 )
 
 // Issue 35 item 7: a Claude connection renewed right after an accept (a restarted CLI, a
@@ -24,16 +25,16 @@ func TestGoneClientsAcceptedDiffsReleased(t *testing.T) {
 	path, _ := writeFile(t, b, "f.txt", "old\n")
 	const rounds = 20
 	for i := range rounds {
-		a, _, err := probe.Dial(ctxT(t), b.Port(), b.Token(), nil)
+		a, _, err := probe.Dial(testbin.Ctx(t), b.Port(), b.Token(), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := a.Handshake(ctxT(t)); err != nil {
+		if _, err := a.Handshake(testbin.Ctx(t)); err != nil {
 			t.Fatal(err)
 		}
 		tool(t, a, "closeAllDiffTabs", nil) // the prompt
 		text := strings.Repeat(string(rune('a'+i%26)), 64<<10) + "\n"
-		ans := openDiffAsync(ctxT(t), a, path, text, "T"+string(rune('A'+i)))
+		ans := openDiffAsync(testbin.Ctx(t), a, path, text, "T"+string(rune('A'+i)))
 		shown := recv(t, ed.shown, "showDiff")
 		if err := b.Model.Decide(shown.Seq, ide.Decision{Accept: true}); err != nil {
 			t.Fatal(err)
@@ -80,11 +81,11 @@ func TestDiffShownAsClientLeavesIsClosed(t *testing.T) {
 	ed := slowShowEditor{newTestEditor()}
 	b, _ := startWith(t, func(c *bridge.Config) { c.Editor = ed })
 	path, mtime := writeFile(t, b, "f.txt", "old\n")
-	a, _, err := probe.Dial(ctxT(t), b.Port(), b.Token(), nil)
+	a, _, err := probe.Dial(testbin.Ctx(t), b.Port(), b.Token(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.Handshake(ctxT(t)); err != nil {
+	if _, err := a.Handshake(testbin.Ctx(t)); err != nil {
 		t.Fatal(err)
 	}
 	openDiffAsync(context.Background(), a, path, "new\n", "T")

@@ -15,6 +15,7 @@ import (
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/bridge"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/probe"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
 )
 
 const mcpInit = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
@@ -91,7 +92,7 @@ func TestMCPAuthMatrix(t *testing.T) {
 		})
 	}
 	t.Run("MCP token on the WebSocket", func(t *testing.T) {
-		c, resp, err := probe.Dial(ctxT(t), port, b.MCPToken(), nil)
+		c, resp, err := probe.Dial(testbin.Ctx(t), port, b.MCPToken(), nil)
 		if err == nil {
 			c.Close()
 			t.Fatal("the MCP token opened the IDE WebSocket")
@@ -160,12 +161,12 @@ func TestMCPConfigFile(t *testing.T) {
 // report: the IDE server on the WebSocket and the code tools' /mcp.
 func TestServerInfoVersion(t *testing.T) {
 	b, _ := startWith(t, func(c *bridge.Config) { c.Version = "9.8.7-test" })
-	c, _, err := probe.Dial(ctxT(t), b.Port(), b.Token(), nil)
+	c, _, err := probe.Dial(testbin.Ctx(t), b.Port(), b.Token(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	res, err := c.Handshake(ctxT(t))
+	res, err := c.Handshake(testbin.Ctx(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/bridge"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/remote"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
 )
 
 // shellFile writes a five-line file into b's workspace and returns its path and b as a target.
@@ -46,14 +47,14 @@ func TestShellMentionReachesClaude(t *testing.T) {
 	b, lockDir := startLocked(t)
 	path, target := shellFile(t, b, lockDir)
 	c := connect(t, b)
-	reply, err := remote.Send(ctxT(t), target, remote.PathMention, remote.Request{FilePath: path, Lines: []int{2, 4}})
+	reply, err := remote.Send(testbin.Ctx(t), target, remote.PathMention, remote.Request{FilePath: path, Lines: []int{2, 4}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if reply.Sessions != 1 || reply.Held {
 		t.Fatalf("reply %+v, want 1 session", reply)
 	}
-	m, err := c.Next(ctxT(t), "at_mentioned")
+	m, err := c.Next(testbin.Ctx(t), "at_mentioned")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,10 +63,10 @@ func TestShellMentionReachesClaude(t *testing.T) {
 		t.Fatalf("at_mentioned %s, want %s", m.Params, want)
 	}
 	// A whole file: no lines.
-	if _, err := remote.Send(ctxT(t), target, remote.PathMention, remote.Request{FilePath: path}); err != nil {
+	if _, err := remote.Send(testbin.Ctx(t), target, remote.PathMention, remote.Request{FilePath: path}); err != nil {
 		t.Fatal(err)
 	}
-	if m, err = c.Next(ctxT(t), "at_mentioned"); err != nil || string(m.Params) != `{"filePath":"`+path+`"}` {
+	if m, err = c.Next(testbin.Ctx(t), "at_mentioned"); err != nil || string(m.Params) != `{"filePath":"`+path+`"}` {
 		t.Fatalf("whole-file at_mentioned %s, %v", m.Params, err)
 	}
 }
@@ -75,7 +76,7 @@ func TestShellMentionHeldUntilClaudeConnects(t *testing.T) {
 	t.Parallel()
 	b, lockDir := startLocked(t)
 	path, target := shellFile(t, b, lockDir)
-	reply, err := remote.Send(ctxT(t), target, remote.PathMention, remote.Request{FilePath: path, Lines: []int{5, 5}})
+	reply, err := remote.Send(testbin.Ctx(t), target, remote.PathMention, remote.Request{FilePath: path, Lines: []int{5, 5}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +84,7 @@ func TestShellMentionHeldUntilClaudeConnects(t *testing.T) {
 		t.Fatalf("reply %+v, want held", reply)
 	}
 	c := connect(t, b)
-	m, err := c.Next(ctxT(t), "at_mentioned")
+	m, err := c.Next(testbin.Ctx(t), "at_mentioned")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,14 +100,14 @@ func TestShellSelectSetsSelection(t *testing.T) {
 	b, lockDir := startLocked(t)
 	path, target := shellFile(t, b, lockDir)
 	c := connect(t, b)
-	reply, err := remote.Send(ctxT(t), target, remote.PathSelect, remote.Request{FilePath: path, Lines: []int{2, 3}})
+	reply, err := remote.Send(testbin.Ctx(t), target, remote.PathSelect, remote.Request{FilePath: path, Lines: []int{2, 3}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if reply.Sessions != 1 {
 		t.Fatalf("reply %+v", reply)
 	}
-	m, err := c.Next(ctxT(t), "selection_changed")
+	m, err := c.Next(testbin.Ctx(t), "selection_changed")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,10 +129,10 @@ func TestShellSelectSetsSelection(t *testing.T) {
 		t.Fatalf("getLatestSelection %s", r.Texts())
 	}
 	// No lines: the cursor at the file's start, an empty selection in that file.
-	if _, err := remote.Send(ctxT(t), target, remote.PathSelect, remote.Request{FilePath: path}); err != nil {
+	if _, err := remote.Send(testbin.Ctx(t), target, remote.PathSelect, remote.Request{FilePath: path}); err != nil {
 		t.Fatal(err)
 	}
-	if m, err = c.Next(ctxT(t), "selection_changed"); err != nil || !strings.Contains(string(m.Params), `"text":""`) || !strings.Contains(string(m.Params), `"isEmpty":true`) {
+	if m, err = c.Next(testbin.Ctx(t), "selection_changed"); err != nil || !strings.Contains(string(m.Params), `"text":""`) || !strings.Contains(string(m.Params), `"isEmpty":true`) {
 		t.Fatalf("cursor selection %s %v", m.Params, err)
 	}
 }
@@ -159,7 +160,7 @@ func TestShellBadRequestsRefused(t *testing.T) {
 		{"a directory", remote.PathSelect, remote.Request{FilePath: filepath.Dir(path)}, "not a regular file"},
 		{"too big", remote.PathSelect, remote.Request{FilePath: big, Lines: []int{1, 1}}, "over 1048576 bytes"},
 	} {
-		_, err := remote.Send(ctxT(t), target, tc.endpoint, tc.req)
+		_, err := remote.Send(testbin.Ctx(t), target, tc.endpoint, tc.req)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: err %v, want %q", tc.name, err, tc.want)
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/remote"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/review"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
 )
 
 // The review endpoint (which can write a file back: --revert) and the hooks' endpoint have the
@@ -96,7 +97,7 @@ func TestRejectedDiffEndsTheWait(t *testing.T) {
 	c := connect(t, b)
 	for _, tab := range []string{"closed", "rejected"} {
 		b.State.Hook(claudestate.Event{Name: "PermissionRequest", SessionID: "s", ToolName: "Edit"})
-		ans := openDiffAsync(ctxT(t), c, path, "new\n", tab)
+		ans := openDiffAsync(testbin.Ctx(t), c, path, "new\n", tab)
 		shown := recv(t, ed.shown, "showDiff")
 		if tab == "closed" {
 			wantText("TAB_CLOSED")(t, tool(t, c, "close_tab", map[string]any{"tab_name": tab}))

@@ -21,6 +21,7 @@ import (
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/bridge"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/probe"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
 )
 
 // secRequest is an upgrade request as the CLI sends it (claude-cli-facts.md: "Upgrade headers:
@@ -342,7 +343,7 @@ func TestHandshakeTimeBound(t *testing.T) {
 // reads raw answers, so malformed input reaches the bridge exactly as written.
 func wsClient(t *testing.T, b *bridge.Bridge) *websocket.Conn {
 	t.Helper()
-	ctx := ctxT(t)
+	ctx := testbin.Ctx(t)
 	h := http.Header{}
 	h.Set("X-Claude-Code-Ide-Authorization", b.Token())
 	ws, _, err := websocket.Dial(ctx, "ws://127.0.0.1:"+strconv.Itoa(b.Port())+"/", &websocket.DialOptions{HTTPHeader: h, Subprotocols: []string{"mcp"}})
@@ -445,11 +446,11 @@ func TestWebSocketBadInput(t *testing.T) {
 	for _, tc := range wsBadInputs {
 		t.Run(tc.name, func(t *testing.T) {
 			checkBadInput(t, tc, func(msg []byte) {
-				if err := ws.Write(ctxT(t), websocket.MessageText, msg); err != nil {
+				if err := ws.Write(testbin.Ctx(t), websocket.MessageText, msg); err != nil {
 					t.Fatal(err)
 				}
 			}, func() []byte {
-				_, data, err := ws.Read(ctxT(t))
+				_, data, err := ws.Read(testbin.Ctx(t))
 				if err != nil {
 					t.Fatalf("connection ended: %v", err)
 				}
@@ -622,7 +623,7 @@ func TestOpenDiffPaths(t *testing.T) {
 	ws := b.Model.Folders()[0]
 	c := connect(t, b)
 	for _, tc := range []struct{ path, want string }{{"new.txt", filepath.Join(ws, "new.txt")}, {"sub/../n2.txt", filepath.Join(ws, "n2.txt")}} {
-		ans := openDiffAsync(ctxT(t), c, tc.path, "x\n", "P"+tc.path)
+		ans := openDiffAsync(testbin.Ctx(t), c, tc.path, "x\n", "P"+tc.path)
 		p := recv(t, ed.shown, "showDiff")
 		if p.FilePath != tc.want || p.NewFilePath != tc.want || p.FileExists {
 			t.Errorf("%s: shown %+v, want %s as a new file", tc.path, p, tc.want)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/probe"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
 )
 
 func sel(file string, line int) ide.Selection {
@@ -27,7 +28,7 @@ func TestLatestSelectionKept(t *testing.T) {
 	b.Model.SelectionChanged(sel("/w/b.go", 7))
 	wantObject("fileUrl?,filePath,selection,success,text", map[string]any{"filePath": "/w/b.go", "fileUrl": "file:///w/b.go"})(t, tool(t, c, "getLatestSelection", nil))
 	// The first may be coalesced away or repeated; the client must end on the latest.
-	ctx := ctxT(t)
+	ctx := testbin.Ctx(t)
 	for {
 		m, err := c.Next(ctx, "selection_changed")
 		if err != nil {
@@ -89,7 +90,7 @@ func intp(i int) *int { return &i }
 // nextMention waits for the next at_mentioned and returns its params as a map.
 func nextMention(t *testing.T, c *probe.Client) map[string]any {
 	t.Helper()
-	m, err := c.Next(ctxT(t), "at_mentioned")
+	m, err := c.Next(testbin.Ctx(t), "at_mentioned")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +138,7 @@ func TestAtMentionedShape(t *testing.T) {
 func TestMentionHeldForFirstClient(t *testing.T) {
 	t.Parallel()
 	b, _ := start(t)
-	first, _, err := probe.Dial(ctxT(t), b.Port(), b.Token(), nil)
+	first, _, err := probe.Dial(testbin.Ctx(t), b.Port(), b.Token(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +147,7 @@ func TestMentionHeldForFirstClient(t *testing.T) {
 	if n, held, err := b.Model.AtMentioned(ide.Mention{FilePath: "/w/held.go"}); n != 0 || !held || err != nil {
 		t.Fatalf("AtMentioned: %d, %v, %v; want held", n, held, err)
 	}
-	if _, err := first.Handshake(ctxT(t)); err != nil {
+	if _, err := first.Handshake(testbin.Ctx(t)); err != nil {
 		t.Fatal(err)
 	}
 	if p := nextMention(t, first); p["filePath"] != "/w/held.go" {

@@ -3,13 +3,15 @@ package bridge_test
 import (
 	"path/filepath"
 	"testing"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
 )
 
 func TestOpenDiffAcceptRoundTrip(t *testing.T) {
 	t.Parallel()
 	b, ed := start(t)
 	c := connect(t, b)
-	ctx := ctxT(t)
+	ctx := testbin.Ctx(t)
 	path := filepath.Join(b.Model.Folders()[0], "a.txt")
 	type res struct {
 		texts []string

@@ -12,6 +12,7 @@ import (
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/bridge"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/probe"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
 )
 
 // Spec 000 "Available MCP Tools": "The VS Code extension registers 12 tools", with these inputs.
@@ -43,7 +44,7 @@ func listTools(t *testing.T, c *probe.Client) map[string]listedTool {
 	var res struct {
 		Tools []listedTool `json:"tools"`
 	}
-	if err := c.Call(ctxT(t), "tools/list", nil, &res); err != nil {
+	if err := c.Call(testbin.Ctx(t), "tools/list", nil, &res); err != nil {
 		t.Fatal(err)
 	}
 	out := map[string]listedTool{}
@@ -307,7 +308,7 @@ func TestProtocolErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := tt.call(ctxT(t))
+			err := tt.call(testbin.Ctx(t))
 			if rpcCode(err) != tt.code || !strings.Contains(err.Error(), tt.contains) {
 				t.Errorf("got %v, want code %d naming %s", err, tt.code, tt.contains)
 			}

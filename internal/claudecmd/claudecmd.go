@@ -12,8 +12,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/permmode"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/termtext"
 )
 
 // Request is what the user chose (the editor protocol's claudeCommand params).
@@ -120,12 +120,12 @@ func Compose(r Request, b Bridge) Command {
 	}
 	words := make([]string, len(c.Argv))
 	for i, w := range c.Argv {
-		words[i] = discovery.ShellWord(w)
+		words[i] = termtext.ShellQuote(w)
 	}
 	c.Display = strings.Join(words, " ")
 	assigns := make([]string, 0, len(c.Env)+1)
 	for _, k := range slices.Sorted(maps.Keys(c.Env)) {
-		assigns = append(assigns, k+"="+discovery.ShellWord(c.Env[k]))
+		assigns = append(assigns, k+"="+termtext.ShellQuote(c.Env[k]))
 	}
 	c.Shell = strings.Join(append(assigns, c.Display), " ")
 	return c

@@ -3,7 +3,8 @@ package claudestate
 import (
 	"encoding/json"
 	"strconv"
-	"strings"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/termtext"
 )
 
 // HookEvents are the CLI events the bridge's settings file hooks. Not PreToolUse: it would run a
@@ -14,7 +15,7 @@ var HookEvents = []string{"SessionStart", "UserPromptSubmit", "Notification", "P
 // Settings is the --settings JSON that makes the CLI run `exe hook --port PORT` on each of
 // HookEvents. It sets nothing else (no permissions, no mode).
 func Settings(exe string, port int) []byte {
-	cmd := shellQuote(exe) + " hook --port " + strconv.Itoa(port)
+	cmd := termtext.ShellQuote(exe) + " hook --port " + strconv.Itoa(port)
 	entry := []map[string]any{{"hooks": []map[string]any{{"type": "command", "command": cmd, "timeout": 5}}}}
 	hooks := map[string]any{}
 	for _, e := range HookEvents {
@@ -26,9 +27,4 @@ func Settings(exe string, port int) []byte {
 	}
 	b, _ := json.MarshalIndent(map[string]any{"hooks": hooks}, "", "  ")
 	return append(b, '\n')
-}
-
-// shellQuote quotes s for sh (the CLI runs a hook's command through a shell).
-func shellQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -4,6 +4,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/termtext"
 )
 
 // envKeys is the stable order of the variables Env sets.
@@ -63,27 +65,12 @@ func exportsOf(env map[string]string) string {
 	for _, k := range envKeys {
 		switch k {
 		case "no_proxy":
-			b.WriteString("export no_proxy=" + shellQuote(env[k], true) + `"${no_proxy:+,$no_proxy}${NO_PROXY:+,$NO_PROXY}"` + "\n")
+			b.WriteString("export no_proxy=" + termtext.ShellQuote(env[k]) + `"${no_proxy:+,$no_proxy}${NO_PROXY:+,$NO_PROXY}"` + "\n")
 		case "NO_PROXY":
 			b.WriteString(`export NO_PROXY="$no_proxy"` + "\n")
 		default:
-			b.WriteString("export " + k + "=" + shellQuote(env[k], true) + "\n")
+			b.WriteString("export " + k + "=" + termtext.ShellQuote(env[k]) + "\n")
 		}
 	}
 	return b.String()
 }
-
-// ShellWord is s as one POSIX shell word: as it is when made only of safe characters, else
-// single-quoted.
-func ShellWord(s string) string { return shellQuote(s, false) }
-
-// shellQuote single-quotes s for a POSIX shell; with always false, a word made only of
-// safe characters is returned as is.
-func shellQuote(s string, always bool) string {
-	if !always && s != "" && strings.Trim(s, shellSafe) == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-const shellSafe = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-"

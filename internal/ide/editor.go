@@ -53,12 +53,14 @@ type Capabilities struct {
 	LSPRequest bool `json:"lspRequest"`
 }
 
-// Encoding is the unit of Position.Character an editor uses.
+// Encoding is the unit of Position.Character: of an editor, of a language server's answer, of
+// the CLI (UTF-16). Units and ByteOffset in position.go convert between it and byte offsets.
 type Encoding string
 
 const (
 	UTF8  Encoding = "utf-8"  // byte offsets (Neovim)
-	UTF16 Encoding = "utf-16" // UTF-16 code units (VS Code, Nova)
+	UTF16 Encoding = "utf-16" // UTF-16 code units (VS Code, Nova, the CLI, LSP's default; also "")
+	UTF32 Encoding = "utf-32" // code points (runes); a language server may pick it
 )
 
 // EditorInfo describes an editor to the Model.

@@ -3,7 +3,6 @@ package ide
 import (
 	"path/filepath"
 	"strings"
-	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -47,38 +46,85 @@ func PositionAt(content string, off int, enc Encoding) Position {
 	return Position{Line: line, Character: Units(before[lineStart:], enc)}
 }
 
-// Units counts s in enc: bytes for UTF-8, code units for UTF-16 (an invalid byte counts as one).
+// Units counts s in enc: bytes for UTF8, runes for UTF32, and UTF-16 code units otherwise (UTF16
+// or ""), a character above U+FFFF being two. An invalid byte counts as one in every encoding,
+// as the U+FFFD it decodes to. The inverse is ByteOffset.
 func Units(s string, enc Encoding) int {
-	if enc != UTF16 {
+	switch enc {
+	case UTF8:
 		return len(s)
+	case UTF32:
+		return utf8.RuneCountInString(s)
 	}
 	n := 0
 	for _, r := range s {
-		if r == utf8.RuneError {
-			n++
-			continue
-		}
-		n += utf16.RuneLen(r)
+		n += unitsOf(r)
 	}
 	return n
 }
 
-var languages = map[string]string{
-	".go": "go", ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript", ".ts": "typescript",
-	".tsx": "typescriptreact", ".jsx": "javascriptreact", ".py": "python", ".rs": "rust", ".rb": "ruby",
-	".lua": "lua", ".c": "c", ".h": "c", ".cc": "cpp", ".cpp": "cpp", ".hpp": "cpp", ".java": "java",
-	".kt": "kotlin", ".swift": "swift", ".sh": "shellscript", ".bash": "shellscript", ".md": "markdown",
-	".json": "json", ".yaml": "yaml", ".yml": "yaml", ".toml": "toml", ".html": "html", ".css": "css",
-	".txt": "plaintext", ".vim": "vim", ".sql": "sql", ".php": "php", ".cs": "csharp", ".xml": "xml",
+// ByteOffset is the byte offset in line of character n counted in enc (Units' inverse). A line
+// ending in \n, \r\n or \r is measured without it, and n past the line's end gives its end, as
+// LSP says; a negative n gives 0; an n that falls inside a character (half a surrogate pair, a
+// byte inside a UTF-8 sequence) gives that character's start.
+func ByteOffset(line string, n int, enc Encoding) int {
+	line = strings.TrimSuffix(strings.TrimSuffix(line, "\n"), "\r")
+	units := 0
+	for i, r := range line {
+		w := 1 // a rune in UTF32; an invalid byte in any encoding
+		switch {
+		case enc == UTF8:
+			_, w = utf8.DecodeRuneInString(line[i:])
+		case enc != UTF32:
+			w = unitsOf(r)
+		}
+		if units+w > n {
+			return i
+		}
+		units += w
+	}
+	return len(line)
 }
 
-// LanguageID guesses a VS Code language id from a file name, for editors that do not say.
-func LanguageID(path string) string {
+// unitsOf is r's length in UTF-16 code units; an invalid byte (U+FFFD) is one.
+func unitsOf(r rune) int {
+	if r >= 0x10000 && r <= utf8.MaxRune {
+		return 2
+	}
+	return 1
+}
+
+// languages are the VS Code / LSP language identifiers by extension: what openFile reports and
+// what the bridge's language servers are told in didOpen.
+var languages = map[string]string{
+	".go": "go", ".mod": "go.mod", ".rs": "rust", ".py": "python", ".pyi": "python",
+	".ts": "typescript", ".mts": "typescript", ".cts": "typescript", ".tsx": "typescriptreact",
+	".js": "javascript", ".mjs": "javascript", ".cjs": "javascript", ".jsx": "javascriptreact",
+	".c": "c", ".h": "c", ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".hpp": "cpp", ".hh": "cpp",
+	".hxx": "cpp", ".m": "objective-c", ".mm": "objective-cpp", ".java": "java", ".rb": "ruby",
+	".lua": "lua", ".zig": "zig", ".sh": "shellscript", ".bash": "shellscript", ".json": "json",
+	".html": "html", ".css": "css", ".md": "markdown", ".yaml": "yaml", ".yml": "yaml",
+	".toml": "toml", ".swift": "swift", ".kt": "kotlin", ".cs": "csharp", ".php": "php",
+	".hs": "haskell", ".txt": "plaintext", ".vim": "vim", ".sql": "sql", ".xml": "xml",
+}
+
+// KnownLanguageID is the language identifier of path by its extension (any case), or of a file
+// named Makefile, and whether it is one known here.
+func KnownLanguageID(path string) (string, bool) {
 	if l, ok := languages[strings.ToLower(filepath.Ext(path))]; ok {
-		return l
+		return l, true
 	}
 	if filepath.Base(path) == "Makefile" {
-		return "makefile"
+		return "makefile", true
+	}
+	return "", false
+}
+
+// LanguageID is KnownLanguageID, "plaintext" for a file it does not know (VS Code's id for those),
+// for editors that do not say.
+func LanguageID(path string) string {
+	if l, ok := KnownLanguageID(path); ok {
+		return l
 	}
 	return "plaintext"
 }

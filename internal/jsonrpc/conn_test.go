@@ -11,13 +11,8 @@ import (
 	"time"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/jsonrpc"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
 )
-
-func ctxT(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
 
 // pair connects two peers over in-memory pipes and runs both until the test ends.
 func pair(t *testing.T, ha, hb jsonrpc.Handler) (a, b *jsonrpc.Conn) {
@@ -62,20 +57,20 @@ func TestCall(t *testing.T) {
 		return nil, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "method not found: %s", req.Method)
 	})
 	var got map[string]string
-	if err := a.Call(ctxT(t), "echo", map[string]string{"k": "日本"}, &got); err != nil || got["k"] != "日本" {
+	if err := a.Call(testbin.Ctx(t), "echo", map[string]string{"k": "日本"}, &got); err != nil || got["k"] != "日本" {
 		t.Errorf("echo = %v, %v", got, err)
 	}
 	// An *Error is sent as is; any other error is sent as CodeInternalError.
-	err := a.Call(ctxT(t), "fail", nil, nil)
+	err := a.Call(testbin.Ctx(t), "fail", nil, nil)
 	var e *jsonrpc.Error
 	if !errors.As(err, &e) || e.Code != -32001 || e.Message != `no diff named "t"` {
 		t.Errorf("fail = %v", err)
 	}
-	if err := a.Call(ctxT(t), "plain", nil, nil); !errors.As(err, &e) || e.Code != jsonrpc.CodeInternalError || !strings.Contains(e.Message, "disk full") {
+	if err := a.Call(testbin.Ctx(t), "plain", nil, nil); !errors.As(err, &e) || e.Code != jsonrpc.CodeInternalError || !strings.Contains(e.Message, "disk full") {
 		t.Errorf("plain = %v", err)
 	}
 	var raw json.RawMessage
-	if err := a.Call(ctxT(t), "nil", nil, &raw); err != nil || string(raw) != "{}" {
+	if err := a.Call(testbin.Ctx(t), "nil", nil, &raw); err != nil || string(raw) != "{}" {
 		t.Errorf("a nil result = %s, %v; want {}", raw, err)
 	}
 }
@@ -97,7 +92,7 @@ func TestHandlersRunConcurrently(t *testing.T) {
 	})
 	errc := make(chan error, 2)
 	for range 2 {
-		go func() { errc <- a.Call(ctxT(t), "wait", nil, nil) }()
+		go func() { errc <- a.Call(testbin.Ctx(t), "wait", nil, nil) }()
 	}
 	for range 2 {
 		if err := <-errc; err != nil {
@@ -125,26 +120,26 @@ func TestPanicBecomesInternalError(t *testing.T) {
 			if !strings.Contains(err.Error(), want) {
 				t.Errorf("OnError(%v), want %q", err, want)
 			}
-		case <-ctxT(t).Done():
+		case <-testbin.Ctx(t).Done():
 			t.Fatalf("OnError never heard of %q", want)
 		}
 	}
-	err := a.Call(ctxT(t), "boom", nil, nil)
+	err := a.Call(testbin.Ctx(t), "boom", nil, nil)
 	var e *jsonrpc.Error
 	if !errors.As(err, &e) || e.Code != jsonrpc.CodeInternalError || !strings.Contains(e.Message, "kaboom") {
 		t.Errorf("boom = %v, want -32603", err)
 	}
 	report("kaboom")
 	var s string
-	if err := a.Call(ctxT(t), "ping", nil, &s); err != nil || s != "alive" {
+	if err := a.Call(testbin.Ctx(t), "ping", nil, &s); err != nil || s != "alive" {
 		t.Errorf("after a panic: %q, %v; the connection must survive", s, err)
 	}
-	a.Notify(ctxT(t), "boom", nil) // a panicking notification is not answered, only reported
+	a.Notify(testbin.Ctx(t), "boom", nil) // a panicking notification is not answered, only reported
 	report("kaboom")
 	// A failed notification has no one to answer; OnError hears of it.
-	a.Notify(ctxT(t), "fails", nil)
+	a.Notify(testbin.Ctx(t), "fails", nil)
 	report("bad params")
-	if err := a.Call(ctxT(t), "ping", nil, &s); err != nil {
+	if err := a.Call(testbin.Ctx(t), "ping", nil, &s); err != nil {
 		t.Errorf("after failed notifications: %v", err)
 	}
 	select {
@@ -164,17 +159,17 @@ func TestCallOnClose(t *testing.T) {
 	})
 	defer close(block)
 	errc := make(chan error, 1)
-	go func() { errc <- a.Call(ctxT(t), "slow", nil, nil) }()
+	go func() { errc <- a.Call(testbin.Ctx(t), "slow", nil, nil) }()
 	<-started // the call is on the wire and waits for its answer
 	a.Close()
 	// "Pending calls fail with ErrClosed."
 	if err := <-errc; !errors.Is(err, jsonrpc.ErrClosed) {
 		t.Errorf("pending call on Close = %v, want ErrClosed", err)
 	}
-	if err := a.Call(ctxT(t), "late", nil, nil); !errors.Is(err, jsonrpc.ErrClosed) {
+	if err := a.Call(testbin.Ctx(t), "late", nil, nil); !errors.Is(err, jsonrpc.ErrClosed) {
 		t.Errorf("call after Close = %v, want ErrClosed", err)
 	}
-	if err := a.Notify(ctxT(t), "late", nil); !errors.Is(err, jsonrpc.ErrClosed) {
+	if err := a.Notify(testbin.Ctx(t), "late", nil); !errors.Is(err, jsonrpc.ErrClosed) {
 		t.Errorf("notify after Close = %v, want ErrClosed", err)
 	}
 	select {
@@ -189,7 +184,7 @@ func TestCallContext(t *testing.T) {
 		<-ctx.Done() // never answers while the connection lives
 		return nil, ctx.Err()
 	})
-	ctx, cancel := context.WithCancel(ctxT(t))
+	ctx, cancel := context.WithCancel(testbin.Ctx(t))
 	cancel()
 	if err := a.Call(ctx, "never", nil, nil); !errors.Is(err, context.Canceled) {
 		t.Errorf("Call with a cancelled ctx = %v", err)
@@ -259,8 +254,8 @@ func TestBadResponsesAreNotAnswered(t *testing.T) {
 	a, b := pair(t, echo, echo)
 	a.OnError = func(error) { aBad.Add(1) }
 	b.OnError = func(error) { bBad.Add(1) }
-	a.Send(ctxT(t), []byte(`{not json`))
-	if err := a.Call(ctxT(t), "ping", nil, nil); err != nil {
+	a.Send(testbin.Ctx(t), []byte(`{not json`))
+	if err := a.Call(testbin.Ctx(t), "ping", nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	if aBad.Load() != 0 || bBad.Load() != 1 {
@@ -280,7 +275,7 @@ func TestOversizeMessageAnswered(t *testing.T) {
 	go io.WriteString(bw, `{"jsonrpc":"2.0","id":1,"method":"x","params":"`+strings.Repeat("a", 4096)+"\"}\n"+`{"jsonrpc":"2.0","id":2,"method":"x","params":"ok"}`+"\n")
 	peer := jsonrpc.NewLineStream(br, bw)
 	for _, want := range []string{`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,`, `{"jsonrpc":"2.0","id":2,"result":"ok"}`} {
-		b, err := peer.Read(ctxT(t))
+		b, err := peer.Read(testbin.Ctx(t))
 		if err != nil || !strings.HasPrefix(string(b), want) {
 			t.Errorf("got %s, %v; want %s", b, err, want)
 		}
@@ -295,23 +290,23 @@ func TestDrain(t *testing.T) {
 		<-release
 		return "settled", nil
 	})
-	if err := b.Drain(ctxT(t)); err != nil {
+	if err := b.Drain(testbin.Ctx(t)); err != nil {
 		t.Errorf("Drain with nothing running = %v", err)
 	}
 	answer := make(chan string, 1)
 	go func() {
 		var s string
-		a.Call(ctxT(t), "openDiff", nil, &s)
+		a.Call(testbin.Ctx(t), "openDiff", nil, &s)
 		answer <- s
 	}()
 	<-started
-	ctx, cancel := context.WithCancel(ctxT(t))
+	ctx, cancel := context.WithCancel(testbin.Ctx(t))
 	cancel()
 	if err := b.Drain(ctx); !errors.Is(err, context.Canceled) {
 		t.Errorf("Drain while a handler runs, ctx cancelled = %v", err)
 	}
 	drained := make(chan error, 1)
-	go func() { drained <- b.Drain(ctxT(t)) }()
+	go func() { drained <- b.Drain(testbin.Ctx(t)) }()
 	close(release)
 	if err := <-drained; err != nil {
 		t.Errorf("Drain = %v", err)
@@ -343,13 +338,13 @@ func TestCallsInFlightBounded(t *testing.T) {
 	const extra = 5
 	errs := make(chan error, jsonrpc.MaxCalls+extra)
 	for range jsonrpc.MaxCalls {
-		go func() { errs <- a.Call(ctxT(t), "block", nil, nil) }()
+		go func() { errs <- a.Call(testbin.Ctx(t), "block", nil, nil) }()
 	}
 	for running.Load() < jsonrpc.MaxCalls {
 		time.Sleep(time.Millisecond)
 	}
 	for range extra {
-		err := a.Call(ctxT(t), "block", nil, nil)
+		err := a.Call(testbin.Ctx(t), "block", nil, nil)
 		var e *jsonrpc.Error
 		if !errors.As(err, &e) || e.Code != jsonrpc.CodeServerError || !strings.Contains(e.Message, "busy") {
 			t.Fatalf("call %d past MaxCalls: %v, want a -32000 busy answer", jsonrpc.MaxCalls+1, err)
@@ -364,7 +359,7 @@ func TestCallsInFlightBounded(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := a.Call(ctxT(t), "echo", "x", nil); err != nil {
+	if err := a.Call(testbin.Ctx(t), "echo", "x", nil); err != nil {
 		t.Fatalf("a call after the burst: %v", err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/jsonrpc"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
 )
 
 // runLatest reads in (all of it buffered at once, then EOF) with Latest naming "sel", and
@@ -25,7 +26,7 @@ func runLatest(t *testing.T, in string) (handled []string, errs int) {
 	})
 	c.Latest = func(method string) bool { return method == "sel" }
 	c.OnError = func(error) { errs++ }
-	if err := c.Run(ctxT(t)); err != io.EOF {
+	if err := c.Run(testbin.Ctx(t)); err != io.EOF {
 		t.Fatalf("Run = %v", err)
 	}
 	return handled, errs
@@ -59,7 +60,7 @@ func TestLatestUnset(t *testing.T) {
 		got = append(got, string(req.Params))
 		return nil, nil
 	})
-	c.Run(ctxT(t))
+	c.Run(testbin.Ctx(t))
 	if !slices.Equal(got, []string{"[1]", "[2]"}) {
 		t.Errorf("handled %q", got)
 	}
@@ -82,7 +83,7 @@ func TestLatestNotHeldForWhiteSpace(t *testing.T) {
 		if p != "[1]" {
 			t.Errorf("handled %s", p)
 		}
-	case <-ctxT(t).Done():
+	case <-testbin.Ctx(t).Done():
 		t.Fatal("the selection was held back")
 	}
 }

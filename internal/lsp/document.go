@@ -64,7 +64,7 @@ func (p *process) sync(ctx context.Context, path string) (syncState, error) {
 		}
 		return syncState{}, rerr
 	}
-	lang := LanguageID(path)
+	lang := languageID(path)
 	if doc != nil && doc.text == text {
 		return syncState{path: path, uri: doc.uri, languageID: lang, version: doc.version, text: doc.text, sent: doc.sent}, nil
 	}

@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/membudget"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/userfile"
 )
@@ -15,24 +16,12 @@ func readBounded(held *membudget.Grant, path string, max int64) (string, error) 
 	return userfile.ReadText(held, path, max)
 }
 
-// languageIDs are the protocol's language identifiers by extension.
-var languageIDs = map[string]string{
-	".go": "go", ".mod": "go.mod", ".rs": "rust", ".py": "python", ".pyi": "python",
-	".ts": "typescript", ".mts": "typescript", ".cts": "typescript", ".tsx": "typescriptreact",
-	".js": "javascript", ".mjs": "javascript", ".cjs": "javascript", ".jsx": "javascriptreact",
-	".c": "c", ".h": "c", ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".hpp": "cpp", ".hh": "cpp",
-	".hxx": "cpp", ".m": "objective-c", ".mm": "objective-cpp", ".java": "java", ".rb": "ruby",
-	".lua": "lua", ".zig": "zig", ".sh": "shellscript", ".json": "json", ".html": "html",
-	".css": "css", ".md": "markdown", ".yaml": "yaml", ".yml": "yaml", ".toml": "toml",
-	".swift": "swift", ".kt": "kotlin", ".cs": "csharp", ".php": "php", ".hs": "haskell",
-}
-
-// LanguageID is the protocol's language identifier for path's extension (the extension without
-// its dot when it is not a known one).
-func LanguageID(path string) string {
-	ext := strings.ToLower(filepath.Ext(path))
-	if id, ok := languageIDs[ext]; ok {
+// languageID is what a server is told path's language is (ide.KnownLanguageID). For an extension
+// not known there it is the extension without its dot, not "plaintext": a server the user
+// configured for ".nix" files is told "nix", not that the file is plain text.
+func languageID(path string) string {
+	if id, ok := ide.KnownLanguageID(path); ok {
 		return id
 	}
-	return strings.TrimPrefix(ext, ".")
+	return strings.TrimPrefix(strings.ToLower(filepath.Ext(path)), ".")
 }

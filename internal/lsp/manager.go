@@ -12,6 +12,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/userfile"
 	"go.lsp.dev/protocol"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/membudget"
@@ -268,15 +270,10 @@ func (m *Manager) Diagnostics(ctx context.Context, path string) ([]FileDiagnosti
 	return []FileDiagnostics{fd}, nil
 }
 
-// inRoot refuses a path (clean, absolute) that is not inside Root once its symlinks are resolved
-// (a missing file is judged by its path as given: there is nothing to read).
+// inRoot refuses a path that is not inside Root once its symlinks are resolved (userfile.Inside:
+// for a missing file, those of its longest existing parent; a dangling symlink is refused).
 func (m *Manager) inRoot(path string) error {
-	real := path
-	if r, err := filepath.EvalSymlinks(path); err == nil {
-		real = r
-	}
-	rel, err := filepath.Rel(m.realRoot, real)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+	if _, ok := userfile.Inside(path, []string{m.realRoot}); !ok {
 		return fmt.Errorf("%s: %w %s", path, ErrOutside, m.cfg.Root)
 	}
 	return nil
@@ -434,7 +431,7 @@ func (m *Manager) convert(p *process, fd *FileDiagnostics) {
 	lines := splitLines(text)
 	for i := range fd.Diagnostics {
 		r := &fd.Diagnostics[i].Range
-		r.Start.Character = uint32(ByteColumn(lineAt(lines, int(r.Start.Line)), int(r.Start.Character)))
-		r.End.Character = uint32(ByteColumn(lineAt(lines, int(r.End.Line)), int(r.End.Character)))
+		r.Start.Character = uint32(ide.ByteOffset(lineAt(lines, int(r.Start.Line)), int(r.Start.Character), ide.UTF16))
+		r.End.Character = uint32(ide.ByteOffset(lineAt(lines, int(r.End.Line)), int(r.End.Character), ide.UTF16))
 	}
 }

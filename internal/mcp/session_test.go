@@ -11,6 +11,7 @@ import (
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/jsonrpc"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
 )
 
 // TestNegotiate: a version this server speaks is answered as asked; any other gets the fallback
@@ -72,12 +73,6 @@ func startSession(t *testing.T, caps ide.Capabilities) *jsonrpc.Conn {
 	return client
 }
 
-func ctxT(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
-
 func TestSessionHandshake(t *testing.T) {
 	t.Parallel()
 	c := startSession(t, ide.Capabilities{OpenFile: true})
@@ -87,13 +82,13 @@ func TestSessionHandshake(t *testing.T) {
 			Name string `json:"name"`
 		} `json:"serverInfo"`
 	}
-	if err := c.Call(ctxT(t), "initialize", map[string]any{"protocolVersion": "2099-01-01", "clientInfo": map[string]any{"name": "t"}}, &init); err != nil {
+	if err := c.Call(testbin.Ctx(t), "initialize", map[string]any{"protocolVersion": "2099-01-01", "clientInfo": map[string]any{"name": "t"}}, &init); err != nil {
 		t.Fatal(err)
 	}
 	if init.ProtocolVersion != Fallback || init.ServerInfo.Name != ServerName {
 		t.Errorf("initialize = %+v", init)
 	}
-	if err := c.Call(ctxT(t), "ping", nil, nil); err != nil {
+	if err := c.Call(testbin.Ctx(t), "ping", nil, nil); err != nil {
 		t.Errorf("ping: %v", err)
 	}
 	// A tool is listed when its capability is present: openFile yes, openDiff (ShowDiff) no.
@@ -102,7 +97,7 @@ func TestSessionHandshake(t *testing.T) {
 			Name string `json:"name"`
 		} `json:"tools"`
 	}
-	if err := c.Call(ctxT(t), "tools/list", nil, &list); err != nil {
+	if err := c.Call(testbin.Ctx(t), "tools/list", nil, &list); err != nil {
 		t.Fatal(err)
 	}
 	var names []string
@@ -113,7 +108,7 @@ func TestSessionHandshake(t *testing.T) {
 		t.Errorf("tools/list = %s", got)
 	}
 	var res ide.ToolResult
-	if err := c.Call(ctxT(t), "tools/call", map[string]any{"name": "getWorkspaceFolders"}, &res); err != nil || res.IsError {
+	if err := c.Call(testbin.Ctx(t), "tools/call", map[string]any{"name": "getWorkspaceFolders"}, &res); err != nil || res.IsError {
 		t.Errorf("getWorkspaceFolders = %+v, %v", res, err)
 	}
 }
@@ -140,7 +135,7 @@ func TestSessionRefusals(t *testing.T) {
 		{"tools/call", `{"name":"close_tab","arguments":{"Tab_Name":"a"}}`, jsonrpc.CodeInvalidParams, `"tab_name" is required`},
 		{"initialize", `{"protocolVersion":7}`, jsonrpc.CodeInvalidParams, `"protocolVersion"`},
 	} {
-		err := c.Call(ctxT(t), tc.method, json.RawMessage(tc.params), nil)
+		err := c.Call(testbin.Ctx(t), tc.method, json.RawMessage(tc.params), nil)
 		var e *jsonrpc.Error
 		if !errors.As(err, &e) || e.Code != tc.code || !strings.Contains(e.Message, tc.names) {
 			t.Errorf("%s %s = %v, want %d naming %s", tc.method, tc.params, err, tc.code, tc.names)

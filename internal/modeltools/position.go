@@ -8,9 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"unicode"
-	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/membudget"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/userfile"
 )
@@ -212,42 +212,15 @@ func wordEdge(line string, start, end int) bool {
 // units converts a byte offset on line into the column in every encoding.
 func units(line string, byteOff int) map[string]int {
 	prefix := line[:byteOff]
-	u16 := 0
-	for _, r := range prefix {
-		if l := utf16.RuneLen(r); l > 0 {
-			u16 += l
-		} else {
-			u16++
-		}
+	u := map[string]int{}
+	for _, enc := range []ide.Encoding{ide.UTF8, ide.UTF16, ide.UTF32} {
+		u[string(enc)] = ide.Units(prefix, enc)
 	}
-	return map[string]int{"utf-8": byteOff, "utf-16": u16, "utf-32": utf8.RuneCountInString(prefix)}
+	return u
 }
 
 // column converts a server's character offset on line (in enc) into a 1-based column counted
 // in characters (runes): what a model reads, whatever the server's unit.
 func column(line string, character int, enc string) int {
-	if character <= 0 {
-		return 1
-	}
-	n := 0 // units consumed
-	col := 0
-	for _, r := range line {
-		if n >= character {
-			return col + 1
-		}
-		switch enc {
-		case "utf-8":
-			n += utf8.RuneLen(r)
-		case "utf-32":
-			n++
-		default:
-			if l := utf16.RuneLen(r); l > 0 {
-				n += l
-			} else {
-				n++
-			}
-		}
-		col++
-	}
-	return col + 1
+	return utf8.RuneCountInString(line[:ide.ByteOffset(line, character, ide.Encoding(enc))]) + 1
 }

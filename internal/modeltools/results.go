@@ -6,8 +6,9 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/userfile"
 )
 
 // location is a place in a file, as a server gave it (0-based, server units).
@@ -84,7 +85,8 @@ func (f *formatter) at(path string, p lspPosition, text string) entry {
 // display is path relative to the workspace folder holding it, else absolute.
 func (f *formatter) display(path string) string {
 	for _, d := range f.folders {
-		if rel, err := filepath.Rel(d, path); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		if userfile.Within(d, path) {
+			rel, _ := filepath.Rel(d, path)
 			return filepath.ToSlash(rel)
 		}
 	}
@@ -160,29 +162,6 @@ func (f *formatter) list(header string, es []entry, keepOrder bool) string {
 		fmt.Fprintf(&b, "… %d more not shown (%d in all)\n", total-shown, total)
 	}
 	return b.String()
-}
-
-// byteOffset converts a server character offset on line into a byte offset (clamped).
-func byteOffset(line string, character int, enc string) int {
-	n := 0
-	for i, r := range line {
-		if n >= character {
-			return i
-		}
-		switch enc {
-		case "utf-8":
-			n += utf8.RuneLen(r)
-		case "utf-32":
-			n++
-		default:
-			if l := utf16.RuneLen(r); l > 0 {
-				n += l
-			} else {
-				n++
-			}
-		}
-	}
-	return len(line)
 }
 
 var symbolKinds = [...]string{1: "file", "module", "namespace", "package", "class", "method", "property",

@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/exclude"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/membudget"
 )
 
@@ -577,7 +578,7 @@ func (c *call) previewEdits(path string, list []textEdit) []entry {
 				multi = true
 				continue
 			}
-			s, t := byteOffset(after, e.Range.Start.Character, c.f.enc), byteOffset(after, e.Range.End.Character, c.f.enc)
+			s, t := ide.ByteOffset(after, e.Range.Start.Character, ide.Encoding(c.f.enc)), ide.ByteOffset(after, e.Range.End.Character, ide.Encoding(c.f.enc))
 			// after is edited right to left, so offsets to the left are still the server's.
 			if s <= t && t <= len(after) {
 				after = after[:s] + e.NewText + after[t:]

@@ -21,18 +21,13 @@ import (
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/jsonrpc"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/probe"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
 )
-
-func ctxT(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
 
 // run probes target with every check (open-diff included) and returns status by name.
 func run(t *testing.T, target probe.Target) map[string]probe.Result {
 	t.Helper()
-	rs, err := probe.Run(ctxT(t), target, probe.Options{Diff: true, DiffDir: t.TempDir(), Timeout: 5 * time.Second})
+	rs, err := probe.Run(testbin.Ctx(t), target, probe.Options{Diff: true, DiffDir: t.TempDir(), Timeout: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

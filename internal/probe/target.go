@@ -55,15 +55,8 @@ func FindTarget(dirs []string, port int, cwd string) (Target, error) {
 		cwd = real
 	}
 	locks, err := discovery.ListLocks(dirs)
-	for _, li := range locks { // newest first
-		if li.Live() != nil { // the one liveness check (discovery.Live)
-			continue
-		}
-		for _, f := range li.Lock.WorkspaceFolders {
-			if cwd == f || strings.HasPrefix(cwd, strings.TrimSuffix(f, string(filepath.Separator))+string(filepath.Separator)) {
-				return FromLock(li.Path)
-			}
-		}
+	if li, ok := discovery.Serving(locks, cwd); ok {
+		return FromLock(li.Path)
 	}
 	return Target{}, errors.Join(fmt.Errorf("probe: no live IDE server has a workspace containing %s (use --port or --lock)", cwd), err)
 }

@@ -10,10 +10,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"unicode/utf16"
-	"unicode/utf8"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
 )
 
 // Model is what the handler needs of the IDE state (an *ide.Model).
@@ -184,7 +184,7 @@ func readLines(path string, start, end, keep int) (string, int, error) {
 		if n < end {
 			b.WriteString("\n")
 		}
-		last = utf16Len(content)
+		last = ide.Units(content, ide.UTF16)
 	}
 	return b.String(), last, nil
 }
@@ -228,18 +228,6 @@ func readLine(r *bufio.Reader, keep bool, limit int) ([]byte, error) {
 	}
 }
 
-func utf16Len(s string) int {
-	n := 0
-	for _, r := range s {
-		if r == utf8.RuneError {
-			n++
-			continue
-		}
-		n += utf16.RuneLen(r)
-	}
-	return n
-}
-
 // InFolders reports whether path is one of folders or inside one.
 func InFolders(path string, folders []string) bool {
 	return matchFolder(path, folders) != ""
@@ -249,13 +237,8 @@ func InFolders(path string, folders []string) bool {
 func matchFolder(path string, folders []string) string {
 	best := ""
 	for _, f := range folders {
-		if f == "" {
-			continue
-		}
-		if path == f || strings.HasPrefix(path, strings.TrimSuffix(f, string(filepath.Separator))+string(filepath.Separator)) {
-			if len(f) > len(best) {
-				best = f
-			}
+		if discovery.InFolder(path, f) && len(f) > len(best) {
+			best = f
 		}
 	}
 	return best

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/membudget"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/userfile"
 	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
@@ -194,7 +195,10 @@ func same(a, b os.FileInfo) bool {
 func (g *gitReader) holding(path string) [][2]string {
 	var out [][2]string
 	for _, d := range g.folders() {
-		if r, err := filepath.Rel(d, path); d != "" && err == nil && r != "." && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+		if d == "" || !userfile.Within(d, path) {
+			continue
+		}
+		if r, _ := filepath.Rel(d, path); r != "." { // the folder itself holds no file
 			out = append(out, [2]string{d, filepath.ToSlash(r)})
 		}
 	}

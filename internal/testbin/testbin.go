@@ -1,6 +1,7 @@
-// Package testbin is for tests that run claude-ide-bridge as a child process, the way an editor
-// plugin or a user does: it builds the binary once per test binary (with -race when the tests
-// run with it, so a race in the child fails the test too) and runs the goroutine-leak check.
+// Package testbin holds what tests share: a bounded context (Ctx), and for tests that run
+// claude-ide-bridge as a child process, the way an editor plugin or a user does, the binary built
+// once per test binary (with -race when the tests run with it, so a race in the child fails the
+// test too) and the goroutine-leak check.
 package testbin
 
 import (

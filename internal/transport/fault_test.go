@@ -8,20 +8,12 @@ import (
 	"strconv"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/coder/websocket"
 
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/transport"
 )
-
-const bound = 15 * time.Second
-
-func ctxT(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), bound)
-	t.Cleanup(cancel)
-	return ctx
-}
 
 // serve runs a Handler with cfg on a loopback port and returns the port and token.
 func serve(t *testing.T, cfg transport.Config) (port int, token string) {
@@ -33,7 +25,7 @@ func serve(t *testing.T, cfg transport.Config) (port int, token string) {
 	port = ln.Addr().(*net.TCPAddr).Port
 	cfg.Port, cfg.Token = port, "0123456789abcdef0123456789abcdef"
 	h := transport.NewHandler(cfg)
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: bound}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: testbin.Bound}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -52,7 +44,7 @@ func dial(t *testing.T, port int, token string) *websocket.Conn {
 	t.Helper()
 	h := http.Header{}
 	h.Set(transport.AuthHeader, token)
-	ws, _, err := websocket.Dial(ctxT(t), "ws://127.0.0.1:"+strconv.Itoa(port)+"/", &websocket.DialOptions{HTTPHeader: h, Subprotocols: []string{"mcp"}})
+	ws, _, err := websocket.Dial(testbin.Ctx(t), "ws://127.0.0.1:"+strconv.Itoa(port)+"/", &websocket.DialOptions{HTTPHeader: h, Subprotocols: []string{"mcp"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +55,7 @@ func dial(t *testing.T, port int, token string) *websocket.Conn {
 // readUntilClosed reads until the connection ends and returns the messages and the close status.
 func readUntilClosed(t *testing.T, ws *websocket.Conn) ([]string, websocket.StatusCode) {
 	t.Helper()
-	ctx := ctxT(t)
+	ctx := testbin.Ctx(t)
 	var msgs []string
 	for {
 		_, b, err := ws.Read(ctx)
@@ -129,7 +121,7 @@ func TestQueueFullCloses(t *testing.T) {
 func TestBinaryFrameCloses(t *testing.T) {
 	port, token := serve(t, transport.Config{Serve: readAll})
 	ws := dial(t, port, token)
-	if err := ws.Write(ctxT(t), websocket.MessageBinary, []byte("{}")); err != nil {
+	if err := ws.Write(testbin.Ctx(t), websocket.MessageBinary, []byte("{}")); err != nil {
 		t.Fatal(err)
 	}
 	if _, code := readUntilClosed(t, ws); code != websocket.StatusUnsupportedData {
@@ -142,7 +134,7 @@ func TestBinaryFrameCloses(t *testing.T) {
 func TestOversizedMessageCloses(t *testing.T) {
 	port, token := serve(t, transport.Config{ReadLimit: 1 << 10, Serve: readAll})
 	ws := dial(t, port, token)
-	ws.Write(ctxT(t), websocket.MessageText, bytes.Repeat([]byte("x"), 4<<10))
+	ws.Write(testbin.Ctx(t), websocket.MessageText, bytes.Repeat([]byte("x"), 4<<10))
 	if _, code := readUntilClosed(t, ws); code != websocket.StatusMessageTooBig {
 		t.Fatalf("close status %d, want 1009", code)
 	}

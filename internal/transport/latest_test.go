@@ -15,6 +15,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/transport"
 )
 
@@ -35,7 +36,7 @@ func TestSendLatestDirectWhenIdle(t *testing.T) {
 	ws := dial(t, port, token)
 	var got []string
 	for {
-		_, b, err := ws.Read(ctxT(t))
+		_, b, err := ws.Read(testbin.Ctx(t))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -81,11 +82,11 @@ func TestSendLatestNeverBlocksOnStuckClient(t *testing.T) {
 		if direct != 0 {
 			t.Errorf("%d direct writes to a client with a full socket, want 0", direct)
 		}
-	case <-time.After(bound):
+	case <-time.After(testbin.Bound):
 		t.Fatal("SendLatest blocked on a client that does not read")
 	}
 	for {
-		_, b, err := ws.Read(ctxT(t))
+		_, b, err := ws.Read(testbin.Ctx(t))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -105,7 +106,7 @@ func dialSmallBuffer(t *testing.T, port int, token string) *websocket.Conn {
 	}}
 	h := http.Header{}
 	h.Set(transport.AuthHeader, token)
-	ws, _, err := websocket.Dial(ctxT(t), "ws://127.0.0.1:"+strconv.Itoa(port)+"/", &websocket.DialOptions{
+	ws, _, err := websocket.Dial(testbin.Ctx(t), "ws://127.0.0.1:"+strconv.Itoa(port)+"/", &websocket.DialOptions{
 		HTTPClient: &http.Client{Transport: &http.Transport{DialContext: d.DialContext}}, HTTPHeader: h, Subprotocols: []string{"mcp"}})
 	if err != nil {
 		t.Fatal(err)
@@ -141,7 +142,7 @@ func TestSendQueueProbe(t *testing.T) {
 		_, err := conn.Write(make([]byte, 8<<20)) // blocks until the peer reads
 		wrote <- err
 	}()
-	for deadline := time.Now().Add(bound); empty(); time.Sleep(time.Millisecond) {
+	for deadline := time.Now().Add(testbin.Bound); empty(); time.Sleep(time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("the send queue stayed empty while the peer did not read")
 		}
@@ -157,7 +158,7 @@ func TestSendQueueProbe(t *testing.T) {
 	if err := <-wrote; err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(bound); !empty(); time.Sleep(time.Millisecond) {
+	for deadline := time.Now().Add(testbin.Bound); !empty(); time.Sleep(time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("the send queue stayed full after the peer read everything")
 		}

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/userfile"
 )
 
 // ErrUnsafeProgram is wrapped by Executable's refusals.
@@ -69,7 +71,7 @@ func find(name, path string, workspace []string) (found, real string, err error)
 		return "", "", err
 	}
 	for _, r := range roots {
-		if within(r, real) {
+		if userfile.Within(r, real) {
 			return "", "", fmt.Errorf("%w: %s is inside the workspace %s: a language server is never taken from the workspace", ErrUnsafeProgram, real, r)
 		}
 	}
@@ -104,7 +106,7 @@ func usableDir(dir string, roots []string) bool {
 		real = r
 	}
 	for _, r := range roots {
-		if within(r, real) {
+		if userfile.Within(r, real) {
 			return false
 		}
 	}
@@ -127,10 +129,4 @@ func resolveAll(folders []string) []string {
 		out = append(out, abs)
 	}
 	return out
-}
-
-// within reports whether p is root or below it (both clean and absolute).
-func within(root, p string) bool {
-	rel, err := filepath.Rel(root, p)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }

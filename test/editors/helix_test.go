@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/termtext"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
 )
 
 // helix returns Helix's path: `hx` on PATH, else $HELIX_BIN (scripts/test sets it from
@@ -38,14 +41,14 @@ func TestHelixBinding(t *testing.T) {
 	var env strings.Builder
 	for _, kv := range w.env {
 		if k, v, ok := strings.Cut(kv, "="); ok && !strings.ContainsAny(k, " '") {
-			env.WriteString("export " + k + "='" + strings.ReplaceAll(v, "'", `'\''`) + "'\n")
+			env.WriteString("export " + k + "=" + termtext.ShellQuote(v) + "\n")
 		}
 	}
 	os.WriteFile(script, []byte("#!/bin/sh\n"+env.String()+"cd '"+w.ws+"'\nexec '"+hx+"' -c '"+cfg+"' 'a file.txt'\n"), 0o755)
 	sock := filepath.Join(dir, "tmux.sock")
 	tm := func(args ...string) string {
 		t.Helper()
-		out, err := exec.CommandContext(ctxT(t), tmux, append([]string{"-S", sock}, args...)...).CombinedOutput()
+		out, err := exec.CommandContext(testbin.Ctx(t), tmux, append([]string{"-S", sock}, args...)...).CombinedOutput()
 		if err != nil {
 			t.Fatalf("tmux %v: %v %s", args, err, out)
 		}
@@ -56,7 +59,7 @@ func TestHelixBinding(t *testing.T) {
 	screen := func() string { return tm("capture-pane", "-p") }
 	waitScreen := func(want string) {
 		t.Helper()
-		for deadline := time.Now().Add(bound); !strings.Contains(screen(), want); time.Sleep(50 * time.Millisecond) {
+		for deadline := time.Now().Add(testbin.Bound); !strings.Contains(screen(), want); time.Sleep(50 * time.Millisecond) {
 			if time.Now().After(deadline) {
 				t.Fatalf("the screen never showed %q:\n%s", want, screen())
 			}
@@ -68,7 +71,7 @@ func TestHelixBinding(t *testing.T) {
 	// Escape closes the output popup. Sent with the next keys it would read as Alt-<key>, so
 	// the test waits for the popup to go first.
 	tm("send-keys", "Escape")
-	for deadline := time.Now().Add(bound); strings.Contains(screen(), "mentioned a file.txt"); time.Sleep(50 * time.Millisecond) {
+	for deadline := time.Now().Add(testbin.Bound); strings.Contains(screen(), "mentioned a file.txt"); time.Sleep(50 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the popup never closed:\n%s", screen())
 		}

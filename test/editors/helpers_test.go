@@ -1,7 +1,6 @@
 package editorstest
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -17,14 +16,6 @@ import (
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/probe"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
 )
-
-const bound = 20 * time.Second
-
-func ctxT(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), bound)
-	t.Cleanup(cancel)
-	return ctx
-}
 
 // need returns the path of an editor, or skips the test saying so loudly. With
 // CLAUDE_IDE_BRIDGE_REQUIRE_EDITORS=1 (scripts/test, which installs them) a missing editor fails.
@@ -93,7 +84,7 @@ func newWorld(t *testing.T, name string) *world {
 		stdin.Close()
 		select {
 		case <-exited:
-		case <-time.After(bound):
+		case <-time.After(testbin.Bound):
 			cmd.Process.Kill()
 			<-exited
 		}
@@ -103,7 +94,7 @@ func newWorld(t *testing.T, name string) *world {
 	})
 	re := regexp.MustCompile(`CLAUDE_CODE_SSE_PORT="(\d+)"`)
 	var port int
-	for deadline := time.Now().Add(bound); port == 0; time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(testbin.Bound); port == 0; time.Sleep(10 * time.Millisecond) {
 		if m := re.FindStringSubmatch(out.String()); m != nil {
 			port, _ = strconv.Atoi(m[1])
 		} else if time.Now().After(deadline) {
@@ -116,12 +107,12 @@ func newWorld(t *testing.T, name string) *world {
 	}
 	var l discovery.Lock
 	json.Unmarshal(data, &l)
-	c, _, err := probe.Dial(ctxT(t), port, l.AuthToken, nil)
+	c, _, err := probe.Dial(testbin.Ctx(t), port, l.AuthToken, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	if _, err := c.Handshake(ctxT(t)); err != nil {
+	if _, err := c.Handshake(testbin.Ctx(t)); err != nil {
 		t.Fatal(err)
 	}
 	w.claude = c
@@ -136,7 +127,7 @@ func (w *world) expect(t *testing.T, first, last int, text string) {
 	wantMention := `{"filePath":` + quote(w.file) + `,"lineStart":` + strconv.Itoa(first-1) + `,"lineEnd":` + strconv.Itoa(last-1) + `}`
 	mentioned, selected := false, false
 	var seen []string
-	ctx := ctxT(t)
+	ctx := testbin.Ctx(t)
 	for !mentioned || !selected {
 		select {
 		case m := <-w.claude.Notifications:
@@ -163,7 +154,7 @@ func quote(s string) string { b, _ := json.Marshal(s); return string(b) }
 // run runs an editor to completion (bounded) in dir with the world's environment.
 func (w *world) run(t *testing.T, name string, args ...string) string {
 	t.Helper()
-	cmd := exec.CommandContext(ctxT(t), name, args...)
+	cmd := exec.CommandContext(testbin.Ctx(t), name, args...)
 	cmd.Dir, cmd.Env = w.ws, w.env
 	out, err := cmd.CombinedOutput()
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/e2e/fakeapi"
 )
 
@@ -103,7 +104,7 @@ func TestRealClaudeEditAccepted(t *testing.T) {
 		t.Fatalf("the turn did not finish; screen:\n%s", screen())
 	}
 	e.waitEval(t, "0", `(length (claude-ide-bridge-diffs))`)
-	if !poll(bound, func() bool {
+	if !poll(testbin.Bound, func() bool {
 		return e.str(t, `(with-current-buffer (get-file-buffer `+lispQuote(path)+`) (buffer-string))`) == "hello there\n"
 	}) {
 		t.Fatal("hello.txt's buffer does not show the CLI's write")

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/probe"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
 )
 
 const tabA = "✻ [Claude Code] a.txt (aa7495) ⧉"
@@ -22,7 +23,7 @@ type toolAnswer struct {
 func (w *world) openDiff(t *testing.T, path, contents, tab string) chan toolAnswer {
 	t.Helper()
 	ch := make(chan toolAnswer, 1)
-	ctx := ctxT(t, 3*bound)
+	ctx := testbin.CtxFor(t, 3*testbin.Bound)
 	go func() {
 		r, err := w.c.Tool(ctx, "openDiff", map[string]any{
 			"old_file_path": path, "new_file_path": path, "new_file_contents": contents, "tab_name": tab,
@@ -37,7 +38,7 @@ func wantTexts(t *testing.T, ch chan toolAnswer, want ...string) {
 	var a toolAnswer
 	select {
 	case a = <-ch:
-	case <-ctxT(t, 3*bound).Done():
+	case <-testbin.CtxFor(t, 3*testbin.Bound).Done():
 		t.Fatalf("openDiff did not answer; want %q", want)
 	}
 	if a.err != nil || a.r.IsError || !reflect.DeepEqual(a.r.Texts(), want) {
@@ -52,7 +53,7 @@ func (w *world) waitDiffs(t *testing.T, want ...string) {
 		want = []string{}
 	}
 	var got []string
-	if !poll(bound, func() bool {
+	if !poll(testbin.Bound, func() bool {
 		got = nil
 		w.e.value(t, &got, `(vconcat (mapcar (lambda (d) (format "%s=%s" (car d) (cdr d))) (claude-ide-bridge-diffs)))`)
 		return reflect.DeepEqual(got, want)
@@ -95,7 +96,7 @@ func TestDiffAcceptThenCloseTab(t *testing.T) {
 		t.Fatalf("Emacs wrote the file: %q", got)
 	}
 	w.waitDiffs(t, tabA+"=accepted")
-	if _, err := w.c.Tool(ctxT(t, bound), "close_tab", map[string]any{"tab_name": tabA}); err != nil {
+	if _, err := w.c.Tool(testbin.CtxFor(t, testbin.Bound), "close_tab", map[string]any{"tab_name": tabA}); err != nil {
 		t.Fatal(err)
 	}
 	w.waitDiffs(t)
@@ -180,7 +181,7 @@ func TestCloseAllDiffTabs(t *testing.T) {
 	w.waitDiffs(t, tabA+"=pending")
 	chb := w.openDiff(t, b, "B\n", tabB)
 	w.waitDiffs(t, tabA+"=pending", tabB+"=pending")
-	if _, err := w.c.Tool(ctxT(t, bound), "closeAllDiffTabs", nil); err != nil {
+	if _, err := w.c.Tool(testbin.CtxFor(t, testbin.Bound), "closeAllDiffTabs", nil); err != nil {
 		t.Fatal(err)
 	}
 	wantTexts(t, cha, "DIFF_REJECTED", tabA)

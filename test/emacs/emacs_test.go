@@ -12,15 +12,10 @@ import (
 	"time"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/probe"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/termtext"
 )
-
-const bound = 20 * time.Second
-
-func ctxT(t *testing.T, d time.Duration) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), d)
-	t.Cleanup(cancel)
-	return ctx
-}
 
 // emacs is an interactive `emacs -nw` in a tmux session, loading the package and running
 // claude-ide-bridge-mode, with a server that emacsclient evaluates Lisp through.
@@ -42,9 +37,6 @@ func lispQuote(s string) string {
 	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`)
 	return `"` + r.Replace(s) + `"`
 }
-
-// shQuote returns s quoted for sh.
-func shQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 // noNativeComp turns off Emacs 29+'s compiling of Lisp to native code at run time: the newest
 // Emacs comes unpacked from Debian sid without the C compiler's files (scripts/newest-emacs), and
@@ -84,10 +76,10 @@ func startEmacs(t *testing.T, dir string, env []string, setup string) *emacs {
 	sh.WriteString("#!/bin/sh\n")
 	for _, kv := range append(os.Environ(), append([]string{"TERM=xterm-256color", "LANG=C.UTF-8"}, env...)...) {
 		if k, v, ok := strings.Cut(kv, "="); ok && !strings.ContainsAny(k, " '\"") && k != "TMUX" {
-			sh.WriteString("export " + k + "=" + shQuote(v) + "\n")
+			sh.WriteString("export " + k + "=" + termtext.ShellQuote(v) + "\n")
 		}
 	}
-	sh.WriteString("cd " + shQuote(dir) + "\nexec " + shQuote(emacsPath) + " -nw -Q -l " + shQuote(initFile) + " 2>" + shQuote(filepath.Join(sockDir, "stderr")) + "\n")
+	sh.WriteString("cd " + termtext.ShellQuote(dir) + "\nexec " + termtext.ShellQuote(emacsPath) + " -nw -Q -l " + termtext.ShellQuote(initFile) + " 2>" + termtext.ShellQuote(filepath.Join(sockDir, "stderr")) + "\n")
 	script := filepath.Join(sockDir, "run")
 	os.WriteFile(script, []byte(sh.String()), 0o755)
 	e.tm(t, "new-session", "-d", "-x", "160", "-y", "45", script)
@@ -107,7 +99,7 @@ func startEmacs(t *testing.T, dir string, env []string, setup string) *emacs {
 		}
 		exec.Command(e.tmux, "-S", e.tsock, "kill-server").Run()
 	})
-	if !poll(bound, func() bool {
+	if !poll(testbin.Bound, func() bool {
 		out, err := e.try(`(and (claude-ide-bridge--ready-p) t)`)
 		return err == nil && out == "t"
 	}) {
@@ -141,7 +133,7 @@ func (e *emacs) screen(t *testing.T) string {
 
 // try evaluates expr in Emacs and returns what emacsclient prints.
 func (e *emacs) try(expr string) (string, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), bound)
+	ctx, cancel := context.WithTimeout(context.Background(), testbin.Bound)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, e.client, "-s", e.esock, "--eval", expr)
 	cmd.Dir = e.dir
@@ -204,7 +196,7 @@ func (e *emacs) str(t *testing.T, expr string) string {
 func (e *emacs) waitEval(t *testing.T, want, expr string) {
 	t.Helper()
 	var last string
-	if !poll(bound, func() bool { last, _ = e.try(expr); return last == want }) {
+	if !poll(testbin.Bound, func() bool { last, _ = e.try(expr); return last == want }) {
 		t.Fatalf("waiting for %s\n want %s\n last %s", expr, want, last)
 	}
 }
@@ -239,7 +231,7 @@ func newWorld(t *testing.T, setup string, connect bool) *world {
 func (w *world) dial(t *testing.T) {
 	t.Helper()
 	var names []string
-	poll(bound, func() bool { names, _ = filepath.Glob(filepath.Join(w.cfg, "ide", "*.lock")); return len(names) == 1 })
+	poll(testbin.Bound, func() bool { names, _ = filepath.Glob(filepath.Join(w.cfg, "ide", "*.lock")); return len(names) == 1 })
 	if len(names) != 1 {
 		t.Fatalf("lock files %v", names)
 	}
@@ -252,12 +244,12 @@ func (w *world) dial(t *testing.T) {
 	}
 	json.Unmarshal(data, &lock)
 	port, _ := strconv.Atoi(strings.TrimSuffix(filepath.Base(names[0]), ".lock"))
-	c, _, err := probe.Dial(ctxT(t, bound), port, lock.AuthToken, nil)
+	c, _, err := probe.Dial(testbin.CtxFor(t, testbin.Bound), port, lock.AuthToken, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	if _, err := c.Handshake(ctxT(t, bound)); err != nil {
+	if _, err := c.Handshake(testbin.CtxFor(t, testbin.Bound)); err != nil {
 		t.Fatal(err)
 	}
 	w.c = c

@@ -19,6 +19,7 @@ import (
 	"github.com/creack/pty"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/e2e/fakeapi"
 )
 
@@ -115,7 +116,7 @@ func TestRealClaudeOutlivesEmacs(t *testing.T) {
 	var bridgePID int
 	w.e.value(t, &bridgePID, `(process-id (jsonrpc--process claude-ide-bridge--conn))`)
 	w.e.keys(t, "C-x", "C-c")
-	if !poll(bound, func() bool { return exec.Command(w.e.tmux, "-S", w.e.tsock, "has-session").Run() != nil }) {
+	if !poll(testbin.Bound, func() bool { return exec.Command(w.e.tmux, "-S", w.e.tsock, "has-session").Run() != nil }) {
 		t.Fatalf("Emacs did not quit:\n%s", w.e.screen(t))
 	}
 	time.Sleep(3 * time.Second) // past the 2 s after which Emacs deleted the process

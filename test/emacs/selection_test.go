@@ -5,33 +5,18 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/seltable"
 )
 
-type pos struct {
-	Line      int `json:"line"`
-	Character int `json:"character"`
-}
+// The payload shape of the spec (the bridge's fileUrl is not compared), as the table has it.
+type (
+	selection = seltable.Selection
+	pos       = seltable.Pos
+)
 
-// selection is the payload shape of the spec (the bridge's fileUrl is not compared).
-type selection struct {
-	Text      string `json:"text"`
-	FilePath  string `json:"filePath"`
-	Selection struct {
-		Start   pos  `json:"start"`
-		End     pos  `json:"end"`
-		IsEmpty bool `json:"isEmpty"`
-	} `json:"selection"`
-}
-
-func sel(path, text string, sl, sc, el, ec int) selection {
-	var s selection
-	s.Text, s.FilePath = text, path
-	s.Selection.Start, s.Selection.End = pos{sl, sc}, pos{el, ec}
-	s.Selection.IsEmpty = sl == el && sc == ec
-	return s
-}
-
-// selCase is a row of the Neovim suite's table (test/nvim/selection_cases_test.go, same name and
+// selCase is a row of the selection table (test/seltable, same name and
 // same payload) typed with Emacs's keys, or an Emacs row. keys are tmux key names typed from
 // the buffer's start.
 type selCase struct {
@@ -46,51 +31,62 @@ type selCase struct {
 
 func k(s string) []string { return strings.Fields(s) }
 
+// row is the selection table's row name (its buffer and its payload) typed with keys (tmux key
+// names): the Emacs suite shares the table's payloads, it does not copy them.
+func row(name, keys string) selCase {
+	for _, c := range seltable.Cases {
+		if c.Name == name {
+			return selCase{name: name, content: c.Content, keys: k(keys), want: c.Want}
+		}
+	}
+	panic("test/seltable has no row " + name)
+}
+
 // Spec (Selection Updates): "line is 0-based. character is a 0-based UTF-8 byte offset into the
 // buffer line ... end is exclusive". The Neovim rows with no Emacs gesture are left out: linewise
 // (V), 'virtualedit', 'selection' exclusive, Select mode, and the rows whose payload comes from
 // where Vim puts the cursor (v$ on an empty last line, a block whose end is past a short line).
 var selCases = []selCase{
 	// "None (cursor only) | the cursor | the same as start, with isEmpty: true"
-	{"cursor only", "hello world\n", k("M-f C-f"), func(p string) selection { return sel(p, "", 0, 6, 0, 6) }, nil, nil},
+	row("cursor only", "M-f C-f"),
 	// "In 日本語, the position after 本 is character 6 here"
-	{"cursor after multibyte", "日本語\n", k("C-f C-f"), func(p string) selection { return sel(p, "", 0, 6, 0, 6) }, nil, nil},
+	row("cursor after multibyte", "C-f C-f"),
 	// "Charwise (v) | the first selected byte | after the last selected character"
-	{"charwise multibyte", "日本語 abc\n", k("C-f C-Space C-f C-f"), func(p string) selection { return sel(p, "本語", 0, 3, 0, 9) }, nil, nil},
-	{"charwise across lines", "abc\ndef\n", k("C-f C-Space C-n C-f"), func(p string) selection { return sel(p, "bc\nde", 0, 1, 1, 2) }, nil, nil},
+	row("charwise multibyte", "C-f C-Space C-f C-f"),
+	row("charwise across lines", "C-f C-Space C-n C-f"),
 	// The region's direction does not change the payload: start is the first position.
-	{"charwise backwards", "abc\ndef\n", k("C-n C-f C-f C-Space C-p C-b"), func(p string) selection { return sel(p, "bc\nde", 0, 1, 1, 2) }, nil, nil},
+	row("charwise backwards", "C-n C-f C-f C-Space C-p C-b"),
 	// "v$ ... character 0 of the next line ... the selected text with the line break"
-	{"v$ mid buffer", "abc\ndef\n", k("C-f C-Space C-n C-a"), func(p string) selection { return sel(p, "bc\n", 0, 1, 1, 0) }, nil, nil},
-	{"v$ last line", "abc\ndef\n", k("C-n C-f C-Space C-e"), func(p string) selection { return sel(p, "ef", 1, 1, 1, 3) }, nil, nil},
-	{"v on empty line mid buffer", "a\n\nb\n", k("C-n C-Space C-f"), func(p string) selection { return sel(p, "\n", 1, 0, 2, 0) }, nil, nil},
+	row("v$ mid buffer", "C-f C-Space C-n C-a"),
+	row("v$ last line", "C-n C-f C-Space C-e"),
+	row("v on empty line mid buffer", "C-n C-Space C-f"),
 
 	// "Blockwise (Ctrl-V) | as charwise | ... the contiguous span from the block's first
 	// position to its last, not the rectangle" (C-x SPC; an Emacs rectangle ends before point's
 	// column, a Vim block after the cursor's character: the keys differ, the payload not).
-	{"blockwise", "abcd\nefgh\nij\n", k("C-f C-x Space C-n C-f C-f"), func(p string) selection { return sel(p, "bcd\nefg", 0, 1, 1, 3) }, nil, nil},
-	{"blockwise bottom row shorter", "abcd\nef\n", k("C-n C-x Space C-p C-e"), func(p string) selection { return sel(p, "abcd\nef", 0, 0, 1, 2) }, nil, nil},
+	row("blockwise", "C-f C-x Space C-n C-f C-f"),
+	row("blockwise bottom row shorter", "C-n C-x Space C-p C-e"),
 	// "and an end on an empty row is character 1"
-	{"blockwise end on empty row", "abc\n\n", k("C-x Space C-f C-n"), func(p string) selection { return sel(p, "abc\n", 0, 0, 1, 1) }, nil, nil},
-	{"blockwise $", "ab\ncdef\n", k("C-x Space C-n C-e"), func(p string) selection { return sel(p, "ab\ncdef", 0, 0, 1, 4) }, nil, nil},
-	{"blockwise wide characters", "日本語\nabcdef\n", k("C-f C-x Space C-n C-f C-f"), func(p string) selection { return sel(p, "本語\nabcd", 0, 3, 1, 4) }, nil, nil},
+	row("blockwise end on empty row", "C-x Space C-f C-n"),
+	row("blockwise $", "C-x Space C-n C-e"),
+	row("blockwise wide characters", "C-f C-x Space C-n C-f C-f"),
 
 	// "A character is what Neovim's y takes as one: a code point with its composing characters"
 	// (Emacs moves over the composition as one).
-	{"composing character", "e\u0301x\n", k("C-Space C-f"), func(p string) selection { return sel(p, "e\u0301", 0, 0, 0, 3) }, nil, nil},
+	row("composing character", "C-Space C-f"),
 	// "a control such as a TAB ... is a character of its own, and a composing character after
 	// it is the next character" (the 0.11+ row)
-	{"TAB with composing since 0.11", "\t\u0301a\n", k("C-Space C-f"), func(p string) selection { return sel(p, "\t", 0, 0, 0, 1) }, nil, nil},
+	row("TAB with composing since 0.11", "C-Space C-f"),
 	// "On every version an invalid byte is a character of its own too" (JSON carries it as
 	// U+FFFD; the offsets count the byte).
-	{"invalid byte", "\xff\u0301a\n", k("C-Space C-f"), func(p string) selection { return sel(p, "\ufffd", 0, 0, 0, 1) }, nil, nil},
+	row("invalid byte", "C-Space C-f"),
 
 	// Emacs rows: a region that is empty or no longer active is the cursor alone; a rectangle
 	// made upwards and to the left is the same span.
-	{"empty region", "abc\n", k("C-f C-Space"), func(p string) selection { return sel(p, "", 0, 1, 0, 1) }, nil, nil},
-	{"region quit with C-g", "abc\n", k("C-Space C-f C-f"), func(p string) selection { return sel(p, "", 0, 2, 0, 2) },
-		func(p string) selection { return sel(p, "ab", 0, 0, 0, 2) }, k("C-g")},
-	{"rectangle backwards", "abcd\nefgh\n", k("C-n C-f C-f C-f C-x Space C-p C-b C-b"), func(p string) selection { return sel(p, "bcd\nefg", 0, 1, 1, 3) }, nil, nil},
+	{"empty region", "abc\n", k("C-f C-Space"), func(p string) selection { return seltable.Sel(p, "", 0, 1, 0, 1) }, nil, nil},
+	{"region quit with C-g", "abc\n", k("C-Space C-f C-f"), func(p string) selection { return seltable.Sel(p, "", 0, 2, 0, 2) },
+		func(p string) selection { return seltable.Sel(p, "ab", 0, 0, 0, 2) }, k("C-g")},
+	{"rectangle backwards", "abcd\nefgh\n", k("C-n C-f C-f C-f C-x Space C-p C-b C-b"), func(p string) selection { return seltable.Sel(p, "bcd\nefg", 0, 1, 1, 3) }, nil, nil},
 }
 
 // Every row, typed in a real Emacs: the payload Claude receives in selection_changed, and the
@@ -111,7 +107,7 @@ func TestSelectionThroughBridge(t *testing.T) {
 			want := tc.want(path)
 			w.waitSelection(t, want)
 			for _, tool := range []string{"getLatestSelection", "getCurrentSelection"} {
-				r, err := w.c.Tool(ctxT(t, bound), tool, nil)
+				r, err := w.c.Tool(testbin.CtxFor(t, testbin.Bound), tool, nil)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -128,7 +124,7 @@ func TestSelectionThroughBridge(t *testing.T) {
 func (w *world) waitSelection(t *testing.T, want selection) {
 	t.Helper()
 	var seen []string
-	ctx := ctxT(t, bound)
+	ctx := testbin.CtxFor(t, testbin.Bound)
 	for {
 		m, err := w.c.Next(ctx, "selection_changed")
 		if err != nil {

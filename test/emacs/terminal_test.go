@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/termtext"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
 )
 
@@ -23,7 +24,7 @@ func fakeClaude(t *testing.T, out string) string {
 	os.WriteFile(p, []byte(`#!/bin/sh
 { for a in "$@"; do echo "arg=$a"; done
   echo "cwd=$(pwd)"; echo "port=$CLAUDE_CODE_SSE_PORT"; echo "ide=$ENABLE_IDE_INTEGRATION"; echo "no_proxy=$no_proxy"
-} > `+shQuote(out)+`.tmp && mv `+shQuote(out)+`.tmp `+shQuote(out)+`
+} > `+termtext.ShellQuote(out)+`.tmp && mv `+termtext.ShellQuote(out)+`.tmp `+termtext.ShellQuote(out)+`
 echo FAKE CLAUDE READY
 exec sleep 60
 `), 0o755)
@@ -55,7 +56,7 @@ func TestClaudeTerminal(t *testing.T) {
 			w.visit(t, path)
 			start := `(with-current-buffer (window-buffer (selected-window)) (claude-ide-bridge-claude) nil)`
 			w.e.eval(t, start)
-			if !poll(bound, func() bool { _, err := os.Stat(out); return err == nil }) {
+			if !poll(testbin.Bound, func() bool { _, err := os.Stat(out); return err == nil }) {
 				t.Fatalf("claude did not start; screen:\n%s", w.e.screen(t))
 			}
 			data, _ := os.ReadFile(out)
@@ -101,7 +102,7 @@ func TestClaudeFollowsTheBridgesRule(t *testing.T) {
 	w := newWorld(t, `(setq claude-ide-bridge-program `+lispQuote(testbin.ChangedRule(t))+` claude-ide-bridge-claude-program `+lispQuote(script)+
 		` claude-ide-bridge-model-tools nil claude-ide-bridge-terminal 'term)`, false)
 	w.e.eval(t, `(progn (claude-ide-bridge-claude '("--resume")) nil)`)
-	if !poll(bound, func() bool { _, err := os.Stat(out); return err == nil }) {
+	if !poll(testbin.Bound, func() bool { _, err := os.Stat(out); return err == nil }) {
 		t.Fatalf("claude did not start; screen:\n%s", w.e.screen(t))
 	}
 	data, _ := os.ReadFile(out)

@@ -5,11 +5,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/seltable"
 )
 
 func (w *world) tool(t *testing.T, name string, args map[string]any) string {
 	t.Helper()
-	r, err := w.c.Tool(ctxT(t, bound), name, args)
+	r, err := w.c.Tool(testbin.CtxFor(t, testbin.Bound), name, args)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +34,7 @@ func TestOpenFileSelectsRange(t *testing.T) {
 	}
 	// The region reaches Claude once the user acts (here C-e extends it to the same line end).
 	w.e.keys(t, "C-e")
-	w.waitSelection(t, sel(path, "日本 three", 1, 4, 1, 16))
+	w.waitSelection(t, seltable.Sel(path, "日本 three", 1, 4, 1, 16))
 }
 
 // getOpenEditors, checkDocumentDirty and saveDocument read and drive Emacs's file buffers.
@@ -79,7 +82,7 @@ func TestDiagnosticsFromFlymake(t *testing.T) {
 	w.visit(t, path)
 	w.e.eval(t, `(with-current-buffer (get-file-buffer `+lispQuote(path)+`) (setq-local flymake-diagnostic-functions '(elisp-flymake-checkdoc)) (flymake-mode 1) (flymake-start) nil)`)
 	var text string
-	if !poll(bound, func() bool {
+	if !poll(testbin.Bound, func() bool {
 		text = w.tool(t, "getDiagnostics", map[string]any{"uri": "file://" + path})
 		return strings.Contains(text, "documentation string")
 	}) {
@@ -112,7 +115,7 @@ func TestSendMentions(t *testing.T) {
 	want := func(json string) {
 		t.Helper()
 		var seen []string
-		ctx := ctxT(t, bound)
+		ctx := testbin.CtxFor(t, testbin.Bound)
 		for {
 			m, err := w.c.Next(ctx, "at_mentioned")
 			if err != nil {

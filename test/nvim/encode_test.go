@@ -4,6 +4,8 @@ import (
 	"encoding/hex"
 	"os"
 	"testing"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/seltable"
 )
 
 // encodeCase calls selection.encode directly: no bridge, no key presses.
@@ -92,7 +94,7 @@ func TestEncode(t *testing.T) {
 			if got.Hex != hex.EncodeToString([]byte(tc.text)) {
 				t.Errorf("text %q, want %q", mustUnhex(got.Hex), tc.text)
 			}
-			want := sel("", "", tc.sl, tc.sc, tc.el, tc.ec).Selection
+			want := seltable.Sel("", "", tc.sl, tc.sc, tc.el, tc.ec).Selection
 			if got.Selection != want {
 				t.Errorf("selection %+v, want %+v", got.Selection, want)
 			}

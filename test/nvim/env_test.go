@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/seltable"
 )
 
 // env is a project directory, a Neovim running the plugin against the real
@@ -80,29 +82,10 @@ func (e *env) edit(t *testing.T, path string) {
 
 // selection is the payload shape the spec gives (fileUrl, added by the
 // bridge, is not compared).
-type selection struct {
-	Text      string `json:"text"`
-	FilePath  string `json:"filePath"`
-	Selection struct {
-		Start   pos  `json:"start"`
-		End     pos  `json:"end"`
-		IsEmpty bool `json:"isEmpty"`
-	} `json:"selection"`
-}
-
-type pos struct {
-	Line      int `json:"line"`
-	Character int `json:"character"`
-}
-
-func sel(path, text string, sl, sc, el, ec int) selection {
-	var s selection
-	s.Text, s.FilePath = text, path
-	s.Selection.Start = pos{sl, sc}
-	s.Selection.End = pos{el, ec}
-	s.Selection.IsEmpty = sl == el && sc == ec
-	return s
-}
+type (
+	selection = seltable.Selection
+	pos       = seltable.Pos
+)
 
 func decodeSel(raw json.RawMessage) (selection, bool) {
 	var s selection

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/seltable"
 )
 
 // Issue: ":ClaudeCode to open or focus a terminal split running claude
@@ -20,7 +22,7 @@ func TestTerminal(t *testing.T) {
 	}, true)
 	path := e.file(t, "a.txt", "abc\ndef\n")
 	e.edit(t, path)
-	e.waitSelection(t, sel(path, "", 0, 0, 0, 0))
+	e.waitSelection(t, seltable.Sel(path, "", 0, 0, 0, 0))
 
 	e.n.ex(t, "ClaudeCode")
 	waitFor(t, "the terminal's environment", func() bool { _, err := os.Stat(envFile); return err == nil })
@@ -73,7 +75,7 @@ func TestTerminal(t *testing.T) {
 		if got.FilePath != path {
 			t.Errorf("selection of %q reported", got.FilePath)
 		}
-		return got == sel(path, "", 1, 1, 1, 1)
+		return got == seltable.Sel(path, "", 1, 1, 1, 1)
 	})
 }
 

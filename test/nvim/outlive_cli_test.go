@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/e2e/fakeapi"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/termtext"
 )
 
 // tmuxCLI is the real Claude Code CLI in a tmux session of its own (outside
@@ -69,11 +71,11 @@ func startTmuxCLI(t *testing.T, w workspace, port int, api *fakeapi.Server) tmux
 		"CLAUDE_CODE_SSE_PORT": strconv.Itoa(port), "ENABLE_IDE_INTEGRATION": "true",
 		"no_proxy": "127.0.0.1,localhost,::1", "NO_PROXY": "127.0.0.1,localhost,::1",
 	}
-	script := "#!/bin/sh\ncd " + shq(w.proj) + " || exit 1\n"
+	script := "#!/bin/sh\ncd " + termtext.ShellQuote(w.proj) + " || exit 1\n"
 	for k, v := range env {
-		script += "export " + k + "=" + shq(v) + "\n"
+		script += "export " + k + "=" + termtext.ShellQuote(v) + "\n"
 	}
-	script += "exec " + shq(bin) + " --permission-mode default\n"
+	script += "exec " + termtext.ShellQuote(bin) + " --permission-mode default\n"
 	run := filepath.Join(w.home, "run-claude.sh")
 	if err := os.WriteFile(run, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
@@ -97,8 +99,6 @@ func startTmuxCLI(t *testing.T, w workspace, port int, api *fakeapi.Server) tmux
 	})
 	return c
 }
-
-func shq(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 // The must-show of issue 29 with the real CLI in tmux: Claude is connected;
 // Neovim quits; the CLI stays connected (no reconnect: the proposal's owner is

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"testing"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/seltable"
 )
 
 // nvimMinor is the running Neovim's minor version (0.x).
@@ -12,10 +14,6 @@ func nvimMinor(t *testing.T, n *nvim) int {
 	var v int
 	n.luaInto(t, &v, `return vim.version().minor`)
 	return v
-}
-
-func (c selCase) skip(minor int) bool {
-	return (c.since != 0 && minor < c.since) || (c.before != 0 && minor >= c.before)
 }
 
 // toNormal leaves Visual, Select or Insert mode and resets the options the
@@ -28,16 +26,16 @@ func toNormal(t *testing.T, n *nvim) {
 }
 
 // arrange opens a fresh file with the case's content and types its keys.
-func arrange(t *testing.T, e *env, i int, tc selCase) string {
+func arrange(t *testing.T, e *env, i int, tc seltable.Case) string {
 	t.Helper()
-	path := e.file(t, fmt.Sprintf("sel%02d.txt", i), tc.content)
+	path := e.file(t, fmt.Sprintf("sel%02d.txt", i), tc.Content)
 	toNormal(t, e.n)
 	// ++bad=keep: invalid bytes stay as they are on disk.
 	e.n.ex(t, "edit ++enc=utf-8 ++bad=keep "+path)
-	if tc.setup != "" {
-		e.n.ex(t, tc.setup)
+	if tc.Setup != "" {
+		e.n.ex(t, tc.Setup)
 	}
-	e.n.input(t, "gg0"+tc.keys)
+	e.n.input(t, "gg0"+tc.Keys)
 	return path
 }
 
@@ -46,13 +44,13 @@ func arrange(t *testing.T, e *env, i int, tc selCase) string {
 func TestSelectionThroughBridge(t *testing.T) {
 	e := newEnv(t, nil, true)
 	minor := nvimMinor(t, e.n)
-	for i, tc := range selCases {
-		t.Run(tc.name, func(t *testing.T) {
-			if tc.skip(minor) {
+	for i, tc := range seltable.Cases {
+		t.Run(tc.Name, func(t *testing.T) {
+			if tc.Skip(minor) {
 				t.Skipf("not for Neovim 0.%d", minor)
 			}
 			path := arrange(t, e, i, tc)
-			want := tc.want(path)
+			want := tc.Want(path)
 			e.waitSelection(t, want)
 			// "The getCurrentSelection and getLatestSelection results use the
 			// same encoding"
@@ -71,13 +69,13 @@ func TestSelectionThroughBridge(t *testing.T) {
 func TestGetCurrentSelectionOnDemand(t *testing.T) {
 	e := newEnv(t, map[string]any{"track_selection": false}, true)
 	minor := nvimMinor(t, e.n)
-	for i, tc := range selCases {
-		t.Run(tc.name, func(t *testing.T) {
-			if tc.skip(minor) {
+	for i, tc := range seltable.Cases {
+		t.Run(tc.Name, func(t *testing.T) {
+			if tc.Skip(minor) {
 				t.Skipf("not for Neovim 0.%d", minor)
 			}
 			path := arrange(t, e, i, tc)
-			want := tc.want(path)
+			want := tc.Want(path)
 			var last string
 			ok := poll(func() bool {
 				r := e.c.tool(t, "getCurrentSelection", map[string]any{})

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/seltable"
 )
 
 // textJSON decodes the JSON in a tool result's first text block.
@@ -25,7 +27,7 @@ func TestOpenFileSelects(t *testing.T) {
 	e := newEnv(t, nil, true)
 	path := e.file(t, "a.txt", "one\ntwo\nthree\n")
 	e.c.tool(t, "openFile", map[string]any{"filePath": path, "startText": "two", "endText": "three"})
-	e.waitSelection(t, sel(path, "two\nthree", 1, 0, 2, 5))
+	e.waitSelection(t, seltable.Sel(path, "two\nthree", 1, 0, 2, 5))
 	if got := e.n.str(t, `return vim.api.nvim_buf_get_name(0)`); got != path {
 		t.Fatalf("current buffer %q, want %q", got, path)
 	}
@@ -135,10 +137,10 @@ func TestGetDiagnostics(t *testing.T) {
 		byMsg[d.Message] = i
 	}
 	w := got[0].Diagnostics[byMsg["w"]]
-	if w.Severity != "Warning" || w.Range.Start != (pos{1, 1}) || w.Range.End != (pos{1, 3}) || w.Source != "lint" || w.Code != "W1" {
+	if w.Severity != "Warning" || w.Range.Start != (pos{Line: 1, Character: 1}) || w.Range.End != (pos{Line: 1, Character: 3}) || w.Source != "lint" || w.Code != "W1" {
 		t.Fatalf("warning diagnostic %+v", w)
 	}
-	if h := got[0].Diagnostics[byMsg["h"]]; h.Severity != "Hint" || h.Range.Start != (pos{0, 0}) {
+	if h := got[0].Diagnostics[byMsg["h"]]; h.Severity != "Hint" || h.Range.Start != (pos{Line: 0, Character: 0}) {
 		t.Fatalf("hint diagnostic %+v", h)
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/bench/texts"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/probe"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
 )
 
 // benchReps is VIM_BENCH (bench/vim sets it): the measurements below run only then.
@@ -79,7 +80,7 @@ func TestBenchSelection(t *testing.T) {
 			drain(c)
 			start := time.Now()
 			v.keys(keys(i)...)
-			ctx := ctxT(t)
+			ctx := testbin.Ctx(t)
 			for got := false; !got; {
 				select {
 				case m := <-c.Notifications:

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/probe"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
 )
 
 // mention is at_mentioned as Claude receives it; nil lines mean "absent".
@@ -22,7 +23,7 @@ func lines(a, b int) (*int, *int) { return &a, &b }
 
 func waitMention(t *testing.T, c *probe.Client, want mention) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), bound)
+	ctx, cancel := context.WithTimeout(context.Background(), testbin.Bound)
 	defer cancel()
 	var seen []string
 	for {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/probe"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
 )
 
 const tabA = "✻ [Claude Code] a.txt (aa7495) ⧉"
@@ -20,7 +21,7 @@ type toolAnswer struct {
 // openDiff calls Claude's openDiff; the answer comes when the user decides.
 func openDiff(t *testing.T, c *probe.Client, path, contents, tab string) chan toolAnswer {
 	ch := make(chan toolAnswer, 1)
-	ctx := ctxT(t)
+	ctx := testbin.Ctx(t)
 	go func() {
 		r, err := c.Tool(ctx, "openDiff", map[string]any{
 			"old_file_path": path, "new_file_path": path, "new_file_contents": contents, "tab_name": tab,
@@ -96,7 +97,7 @@ func TestDiffAcceptWithWrite(t *testing.T) {
 		t.Fatalf("the plugin wrote the file: %q", got)
 	}
 	v.waitDiffs(tabA + "=accepted")
-	if _, err := c.Tool(ctxT(t), "close_tab", map[string]any{"tab_name": tabA}); err != nil {
+	if _, err := c.Tool(testbin.Ctx(t), "close_tab", map[string]any{"tab_name": tabA}); err != nil {
 		t.Fatal(err)
 	}
 	v.waitDiffs()
@@ -169,7 +170,7 @@ func TestDiffCloseTabAndCloseAll(t *testing.T) {
 	v.waitDiffs(tabA + "=pending")
 	chB := openDiff(t, c, b, "B\n", tabB)
 	v.waitDiffs(tabA+"=pending", tabB+"=pending")
-	if _, err := c.Tool(ctxT(t), "close_tab", map[string]any{"tab_name": tabA}); err != nil {
+	if _, err := c.Tool(testbin.Ctx(t), "close_tab", map[string]any{"tab_name": tabA}); err != nil {
 		t.Fatal(err)
 	}
 	v.waitDiffs(tabB + "=pending")
@@ -179,7 +180,7 @@ func TestDiffCloseTabAndCloseAll(t *testing.T) {
 	if n := v.tabpages(); n != 2 {
 		t.Fatalf("%d tab pages, want the user's and b's diff", n)
 	}
-	if _, err := c.Tool(ctxT(t), "closeAllDiffTabs", nil); err != nil {
+	if _, err := c.Tool(testbin.Ctx(t), "closeAllDiffTabs", nil); err != nil {
 		t.Fatal(err)
 	}
 	v.waitDiffs()

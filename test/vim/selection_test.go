@@ -3,38 +3,19 @@ package vimtest
 import (
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/probe"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/seltable"
 )
 
-type pos struct {
-	Line      int `json:"line"`
-	Character int `json:"character"`
-}
-
-type selection struct {
-	Text      string `json:"text"`
-	FilePath  string `json:"filePath"`
-	Selection struct {
-		Start   pos  `json:"start"`
-		End     pos  `json:"end"`
-		IsEmpty bool `json:"isEmpty"`
-	} `json:"selection"`
-}
-
-func sel(path, text string, sl, sc, el, ec int) selection {
-	var s selection
-	s.Text, s.FilePath = text, path
-	s.Selection.Start, s.Selection.End = pos{sl, sc}, pos{el, ec}
-	s.Selection.IsEmpty = sl == el && sc == ec
-	return s
-}
+type (
+	selection = seltable.Selection
+	pos       = seltable.Pos
+)
 
 // tmuxKeys turns Neovim's key notation of the table ("l<C-v>j", "<Right>") into tmux key names.
 func tmuxKeys(keys string) []string {
@@ -59,7 +40,7 @@ func tmuxKeys(keys string) []string {
 // waitSelection waits until Claude is sent a selection_changed equal to want.
 func waitSelection(t *testing.T, v *vim, c *probe.Client, want selection) {
 	t.Helper()
-	ctx := ctxT(t)
+	ctx := testbin.Ctx(t)
 	var seen []string
 	for {
 		select {
@@ -84,26 +65,26 @@ func waitSelection(t *testing.T, v *vim, c *probe.Client, want selection) {
 func TestSelectionThroughBridge(t *testing.T) {
 	v := startVim(t)
 	c := v.claude()
-	for i, tc := range selCases {
-		t.Run(tc.name, func(t *testing.T) {
-			if tc.since != 0 {
+	for i, tc := range seltable.Cases {
+		t.Run(tc.Name, func(t *testing.T) {
+			if tc.Since != 0 {
 				t.Skip("Neovim 0.11+ counts grapheme clusters; Vim 9.0 does not")
 			}
 			v.t = t
-			path := v.file(fmt.Sprintf("sel%02d.txt", i), tc.content)
+			path := v.file(fmt.Sprintf("sel%02d.txt", i), tc.Content)
 			v.normal()
 			v.ex("set selection& virtualedit& selectmode&\nedit ++enc=utf-8 ++bad=keep " + path)
-			if tc.setup != "" {
-				v.ex(tc.setup)
+			if tc.Setup != "" {
+				v.ex(tc.Setup)
 			}
 			start := time.Now()
-			v.keys(tmuxKeys(tc.keys)...)
-			want := tc.want(path)
+			v.keys(tmuxKeys(tc.Keys)...)
+			want := tc.Want(path)
 			waitSelection(t, v, c, want)
 			t.Logf("selection reached Claude %v after the keys were sent", time.Since(start).Round(time.Millisecond))
 			// "The getCurrentSelection and getLatestSelection results use the same encoding"
 			for _, tool := range []string{"getLatestSelection", "getCurrentSelection"} {
-				r, err := c.Tool(ctxT(t), tool, map[string]any{})
+				r, err := c.Tool(testbin.Ctx(t), tool, map[string]any{})
 				if err != nil || len(r.Content) == 0 {
 					t.Fatalf("%s: %v %+v", tool, err, r)
 				}
@@ -117,45 +98,28 @@ func TestSelectionThroughBridge(t *testing.T) {
 	}
 }
 
-// The table is the Neovim suite's: every case name there is here.
-func TestSameSelectionTable(t *testing.T) {
-	theirs, err := os.ReadFile(filepath.Join(root, "test", "nvim", "selection_cases_test.go"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	names := map[string]bool{}
-	for _, c := range selCases {
-		names[c.name] = true
-	}
-	for _, m := range regexp.MustCompile(`\{name: "([^"]+)"`).FindAllStringSubmatch(string(theirs), -1) {
-		if !names[m[1]] {
-			t.Errorf("the Neovim suite's selection case %q is not in this table", m[1])
-		}
-	}
-}
-
 // Spec: "With track_selection = false, getCurrentSelection reads the editor when Claude asks,
 // with the same encoding": every row again, asked for instead of sent.
 func TestGetCurrentSelectionOnDemand(t *testing.T) {
 	v := startVim(t, "let g:claude_ide_bridge_track_selection = 0")
 	c := v.claude()
-	for i, tc := range selCases {
-		t.Run(tc.name, func(t *testing.T) {
-			if tc.since != 0 {
+	for i, tc := range seltable.Cases {
+		t.Run(tc.Name, func(t *testing.T) {
+			if tc.Since != 0 {
 				t.Skip("Neovim 0.11+ counts grapheme clusters; Vim 9.0 does not")
 			}
 			v.t = t
-			path := v.file(fmt.Sprintf("sel%02d.txt", i), tc.content)
+			path := v.file(fmt.Sprintf("sel%02d.txt", i), tc.Content)
 			v.normal()
 			v.ex("set selection& virtualedit& selectmode&\nedit ++enc=utf-8 ++bad=keep " + path)
-			if tc.setup != "" {
-				v.ex(tc.setup)
+			if tc.Setup != "" {
+				v.ex(tc.Setup)
 			}
-			v.keys(tmuxKeys(tc.keys)...)
-			want := tc.want(path)
+			v.keys(tmuxKeys(tc.Keys)...)
+			want := tc.Want(path)
 			var last string
 			if !poll(func() bool {
-				r, err := c.Tool(ctxT(t), "getCurrentSelection", map[string]any{})
+				r, err := c.Tool(testbin.Ctx(t), "getCurrentSelection", map[string]any{})
 				if err != nil || len(r.Content) == 0 {
 					return false
 				}

@@ -13,12 +13,13 @@ import (
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/probe"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/seltable"
 )
 
 // textJSON calls a tool and decodes the JSON of its first text block.
 func textJSON(t *testing.T, c *probe.Client, tool string, args map[string]any, v any) {
 	t.Helper()
-	r, err := c.Tool(ctxT(t), tool, args)
+	r, err := c.Tool(testbin.Ctx(t), tool, args)
 	if err != nil || r.IsError || len(r.Content) == 0 {
 		t.Fatalf("%s: %v %+v", tool, err, r)
 	}
@@ -34,10 +35,10 @@ func TestOpenFile(t *testing.T) {
 	c := v.claude()
 	path := v.file("a.txt", "one\ntwo\nthree\n")
 	there := v.file("there.go", "package main\n\nfunc main() {}\n")
-	if r, err := c.Tool(ctxT(t), "openFile", map[string]any{"filePath": path, "startText": "two", "endText": "three"}); err != nil || r.IsError {
+	if r, err := c.Tool(testbin.Ctx(t), "openFile", map[string]any{"filePath": path, "startText": "two", "endText": "three"}); err != nil || r.IsError {
 		t.Fatalf("openFile: %v %+v", err, r)
 	}
-	waitSelection(t, v, c, sel(path, "two\nthree", 1, 0, 2, 5))
+	waitSelection(t, v, c, seltable.Sel(path, "two\nthree", 1, 0, 2, 5))
 	if got := v.str("expand('%:p')"); got != path {
 		t.Fatalf("current buffer %q, want %q", got, path)
 	}
@@ -155,10 +156,10 @@ func TestDiagnosticsFromALE(t *testing.T) {
 		t.Fatalf("getDiagnostics %+v", got)
 	}
 	for _, d := range got[0].Diagnostics {
-		if d.Message == "w" && (d.Severity != "Warning" || d.Range.Start != (pos{1, 1}) || d.Range.End != (pos{1, 3}) || d.Source != "lint" || d.Code != "W1") {
+		if d.Message == "w" && (d.Severity != "Warning" || d.Range.Start != (pos{Line: 1, Character: 1}) || d.Range.End != (pos{Line: 1, Character: 3}) || d.Source != "lint" || d.Code != "W1") {
 			t.Fatalf("warning %+v", d)
 		}
-		if d.Message == "e" && (d.Severity != "Error" || d.Range.Start != (pos{0, 0})) {
+		if d.Message == "e" && (d.Severity != "Error" || d.Range.Start != (pos{Line: 0, Character: 0})) {
 			t.Fatalf("error %+v", d)
 		}
 	}

@@ -2,7 +2,6 @@ package vimtest
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -18,9 +17,8 @@ import (
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/probe"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
 )
-
-const bound = 20 * time.Second
 
 // need returns the path of a program, or skips the test saying so loudly; with
 // CLAUDE_IDE_BRIDGE_REQUIRE_EDITORS=1 (scripts/test, which installs them) a missing one fails.
@@ -35,12 +33,6 @@ func need(t *testing.T, name string) string {
 	}
 	t.Skipf("SKIPPED: %s is not installed; the Vim plugin is not tested", name)
 	return ""
-}
-
-func ctxT(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), bound)
-	t.Cleanup(cancel)
-	return ctx
 }
 
 // vim is one Vim in its own tmux server.
@@ -102,7 +94,7 @@ func startVimEnv(t *testing.T, extra []string, opts ...string) *vim {
 		t.Fatalf("tmux: %v\n%s", err, out)
 	}
 	t.Cleanup(v.stop)
-	ln.(*net.TCPListener).SetDeadline(time.Now().Add(bound))
+	ln.(*net.TCPListener).SetDeadline(time.Now().Add(testbin.Bound))
 	v.conn, err = ln.Accept()
 	if err != nil {
 		t.Fatalf("vim never connected: %v\nscreen:\n%s", err, v.screen())
@@ -180,7 +172,7 @@ func (v *vim) tryEval(expr string) (json.RawMessage, error) {
 		return r, nil
 	case <-v.closed:
 		return nil, fmt.Errorf("vim's channel closed")
-	case <-time.After(bound):
+	case <-time.After(testbin.Bound):
 		return nil, fmt.Errorf("vim did not answer %s", expr)
 	}
 }
@@ -330,12 +322,12 @@ func (v *vim) claude() *probe.Client {
 	if err := json.Unmarshal(data, &l); err != nil {
 		v.t.Fatal(err)
 	}
-	c, _, err := probe.Dial(ctxT(v.t), s.Port, l.AuthToken, nil)
+	c, _, err := probe.Dial(testbin.Ctx(v.t), s.Port, l.AuthToken, nil)
 	if err != nil {
 		v.t.Fatal(err)
 	}
 	v.t.Cleanup(func() { c.Close() })
-	if _, err := c.Handshake(ctxT(v.t)); err != nil {
+	if _, err := c.Handshake(testbin.Ctx(v.t)); err != nil {
 		v.t.Fatal(err)
 	}
 	v.waitEval("1", "claude_ide_bridge#State().clients")

@@ -119,7 +119,7 @@ func startLimited(t *testing.T, ws string, caps map[string]bool, e *rawEditor) (
 		in.Close()
 		select {
 		case <-exited:
-		case <-time.After(bound):
+		case <-time.After(testbin.Bound):
 			cmd.Process.Kill()
 			<-exited
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/jsonrpc"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/probe"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
 )
 
 type showDiff struct {
@@ -25,7 +26,7 @@ type showDiff struct {
 // openDiff starts Claude's openDiff in the background; the answer arrives on the channel.
 func openDiff(t *testing.T, c *probe.Client, path, contents, tab string) <-chan *probe.ToolResult {
 	ch := make(chan *probe.ToolResult, 1)
-	ctx := ctxT(t)
+	ctx := testbin.Ctx(t)
 	go func() {
 		r, err := c.Tool(ctx, "openDiff", map[string]any{"old_file_path": path, "new_file_path": path,
 			"new_file_contents": contents, "tab_name": tab})
@@ -46,7 +47,7 @@ func await(t *testing.T, ch <-chan *probe.ToolResult) *probe.ToolResult {
 	select {
 	case r := <-ch:
 		return r
-	case <-ctxT(t).Done():
+	case <-testbin.Ctx(t).Done():
 		t.Fatal("openDiff never answered")
 		return nil
 	}

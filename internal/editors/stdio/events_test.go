@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/jsonrpc"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
 )
 
 func TestSelectionChanged(t *testing.T) {
@@ -23,7 +24,7 @@ func TestSelectionChanged(t *testing.T) {
 			"start": map[string]int{"line": 0, "character": 0}, "end": map[string]int{"line": 0, "character": 6}, "isEmpty": false}}
 		s.notify(t, "selectionChanged", sel)
 
-		m, err := c.Next(ctxT(t), "selection_changed")
+		m, err := c.Next(testbin.Ctx(t), "selection_changed")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -67,7 +68,7 @@ func TestWorkspaceFoldersChanged(t *testing.T) {
 		// "the bridge rewrites the lock file"; "workspaceFolders: absolute; the bridge resolves symlinks"
 		s.notify(t, "workspaceFoldersChanged", map[string]any{"folders": []string{s.ws, link}})
 		want := []string{s.ws, other}
-		deadline := time.Now().Add(bound)
+		deadline := time.Now().Add(testbin.Bound)
 		for !slices.Equal(readLock(t, r.LockPath).WorkspaceFolders, want) {
 			if time.Now().After(deadline) {
 				t.Fatalf("lock folders = %v, want %v", readLock(t, r.LockPath).WorkspaceFolders, want)
@@ -101,7 +102,7 @@ func TestAtMentioned(t *testing.T) {
 			t.Errorf("with no client: %+v, want held", res)
 		}
 		c := claude(t, r)
-		m, err := c.Next(ctxT(t), "at_mentioned")
+		m, err := c.Next(testbin.Ctx(t), "at_mentioned")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -120,7 +121,7 @@ func TestAtMentioned(t *testing.T) {
 		if res.Delivered != 1 || res.Held {
 			t.Errorf("with one client: %+v", res)
 		}
-		m, err = c.Next(ctxT(t), "at_mentioned")
+		m, err = c.Next(testbin.Ctx(t), "at_mentioned")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
 )
 
 // Issue 35 item 2: with the default exclude globs, nothing of .env, server.key or a symlink
@@ -49,7 +51,7 @@ func TestExcludeThroughLinksEveryChannel(t *testing.T) {
 		}
 	}
 	s.notify(t, "selectionChanged", sel(main, "package main"))
-	m, err := c.Next(ctxT(t), "selection_changed")
+	m, err := c.Next(testbin.Ctx(t), "selection_changed")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
 )
 
 // A bridge killed with SIGKILL cannot remove its lock file; the next bridge to start removes
@@ -27,7 +28,7 @@ func TestSIGKILLThenNextStartCleansLock(t *testing.T) {
 	}
 	select {
 	case <-first.exited:
-	case <-time.After(bound):
+	case <-time.After(testbin.Bound):
 		t.Fatal("SIGKILL did not end the bridge")
 	}
 	locks, err := discovery.ListLocks([]string{filepath.Join(cfg, "ide")})

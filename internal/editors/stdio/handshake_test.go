@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/jsonrpc"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
 )
 
 func TestInitialize(t *testing.T) {
@@ -36,7 +37,7 @@ func TestInitialize(t *testing.T) {
 		var tools struct {
 			Tools []struct{ Name string }
 		}
-		if err := c.Call(ctxT(t), "tools/list", nil, &tools); err != nil || len(tools.Tools) != 12 {
+		if err := c.Call(testbin.Ctx(t), "tools/list", nil, &tools); err != nil || len(tools.Tools) != 12 {
 			t.Errorf("tools/list with every capability: %d tools, err %v; want 12", len(tools.Tools), err)
 		}
 	})

@@ -22,15 +22,6 @@ import (
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
 )
 
-// bound caps every wait in these tests.
-const bound = 15 * time.Second
-
-func ctxT(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), bound)
-	t.Cleanup(cancel)
-	return ctx
-}
-
 // framings are the two framings of the editor protocol; tests of the protocol run in both.
 var framings = []string{"line", "header"}
 
@@ -197,7 +188,7 @@ func (s *sidecar) reply(method, result string) {
 // next returns the next call of method from the bridge, skipping others.
 func (s *sidecar) next(t *testing.T, method string) call {
 	t.Helper()
-	timeout := time.After(bound)
+	timeout := time.After(testbin.Bound)
 	for {
 		select {
 		case c := <-s.calls:
@@ -214,7 +205,7 @@ func (s *sidecar) next(t *testing.T, method string) call {
 func (s *sidecar) collect(t *testing.T, n int, methods ...string) []call {
 	t.Helper()
 	var out []call
-	timeout := time.After(bound)
+	timeout := time.After(testbin.Bound)
 	for len(out) < n {
 		select {
 		case c := <-s.calls:
@@ -267,12 +258,12 @@ func (s *sidecar) noCall(t *testing.T, methods ...string) {
 
 func (s *sidecar) call(t *testing.T, method string, params, result any) error {
 	t.Helper()
-	return s.conn.Call(ctxT(t), method, params, result)
+	return s.conn.Call(testbin.Ctx(t), method, params, result)
 }
 
 func (s *sidecar) notify(t *testing.T, method string, params any) {
 	t.Helper()
-	if err := s.conn.Notify(ctxT(t), method, params); err != nil {
+	if err := s.conn.Notify(testbin.Ctx(t), method, params); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -327,7 +318,7 @@ func readLock(t *testing.T, path string) discovery.Lock {
 func claude(t *testing.T, r initResult) *probe.Client {
 	t.Helper()
 	c := dial(t, r)
-	if _, err := c.Handshake(ctxT(t)); err != nil {
+	if _, err := c.Handshake(testbin.Ctx(t)); err != nil {
 		t.Fatal(err)
 	}
 	return c
@@ -336,7 +327,7 @@ func claude(t *testing.T, r initResult) *probe.Client {
 func dial(t *testing.T, r initResult) *probe.Client {
 	t.Helper()
 	l := readLock(t, r.LockPath)
-	c, _, err := probe.Dial(ctxT(t), r.Port, l.AuthToken, nil)
+	c, _, err := probe.Dial(testbin.Ctx(t), r.Port, l.AuthToken, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -347,7 +338,7 @@ func dial(t *testing.T, r initResult) *probe.Client {
 // tool calls a tool and fails on a protocol error.
 func tool(t *testing.T, c *probe.Client, name string, args any) *probe.ToolResult {
 	t.Helper()
-	r, err := c.Tool(ctxT(t), name, args)
+	r, err := c.Tool(testbin.Ctx(t), name, args)
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
@@ -360,7 +351,7 @@ func (s *sidecar) waitExit(t *testing.T) time.Duration {
 	start := time.Now()
 	select {
 	case <-s.exited:
-	case <-time.After(bound):
+	case <-time.After(testbin.Bound):
 		s.cmd.Process.Kill()
 		<-s.exited
 		t.Errorf("the bridge did not exit")
@@ -432,7 +423,7 @@ func (w tellWriter) Write(p []byte) (int, error) {
 // makes a round trip: the bridge reads in order, so after it the answer has been delivered.
 func (s *sidecar) settle(t *testing.T) {
 	t.Helper()
-	timeout := time.After(bound)
+	timeout := time.After(testbin.Bound)
 	for {
 		select {
 		case b := <-s.written:

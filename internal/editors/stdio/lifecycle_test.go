@@ -15,6 +15,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/probe"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
 )
 
 // "When stdin reaches EOF, or the editor pid dies, with no Claude connected (or with --outlive 0,
@@ -42,7 +43,7 @@ func checkShutdown(t *testing.T, s *sidecar, c *probe.Client, diff <-chan *probe
 	}
 	select {
 	case <-c.Done():
-	case <-time.After(bound):
+	case <-time.After(testbin.Bound):
 		t.Fatal("the Claude client was not disconnected")
 	}
 	if got := c.CloseStatus(); got != websocket.StatusGoingAway {
@@ -157,7 +158,7 @@ func TestLogs(t *testing.T) {
 	s.next(t, "clientConnected")
 	// The log comes through the child's stderr pipe and exec's copying goroutine, which can lag
 	// behind the clientConnected notification on stdout: wait for it (bounded).
-	for deadline := time.Now().Add(bound); ; time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(testbin.Bound); ; time.Sleep(10 * time.Millisecond) {
 		e := s.stderr.String()
 		if strings.Contains(e, "msg=listening") && strings.Contains(e, "client connected") {
 			break

@@ -9,6 +9,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
 )
 
 // goplsForTest finds gopls ($GOPLS, else on PATH) and returns it with the environment that keeps
@@ -51,7 +53,7 @@ func TestLSPDiagnosticsForEditorWithout(t *testing.T) {
 	delete(caps, "getDiagnostics")
 	p["capabilities"], p["positionEncoding"] = caps, "utf-16"
 	c := claude(t, s.initialize(t, p))
-	r, err := c.Tool(ctxT(t), "getDiagnostics", map[string]any{"uri": "file://" + path})
+	r, err := c.Tool(testbin.Ctx(t), "getDiagnostics", map[string]any{"uri": "file://" + path})
 	if err != nil || r.IsError {
 		t.Fatalf("getDiagnostics: %+v, %v", r, err)
 	}
@@ -85,7 +87,7 @@ func TestLSPNotUsedWhenEditorHasDiagnostics(t *testing.T) {
 			map[string]any{"message": "from the editor", "severity": "Warning", "range": map[string]any{"start": map[string]any{"line": 0, "character": 0}, "end": map[string]any{"line": 0, "character": 1}}}}}}}, nil
 	})
 	c := claude(t, s.initialize(t, nil))
-	r, err := c.Tool(ctxT(t), "getDiagnostics", map[string]any{"uri": "file://" + filepath.Join(s.ws, "a.go")})
+	r, err := c.Tool(testbin.Ctx(t), "getDiagnostics", map[string]any{"uri": "file://" + filepath.Join(s.ws, "a.go")})
 	if err != nil || r.IsError || !strings.Contains(r.Texts()[0], "from the editor") {
 		t.Fatalf("getDiagnostics = %+v, %v; want the editor's", r, err)
 	}
@@ -110,7 +112,7 @@ func TestLSPUntrustedWorkspace(t *testing.T) {
 	init := s.initialize(t, p)
 	c := claude(t, init)
 	for range 3 {
-		r, err := c.Tool(ctxT(t), "getDiagnostics", map[string]any{"uri": "file://" + path})
+		r, err := c.Tool(testbin.Ctx(t), "getDiagnostics", map[string]any{"uri": "file://" + path})
 		if err != nil || r.IsError || len(r.Texts()) != 1 || !strings.Contains(r.Texts()[0], `"diagnostics":[]`) {
 			t.Fatalf("getDiagnostics: %+v, %v; want no diagnostics", r, err)
 		}
@@ -123,7 +125,7 @@ func TestLSPUntrustedWorkspace(t *testing.T) {
 		t.Fatal("the language server ran in an untrusted workspace")
 	}
 	s.trust(t)
-	c.Tool(ctxT(t), "getDiagnostics", map[string]any{"uri": "file://" + path})
+	c.Tool(testbin.Ctx(t), "getDiagnostics", map[string]any{"uri": "file://" + path})
 	if _, err := os.Stat(marker); err != nil {
 		t.Error("trusted, the language server did not start")
 	}

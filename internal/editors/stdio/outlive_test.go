@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
 	"github.com/coder/websocket"
 )
 
@@ -41,7 +42,7 @@ func (s *sidecar) initializeAttach(t *testing.T) attachResult {
 // waitLockPID waits until the lock names pid (the bridge rewrites it when its editor goes).
 func waitLockPID(t *testing.T, path string, pid int) {
 	t.Helper()
-	deadline := time.Now().Add(bound)
+	deadline := time.Now().Add(testbin.Bound)
 	for time.Now().Before(deadline) {
 		if data, err := os.ReadFile(path); err == nil {
 			var l struct{ PID int }
@@ -69,7 +70,7 @@ func TestOutliveAndAttach(t *testing.T) {
 	a.settle(t)
 	a.notify(t, "selectionChanged", map[string]any{"text": "x", "filePath": path,
 		"selection": map[string]any{"start": map[string]any{"line": 0, "character": 0}, "end": map[string]any{"line": 0, "character": 1}, "isEmpty": false}})
-	if m, err := c.Next(ctxT(t), "selection_changed"); err != nil || !json.Valid(m.Params) {
+	if m, err := c.Next(testbin.Ctx(t), "selection_changed"); err != nil || !json.Valid(m.Params) {
 		t.Fatalf("selection: %v", err)
 	}
 
@@ -84,7 +85,7 @@ func TestOutliveAndAttach(t *testing.T) {
 	default:
 	}
 	// "the selection Claude sees is cleared": an empty selection of no file.
-	m, err := c.Next(ctxT(t), "selection_changed")
+	m, err := c.Next(testbin.Ctx(t), "selection_changed")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,7 +209,7 @@ func TestShutdownEndsForReal(t *testing.T) {
 		a.waitExit(t)
 		select {
 		case <-c.Done():
-		case <-time.After(bound):
+		case <-time.After(testbin.Bound):
 			t.Fatal("Claude was not disconnected")
 		}
 		if got := c.CloseStatus(); got != websocket.StatusGoingAway {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
 )
 
 // The editor's machine sees the workspace as localWS; the bridge (and Claude) as a temporary
@@ -61,7 +63,7 @@ func TestPathMapEveryMessage(t *testing.T) {
 		t.Run("selectionChanged", func(t *testing.T) {
 			s.notify(t, "selectionChanged", map[string]any{"text": "x", "filePath": localFile, "selection": map[string]any{
 				"start": map[string]int{"line": 0, "character": 0}, "end": map[string]int{"line": 0, "character": 1}, "isEmpty": false}})
-			m, err := c.Next(ctxT(t), "selection_changed")
+			m, err := c.Next(testbin.Ctx(t), "selection_changed")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -83,7 +85,7 @@ func TestPathMapEveryMessage(t *testing.T) {
 			if err := s.call(t, "atMentioned", map[string]any{"filePath": localFile}, nil); err != nil {
 				t.Fatal(err)
 			}
-			m, err := c.Next(ctxT(t), "at_mentioned")
+			m, err := c.Next(testbin.Ctx(t), "at_mentioned")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -170,7 +172,7 @@ func TestPathMapEveryMessage(t *testing.T) {
 		})
 		t.Run("workspaceFoldersChanged", func(t *testing.T) {
 			s.notify(t, "workspaceFoldersChanged", map[string]any{"folders": []string{localWS, "/Users/me/other"}})
-			deadline := time.Now().Add(bound)
+			deadline := time.Now().Add(testbin.Bound)
 			for l := readLock(t, r.LockPath); len(l.WorkspaceFolders) != 2 || l.WorkspaceFolders[1] != other; l = readLock(t, r.LockPath) {
 				if time.Now().After(deadline) {
 					t.Fatalf("lock folders = %q, want both REMOTE", l.WorkspaceFolders)
@@ -270,7 +272,7 @@ func TestPathMapFlagErrors(t *testing.T) {
 // waitStderr waits until the bridge has logged sub (a dropped notification).
 func waitStderr(t *testing.T, s *sidecar, sub string) {
 	t.Helper()
-	deadline := time.Now().Add(bound)
+	deadline := time.Now().Add(testbin.Bound)
 	for !strings.Contains(s.stderr.String(), sub) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the bridge never logged %q:\n%s", sub, s.stderr.String())

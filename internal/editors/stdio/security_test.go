@@ -64,7 +64,7 @@ func startRaw(t *testing.T, cfgDir string, args ...string) *rawChild {
 		c.stdin.Close()
 		select {
 		case <-c.exited:
-		case <-time.After(bound):
+		case <-time.After(testbin.Bound):
 			c.cmd.Process.Kill()
 			<-c.exited
 			t.Error("the bridge did not exit after stdin closed")
@@ -93,8 +93,8 @@ func (c *rawChild) read(t *testing.T) []byte {
 			t.Fatalf("the bridge closed stdout; stderr:\n%s", c.stderr.String())
 		}
 		return l
-	case <-time.After(bound):
-		t.Fatalf("no answer within %v", bound)
+	case <-time.After(testbin.Bound):
+		t.Fatalf("no answer within %v", testbin.Bound)
 	}
 	return nil
 }

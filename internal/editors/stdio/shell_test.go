@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
 )
 
 // `claude-ide-bridge mention` and `select` reach a `serve --stdio` bridge too: they find it by
@@ -18,7 +20,7 @@ func TestShellMentionAndSelectReachStdioBridge(t *testing.T) {
 	c := claude(t, r)
 	run := func(args ...string) string {
 		t.Helper()
-		cmd := exec.CommandContext(ctxT(t), bin, args...)
+		cmd := exec.CommandContext(testbin.Ctx(t), bin, args...)
 		cmd.Dir = t.TempDir() // not the workspace: the path alone finds the bridge
 		cmd.Env = append(os.Environ(), "CLAUDE_CONFIG_DIR="+s.cfgDir, "GORACE=atexit_sleep_ms=0")
 		out, err := cmd.CombinedOutput()
@@ -33,7 +35,7 @@ func TestShellMentionAndSelectReachStdioBridge(t *testing.T) {
 	if !strings.Contains(out, "a.go:2-3") {
 		t.Fatalf("mention printed %q", out)
 	}
-	m, err := c.Next(ctxT(t), "at_mentioned")
+	m, err := c.Next(testbin.Ctx(t), "at_mentioned")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +43,7 @@ func TestShellMentionAndSelectReachStdioBridge(t *testing.T) {
 		t.Fatalf("at_mentioned %s, want %s", m.Params, want)
 	}
 	run("select", filepath.Join(s.ws, ".", "a.go")+":3")
-	m, err = c.Next(ctxT(t), "selection_changed")
+	m, err = c.Next(testbin.Ctx(t), "selection_changed")
 	if err != nil {
 		t.Fatal(err)
 	}

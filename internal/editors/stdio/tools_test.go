@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/jsonrpc"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
 )
 
 // TestToolRequests drives each Claude tool that needs the editor and checks the request the
@@ -132,7 +133,7 @@ func TestCapabilitiesFalse(t *testing.T) {
 		path := s.writeFile(t, "a.txt", "a\n")
 
 		var list struct{ Tools []struct{ Name string } }
-		if err := c.Call(ctxT(t), "tools/list", nil, &list); err != nil {
+		if err := c.Call(testbin.Ctx(t), "tools/list", nil, &list); err != nil {
 			t.Fatal(err)
 		}
 		var names []string

@@ -129,7 +129,7 @@ func VisualOpenCmd(visual string) string {
 	base := filepath.Base(o.words[0])
 	quoted := make([]string, 0, len(o.words)-1)
 	for _, w := range o.words[:len(o.words)-1] { // less the {file} ParseOpenCmd appended
-		quoted = append(quoted, "'"+strings.ReplaceAll(w, "'", `'\''`)+"'")
+		quoted = append(quoted, termtext.ShellQuote(w))
 	}
 	cmd := strings.Join(quoted, " ")
 	switch base {

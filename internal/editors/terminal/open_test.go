@@ -56,10 +56,10 @@ func TestOpenerArgvNeverSplitsThePath(t *testing.T) {
 func TestVisualOpenCmd(t *testing.T) {
 	for visual, want := range map[string]string{
 		"":                      "",
-		"vim":                   "'vim' +{line} {file}",
-		"/usr/bin/nvim -p":      "'/usr/bin/nvim' '-p' +{line} {file}",
-		"hx":                    "'hx' {file}:{line}",
-		"code -w":               "'code' '-w' --goto {file}:{line}:{column}",
+		"vim":                   "vim +{line} {file}",
+		"/usr/bin/nvim -p":      "/usr/bin/nvim -p +{line} {file}",
+		"hx":                    "hx {file}:{line}",
+		"code -w":               "code -w --goto {file}:{line}:{column}",
 		"'/opt/my ed/bin/ed'":   "'/opt/my ed/bin/ed' {file}",
 		"it's":                  "", // unbalanced: not guessed at
 		`my\'ed`:                "'my'\\''ed' {file}",
