@@ -636,7 +636,7 @@ func measureEcho(bin string, cfg config, args ...string) (metrics, error) {
 			return err
 		})
 		if err != nil {
-			return nil, fmt.Errorf("Node client: %w", err)
+			return nil, fmt.Errorf("the Node client: %w", err)
 		}
 		nd.into(m, "opendiff_nodecli", cpu[0])
 	}

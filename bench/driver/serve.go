@@ -114,7 +114,7 @@ func measureServeAuto(bin string, cfg config) (metrics, error) {
 			return err
 		})
 		if err != nil {
-			return nil, fmt.Errorf("Node client: %w", err)
+			return nil, fmt.Errorf("the Node client: %w", err)
 		}
 		m["serve_auto_nodecli_ms"], m["serve_auto_nodecli_cpu_ms"] = nd.ms, cpu[0]
 	}

@@ -229,14 +229,3 @@ func (s *sidecar) Close() error {
 	os.RemoveAll(s.cfgDir)
 	return err
 }
-
-// wait bounds a channel receive.
-func wait[T any](ctx context.Context, ch <-chan T) (T, error) {
-	select {
-	case v := <-ch:
-		return v, nil
-	case <-ctx.Done():
-		var zero T
-		return zero, ctx.Err()
-	}
-}

@@ -12,7 +12,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -87,10 +86,7 @@ func newSoak(t *testing.T) *soak {
 	s.bin = os.Getenv("SOAK_BIN")
 	if s.bin == "" {
 		s.bin = filepath.Join(root, "claude-ide-bridge")
-		goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
-		if _, err := os.Stat(goTool); err != nil {
-			goTool = "go"
-		}
+		goTool := "go" // go test puts its own toolchain's bin first on $PATH
 		out, err := exec.Command(goTool, "build", "-tags", "soakstats", "-o", s.bin,
 			"github.com/claude-ide-bridge/claude-ide-bridge/cmd/claude-ide-bridge").CombinedOutput()
 		if err != nil {

@@ -38,7 +38,7 @@ func fakeServer(t *testing.T) string {
 		if runtime.GOOS == "windows" {
 			fakeBin += ".exe"
 		}
-		out, err := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", fakeBin, "./testdata/fakels").CombinedOutput()
+		out, err := exec.Command("go", "build", "-o", fakeBin, "./testdata/fakels").CombinedOutput()
 		if err != nil {
 			fakeErr = errors.New(string(out))
 		}

@@ -332,8 +332,10 @@ func (p *process) initialize(ctx context.Context) error {
 	params := protocol.InitializeParams{
 		ProcessID:  int32(os.Getpid()),
 		ClientInfo: &protocol.ClientInfo{Name: "claude-ide-bridge"},
-		RootURI:    root,
-		RootPath:   p.s.m.cfg.Root,
+		//lint:ignore SA1019 servers that predate workspace folders still read rootUri/rootPath
+		RootURI: root,
+		//lint:ignore SA1019 as above
+		RootPath: p.s.m.cfg.Root,
 		Capabilities: protocol.ClientCapabilities{
 			Workspace: &protocol.WorkspaceClientCapabilities{
 				WorkspaceFolders: true,

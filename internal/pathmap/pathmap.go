@@ -211,10 +211,7 @@ func under(k string, f prefix) (string, bool) {
 	if k == f.key {
 		return "", true
 	}
-	root := f.key
-	if strings.HasSuffix(root, "/") { // the root of a file system or volume
-		root = root[:len(root)-1]
-	}
+	root := strings.TrimSuffix(f.key, "/") // the root of a file system or volume ends in "/"
 	if strings.HasPrefix(k, root+"/") {
 		return k[len(root):], true
 	}

@@ -16,8 +16,9 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/trust"
 	"go.uber.org/goleak"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/trust"
 )
 
 const pkg = "github.com/claude-ide-bridge/claude-ide-bridge/cmd/claude-ide-bridge"
@@ -50,15 +51,9 @@ func Main(m *testing.M, bin *string, opts ...goleak.Option) {
 	goleak.VerifyTestMain(m, opts...)
 }
 
-// goTool is the go command of the toolchain running the tests.
-func goTool() string {
-	if p := filepath.Join(runtime.GOROOT(), "bin", "go"); fileExists(p) {
-		return p
-	}
-	return "go"
-}
-
-func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
+// goTool is the go command of the toolchain running the tests: go test puts that toolchain's bin
+// first on $PATH.
+func goTool() string { return "go" }
 
 // privateTemp points TMPDIR (t.TempDir, os.MkdirTemp, the children run) at a new folder in the
 // user's home when the current one, or a folder above it, is one other users can write: the
@@ -127,8 +122,7 @@ func Plain(t testing.TB, bin string) string {
 	}
 	plainOnce.Do(func() {
 		plainBin = bin + "-plain"
-		goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
-		out, err := exec.Command(goTool, "build", "-o", plainBin, pkg).CombinedOutput()
+		out, err := exec.Command(goTool(), "build", "-o", plainBin, pkg).CombinedOutput()
 		if err != nil {
 			plainErr = fmt.Errorf("building claude-ide-bridge: %v\n%s", err, out)
 		}

@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -52,7 +51,7 @@ func TestStandaloneGoplsDiagnostics(t *testing.T) {
 	p, cmd := startBridge(t, s.Config, "--workspace", s.Project, "--auto", "accept", "--lsp", ".go="+gopls)
 	// HOME is the test's config dir: keep the go command's caches where they are (gopls runs
 	// go list; cold caches make it slow) and offline.
-	out, err := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "env", "GOCACHE", "GOMODCACHE", "GOPATH").Output()
+	out, err := exec.Command("go", "env", "GOCACHE", "GOMODCACHE", "GOPATH").Output()
 	if err != nil {
 		t.Fatal(err)
 	}

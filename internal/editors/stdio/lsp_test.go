@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -28,7 +27,7 @@ func goplsForTest(t *testing.T) (gopls string, env []string) {
 		}
 		t.Skip("gopls not found ($GOPLS unset, not on PATH)")
 	}
-	out, err := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "env", "GOCACHE", "GOMODCACHE", "GOPATH").Output()
+	out, err := exec.Command("go", "env", "GOCACHE", "GOMODCACHE", "GOPATH").Output()
 	if err != nil {
 		t.Fatal(err)
 	}
