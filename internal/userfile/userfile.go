@@ -14,6 +14,7 @@
 package userfile
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -21,7 +22,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"unsafe"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/membudget"
 )
@@ -108,71 +108,74 @@ func Check(path string) error {
 func Read(path string, max int64) ([]byte, error) {
 	g := membudget.Default.NewGrant()
 	defer g.Release()
-	return read(g, path, max)
+	var b bytes.Buffer
+	if err := read(g, path, max, &b); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
 }
 
 // ReadText is Read with the bytes counted in held (membudget.ErrOver when they do not fit) and
-// returned as a string sharing the read's buffer, which nothing writes again: no copy. The
-// holder releases held once the text and every copy of it are gone (issue 35 item 5: 60
-// parallel 30 MiB reads whose grants ended with the read took the bridge past 3 GiB).
+// read straight into a strings.Builder, whose String is not a copy. The holder releases held
+// once the text and every copy of it are gone (issue 35 item 5: 60 parallel 30 MiB reads whose
+// grants ended with the read took the bridge past 3 GiB).
 func ReadText(held *membudget.Grant, path string, max int64) (string, error) {
-	b, err := read(held, path, max)
-	if err != nil {
+	var b strings.Builder
+	if err := read(held, path, max, &b); err != nil {
 		return "", err
 	}
-	return unsafe.String(unsafe.SliceData(b), len(b)), nil
+	return b.String(), nil
 }
 
-func read(held *membudget.Grant, path string, max int64) ([]byte, error) {
+// sink is what a read fills: a bytes.Buffer or a strings.Builder, grown once to the file's size.
+type sink interface {
+	io.Writer
+	Grow(n int)
+	Len() int
+}
+
+func read(held *membudget.Grant, path string, max int64, dst sink) error {
 	if err := Check(path); err != nil {
-		return nil, err
+		return err
 	}
 	fi, err := os.Stat(path)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is %s: %w", path, kind(fi), ErrSpecial)
+		return fmt.Errorf("%s is %s: %w", path, kind(fi), ErrSpecial)
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer f.Close()
 	if fi, err = f.Stat(); err != nil {
-		return nil, err
+		return err
 	}
 	if !fi.Mode().IsRegular() { // replaced between the stat and the open
-		return nil, fmt.Errorf("%s is %s: %w", path, kind(fi), ErrSpecial)
+		return fmt.Errorf("%s is %s: %w", path, kind(fi), ErrSpecial)
 	}
 	if fi.Size() > max {
-		return nil, fmt.Errorf("%s has %d bytes, over the limit of %d: %w", path, fi.Size(), max, ErrTooLarge)
+		return fmt.Errorf("%s has %d bytes, over the limit of %d: %w", path, fi.Size(), max, ErrTooLarge)
 	}
 	// The read's buffer is counted before it exists (issue 25 item 5): past the budget the read
 	// is refused with a clear error instead of taking the bridge past its memory. It is the
 	// file's size (+1 to see it grow), not io.ReadAll's doubling.
 	if err := held.Add(fi.Size()+1, "reading "+filepath.Base(path)); err != nil {
-		return nil, err
+		return err
 	}
-	b := make([]byte, 0, fi.Size()+1)
-	lr := io.LimitReader(f, max+1)
-	for {
-		if len(b) == cap(b) { // the file grew since the stat
-			b = append(b, 0)[:len(b)]
-		}
-		n, err := lr.Read(b[len(b):cap(b)])
-		b = b[:len(b)+n]
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
+	// Grown once: a bytes.Buffer reads into its free space (it wants 512 bytes free before each
+	// read), a strings.Builder takes io.Copy's 32 KiB chunks; neither grows for a file that
+	// keeps its size.
+	dst.Grow(int(fi.Size()) + 512)
+	if _, err := io.Copy(dst, io.LimitReader(f, max+1)); err != nil {
+		return err
 	}
-	if int64(len(b)) > max {
-		return nil, fmt.Errorf("%s reads more than the limit of %d bytes: %w", path, max, ErrTooLarge)
+	if int64(dst.Len()) > max {
+		return fmt.Errorf("%s reads more than the limit of %d bytes: %w", path, max, ErrTooLarge)
 	}
-	return b, nil
+	return nil
 }
 
 func kind(fi os.FileInfo) string {
