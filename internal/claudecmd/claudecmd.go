@@ -90,7 +90,7 @@ type Command struct {
 // one, or wants nothing added: Off), the code tools' --mcp-config, then Args.
 //
 // The program, when it is a plain name and not Remote, is looked up on this process's $PATH
-// (the editor's) as trust.LookPath does, outside b.Folders, and argv[0] is the path found:
+// (the editor's) with trust.LookPath, outside b.Folders, and argv[0] is the path found:
 // the workspace's files are the model's to write, so a `claude` in a workspace folder on
 // $PATH (direnv's PATH_add bin) would let a Write run code. The error says why when only the
 // workspace, or no folder, has it. A path or a shell word (an assignment, a quote) is the
