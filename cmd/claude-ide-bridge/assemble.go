@@ -50,7 +50,7 @@ func (e editorBridge) Session() stdio.Session {
 	return stdio.Session{Port: e.b.Port(), LockPath: e.b.LockPath(), Version: version, Env: e.b.Env(), MCPConfig: e.b.MCPConfigPath()}
 }
 
-func (e editorBridge) ClaudeCommand(r claudecmd.Request) claudecmd.Command {
+func (e editorBridge) ClaudeCommand(r claudecmd.Request) (claudecmd.Command, error) {
 	return claudeCommand(e.b, r)
 }
 

@@ -28,12 +28,16 @@ type home struct {
 func newHome(t *testing.T) home {
 	dir := t.TempDir()
 	ws, _ := filepath.EvalSymlinks(t.TempDir())
+	// A claude on $PATH (h.env) for serve's banner: the program is looked up (claudecmd).
+	os.Mkdir(filepath.Join(dir, "bin"), 0o755)
+	os.WriteFile(filepath.Join(dir, "bin", "claude"), []byte("#!/bin/sh\n"), 0o755)
 	return home{dir: dir, cfg: filepath.Join(dir, "config"), ws: ws}
 }
 
 func (h home) env(extra ...string) []string {
 	// XDG_CONFIG_HOME: the trust store (internal/trust) is the test's, empty until h.trust.
-	return append(append(os.Environ(), "HOME="+h.dir, "CLAUDE_CONFIG_DIR="+h.cfg, "XDG_CONFIG_HOME="+filepath.Join(h.dir, "xdg"), "NO_COLOR=1"), extra...)
+	return append(append(os.Environ(), "HOME="+h.dir, "CLAUDE_CONFIG_DIR="+h.cfg, "XDG_CONFIG_HOME="+filepath.Join(h.dir, "xdg"), "NO_COLOR=1",
+		"PATH="+filepath.Join(h.dir, "bin")+string(os.PathListSeparator)+os.Getenv("PATH")), extra...)
 }
 
 // trust runs `claude-ide-bridge trust dir`.

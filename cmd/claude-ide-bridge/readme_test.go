@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -41,7 +42,7 @@ func TestReadmeMakeRunOutput(t *testing.T) {
 	s := h.serve(t, nil)
 	s.waitFor(t, regexp.MustCompile(`claude .*\.mcp\.json\n`))
 	port := strconv.Itoa(s.port)
-	want := strings.NewReplacer("34567", port, "/home/you/project", h.ws, "/home/you/.claude", h.cfg).Replace(block)
+	want := strings.NewReplacer("34567", port, "/home/you/project", h.ws, "/home/you/.claude", h.cfg, "/home/you/.local/bin", filepath.Join(h.dir, "bin")).Replace(block)
 	got := s.out.String()
 	if !strings.HasPrefix(got, want) {
 		t.Fatalf("serve prints:\n%s\nthe README says (with this run's port and folders):\n%s", got, want)

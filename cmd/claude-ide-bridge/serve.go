@@ -144,9 +144,13 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	defer b.Close()
 	ed.Bind(b.Model)
-	c := claudeCommand(b.Bridge, claudecmd.Request{})
+	c, err := claudeCommand(b.Bridge, claudecmd.Request{})
+	line := c.Display
+	if err != nil { // claude only in the workspace, or nowhere: say so rather than a line that runs it
+		line = termtext.Line(err.Error())
+	}
 	fmt.Fprintf(stdout, "claude-ide-bridge: %s IDE on 127.0.0.1:%d for %v\nlock file: %s\n\nIn the terminal where you run claude (--mcp-config adds the code tools):\n\n%s\n  %s\n\n",
-		*ideName, b.Port(), b.Model.Folders(), b.LockPath(), exportLines(c.Env), c.Display)
+		*ideName, b.Port(), b.Model.Folders(), b.LockPath(), exportLines(b.Env()), line)
 	if c.Notice != "" {
 		fmt.Fprintf(stdout, "note: %s\n\n", termtext.Line(c.Notice))
 	}
@@ -158,12 +162,13 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 
 // claudeCommand is how to start claude against b (claudecmd.Compose): serve's banner and
 // every editor's claudeCommand request.
-func claudeCommand(b *bridge.Bridge, r claudecmd.Request) claudecmd.Command {
+func claudeCommand(b *bridge.Bridge, r claudecmd.Request) (claudecmd.Command, error) {
+	folders := b.Model.Folders()
 	cwd := ""
-	if fs := b.Model.Folders(); len(fs) > 0 {
-		cwd = fs[0]
+	if len(folders) > 0 {
+		cwd = folders[0]
 	}
-	return claudecmd.Compose(r, claudecmd.Bridge{Env: b.Env(), Cwd: cwd, Hooks: b.HookSettingsPath(), MCPConfig: b.MCPConfigPath()})
+	return claudecmd.Compose(r, claudecmd.Bridge{Env: b.Env(), Cwd: cwd, Folders: folders, Hooks: b.HookSettingsPath(), MCPConfig: b.MCPConfigPath()})
 }
 
 // stateLine is serve's line for a session's new state; the reason is the CLI's text, escaped.

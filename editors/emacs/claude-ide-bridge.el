@@ -790,7 +790,8 @@ In Dired, send the marked files (or the one at point)."
     (and (file-exists-p (expand-file-name "go.mod" root)) root)))
 
 (defun claude-ide-bridge--outside (cmd)
-  "CMD, its program from the variable `exec-path' outside the workspace."
+  "CMD, its program from the variable `exec-path' outside the workspace.
+For the bridge binary; claude's program the bridge finds (claudeCommand)."
   (let ((p (executable-find (car cmd))) (ws (cons (claude-ide-bridge--root) claude-ide-bridge--folders)))
     (if (and p (not (seq-some (lambda (r) (file-in-directory-p p r)) ws))) (cons p (cdr cmd))
       (user-error "%s: not found on `exec-path' outside the workspace" (car cmd)))))
@@ -1055,7 +1056,7 @@ project of the current buffer becomes a workspace folder."
       (pop-to-buffer claude-ide-bridge--claude-buffer claude-ide-bridge-claude-display-action)
     (let* ((default-directory (file-name-as-directory (claude-ide-bridge--root)))
            (c (claude-ide-bridge--claude-command args))
-           (cmd (claude-ide-bridge--outside (append (plist-get c :argv) nil)))
+           (cmd (append (plist-get c :argv) nil)) ; its program: the bridge's find, never the workspace's
            (process-environment (claude-ide-bridge-claude-environment (plist-get c :env)))
            (name "*claude*")
            (buf (pcase (claude-ide-bridge--terminal)

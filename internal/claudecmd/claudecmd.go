@@ -14,6 +14,7 @@ import (
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/permmode"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/termtext"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/trust"
 )
 
 // Request is what the user chose (the editor protocol's claudeCommand params).
@@ -29,6 +30,9 @@ type Request struct {
 	PermissionMode Mode `json:"permissionMode"`
 	// ModelTools false leaves out --mcp-config (the model's code tools); default true.
 	ModelTools *bool `json:"modelTools"`
+	// Remote says the argv runs on another machine (the editor wraps it for ssh): its
+	// program is the remote's, not looked up here.
+	Remote bool `json:"remote"`
 }
 
 // Mode is a permission mode the user chose: a string, or false (Off: add no flag).
@@ -59,6 +63,7 @@ func (m *Mode) UnmarshalJSON(b []byte) error {
 type Bridge struct {
 	Env       map[string]string // the variables claude needs (discovery.Env)
 	Cwd       string            // where claude starts: the first workspace folder
+	Folders   []string          // the workspace folders: claude's program is never found in them
 	Hooks     string            // the hooks' --settings file; "": none
 	MCPConfig string            // the code tools' --mcp-config file; "": none
 }
@@ -83,10 +88,24 @@ type Command struct {
 // Compose applies the rule: Command, then the permission flag (the user's choice, else
 // permmode's decision), the bridge's hooks (unless the user gives a --settings, the CLI takes
 // one, or wants nothing added: Off), the code tools' --mcp-config, then Args.
-func Compose(r Request, b Bridge) Command {
+//
+// The program, when it is a plain name and not Remote, is looked up on this process's $PATH
+// (the editor's) with trust.LookPath, outside b.Folders, and argv[0] is the path found:
+// the workspace's files are the model's to write, so a `claude` in a workspace folder on
+// $PATH (direnv's PATH_add bin) would let a Write run code. The error says why when only the
+// workspace, or no folder, has it. A path or a shell word (an assignment, a quote) is the
+// user's own and left as given.
+func Compose(r Request, b Bridge) (Command, error) {
 	argv := append([]string{}, r.Command...)
 	if len(argv) == 0 {
 		argv = []string{"claude"}
+	}
+	if !r.Remote && plainName(argv[0]) {
+		p, err := trust.LookPath(argv[0], "", b.Folders)
+		if err != nil {
+			return Command{}, err
+		}
+		argv[0] = p
 	}
 	user := append(append([]string{}, argv[1:]...), r.Args...)
 	var chosen []string
@@ -128,7 +147,13 @@ func Compose(r Request, b Bridge) Command {
 		assigns = append(assigns, k+"="+termtext.ShellQuote(c.Env[k]))
 	}
 	c.Shell = strings.Join(append(assigns, c.Display), " ")
-	return c
+	return c, nil
+}
+
+// plainName reports whether w is a program name $PATH is searched for: no separator, and
+// nothing a shell reads otherwise (a terminal_cmd string's first word may be `VAR=x` or quoted).
+func plainName(w string) bool {
+	return w != "" && strings.Trim(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+-") == ""
 }
 
 // hasFlag reports whether args (before a "--") hold flag, alone or as flag=value.

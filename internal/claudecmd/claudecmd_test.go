@@ -21,10 +21,36 @@ func project(t *testing.T, mode string) Bridge {
 	if mode != "" {
 		os.WriteFile(filepath.Join(cwd, ".claude", "settings.local.json"), []byte(`{"permissions":{"defaultMode":"`+mode+`"}}`), 0o644)
 	}
-	return Bridge{Env: map[string]string{"CLAUDE_CODE_SSE_PORT": "4242"}, Cwd: cwd, Hooks: "/h/4242.settings.json", MCPConfig: "/h/it's.mcp.json"}
+	return Bridge{Env: map[string]string{"CLAUDE_CODE_SSE_PORT": "4242"}, Cwd: cwd, Folders: []string{cwd}, Hooks: "/h/4242.settings.json", MCPConfig: "/h/it's.mcp.json"}
+}
+
+// programs puts executable scripts of these names in a fresh folder first on $PATH; it returns
+// the folder.
+func programs(t *testing.T, names ...string) string {
+	t.Helper()
+	dir, _ := filepath.EvalSymlinks(t.TempDir())
+	for _, n := range names {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte("#!/bin/sh\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	return dir
+}
+
+// compose is Compose that fails the test on an error.
+func compose(t *testing.T, r Request, b Bridge) Command {
+	t.Helper()
+	c, err := Compose(r, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
 
 func TestCompose(t *testing.T) {
+	bin := programs(t, "claude", "npx")
+	claude, npx := filepath.Join(bin, "claude"), filepath.Join(bin, "npx")
 	no := false
 	for _, tc := range []struct {
 		name     string
@@ -36,22 +62,22 @@ func TestCompose(t *testing.T) {
 		notice   bool
 	}{
 		{name: "nothing chosen", r: Request{Args: []string{"--resume"}},
-			argv: []string{"claude", "--permission-mode", "default", "--settings", "/h/4242.settings.json", "--mcp-config", "/h/it's.mcp.json", "--resume"},
+			argv: []string{claude, "--permission-mode", "default", "--settings", "/h/4242.settings.json", "--mcp-config", "/h/it's.mcp.json", "--resume"},
 			mode: "default", why: "claude-ide-bridge adds --permission-mode default"},
 		{name: "settings choose", settings: "acceptEdits", r: Request{ModelTools: &no},
-			argv: []string{"claude", "--settings", "/h/4242.settings.json"}, mode: "acceptEdits", why: "set by ", notice: true},
+			argv: []string{claude, "--settings", "/h/4242.settings.json"}, mode: "acceptEdits", why: "set by ", notice: true},
 		{name: "user's mode", settings: "auto", r: Request{PermissionMode: "plan", Command: []string{"npx", "claude"}},
-			argv: []string{"npx", "claude", "--permission-mode", "plan", "--settings", "/h/4242.settings.json", "--mcp-config", "/h/it's.mcp.json"}, mode: "plan", why: "set by the command line"},
+			argv: []string{npx, "claude", "--permission-mode", "plan", "--settings", "/h/4242.settings.json", "--mcp-config", "/h/it's.mcp.json"}, mode: "plan", why: "set by the command line"},
 		{name: "flag in the command", r: Request{Command: []string{"claude", "--dangerously-skip-permissions"}, ModelTools: &no},
-			argv: []string{"claude", "--dangerously-skip-permissions", "--settings", "/h/4242.settings.json"}, mode: "bypassPermissions", why: "set by the command line"},
+			argv: []string{claude, "--dangerously-skip-permissions", "--settings", "/h/4242.settings.json"}, mode: "bypassPermissions", why: "set by the command line"},
 		{name: "nothing wanted", r: Request{PermissionMode: Off, ModelTools: &no},
-			argv: []string{"claude"}, mode: "", why: "no flag added"},
+			argv: []string{claude}, mode: "", why: "no flag added"},
 		{name: "user's --settings", r: Request{Args: []string{"--settings=mine.json"}, ModelTools: &no},
-			argv: []string{"claude", "--permission-mode", "default", "--settings=mine.json"}, mode: "default", why: "claude-ide-bridge adds"},
+			argv: []string{claude, "--permission-mode", "default", "--settings=mine.json"}, mode: "default", why: "claude-ide-bridge adds"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := project(t, tc.settings)
-			c := Compose(tc.r, b)
+			c := compose(t, tc.r, b)
 			if !reflect.DeepEqual(c.Argv, tc.argv) {
 				t.Errorf("argv %q, want %q", c.Argv, tc.argv)
 			}
@@ -70,8 +96,9 @@ func TestCompose(t *testing.T) {
 
 // Display is the argv a POSIX shell reads back word for word.
 func TestDisplayQuotes(t *testing.T) {
-	c := Compose(Request{Args: []string{"fix $HOME; it's"}}, project(t, ""))
-	want := `claude --permission-mode default --settings /h/4242.settings.json --mcp-config '/h/it'\''s.mcp.json' 'fix $HOME; it'\''s'`
+	bin := programs(t, "claude")
+	c := compose(t, Request{Args: []string{"fix $HOME; it's"}}, project(t, ""))
+	want := bin + `/claude --permission-mode default --settings /h/4242.settings.json --mcp-config '/h/it'\''s.mcp.json' 'fix $HOME; it'\''s'`
 	if c.Display != want {
 		t.Errorf("display %s\nwant    %s", c.Display, want)
 	}
@@ -91,5 +118,40 @@ func TestRequestDecodes(t *testing.T) {
 	var r Request
 	if err := jsonrpc.UnmarshalParams([]byte(`{"permissionMode": true}`), &r); err == nil || !strings.Contains(err.Error(), "permissionMode") {
 		t.Errorf("true: %v", err)
+	}
+}
+
+// Issue 35 item 1: claude's program is never the workspace's. With a workspace folder's bin
+// first on $PATH (direnv's PATH_add bin) and a `claude` the model wrote there, the one outside
+// is chosen; with only the workspace's (or a relative entry's), none is, and the error says so.
+// A remote argv, a path and a shell word are not looked up here.
+func TestClaudeProgramNeverTheWorkspaces(t *testing.T) {
+	b := project(t, "")
+	other := t.TempDir()
+	b.Folders = append(b.Folders, other)
+	for _, dir := range []string{filepath.Join(b.Cwd, "bin"), filepath.Join(other, "bin")} {
+		os.MkdirAll(dir, 0o755)
+		os.WriteFile(filepath.Join(dir, "claude"), []byte("#!/bin/sh\n"), 0o755)
+	}
+	t.Chdir(b.Cwd)
+	inside := strings.Join([]string{filepath.Join(b.Cwd, "bin"), filepath.Join(other, "bin"), "bin", "."}, string(os.PathListSeparator))
+	outside := programs(t, "claude")
+	t.Setenv("PATH", inside+string(os.PathListSeparator)+outside)
+	if c := compose(t, Request{}, b); c.Argv[0] != filepath.Join(outside, "claude") || !strings.HasPrefix(c.Display, outside+"/claude ") {
+		t.Errorf("argv %q display %q, want the claude outside the workspace", c.Argv, c.Display)
+	}
+	t.Setenv("PATH", inside)
+	c, err := Compose(Request{}, b)
+	if want := "claude: not found on $PATH outside the workspace (relative entries and entries inside the workspace are not searched)"; err == nil || err.Error() != want {
+		t.Errorf("only the workspace's claude: %q %v, want the error %q", c.Argv, err, want)
+	}
+	for _, r := range []Request{{Remote: true}, {Command: []string{"/opt/claude/bin/claude"}}, {Command: []string{"CLAUDE_X=1", "claude"}}} {
+		want := append([]string{}, r.Command...)
+		if len(want) == 0 {
+			want = []string{"claude"}
+		}
+		if c := compose(t, r, b); !reflect.DeepEqual(c.Argv[:len(want)], want) {
+			t.Errorf("%+v: argv %q, want it to start %q as given", r, c.Argv, want)
+		}
 	}
 }

@@ -63,7 +63,7 @@ func find(name, path string, workspace []string) (found, real string, err error)
 			}
 		}
 		if found == "" {
-			return "", "", fmt.Errorf("%s: not found on $PATH (relative entries and entries inside the workspace are not searched)", name)
+			return "", "", fmt.Errorf("%s: not found on $PATH outside the workspace (relative entries and entries inside the workspace are not searched)", name)
 		}
 	}
 	real, err = filepath.EvalSymlinks(found)
@@ -72,7 +72,7 @@ func find(name, path string, workspace []string) (found, real string, err error)
 	}
 	for _, r := range roots {
 		if userfile.Within(r, real) {
-			return "", "", fmt.Errorf("%w: %s is inside the workspace %s: a language server is never taken from the workspace", ErrUnsafeProgram, real, r)
+			return "", "", fmt.Errorf("%w: %s is inside the workspace %s: a program is never taken from the workspace", ErrUnsafeProgram, real, r)
 		}
 	}
 	if err := writableByOthers(real); err != nil {

@@ -1,6 +1,6 @@
--- Finding the programs the plugin runs by name (the bridge, claude): on $PATH,
--- skipping relative entries and entries inside the workspace, and never a
--- program that lies inside it, as the bridge finds a language server's
+-- Finding the bridge binary the plugin runs by name: on $PATH, skipping
+-- relative entries and entries inside the workspace, and never a program that
+-- lies inside it, as the bridge finds claude's and a language server's
 -- (docs/security.md section 15). The workspace's files are Claude's to write:
 -- a program taken from them would let a write run code.
 local M = {}
@@ -44,38 +44,6 @@ function M.find(name, folders)
     end
   end
   return nil
-end
-
---- cmd (a list, or a string for the shell) with its program found by find: a
---- string's first word is replaced only when it is a plain name (a string
---- starting with `VAR=x` or a quote is the shell's). nil and why when the
---- program is only in the workspace or nowhere.
----@param cmd string|string[]
----@param folders string[]
----@return string|string[]|nil, string|nil
-function M.command(cmd, folders)
-  local name, rest
-  if type(cmd) == "table" then
-    name = cmd[1]
-  else
-    name, rest = cmd:match("^%s*([%w._+-]+)(%s.*)$")
-    if not name then
-      name, rest = cmd:match("^%s*([%w._+-]+)%s*$"), ""
-    end
-    if not name then
-      return cmd
-    end
-  end
-  local p = M.find(name, folders)
-  if not p then
-    return nil, name .. ": not found on $PATH (entries inside the workspace and relative ones are not searched)"
-  end
-  if type(cmd) == "table" then
-    local out = vim.deepcopy(cmd)
-    out[1] = p
-    return out
-  end
-  return vim.fn.shellescape(p) .. rest
 end
 
 return M

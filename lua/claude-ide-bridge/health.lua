@@ -84,7 +84,7 @@ function M.check()
     -- writes Edit/Write itself and never opens a diff.
     local c, why = bridge.claude_command(2000)
     if not c then
-      r.info("permission mode: " .. tostring(why))
+      r.warn("claude's command line: " .. tostring(why), { "Install Claude Code, or set terminal_cmd" })
     elseif c.notice then
       r.warn(c.notice, {
         "Remove permissions.defaultMode from that settings file, or set permission_mode = \"default\" in setup()",
@@ -92,6 +92,10 @@ function M.check()
     else
       r.ok(("permission mode %s (%s): each Edit/Write is shown as a diff"):format(tostring(c.permissionMode), tostring(c.why)))
     end
+    if c then
+      r.ok("terminal command: " .. c.argv[1]) -- found by the bridge, outside the workspace
+    end
+    return
   end
   local cmd = require("claude-ide-bridge.config").options.terminal_cmd
   if require("claude-ide-bridge.remote").enabled() then

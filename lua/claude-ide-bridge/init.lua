@@ -258,11 +258,12 @@ end
 
 -- The params of claudeCommand (docs/editor-protocol.md) for terminal_cmd with
 -- args: the options the bridge's rule reads. A string terminal_cmd is split
--- on blanks, enough for the bridge to see a permission flag in it.
+-- on blanks, enough for the bridge to see a permission flag in it and find
+-- its program. In remote mode the program is the remote's: not looked up here.
 local function command_params(args)
   local tc = config.options.terminal_cmd
   local words = type(tc) == "table" and tc or vim.split(tc, "%s+", { trimempty = true })
-  local p = { command = words, modelTools = config.options.model_tools ~= false }
+  local p = { command = words, modelTools = config.options.model_tools ~= false, remote = remote.enabled() }
   if args and #args > 0 then
     p.args = args
   end
@@ -276,9 +277,11 @@ local mode_told = false
 
 -- Calls done(cmd, env) with the command that runs claude, as the bridge
 -- composes it (claudeCommand: the permission flag, its hooks, --mcp-config);
--- its notice (edits skip diffs) is shown once. A string terminal_cmd stays a
--- shell line; in remote mode it runs through the remote command in the REMOTE
--- folder of Neovim's cwd.
+-- its notice (edits skip diffs) is shown once. claude is the program the
+-- bridge found (argv[1]: never the workspace's, docs/security.md section 15);
+-- a string terminal_cmd stays a shell line with argv[1] for its first word;
+-- in remote mode it runs through the remote command in the REMOTE folder of
+-- Neovim's cwd.
 local function with_command(args, done)
   local params, words = command_params(args)
   request("claudeCommand", params, function(err, c)
@@ -293,15 +296,13 @@ local function with_command(args, done)
       local cmd = c.argv
       local tc = config.options.terminal_cmd
       if type(tc) == "string" then
-        cmd = terminal.command(tc, vim.list_slice(c.argv, #words + 1))
-      end
-      if not remote.enabled() then
-        -- claude itself is never the workspace's (exe.lua); a remote one is the remote's.
-        local why
-        cmd, why = require("claude-ide-bridge.exe").command(cmd, workspace_folders())
-        if not cmd then
-          return notify(why, vim.log.levels.ERROR)
+        if words[1] and c.argv[1] ~= words[1] then
+          local prog = vim.fn.shellescape(c.argv[1])
+          tc = tc:gsub("^%s*%S+", function()
+            return prog
+          end, 1)
         end
+        cmd = terminal.command(tc, vim.list_slice(c.argv, #words + 1))
       end
       if remote.enabled() then
         local dir, why = remote.to_remote(workspace_folders()[1])

@@ -2,6 +2,8 @@ package e2e
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -16,7 +18,7 @@ import (
 // serve: the printed line carries --permission-mode default.
 func TestServePrintedCommandShowsDiff(t *testing.T) {
 	t.Parallel()
-	claudeBin(t)
+	cli := claudeBin(t)
 	ctx, cancel := context.WithTimeout(context.Background(), testBound)
 	t.Cleanup(cancel)
 	s := &session{t: t, ctx: ctx, Project: realDir(t), Config: realDir(t)}
@@ -25,10 +27,12 @@ func TestServePrintedCommandShowsDiff(t *testing.T) {
 	p, cmd := startBridge(t, s.Config, "--workspace", s.Project, "--auto", "accept")
 	out := &testbin.Buffer{}
 	cmd.Stdout = out
+	// serve's line names the claude it finds on $PATH outside the workspace (claudecmd).
+	cmd.Env = append(cmd.Env, "PATH="+filepath.Dir(cli)+string(os.PathListSeparator)+os.Getenv("PATH"))
 	p.run(t)
 	port := waitLockPort(s.bound(stepBound), t, s.Config)
 	var line string
-	re := regexp.MustCompile(`(?m)^  claude (.*)$`)
+	re := regexp.MustCompile(`(?m)^  ` + regexp.QuoteMeta(cli) + ` (.*)$`)
 	waitUntil(s.bound(stepBound), t, "serve's claude line", func() bool {
 		m := re.FindStringSubmatch(out.String())
 		if m != nil {

@@ -151,13 +151,18 @@ own bytes); LINK: make the binary a symbolic link to SCRIPT."
    (should-not (file-exists-p (claude-ide-bridge--installed-path)))))
 
 (defmacro cibt-with-bridge (&rest body)
-  "Run BODY with the mode on for a temporary workspace `ws', then turn it off."
+  "Run BODY with the mode on for a temporary workspace `ws', then turn it off.
+`cibt-claude' is a claude last on the bridge's PATH (the bridge looks it up)."
   (declare (indent 0))
   `(let* ((cfg (make-temp-file "cibt-cfg" t))
           (ws (file-name-as-directory (make-temp-file "cibt-ws" t)))
-          (process-environment (cons (concat "CLAUDE_CONFIG_DIR=" cfg) process-environment))
+          (cibt-claude (expand-file-name "claude" cfg))
+          (process-environment (cons (concat "CLAUDE_CONFIG_DIR=" cfg)
+                                     (cons (concat "PATH=" (getenv "PATH") path-separator cfg) process-environment)))
           (claude-ide-bridge-program (getenv "CLAUDE_IDE_BRIDGE_BIN"))
           (default-directory ws))
+     (write-region "#!/bin/sh\n" nil cibt-claude nil 'silent)
+     (set-file-modes cibt-claude #o755)
      (unwind-protect
          (progn
            (claude-ide-bridge-mode 1)
@@ -189,14 +194,14 @@ choose a mode; the option overrides; `none' adds nothing."
                                                 (plist-get claude-ide-bridge--info :lockPath))
                                                ".settings.json"))))
       (should (equal (claude-ide-bridge-claude-command)
-                     `("claude" "--permission-mode" "default" ,@settings ,@mcp)))
+                     `(,cibt-claude "--permission-mode" "default" ,@settings ,@mcp)))
       (should (equal (claude-ide-bridge-claude-command '("--permission-mode" "plan"))
-                     `("claude" ,@settings ,@mcp "--permission-mode" "plan")))
+                     `(,cibt-claude ,@settings ,@mcp "--permission-mode" "plan")))
       (let ((claude-ide-bridge-permission-mode "acceptEdits"))
         (should (equal (claude-ide-bridge-claude-command '("-c"))
-                       `("claude" "--permission-mode" "acceptEdits" ,@settings ,@mcp "-c"))))
+                       `(,cibt-claude "--permission-mode" "acceptEdits" ,@settings ,@mcp "-c"))))
       (let ((claude-ide-bridge-permission-mode 'none) (claude-ide-bridge-model-tools nil))
-        (should (equal (claude-ide-bridge-claude-command '("-c")) '("claude" "-c"))))
+        (should (equal (claude-ide-bridge-claude-command '("-c")) (list cibt-claude "-c"))))
       ;; The project's Claude settings choose a mode that writes without a diff: no flag, and
       ;; the user is told.
       (make-directory (expand-file-name ".claude" ws))
@@ -205,13 +210,15 @@ choose a mode; the option overrides; `none' adds nothing."
       (let ((claude-ide-bridge--mode-told nil) told)
         (cl-letf (((symbol-function 'claude-ide-bridge--msg)
                    (lambda (&rest args) (push (apply #'format args) told))))
-          (should (equal (claude-ide-bridge-claude-command) `("claude" ,@settings ,@mcp))))
+          (should (equal (claude-ide-bridge-claude-command) `(,cibt-claude ,@settings ,@mcp))))
         (should (string-match-p "permission mode acceptEdits (set by .*settings.json): Claude writes its edits without showing them as diffs" (car told)))))))
 
 (ert-deftest cibt-programs-not-from-workspace ()
   "The bridge and claude are never taken from the workspace (issue 35).
 A program found first in the workspace on the variable `exec-path'
-\(direnv's PATH_add bin) or through a relative entry is refused."
+\(direnv's PATH_add bin) or through a relative entry is refused.
+claude is the one the bridge finds on its PATH outside the workspace
+folders, or an error when only the workspace has one."
   (let* ((ws (file-truename (make-temp-file "cibt-ws" t)))
          (outside (file-truename (make-temp-file "cibt-out" t)))
          (bin (expand-file-name "bin" ws))
@@ -231,7 +238,17 @@ A program found first in the workspace on the variable `exec-path'
               (should-error (claude-ide-bridge--outside '("claude" "-c")) :type 'user-error)))
           (let ((exec-path (list outside bin)))
             (should (equal (claude-ide-bridge--outside '("claude" "-c"))
-                           (list (expand-file-name "claude" outside) "-c")))))
+                           (list (expand-file-name "claude" outside) "-c"))))
+          ;; claude: the bridge's PATH has the workspace's bin first, then ".",
+          ;; which is the bridge's folder `ws' (given a claude), then outside.
+          (let ((process-environment (cons (concat "PATH=" bin path-separator "." path-separator outside)
+                                           process-environment)))
+            (cibt-with-bridge
+              (claude-ide-bridge--add-folder (expand-file-name ".." bin))
+              (copy-file (expand-file-name "claude" outside) ws)
+              (set-file-modes (expand-file-name "claude" ws) #o755)
+              (jsonrpc-request claude-ide-bridge--conn :status (make-hash-table))
+              (should (equal (car (claude-ide-bridge-claude-command)) (expand-file-name "claude" outside))))))
       (delete-directory ws t)
       (delete-directory outside t))))
 

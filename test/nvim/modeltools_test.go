@@ -115,7 +115,7 @@ func TestModelToolsNoServer(t *testing.T) {
 // :ClaudeCode's command line carries --mcp-config with the bridge's config file, and the
 // option model_tools = false leaves it out.
 func TestClaudeCodeMCPConfigArgs(t *testing.T) {
-	e := newEnv(t, nil, false)
+	e := newEnv(t, map[string]any{"terminal_cmd": []string{"cat"}}, false) // a program on $PATH
 	_, _, path := mcpConfig(t, e.cfg)
 	argv := func() string {
 		var c struct{ Argv []string }

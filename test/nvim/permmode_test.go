@@ -73,11 +73,12 @@ func TestCheckhealthPermissionMode(t *testing.T) {
 		e.n.ex(t, "checkhealth claude-ide-bridge")
 		return e.n.str(t, `return table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), "\n")`)
 	}
-	e := newEnv(t, nil, false)
+	cat := map[string]any{"terminal_cmd": []string{"cat"}} // a program on $PATH: claude may not be
+	e := newEnv(t, cat, false)
 	if text := health(e); !strings.Contains(text, "permission mode default (claude-ide-bridge adds --permission-mode default): each Edit/Write is shown as a diff") {
 		t.Errorf("checkhealth with no mode chosen:\n%s", text)
 	}
-	e2 := newEnvBefore(t, nil, func(e *env) {
+	e2 := newEnvBefore(t, cat, func(e *env) {
 		os.WriteFile(filepath.Join(e.cfg, "settings.json"), []byte(`{"permissions":{"defaultMode":"auto"}}`), 0o600)
 	})
 	if text := health(e2); !strings.Contains(text, "permission mode auto (set by "+filepath.Join(e2.cfg, "settings.json")+"): Claude writes its edits without showing them as diffs") {

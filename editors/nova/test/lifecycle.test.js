@@ -94,7 +94,7 @@ test("Copy Terminal Command puts the env prefix and claude on the clipboard", as
   // auto mode never calls openDiff).
   // And the bridge's hooks (--settings): Claude's state and each turn's end (docs/review.md).
   const dir = path.join(env.configDir, "ide");
-  assert.ok(line.endsWith(` claude --permission-mode default --settings ${path.join(dir, `${port}.settings.json`)} --mcp-config ${path.join(dir, `${port}.mcp.json`)}`), line);
+  assert.ok(line.endsWith(` ${env.claude} --permission-mode default --settings ${path.join(dir, `${port}.settings.json`)} --mcp-config ${path.join(dir, `${port}.mcp.json`)}`), line);
 });
 
 test("Copy Terminal Command leaves a mode the Claude settings choose, and says it skips diffs", async (t) => {
@@ -117,7 +117,7 @@ test("Copy Terminal Command is the bridge's claudeCommand: a bridge with the rul
   // --changed-rule comes before the user's arguments (none here).
   assert.strictEqual(
     env.standin.clipboard,
-    `CLAUDE_CODE_SSE_PORT=${port} NO_PROXY=changed.example no_proxy=changed.example claude --permission-mode default ` +
+    `CLAUDE_CODE_SSE_PORT=${port} NO_PROXY=changed.example no_proxy=changed.example ${env.claude} --permission-mode default ` +
       `--settings ${path.join(dir, `${port}.settings.json`)} --mcp-config ${path.join(dir, `${port}.mcp.json`)} --changed-rule`
   );
   const note = env.standin.notifications.find((n) => n.title === "Terminal command copied");

@@ -81,6 +81,7 @@ test("through a remote command: REMOTE folders and the bridge's pid in the lock,
 
   await env.standin.run("claude-ide-bridge.copyTerminalCommand");
   assert.match(env.standin.clipboard, new RegExp(`cd '\\\\''${remoteDir}'\\\\'' && exec env .*CLAUDE_CODE_SSE_PORT=${port}.*claude`));
+  assert.ok(!env.standin.clipboard.includes(env.claude), "the remote's claude, not looked up here");
 
   // The remote side ends: Nova says so, with the reason escaped.
   process.kill(lock.pid, "SIGTERM");

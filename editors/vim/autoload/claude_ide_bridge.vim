@@ -28,11 +28,17 @@ export def Notify(msg: string, level = 'info')
   echohl None
 enddef
 
-# The bridge binary: the bin option, else $PATH, else :ClaudeCodeInstall's copy; '' if none.
+# The bridge binary: the bin option, else $PATH skipping relative entries and
+# entries inside the workspace, never a program in it (Claude writes there:
+# docs/security.md section 15), else :ClaudeCodeInstall's copy; '' if none.
 export def Bin(): string
   var b = Opt('bin', '')
   if b != '' | return expand(b) | endif
-  if exepath('claude-ide-bridge') != '' | return exepath('claude-ide-bridge') | endif
+  var ws = resolve(getcwd(-1)) .. '/'
+  for d in split($PATH, ':', 1)
+    var p = substitute(d, '/\+$', '', '') .. '/claude-ide-bridge'
+    if d =~ '^/' && stridx(resolve(d) .. '/', ws) != 0 && executable(p) && !isdirectory(p) && stridx(resolve(p), ws) != 0 | return p | endif
+  endfor
   return executable(InstallPath()) ? InstallPath() : ''
 enddef
 
@@ -432,7 +438,7 @@ var notice_told = false
 # Calls Done(cmd, env, line) with the command that runs claude as the bridge
 # composes it (claudeCommand: the permission flag, its hooks, --mcp-config);
 # its notice (edits skip diffs) is shown once. A String terminal_cmd stays a
-# shell command line.
+# shell command line, its first word the program the bridge found (argv[0]).
 def WithCommand(args: list<string>, Done: func)
   var base = Opt('terminal_cmd', 'claude')
   var words = type(base) == v:t_list ? base : split(base)
@@ -452,7 +458,8 @@ def WithCommand(args: list<string>, Done: func)
     endif
     var cmd: list<string> = c.argv
     if type(base) != v:t_list
-      cmd = [&shell, &shellcmdflag, base .. ' ' .. join(mapnew(c.argv[len(words) :], (_, a) => shellescape(a)), ' ')]
+      var line = empty(words) || c.argv[0] == words[0] ? base : shellescape(c.argv[0]) .. substitute(base, '^\s*\S\+', '', '')
+      cmd = [&shell, &shellcmdflag, line .. ' ' .. join(mapnew(c.argv[len(words) :], (_, a) => shellescape(a)), ' ')]
     endif
     Done(cmd, c.env, c.shell)
   })

@@ -118,7 +118,9 @@ func TestStatus(t *testing.T) {
 // false is refused naming it.
 func TestClaudeCommand(t *testing.T) {
 	t.Parallel()
-	s := startSidecar(t, "ndjson")
+	bin := t.TempDir() // claude's program is looked up on the bridge's $PATH (claudecmd)
+	os.WriteFile(filepath.Join(bin, "claude"), []byte("#!/bin/sh\n"), 0o755)
+	s := startSidecarEnv(t, []string{"PATH=" + bin + string(os.PathListSeparator) + os.Getenv("PATH")}, "ndjson")
 	r := s.initialize(t, nil)
 	var c struct {
 		Argv           []string
@@ -131,14 +133,21 @@ func TestClaudeCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(s.cfgDir, "ide", itoa(r.Port))
-	want := []string{"claude", "--permission-mode", "default", "--settings", dir + ".settings.json", "--mcp-config", dir + ".mcp.json", "--resume"}
+	want := []string{filepath.Join(bin, "claude"), "--permission-mode", "default", "--settings", dir + ".settings.json", "--mcp-config", dir + ".mcp.json", "--resume"}
 	if strings.Join(c.Argv, "\n") != strings.Join(want, "\n") || c.PermissionMode != "default" || c.Why == "" {
 		t.Errorf("claudeCommand = %+v\nwant argv %q", c, want)
 	}
 	if c.Env["CLAUDE_CODE_SSE_PORT"] != itoa(r.Port) || !strings.HasPrefix(c.Shell, "CLAUDE_CODE_SSE_PORT="+itoa(r.Port)+" ") || !strings.HasSuffix(c.Shell, " --resume") {
 		t.Errorf("env %v, shell %q", c.Env, c.Shell)
 	}
-	err := s.call(t, "claudeCommand", map[string]any{"permissionMode": 3}, nil)
+	if err := s.call(t, "claudeCommand", map[string]any{"remote": true}, &c); err != nil || c.Argv[0] != "claude" {
+		t.Errorf("remote: argv %q %v, want the remote's claude, not looked up here", c.Argv, err)
+	}
+	err := s.call(t, "claudeCommand", map[string]any{"command": []string{"no-such-claude"}}, nil)
+	if e, ok := err.(*jsonrpc.Error); !ok || !strings.Contains(e.Message, "no-such-claude: not found on $PATH outside the workspace") {
+		t.Errorf("a program not found: %v", err)
+	}
+	err = s.call(t, "claudeCommand", map[string]any{"permissionMode": 3}, nil)
 	if e, ok := err.(*jsonrpc.Error); !ok || e.Code != jsonrpc.CodeInvalidParams || !strings.Contains(e.Message, "permissionMode") {
 		t.Errorf("permissionMode 3: %v", err)
 	}

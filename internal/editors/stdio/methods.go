@@ -14,7 +14,7 @@ type Bridge interface {
 	// Session is what initialize and status tell the editor about the bridge.
 	Session() Session
 	// ClaudeCommand is how to start claude (internal/claudecmd).
-	ClaudeCommand(claudecmd.Request) claudecmd.Command
+	ClaudeCommand(claudecmd.Request) (claudecmd.Command, error)
 	// Review answers a review request (docs/review.md); an error when the bridge keeps no
 	// record of turns.
 	Review(review.Request) (review.Answer, error)
@@ -122,7 +122,11 @@ var methods = map[string]handlerFunc{
 		return jsonrpc.Then{Result: struct{}{}, After: end}, nil
 	},
 	"claudeCommand": decoded(func(b Bridge, p claudecmd.Request) (any, error) {
-		return b.ClaudeCommand(p), nil
+		c, err := b.ClaudeCommand(p)
+		if err != nil {
+			return nil, jsonrpc.Errorf(jsonrpc.CodeServerError, "%v", err)
+		}
+		return c, nil
 	}),
 	"review": decoded(func(b Bridge, p review.Request) (any, error) {
 		a, err := b.Review(p)

@@ -257,14 +257,15 @@ class ClaudeBridgeExtension {
   /**
    * copyTerminalCommand puts the line that runs claude on the clipboard, as the bridge composes it
    * (claudeCommand: the permission flag, its hooks, --mcp-config, the environment for a shell that
-   * did not inherit it); in remote mode its argv runs through the remote command.
+   * did not inherit it); its program the bridge found outside the workspace, or in remote mode
+   * the remote's, with argv run through the remote command.
    */
   async copyTerminalCommand() {
     await this.start(false);
     if (!this.session) throw new Error("the bridge is not running");
-    const c = await this.session.request("claudeCommand", {});
-    let line = c.shell;
     const remote = this.remote;
+    const c = await this.session.request("claudeCommand", remote ? { remote: true } : {});
+    let line = c.shell;
     if (remote) {
       const dir = toRemote(remote, nova.workspace.path || "");
       if (dir === null) throw new Error(`${nova.workspace.path} is outside the Path map setting`);

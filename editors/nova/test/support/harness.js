@@ -82,7 +82,11 @@ async function setup(t, opts = {}) {
   const committed = path.join(workspace, ".nova", "Configuration.json");
   if (fs.existsSync(committed)) workspaceConfig = Object.assign(JSON.parse(fs.readFileSync(committed, "utf8")), workspaceConfig);
   // XDG_CONFIG_HOME: the bridge's trust store is the test's, empty unless opts.trusted.
-  const processEnv = Object.assign({}, process.env, { CLAUDE_CONFIG_DIR: configDir, HOME: root, XDG_CONFIG_HOME: path.join(root, "xdg") });
+  // A claude on the bridge's PATH: it looks the program up (outside the workspace).
+  const claude = path.join(root, "bin", "claude");
+  fs.mkdirSync(path.dirname(claude));
+  fs.writeFileSync(claude, "#!/bin/sh\n", { mode: 0o755 });
+  const processEnv = Object.assign({}, process.env, { CLAUDE_CONFIG_DIR: configDir, HOME: root, XDG_CONFIG_HOME: path.join(root, "xdg"), PATH: `${path.dirname(claude)}${path.delimiter}${process.env.PATH}` });
   const trust = () => execFileSync(bridgeBinary(), ["trust", workspace], { env: processEnv, stdio: "ignore" });
   if (opts.trusted) trust();
   const standin = standinNova.install({
@@ -102,7 +106,7 @@ async function setup(t, opts = {}) {
   const ext = freshExtension();
   ext.activate();
 
-  const env = { root, workspace, configDir, standin, ext, log, trust, processEnv, file: (name) => path.join(workspace, name), clients: [] };
+  const env = { root, workspace, configDir, claude, standin, ext, log, trust, processEnv, file: (name) => path.join(workspace, name), clients: [] };
   t.after(async () => {
     for (const c of env.clients) c.close();
     await ext.deactivate();
