@@ -15,25 +15,31 @@ import (
 // A Claude started without the bridge's command line (a plain `claude` and /ide, or
 // `eval "$(claude-ide-bridge env)"; claude`) may run in a mode that writes Edit/Write without
 // openDiff (auto, acceptEdits), and nothing told the user. The CLI calls getDiagnostics {uri}
-// right before it writes an Edit/Write, openDiff in between in the modes that show diffs, and
-// getDiagnostics {} right after (../shared/claude-cli-facts.md). So: a file named by a
-// getDiagnostics {uri} that holds other bytes at the client's next getDiagnostics, with no
-// openDiff between, was written without a diff. Events.DiffsSkipped is told once per client.
+// right before it writes an Edit/Write, and openDiff in between in the modes that show diffs
+// (../shared/claude-cli-facts.md). So: a file named by a getDiagnostics {uri} that holds other
+// bytes soon after (looked at every pollEvery, and at the client's next getDiagnostics), with no
+// openDiff between, was written without a diff. The CLI's getDiagnostics {} after the write
+// cannot be waited for: it skips it when the editor has no diagnostics. Events.DiffsSkipped is
+// told once per client.
 
-// writeWindow bounds the time from the call before a write to the one after it: the CLI's pair
-// is milliseconds apart; the model's own getDiagnostics calls around a Bash edit are a model
-// round trip or more apart, and that write is not the mode's doing.
-const writeWindow = 5 * time.Second
+// writeWindow bounds how long after a getDiagnostics {uri} a change counts: the CLI writes
+// milliseconds after its answer; the model's own getDiagnostics calls around a Bash edit are a
+// model round trip or more apart, and that write is not the mode's doing.
+const (
+	writeWindow = 3 * time.Second
+	pollEvery   = 50 * time.Millisecond
+)
 
 // maxStampRead: larger files are compared by size, modification time and inode only.
 const maxStampRead = 4 << 20
 
-// writeWatch is one client's getDiagnostics {uri} awaiting the call after it.
+// writeWatch is one client's getDiagnostics {uri} being watched.
 type writeWatch struct {
+	gen      uint64 // which watch of the client: a poll of an older one stops
 	path     string
 	at       time.Time
 	stamp    fileStamp
-	openDiff bool // an openDiff came between
+	openDiff bool // an openDiff came since
 	told     bool // DiffsSkipped was told for this client
 }
 
@@ -79,10 +85,8 @@ func (m *Model) watchWrites(id ClientID, name string, args json.RawMessage) {
 	var a struct {
 		URI string `json:"uri"`
 	}
-	if name == "getDiagnostics" {
-		if jsonrpc.UnmarshalParams(args, &a) != nil {
-			return
-		}
+	if name == "getDiagnostics" && jsonrpc.UnmarshalParams(args, &a) != nil {
+		return
 	}
 	m.mu.Lock()
 	c := m.clients[id]
@@ -96,34 +100,61 @@ func (m *Model) watchWrites(id ClientID, name string, args json.RawMessage) {
 		return
 	}
 	prev := c.writes
-	c.writes.path = ""
 	m.mu.Unlock()
-
 	// The files are read without the lock: the call waits for it, not the other clients.
-	skipped := ""
-	if prev.path != "" && !prev.openDiff && time.Since(prev.at) < writeWindow && stampFile(prev.path).differs(prev.stamp) {
-		skipped = prev.path
+	if m.checkWrite(id, prev) {
+		return
 	}
-	var next writeWatch
-	if p := strings.TrimPrefix(a.URI, "file://"); p != "" && filepath.IsAbs(p) && skipped == "" {
-		next = writeWatch{path: filepath.Clean(p), at: time.Now(), stamp: stampFile(p)}
+	p := strings.TrimPrefix(a.URI, "file://")
+	if p == "" || !filepath.IsAbs(p) {
+		return
 	}
+	next := writeWatch{path: filepath.Clean(p), at: time.Now(), stamp: stampFile(p)}
 	m.mu.Lock()
 	c = m.clients[id]
-	if c == nil || c.writes.told {
+	if c == nil || c.writes.told || m.closed {
 		m.mu.Unlock()
 		return
 	}
-	if skipped != "" {
-		c.writes = writeWatch{told: true}
-	} else {
-		c.writes = next
+	next.gen = c.writes.gen + 1
+	c.writes = next
+	m.mu.Unlock()
+	time.AfterFunc(pollEvery, func() { m.pollWrite(id, next.gen) })
+}
+
+// pollWrite looks at the file of client id's watch gen until it changes or the window ends.
+func (m *Model) pollWrite(id ClientID, gen uint64) {
+	m.mu.Lock()
+	c := m.clients[id]
+	if c == nil || m.closed || c.writes.gen != gen {
+		m.mu.Unlock()
+		return
+	}
+	w := c.writes
+	m.mu.Unlock()
+	if !m.checkWrite(id, w) && w.path != "" && !w.openDiff && !w.told && time.Since(w.at) < writeWindow {
+		time.AfterFunc(pollEvery, func() { m.pollWrite(id, gen) })
+	}
+}
+
+// checkWrite tells DiffsSkipped if w's file changed with no openDiff, within the window, and
+// reports whether it did.
+func (m *Model) checkWrite(id ClientID, w writeWatch) bool {
+	if w.path == "" || w.openDiff || w.told || time.Since(w.at) >= writeWindow || !stampFile(w.path).differs(w.stamp) {
+		return false
+	}
+	m.mu.Lock()
+	c := m.clients[id]
+	ok := c != nil && c.writes.gen == w.gen && !c.writes.openDiff && !c.writes.told
+	if ok {
+		c.writes = writeWatch{gen: w.gen + 1, told: true}
 	}
 	m.mu.Unlock()
-	if skipped != "" {
-		m.log.Info("a Claude client writes edits without diffs", "client", id, "file", skipped)
+	if ok {
+		m.log.Info("a Claude client writes edits without diffs", "client", id, "file", w.path)
 		if f := m.events.DiffsSkipped; f != nil {
-			f(id, skipped)
+			f(id, w.path)
 		}
 	}
+	return ok
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 )
 
 type nopClient struct{}
@@ -27,6 +28,11 @@ func TestDiffsSkipped(t *testing.T) {
 		defer mu.Unlock()
 		told = append(told, string(rune('0'+id))+":"+p)
 	}}, nil)
+	get := func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]string{}, told...)
+	}
 	call := func(id ClientID, name string, args any) {
 		t.Helper()
 		b, _ := json.Marshal(args)
@@ -56,19 +62,27 @@ func TestDiffsSkipped(t *testing.T) {
 	edit(def, true, true)    // default mode: a diff, then the write
 	edit(auto, false, false) // no write (a refused edit)
 	edit(def, true, true)
-	if len(told) != 0 {
-		t.Fatalf("told %v for clients that showed their diffs or wrote nothing", told)
+	if got := get(); len(got) != 0 {
+		t.Fatalf("told %v for clients that showed their diffs or wrote nothing", got)
 	}
 	edit(auto, false, true) // auto mode: written, no diff
 	edit(auto, false, true)
 	edit(def, true, true)
 	want := "2:" + f
-	if len(told) != 1 || told[0] != want {
-		t.Fatalf("told %v, want [%s]", told, want)
+	if got := get(); len(got) != 1 || got[0] != want {
+		t.Fatalf("told %v, want [%s]", got, want)
 	}
-	// A new Claude in auto mode is told again.
-	edit(m.Connect(nopClient{}), false, true)
-	if len(told) != 2 || told[1] != "3:"+f {
-		t.Fatalf("told %v, want a second notice for client 3", told)
+	// A new Claude in auto mode is told again, without the getDiagnostics after the write (the
+	// CLI skips it when the editor has no diagnostics): the file is looked at meanwhile.
+	id := m.Connect(nopClient{})
+	call(id, "getDiagnostics", map[string]string{"uri": "file://" + f})
+	if err := os.WriteFile(f, []byte("last\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 400 && len(get()) < 2; i++ {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if got := get(); len(got) != 2 || got[1] != "3:"+f {
+		t.Fatalf("told %v, want a second notice for client 3", got)
 	}
 }
