@@ -105,4 +105,3 @@ func TestEditorNoticesEditWithoutDiff(t *testing.T) {
 	}
 	s.CLI.WaitText(s.bound(stepBound), "EDITED")
 }
-
