@@ -22,7 +22,6 @@ import (
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/lsp"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/pathmap"
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/permmode"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/review"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/termtext"
 )
@@ -138,7 +137,7 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	b, err := asm.start(stdio.Hello{Editor: ed, Info: info, Folders: folders,
 		TurnEnded: func(s review.Summary) { ed.Notice(s.String()) },
 		Events: ide.Events{DiffsSkipped: func(_ ide.ClientID, path string) {
-			ed.Notice("note: " + termtext.Line(permmode.Skipped(filepath.Base(path))))
+			ed.Notice("note: " + termtext.Line(ide.SkippedNotice(filepath.Base(path))))
 		}},
 		StateChanged: func(s claudestate.Session) { ed.Notice(stateLine(s)) }})
 	if _, ok := err.(lspError); ok {

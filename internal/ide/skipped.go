@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,6 +22,15 @@ import (
 // openDiff between, was written without a diff. The CLI's getDiagnostics {} after the write
 // cannot be waited for: it skips it when the editor has no diagnostics. Events.DiffsSkipped is
 // told once per client.
+
+// SkippedNotice is the sentence for the user about a Claude seen writing file without a diff
+// (Events.DiffsSkipped), for serve's note and the editors' diffsSkipped. file is a name to show
+// (a base name: the sentence is not path-translated).
+func SkippedNotice(file string) string {
+	return fmt.Sprintf("Claude wrote %s without showing a diff: its permission mode (auto or acceptEdits) skips diffs. "+
+		"To review each edit, start claude with the command line the bridge prints (claude-ide-bridge env, serve) "+
+		"or with --permission-mode default", file)
+}
 
 // writeWindow bounds how long after a getDiagnostics {uri} a change counts: the CLI writes
 // milliseconds after its answer; the model's own getDiagnostics calls around a Bash edit are a

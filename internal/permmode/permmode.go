@@ -103,15 +103,6 @@ func (d Decision) Warning() string {
 		"start claude with --permission-mode default, or remove permissions.defaultMode there, to review each edit", d.Mode, who)
 }
 
-// Skipped is the sentence for a Claude seen writing file without a diff (ide.Events.DiffsSkipped):
-// it was started without the bridge's command line, in a mode that skips diffs. file is a name
-// to show (a base name: the message is not path-translated).
-func Skipped(file string) string {
-	return fmt.Sprintf("Claude wrote %s without showing a diff: its permission mode (auto or acceptEdits) skips diffs. "+
-		"To review each edit, start claude with the command line the bridge prints (claude-ide-bridge env, serve) "+
-		"or with --permission-mode default, or press Shift+Tab in Claude until it shows no mode", file)
-}
-
 // Decide applies the rule to the CLI arguments the user gave (not counting what the bridge
 // adds) and the settings files of e: a permission flag in args wins, then
 // permissions.defaultMode in the settings in force (managed, then --settings, then the

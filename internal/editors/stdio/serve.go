@@ -19,7 +19,6 @@ import (
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/jsonrpc"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/modeltools"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/pathmap"
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/permmode"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/review"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/termtext"
 )
@@ -240,7 +239,7 @@ func (s *server) initialize(req *jsonrpc.Request) (any, error) {
 				conn.Notify(context.Background(), "clientDisconnected", map[string]any{"clientId": id, "clients": n})
 			},
 			DiffsSkipped: func(id ide.ClientID, path string) {
-				msg := map[string]any{"clientId": id, "message": permmode.Skipped(filepath.Base(path))}
+				msg := map[string]any{"clientId": id, "message": ide.SkippedNotice(filepath.Base(path))}
 				if pm := s.opt.PathMap; pm.Empty() {
 					msg["filePath"] = path
 				} else if l, err := pm.ToLocal(path); err == nil {
