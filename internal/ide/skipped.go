@@ -40,8 +40,9 @@ const (
 	pollEvery   = 50 * time.Millisecond
 )
 
-// maxStampRead: larger files are compared by size, modification time and inode only.
-const maxStampRead = 4 << 20
+// maxStampRead: larger files are compared by size, modification time and inode only (the poll
+// reads a summed file up to 60 times).
+const maxStampRead = 256 << 10
 
 // writeWatch is one client's getDiagnostics {uri} being watched.
 type writeWatch struct {
