@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/claudecmd"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/termtext"
 )
@@ -64,7 +66,39 @@ func cmdEnv(args []string, stdout, stderr io.Writer) error {
 	}
 	if li, ok := discovery.Serving(locks, dir); ok {
 		fmt.Fprint(stdout, discovery.ExportLines(li.Port))
+		for _, f := range li.Lock.WorkspaceFolders {
+			if discovery.InFolder(dir, f) {
+				fmt.Fprint(stdout, claudeLineComment(li, f))
+				break
+			}
+		}
 		return nil
 	}
 	return errors.New("no running IDE server serves " + dir + ` (start one with "claude-ide-bridge serve")`)
+}
+
+// claudeLineComment is serve's claude line for the bridge of li (claudecmd.Compose) as shell
+// comments, so that `eval "$(claude-ide-bridge env)"` still only exports: a claude started
+// without the bridge's flags may write its edits without diffs (issue 39). Escaped: a newline in
+// a path must not end the comment.
+func claudeLineComment(li discovery.LockInfo, folder string) string {
+	dir := filepath.Dir(li.Path)
+	b := claudecmd.Bridge{Env: discovery.Env(li.Port), Cwd: folder}
+	if p := discovery.HookSettingsPath(dir, li.Port); regularFile(p) {
+		b.Hooks = p
+	}
+	if p := discovery.MCPConfigPath(dir, li.Port); regularFile(p) {
+		b.MCPConfig = p
+	}
+	c := claudecmd.Compose(claudecmd.Request{}, b)
+	out := "# start claude with the bridge's flags (Edit/Write as diffs, its hooks, the code tools):\n# " + termtext.Line(c.Display) + "\n"
+	if c.Notice != "" {
+		out += "# note: " + termtext.Line(c.Notice) + "\n"
+	}
+	return out
+}
+
+func regularFile(p string) bool {
+	fi, err := os.Lstat(p)
+	return err == nil && fi.Mode().IsRegular()
 }

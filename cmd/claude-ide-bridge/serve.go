@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -18,6 +19,7 @@ import (
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/editors/stdio"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/editors/terminal"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/exclude"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/lsp"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/pathmap"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/review"
@@ -133,7 +135,10 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	info := terminal.Info(*ideName)
 	info.Exclude = excl
 	b, err := asm.start(stdio.Hello{Editor: ed, Info: info, Folders: folders,
-		TurnEnded:    func(s review.Summary) { ed.Notice(s.String()) },
+		TurnEnded: func(s review.Summary) { ed.Notice(s.String()) },
+		Events: ide.Events{DiffsSkipped: func(_ ide.ClientID, path string) {
+			ed.Notice("note: " + termtext.Line(ide.SkippedNotice(filepath.Base(path))))
+		}},
 		StateChanged: func(s claudestate.Session) { ed.Notice(stateLine(s)) }})
 	if _, ok := err.(lspError); ok {
 		fmt.Fprintln(stderr, err.(lspError).err)

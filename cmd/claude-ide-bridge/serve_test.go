@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -135,6 +136,15 @@ func TestEnvAndLocks(t *testing.T) {
 	}
 	if out, _, code := h.command(t, h.dir, "env", "--workspace", h.ws); code != 0 || !strings.Contains(out, port) {
 		t.Errorf("env --workspace: status %d, %q", code, out)
+	}
+	// serve's claude line, as comments (issue 39: a claude without the bridge's flags may skip
+	// diffs); eval runs only the exports.
+	out, _, _ := h.command(t, h.ws, "env")
+	if want := "\n# claude --permission-mode default --settings " + filepath.Join(h.cfg, "ide", port+".settings.json") + " --mcp-config "; !strings.Contains(out, want) {
+		t.Errorf("env prints no claude line %q:\n%s", want, out)
+	}
+	if sh, err := exec.Command("sh", "-c", out+"\necho \"$CLAUDE_CODE_SSE_PORT\"").Output(); err != nil || string(sh) != port+"\n" {
+		t.Errorf("env's output in sh: %q, %v", sh, err)
 	}
 	other := t.TempDir()
 	if out, stderr, code := h.command(t, other, "env"); code != 1 || out != "" || !strings.Contains(stderr, "no running IDE server serves") {

@@ -836,7 +836,9 @@ For the bridge binary; claude's program the bridge finds (claudeCommand)."
     (setq claude-ide-bridge--clients (or (plist-get params :clients) 0))
     (claude-ide-bridge--msg "%s (%d connected)"
                             (if (eq method 'clientConnected) "Claude connected" "Claude disconnected")
-                            claude-ide-bridge--clients)))
+                            claude-ide-bridge--clients))
+  (when (and (eq method 'diffsSkipped) (stringp (plist-get params :message))) ; edits without diffs
+    (claude-ide-bridge--msg "%s" (plist-get params :message))))
 
 (defun claude-ide-bridge--exited (conn)
   "The bridge of CONN ended."

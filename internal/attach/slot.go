@@ -161,6 +161,11 @@ func (s *Slot) Events() ide.Events {
 			}
 			s.signal()
 		},
+		DiffsSkipped: func(id ide.ClientID, path string) {
+			if e := s.current(); e != nil && e.Events.DiffsSkipped != nil {
+				e.Events.DiffsSkipped(id, path)
+			}
+		},
 	}
 }
 

@@ -36,6 +36,9 @@ type Events struct {
 	// DiffRejected: the user rejected a pending proposal of the client in the editor (the
 	// client's openDiff is answered DIFF_REJECTED). Not a diff Claude closed.
 	DiffRejected func(id ClientID, tab string)
+	// DiffsSkipped: the client wrote path with an Edit/Write and showed no diff: its permission
+	// mode skips diffs (skipped.go). Told at most once per client.
+	DiffsSkipped func(id ClientID, path string)
 }
 
 // Model is the state of one IDE: its clients, diffs, latest selection and held mentions. All
@@ -84,9 +87,10 @@ func (m *Model) SetDrain(id ClientID, f func(context.Context) error) {
 type client struct {
 	id        ClientID
 	conn      Client
-	ready     bool     // sent notifications/initialized: it counts as connected
-	listening bool     // acts on notifications: they go out to it
-	queued    [][]byte // mentions made after ready, before listening
+	ready     bool       // sent notifications/initialized: it counts as connected
+	listening bool       // acts on notifications: they go out to it
+	queued    [][]byte   // mentions made after ready, before listening
+	writes    writeWatch // skipped.go
 }
 
 // New returns a Model for editor. folders are absolute workspace folders.

@@ -50,6 +50,7 @@ func (m *Model) CallTool(ctx context.Context, id ClientID, name string, args jso
 		return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "unknown tool %q", name)
 	}
 	m.observe(id, name, args) // before the capability check: the calls mark a turn whatever the editor serves
+	m.watchWrites(id, name, args)
 	if !t.listed(m.info.Caps) {
 		return toolError("%s is not supported by %s", name, m.info.Name), nil
 	}

@@ -92,6 +92,10 @@ function M.check()
     else
       r.ok(("permission mode %s (%s): each Edit/Write is shown as a diff"):format(tostring(c.permissionMode), tostring(c.why)))
     end
+    -- A Claude started some other way (/ide from a shell) in a mode without diffs.
+    for _, msg in pairs(require("claude-ide-bridge.state").claude.skipped) do
+      r.warn(msg, { "Start Claude with :ClaudeCode, or with --permission-mode default" })
+    end
     if c then
       r.ok("terminal command: " .. c.argv[1]) -- found by the bridge, outside the workspace
     end

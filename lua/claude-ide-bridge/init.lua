@@ -79,6 +79,7 @@ local function bridge_handlers()
   h.clientDisconnected = function(p)
     if type(p.clientId) == "number" then
       state.sessions.pids[p.clientId] = nil
+      state.claude.skipped[p.clientId] = nil
     end
     local n = state.set_clients(p.clients)
     vim.schedule(function()
@@ -88,6 +89,19 @@ local function bridge_handlers()
   h.claudeState = function(p)
     vim.schedule(function()
       require("claude-ide-bridge.review").on_state(p)
+    end)
+  end
+  -- A Claude wrote an Edit/Write without a diff (its mode skips them): say so
+  -- once, and :checkhealth stops claiming diffs while it is connected.
+  h.diffsSkipped = function(p)
+    if type(p.message) ~= "string" then
+      return
+    end
+    if type(p.clientId) == "number" then
+      state.claude.skipped[p.clientId] = p.message
+    end
+    vim.schedule(function()
+      notify(p.message, vim.log.levels.WARN)
     end)
   end
   h.turnEnded = function(p)

@@ -58,7 +58,9 @@ M.tracker = {
 --- Claude sessions' states from the bridge's claudeState notifications (its
 --- hooks): by session id, { state = "working"|"waiting"|"idle", reason, since }.
 --- turn is the summary of the last turn that changed files (turnEnded).
-M.claude = { sessions = {}, turn = nil }
+--- skipped: by client id, the bridge's diffsSkipped message for a connected
+--- Claude that writes its edits without diffs.
+M.claude = { sessions = {}, turn = nil, skipped = {} }
 
 --- Files opened by :ClaudeCodeReview (review.lua), by buffer number of the
 --- file: { path, before_buf }; their writes are told to the bridge as the
@@ -101,7 +103,7 @@ end
 function M.bridge_ready(info)
   local b = M.bridge
   b.info = info
-  M.claude.sessions, M.claude.turn = {}, nil -- a new bridge: its sessions report anew
+  M.claude.sessions, M.claude.turn, M.claude.skipped = {}, nil, {} -- a new bridge: its sessions report anew
   local waiting = b.waiting
   b.waiting = {}
   return waiting

@@ -2,9 +2,11 @@ package emacstest
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/seltable"
@@ -140,3 +142,26 @@ func TestSendMentions(t *testing.T) {
 }
 
 func quote(s string) string { b, _ := json.Marshal(s); return string(b) }
+
+// Issue 39 item 4: a Claude whose mode writes Edit/Write without a diff (its calls: getDiagnostics
+// {uri}, the file written, no openDiff) is told to the user once, as a message.
+func TestDiffsSkippedMessage(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, "", true)
+	path := w.file(t, "a.txt", "one\n")
+	for _, text := range []string{"two\n", "three\n"} {
+		w.tool(t, "getDiagnostics", map[string]any{"uri": "file://" + path})
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		w.tool(t, "getDiagnostics", map[string]any{})
+	}
+	want := "claude-ide-bridge: Claude wrote a.txt without showing a diff"
+	messages := func() string { return w.e.str(t, `(with-current-buffer "*Messages*" (buffer-string))`) }
+	if !poll(10*time.Second, func() bool { return strings.Contains(messages(), want) }) {
+		t.Fatalf("no message %q:\n%s", want, messages())
+	}
+	if n := strings.Count(messages(), want); n != 1 {
+		t.Errorf("%d messages, want 1:\n%s", n, messages())
+	}
+}

@@ -293,4 +293,17 @@ func TestRealClaudeWritesWithoutDiff(t *testing.T) {
 		return table.concat(vim.api.nvim_buf_get_lines(b, 0, -1, false), "\n")`, dirty); got != "my unsaved text" {
 		t.Errorf("the modified buffer was overwritten: %q", got)
 	}
+	// Issue 39 item 4: the bridge saw the edits written without a diff and says so, once
+	// (vim.notify), and :checkhealth no longer only claims diffs.
+	skipped := "without showing a diff: its permission mode"
+	if !poll(func() bool { return len(rc.notes(t, skipped)) > 0 }) {
+		t.Fatal("no notice that the edits were written without a diff")
+	}
+	if w := rc.notes(t, skipped); len(w) != 1 || !strings.Contains(w[0], "Claude wrote clean.txt ") {
+		t.Errorf("notices %q, want one naming clean.txt", w)
+	}
+	rc.n.ex(t, "checkhealth claude-ide-bridge")
+	if h := rc.n.str(t, `return table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), "\n")`); !strings.Contains(h, "Claude wrote clean.txt "+skipped) {
+		t.Errorf("checkhealth does not say the edits skip diffs:\n%s", h)
+	}
 }

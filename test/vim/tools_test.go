@@ -320,3 +320,29 @@ func TestDiagnosticsFromBridgeServers(t *testing.T) {
 		t.Fatalf("%s is still trusted after :ClaudeCodeTrust!", v.ws)
 	}
 }
+
+// Issue 39 item 4: a Claude whose mode writes Edit/Write without a diff (its calls: getDiagnostics
+// {uri}, the file written, no openDiff) is told to the user once, as a message.
+func TestDiffsSkippedMessage(t *testing.T) {
+	v := startVim(t)
+	c := v.claude()
+	path := v.file("a.txt", "one\n")
+	for _, text := range []string{"two\n", "three\n"} {
+		if _, err := c.Tool(ctxT(t), "getDiagnostics", map[string]any{"uri": "file://" + path}); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Tool(ctxT(t), "getDiagnostics", map[string]any{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := "claude-ide-bridge: Claude wrote a.txt without showing a diff"
+	if !pollFor(10*time.Second, func() bool { return strings.Contains(v.messages(), want) }) {
+		t.Fatalf("no message %q:\n%s", want, v.messages())
+	}
+	if n := strings.Count(v.messages(), want); n != 1 {
+		t.Errorf("%d messages, want 1:\n%s", n, v.messages())
+	}
+}

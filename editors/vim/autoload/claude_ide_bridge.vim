@@ -163,6 +163,8 @@ def OnLine(line: string)
   elseif method =~ '^client\(Connected\|Disconnected\)$'
     S.clients = get(p, 'clients', 0)
     if exists('#User#ClaudeCode' .. method[6 :]) | execute 'doautocmd <nomodeline> User ClaudeCode' .. method[6 :] | endif
+  elseif method == 'diffsSkipped' && type(get(p, 'message', 0)) == v:t_string
+    Notify(strtrans(p.message), 'warn')   # a Claude writes its edits without diffs
   elseif has_key(m, 'id') && method != ''
     var answer: dict<any> = {id: m.id}
     try

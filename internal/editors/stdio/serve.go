@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -236,6 +237,15 @@ func (s *server) initialize(req *jsonrpc.Request) (any, error) {
 			},
 			ClientDisconnected: func(id ide.ClientID, n int) {
 				conn.Notify(context.Background(), "clientDisconnected", map[string]any{"clientId": id, "clients": n})
+			},
+			DiffsSkipped: func(id ide.ClientID, path string) {
+				msg := map[string]any{"clientId": id, "message": ide.SkippedNotice(filepath.Base(path))}
+				if pm := s.opt.PathMap; pm.Empty() {
+					msg["filePath"] = path
+				} else if l, err := pm.ToLocal(path); err == nil {
+					msg["filePath"] = l
+				}
+				conn.Notify(context.Background(), "diffsSkipped", msg)
 			},
 		},
 		StateChanged: func(st claudestate.Session) {
