@@ -83,14 +83,17 @@ func cmdEnv(args []string, stdout, stderr io.Writer) error {
 // a path must not end the comment.
 func claudeLineComment(li discovery.LockInfo, folder string) string {
 	dir := filepath.Dir(li.Path)
-	b := claudecmd.Bridge{Env: discovery.Env(li.Port), Cwd: folder}
+	b := claudecmd.Bridge{Env: discovery.Env(li.Port), Cwd: folder, Folders: li.Lock.WorkspaceFolders}
 	if p := discovery.HookSettingsPath(dir, li.Port); regularFile(p) {
 		b.Hooks = p
 	}
 	if p := discovery.MCPConfigPath(dir, li.Port); regularFile(p) {
 		b.MCPConfig = p
 	}
-	c := claudecmd.Compose(claudecmd.Request{}, b)
+	c, err := claudecmd.Compose(claudecmd.Request{}, b)
+	if err != nil { // only the workspace has a claude: say so, print no line to run it
+		return "# " + termtext.Line(err.Error()) + "\n"
+	}
 	out := "# start claude with the bridge's flags (Edit/Write as diffs, its hooks, the code tools):\n# " + termtext.Line(c.Display) + "\n"
 	if c.Notice != "" {
 		out += "# note: " + termtext.Line(c.Notice) + "\n"

@@ -3,6 +3,8 @@ package vimtest
 import (
 	"testing"
 	"time"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
 )
 
 // where is the current window's kind and Vim's mode: "terminal t" (typing to Claude),
@@ -43,7 +45,7 @@ func TestFocusAfterDiff(t *testing.T) {
 			v.keys("Enter")
 			if c.decide == ":w" {
 				wantTexts(t, ch, "FILE_SAVED", "new\n")
-				cl.Tool(ctxT(t), "close_tab", map[string]any{"tab_name": tabA})
+				cl.Tool(testbin.Ctx(t), "close_tab", map[string]any{"tab_name": tabA})
 			} else {
 				wantTexts(t, ch, "DIFF_REJECTED", tabA)
 			}

@@ -328,13 +328,13 @@ func TestDiffsSkippedMessage(t *testing.T) {
 	c := v.claude()
 	path := v.file("a.txt", "one\n")
 	for _, text := range []string{"two\n", "three\n"} {
-		if _, err := c.Tool(ctxT(t), "getDiagnostics", map[string]any{"uri": "file://" + path}); err != nil {
+		if _, err := c.Tool(testbin.Ctx(t), "getDiagnostics", map[string]any{"uri": "file://" + path}); err != nil {
 			t.Fatal(err)
 		}
 		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := c.Tool(ctxT(t), "getDiagnostics", map[string]any{}); err != nil {
+		if _, err := c.Tool(testbin.Ctx(t), "getDiagnostics", map[string]any{}); err != nil {
 			t.Fatal(err)
 		}
 	}
