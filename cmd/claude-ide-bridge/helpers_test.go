@@ -79,7 +79,7 @@ type server struct {
 	token  string
 }
 
-var portRE = regexp.MustCompile(`export CLAUDE_CODE_SSE_PORT="(\d+)"`)
+var portRE = regexp.MustCompile(`export CLAUDE_CODE_SSE_PORT=(\d+)`)
 
 func (h home) serve(t *testing.T, extraEnv []string, args ...string) *server {
 	t.Helper()

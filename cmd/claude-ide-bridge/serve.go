@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
@@ -16,6 +15,7 @@ import (
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/bridge"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/claudecmd"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/claudestate"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/editors/stdio"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/editors/terminal"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/exclude"
@@ -155,7 +155,7 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		line = termtext.Line(err.Error())
 	}
 	fmt.Fprintf(stdout, "claude-ide-bridge: %s IDE on 127.0.0.1:%d for %v\nlock file: %s\n\nIn the terminal where you run claude (--mcp-config adds the code tools):\n\n%s\n  %s\n\n",
-		*ideName, b.Port(), b.Model.Folders(), b.LockPath(), exportLines(b.Env()), line)
+		*ideName, b.Port(), b.Model.Folders(), b.LockPath(), indent(discovery.ExportLines(b.Port())), line)
 	if c.Notice != "" {
 		fmt.Fprintf(stdout, "note: %s\n\n", termtext.Line(c.Notice))
 	}
@@ -307,17 +307,10 @@ func serveStdio(ctx context.Context, asm assembly, grace time.Duration, stdin io
 	return err
 }
 
-func exportLines(env map[string]string) string {
-	keys := make([]string, 0, len(env))
-	for k := range env {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	s := ""
-	for _, k := range keys {
-		s += fmt.Sprintf("  export %s=%q\n", k, env[k])
-	}
-	return s
+// indent puts two spaces before each line of s: serve's banner shows env's export lines
+// (discovery.ExportLines, shell-quoted) as a block.
+func indent(s string) string {
+	return "  " + strings.ReplaceAll(strings.TrimSuffix(s, "\n"), "\n", "\n  ") + "\n"
 }
 
 // stringList is a repeatable string flag.

@@ -20,7 +20,7 @@ func TestServeAutoAccept(t *testing.T) {
 	h := newHome(t)
 	s := h.serve(t, nil, "--auto", "accept")
 	// The banner tells the user what to export in the terminal running claude.
-	for _, want := range []string{"export ENABLE_IDE_INTEGRATION=\"true\"", "export NO_PROXY=", "export no_proxy=", "lock file: " + s.lock} {
+	for _, want := range []string{"export ENABLE_IDE_INTEGRATION=true\n", "export NO_PROXY=", "export no_proxy=", "lock file: " + s.lock} {
 		if !strings.Contains(s.out.String(), want) {
 			t.Errorf("stdout lacks %q:\n%s", want, s.out.String())
 		}
@@ -140,7 +140,7 @@ func TestEnvAndLocks(t *testing.T) {
 	// serve's claude line, as comments (issue 39: a claude without the bridge's flags may skip
 	// diffs); eval runs only the exports.
 	out, _, _ := h.command(t, h.ws, "env")
-	if want := "\n# claude --permission-mode default --settings " + filepath.Join(h.cfg, "ide", port+".settings.json") + " --mcp-config "; !strings.Contains(out, want) {
+	if want := "/claude --permission-mode default --settings " + filepath.Join(h.cfg, "ide", port+".settings.json") + " --mcp-config "; !strings.Contains(out, want) {
 		t.Errorf("env prints no claude line %q:\n%s", want, out)
 	}
 	if sh, err := exec.Command("sh", "-c", out+"\necho \"$CLAUDE_CODE_SSE_PORT\"").Output(); err != nil || string(sh) != port+"\n" {

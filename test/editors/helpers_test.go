@@ -92,7 +92,7 @@ func newWorld(t *testing.T, name string) *world {
 			t.Logf("serve output:\n%s", out.String())
 		}
 	})
-	re := regexp.MustCompile(`CLAUDE_CODE_SSE_PORT="(\d+)"`)
+	re := regexp.MustCompile(`CLAUDE_CODE_SSE_PORT="?(\d+)`)
 	var port int
 	for deadline := time.Now().Add(testbin.Bound); port == 0; time.Sleep(10 * time.Millisecond) {
 		if m := re.FindStringSubmatch(out.String()); m != nil {
