@@ -86,7 +86,7 @@ func TestRealClaudeOutlivesEmacs(t *testing.T) {
 	t.Cleanup(func() { cli.Process.Kill(); cli.Wait(); ptm.Close(); <-copied })
 	if !poll(90*time.Second, func() bool {
 		c, _ := w.e.try("claude-ide-bridge--clients")
-		return c == "1" && strings.Contains(screen.String(), "for shortcuts")
+		return c == "1" && strings.Contains(screen.String(), "shortcuts") // "? for shortcuts", drawn with cursor moves between the words
 	}) {
 		t.Fatalf("the CLI did not connect and get ready; its output:\n%q", screen.String())
 	}
