@@ -134,7 +134,8 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	info.Exclude = excl
 	b, err := asm.start(stdio.Hello{Editor: ed, Info: info, Folders: folders,
 		TurnEnded:    func(s review.Summary) { ed.Notice(s.String()) },
-		StateChanged: func(s claudestate.Session) { ed.Notice(stateLine(s)) }})
+		StateChanged: func(s claudestate.Session) { ed.Notice(stateLine(s)) },
+		Asker:        ed.Asker})
 	if _, ok := err.(lspError); ok {
 		fmt.Fprintln(stderr, err.(lspError).err)
 		return errUsage
@@ -144,6 +145,7 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	defer b.Close()
 	ed.Bind(b.Model)
+	ed.BindPermissions(b.Permissions.Decide)
 	c := claudeCommand(b.Bridge, claudecmd.Request{})
 	fmt.Fprintf(stdout, "claude-ide-bridge: %s IDE on 127.0.0.1:%d for %v\nlock file: %s\n\nIn the terminal where you run claude (--mcp-config adds the code tools):\n\n%s\n  %s\n\n",
 		*ideName, b.Port(), b.Model.Folders(), b.LockPath(), exportLines(c.Env), c.Display)

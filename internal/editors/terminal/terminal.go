@@ -84,6 +84,9 @@ type Editor struct {
 
 	autoQ       []autoShown // answered by --auto, to print (auto.go)
 	autoDropped int
+
+	perm perms // Claude's permission prompts (permission.go)
+	keys bool  // answers are keys (a terminal), not lines
 }
 
 // Close stops asking for input. A read already waiting on the input ends when the input does.
@@ -102,6 +105,7 @@ func New(in io.Reader, out io.Writer, auto Auto, color bool) *Editor {
 		e.editor = "vi"
 	}
 	if f, ok := in.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		e.keys = true
 		go e.readKeys(f)
 	} else {
 		go e.readLines(in)
@@ -166,6 +170,10 @@ func (e *Editor) Run(ctx context.Context) {
 		}
 		if a, ok := e.nextAuto(); ok {
 			e.printAuto(a.p, a.old)
+			continue
+		}
+		if q := e.nextPermission(); q != nil {
+			pendingRead = e.askPermission(ctx, q, pendingRead)
 			continue
 		}
 		e.mu.Lock()
