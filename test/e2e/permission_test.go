@@ -3,12 +3,15 @@ package e2e
 import (
 	"context"
 	"errors"
+	"io"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/claudecmd"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/jsonrpc"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/e2e/fakeapi"
 )
 
@@ -160,5 +163,69 @@ func TestPermissionWithoutCapability(t *testing.T) {
 		if m.Method == "askPermission" {
 			t.Fatalf("an editor without the capability was asked: %v", m.Params)
 		}
+	}
+}
+
+// serve's terminal answers the real CLI's permission prompt: y allows (the file exists), r with
+// a reason denies (the model gets the reason).
+func TestPermissionAskedInServe(t *testing.T) {
+	t.Parallel()
+	claudeBin(t)
+	ctx, cancel := context.WithTimeout(context.Background(), testBound)
+	t.Cleanup(cancel)
+	s := &session{t: t, ctx: ctx, Project: realDir(t), Config: realDir(t)}
+	p, cmd := startBridge(t, s.Config, "--workspace", s.Project)
+	out := &testbin.Buffer{}
+	cmd.Stdout = out
+	keys, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.run(t)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("serve's output:\n%s", out.String())
+		}
+	})
+	port := waitLockPort(s.bound(stepBound), t, s.Config)
+	var line string
+	re := regexp.MustCompile(`(?m)^  claude (.*)$`)
+	waitUntil(s.bound(stepBound), t, "serve's claude line", func() bool {
+		if m := re.FindStringSubmatch(out.String()); m != nil {
+			line = m[1]
+		}
+		return line != ""
+	})
+	s.API = fakeapi.New()
+	t.Cleanup(s.API.Close)
+	s.CLI = startCLI(t, s.API, cliOptions{Project: s.Project, Config: s.Config, Port: port, Args: strings.Fields(line), AsGiven: true})
+	waitTrace(s.bound(connectBound), t, p.Trace, "ide_connected", func(fs []frame) bool { return hasMethod(fs, "in", "ide_connected") })
+	s.CLI.WaitText(s.bound(stepBound), "? for shortcuts")
+
+	a := s.path("allowed.txt")
+	s.API.Push(bashTurn(a, "TURN A DONE")...)
+	s.prompt("make a file")
+	waitUntil(s.bound(stepBound), t, "serve's question", func() bool { return strings.Count(out.String(), "Allow? [y]es") == 1 })
+	if !strings.Contains(out.String(), "command: touch "+a) {
+		t.Fatalf("serve shows:\n%s", out.String())
+	}
+	io.WriteString(keys, "y\n")
+	s.CLI.WaitText(s.bound(stepBound), "TURN A DONE")
+	if !exists(a) {
+		t.Fatal("allowed in serve, the command did not run")
+	}
+
+	b := s.path("denied.txt")
+	s.API.Push(bashTurn(b, "TURN B DONE")...)
+	n := len(s.API.MainRequests())
+	s.prompt("make another")
+	waitUntil(s.bound(stepBound), t, "serve's question", func() bool { return strings.Count(out.String(), "Allow? [y]es") == 2 })
+	io.WriteString(keys, "r\nREASON-7 use make\n")
+	s.CLI.WaitText(s.bound(stepBound), "TURN B DONE")
+	if tr := lastToolResult(t, s.waitMain(n+2)); !tr.IsError || !strings.Contains(tr.Content, "REASON-7 use make") {
+		t.Fatalf("the model got %+v", tr)
+	}
+	if exists(b) {
+		t.Fatal("denied in serve, the command ran")
 	}
 }
