@@ -60,6 +60,10 @@ M.tracker = {
 --- turn is the summary of the last turn that changed files (turnEnded).
 M.claude = { sessions = {}, turn = nil }
 
+--- Claude's permission prompts (permission.lua): pending by request id, each
+--- { id, session, tool, text, always, win }.
+M.permissions = { pending = {} }
+
 --- Files opened by :ClaudeCodeReview (review.lua), by buffer number of the
 --- file: { path, before_buf }; their writes are told to the bridge as the
 --- user's (userWrote).
