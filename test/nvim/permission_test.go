@@ -3,11 +3,15 @@ package nvimtest
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/e2e/fakeapi"
 )
 
 // hook runs the bridge's PermissionRequest hook as the CLI does and returns what it prints.
@@ -91,4 +95,81 @@ func TestPermissionsOff(t *testing.T) {
 		t.Fatalf("the hook printed %q", got)
 	}
 	e.n.waitLua(t, `0`, `return require("claude-ide-bridge").status().permissions`)
+}
+
+// Issue 37 with the real CLI in Neovim's terminal (--permission-mode default, a Bash command
+// that writes a file): the question shows here; y in the float allows it (the file exists);
+// r with a reason denies it (no file, the model gets the reason); Esc in Claude's terminal
+// first withdraws the float within a second and writes nothing.
+func TestRealClaudePermission(t *testing.T) {
+	rc := startRealClaude(t, []string{"--permission-mode", "default"}, nil)
+	n := rc.n
+	pending := func() int {
+		var c int
+		n.luaInto(t, &c, `return require("claude-ide-bridge").status().permissions`)
+		return c
+	}
+	answerInFloat := func(keys string) {
+		n.input(t, `<C-\><C-n>`)
+		n.ex(t, "ClaudeCodePermissions")
+		n.input(t, keys)
+	}
+	turn := func(file, done, prompt string) {
+		rc.api.Push(fakeapi.Tool("Bash", map[string]any{"command": "touch " + file, "description": "make a file"}), fakeapi.Text(done))
+		rc.prompt(t, prompt)
+		if !pollFor(60*time.Second, func() bool { return pending() == 1 }) {
+			t.Fatalf("no permission question in Neovim; screen:\n%s", rc.screen())
+		}
+	}
+	a := filepath.Join(rc.proj, "allowed.txt")
+	turn(a, "TURN A DONE", "make a file")
+	answerInFloat("y")
+	if !pollFor(60*time.Second, func() bool { return strings.Contains(rc.screen(), "TURN A DONE") }) {
+		t.Fatalf("turn A did not end; screen:\n%s", rc.screen())
+	}
+	if _, err := os.Stat(a); err != nil {
+		t.Fatalf("allowed in Neovim, the command did not run: %v", err)
+	}
+
+	b := filepath.Join(rc.proj, "denied.txt")
+	n.lua(t, `vim.ui.input = function(_, cb) cb("REASON-9 not here") end`)
+	n.ex(t, "startinsert") // back in Claude's terminal for the prompt
+	turn(b, "TURN B DONE", "make another")
+	answerInFloat("r")
+	if !pollFor(60*time.Second, func() bool { return strings.Contains(rc.screen(), "TURN B DONE") }) {
+		t.Fatalf("turn B did not end; screen:\n%s", rc.screen())
+	}
+	if _, err := os.Stat(b); err == nil {
+		t.Fatal("denied in Neovim, the command ran")
+	}
+	reqs := rc.api.MainRequests()
+	if tr := reqs[len(reqs)-1].ToolResults(); len(tr) != 1 || !tr[0].IsError || !strings.Contains(tr[0].Content, "REASON-9 not here") {
+		t.Fatalf("the model got %+v, want the reason as the tool's error", tr)
+	}
+
+	c := filepath.Join(rc.proj, "terminal.txt")
+	n.ex(t, "startinsert")
+	turn(c, "TURN C DONE", "and another")
+	if !pollFor(30*time.Second, func() bool { return strings.Contains(rc.screen(), "Do you want to proceed?") }) {
+		t.Fatalf("no question in Claude's terminal; screen:\n%s", rc.screen())
+	}
+	n.lua(t, `vim.fn.chansend(vim.b[require("claude-ide-bridge.terminal").buf()].terminal_job_id, "\27")`)
+	// Timed from the CLI's menu closing (its answer), as test/e2e does: how fast the CLI
+	// itself takes the key is not the bridge's.
+	if !pollFor(30*time.Second, func() bool { return !strings.Contains(rc.screen(), "Do you want to proceed?") }) {
+		t.Fatalf("Esc did not close Claude's question; screen:\n%s", rc.screen())
+	}
+	start := time.Now()
+	if !pollFor(5*time.Second, func() bool { return pending() == 0 }) {
+		t.Fatal("the question stayed in Neovim after Claude's terminal answered")
+	}
+	d := time.Since(start)
+	t.Logf("withdrawn in Neovim %v after Claude's terminal answered", d)
+	if d > time.Second {
+		t.Errorf("withdrawn after %v, want within 1 s", d)
+	}
+	time.Sleep(500 * time.Millisecond) // not an assertion: a wrongly applied allow would run by now
+	if _, err := os.Stat(c); err == nil {
+		t.Fatal("the withdrawn question wrote the file")
+	}
 }
