@@ -16,7 +16,7 @@ import (
 
 // cmdHook is `hook --port N`, run by the CLI for the hooks of the bridge's --settings file: it
 // reads the hook's JSON on stdin and posts the few fields the bridge needs (claudestate.Event:
-// never the prompt or a tool's input) to the bridge on port N, found through its lock file and
+// never the prompt or a tool's input, but for PermissionRequest) to the bridge on port N, found through its lock file and
 // its one liveness check, authenticated like `mention`. It never fails the CLI: problems go to
 // stderr and the status is 0; it prints nothing on stdout (the CLI reads a hook's stdout),
 // except the editor's decision on a PermissionRequest: that one waits for the bridge
