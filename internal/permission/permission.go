@@ -128,9 +128,13 @@ func (b *Broker) Ask(ctx context.Context, in HookInput) (d Decision, suggestions
 	}()
 	show, cancel := context.WithTimeout(ctx, or(b.ShowTimeout, 2*time.Second))
 	err := a.Ask(show, req)
+	late := show.Err() != nil
 	cancel()
 	if err != nil {
-		why = "" // never shown
+		why = "" // refused: never shown
+		if late && ctx.Err() == nil {
+			why = "the editor did not show it in time" // it may still: take it down
+		}
 		return Decision{}, nil, false
 	}
 	timer := time.NewTimer(or(b.Timeout, 5*time.Minute))

@@ -17,6 +17,7 @@ type editor struct {
 	withdrawn chan uint64
 	gone      chan struct{}
 	refuse    error
+	slow      bool // Ask waits for its context's end
 }
 
 func newEditor() *editor {
@@ -26,6 +27,10 @@ func newEditor() *editor {
 func (e *editor) Ask(ctx context.Context, r Request) error {
 	if e.refuse != nil {
 		return e.refuse
+	}
+	if e.slow {
+		<-ctx.Done()
+		return ctx.Err()
 	}
 	e.asked <- r
 	return nil
@@ -63,6 +68,25 @@ func TestNoEditorNoWait(t *testing.T) {
 	b.Asker = func() Asker { return e }
 	if _, _, ok := b.Ask(context.Background(), in()); ok || b.Pending() != 0 {
 		t.Fatalf("ok %v pending %d after the editor refused", ok, b.Pending())
+	}
+	if len(e.withdrawn) != 0 {
+		t.Fatal("a request the editor refused was withdrawn")
+	}
+}
+
+// An editor too slow to show the request: the terminal decides, and the editor is told to take
+// down what it may show late.
+func TestSlowEditorWithdrawn(t *testing.T) {
+	e := newEditor()
+	e.slow = true
+	b := &Broker{Asker: func() Asker { return e }, ShowTimeout: 10 * time.Millisecond}
+	if _, _, ok := b.Ask(context.Background(), in()); ok || b.Pending() != 0 {
+		t.Fatalf("ok %v pending %d", ok, b.Pending())
+	}
+	select {
+	case <-e.withdrawn:
+	default:
+		t.Fatal("a request the editor was slow to show was not withdrawn")
 	}
 }
 
