@@ -15,6 +15,7 @@ import (
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/lsp"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/modeltools"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/permission"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/review"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/trust"
 )
@@ -61,6 +62,8 @@ func (e editorBridge) Review(r review.Request) (review.Answer, error) {
 	return e.b.Review.Do(r)
 }
 
+func (e editorBridge) Permissions() *permission.Broker { return e.b.Permissions }
+
 func (e editorBridge) UserSaved(path string) {
 	if e.b.Review != nil {
 		e.b.Review.UserSaved(path)
@@ -92,6 +95,7 @@ func (a assembly) start(e stdio.Hello) (*running, error) {
 		EditorCode: e.Code, Code: code, Events: e.Events,
 		// Every turn's changes are kept (internal/review), the workspace watched while a turn runs.
 		Review: &review.Config{Watch: true, TurnEnded: e.TurnEnded}, StateChanged: e.StateChanged,
+		Asker: e.Asker,
 	})
 	if err != nil {
 		if r.lsp != nil {

@@ -10,15 +10,18 @@ import (
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/claudestate"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/permission"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/remote"
 )
 
 // cmdHook is `hook --port N`, run by the CLI for the hooks of the bridge's --settings file: it
 // reads the hook's JSON on stdin and posts the few fields the bridge needs (claudestate.Event:
-// never the prompt or a tool's input) to the bridge on port N, found through its lock file and
+// never the prompt or a tool's input, but for PermissionRequest) to the bridge on port N, found through its lock file and
 // its one liveness check, authenticated like `mention`. It never fails the CLI: problems go to
-// stderr and the status is 0; it prints nothing on stdout (the CLI reads a hook's stdout).
-func cmdHook(ctx context.Context, args []string, stdin io.Reader, stderr io.Writer) error {
+// stderr and the status is 0; it prints nothing on stdout (the CLI reads a hook's stdout),
+// except the editor's decision on a PermissionRequest: that one waits for the bridge
+// (remote.PathPermission) until the editor decides, cannot, or the CLI cancels the hook.
+func cmdHook(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("hook", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	port := fs.Int("port", 0, "the bridge's port")
@@ -26,14 +29,31 @@ func cmdHook(ctx context.Context, args []string, stdin io.Reader, stderr io.Writ
 		fmt.Fprintln(stderr, "usage: claude-ide-bridge hook --port N   (run by Claude Code's hooks, JSON on stdin)")
 		return nil
 	}
+	data, err := io.ReadAll(io.LimitReader(stdin, permission.MaxBody))
 	var ev claudestate.Event
-	if err := json.NewDecoder(io.LimitReader(stdin, 1<<20)).Decode(&ev); err != nil {
+	if err == nil {
+		err = json.Unmarshal(data, &ev)
+	}
+	if err != nil {
 		fmt.Fprintln(stderr, "claude-ide-bridge hook: reading the hook's input:", err)
 		return nil
 	}
 	b, err := bridgeOnPort(*port)
 	if err != nil {
 		fmt.Fprintln(stderr, "claude-ide-bridge hook:", err)
+		return nil
+	}
+	if ev.Name == "PermissionRequest" {
+		// ctx ends on the CLI's signal (main's signal.NotifyContext): the connection closes
+		// and the bridge withdraws the editor's prompt.
+		var a permission.Answer
+		if err := remote.PostWait(ctx, b, remote.PathPermission, json.RawMessage(data), &a, permission.MaxBody); err != nil {
+			fmt.Fprintln(stderr, "claude-ide-bridge hook:", err)
+			return nil
+		}
+		if len(a.Output) > 0 {
+			stdout.Write(append(a.Output, '\n'))
+		}
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)

@@ -75,7 +75,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "review":
 		err = cmdReview(ctx, args[1:], stdout, stderr)
 	case "hook":
-		err = cmdHook(ctx, args[1:], stdin, stderr)
+		err = cmdHook(ctx, args[1:], stdin, stdout, stderr)
 	case "probe":
 		err = cmdProbe(ctx, args[1:], stdout, stderr)
 	case "doctor":

@@ -20,6 +20,7 @@ import (
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/jsonrpc"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/lsp"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/permission"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/review"
 )
 
@@ -172,6 +173,14 @@ func (wb *workspaceBridge) turnEnded(s review.Summary) {
 	if h := wb.hello.Load(); h != nil && h.TurnEnded != nil {
 		h.TurnEnded(s)
 	}
+}
+
+// asker is the attached editor's, if any (the permission prompts).
+func (wb *workspaceBridge) asker() permission.Asker {
+	if h := wb.hello.Load(); h != nil && h.Asker != nil {
+		return h.Asker()
+	}
+	return nil
 }
 
 func (wb *workspaceBridge) stateChanged(s claudestate.Session) {

@@ -139,7 +139,8 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		Events: ide.Events{DiffsSkipped: func(_ ide.ClientID, path string) {
 			ed.Notice("note: " + termtext.Line(ide.SkippedNotice(filepath.Base(path))))
 		}},
-		StateChanged: func(s claudestate.Session) { ed.Notice(stateLine(s)) }})
+		StateChanged: func(s claudestate.Session) { ed.Notice(stateLine(s)) },
+		Asker:        ed.Asker})
 	if _, ok := err.(lspError); ok {
 		fmt.Fprintln(stderr, err.(lspError).err)
 		return errUsage
@@ -149,6 +150,7 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	defer b.Close()
 	ed.Bind(b.Model)
+	ed.BindPermissions(b.Permissions.Decide)
 	c, err := claudeCommand(b.Bridge, claudecmd.Request{})
 	line := c.Display
 	if err != nil { // claude only in the workspace, or nowhere: say so rather than a line that runs it
@@ -286,7 +288,7 @@ func serveStdio(ctx context.Context, asm assembly, grace time.Duration, stdin io
 		var err error
 		wb.hello.Store(&h)
 		r, err = asm.start(stdio.Hello{Editor: slot, Info: h.Info, Folders: h.Folders, PID: h.PID, Code: slot.Code(), Events: slot.Events(),
-			TurnEnded: wb.turnEnded, StateChanged: wb.stateChanged})
+			TurnEnded: wb.turnEnded, StateChanged: wb.stateChanged, Asker: wb.asker})
 		if err != nil {
 			slot.Detach(nil)
 			return nil, startError(err)

@@ -20,6 +20,7 @@ import (
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/mcp"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/modeltools"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/permission"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/remote"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/review"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/transport"
@@ -50,7 +51,10 @@ type Config struct {
 	Review *review.Config
 	// StateChanged is told when a Claude session's state changes (its hooks, claudestate).
 	StateChanged func(claudestate.Session)
-	Log          *slog.Logger
+	// Asker is the editor that answers the CLI's permission prompts now (internal/permission);
+	// nil, or returning nil: none, Claude's terminal asks.
+	Asker func() permission.Asker
+	Log   *slog.Logger
 	// Version is the bridge's (main.version), in the serverInfo of both MCP servers.
 	Version string
 }
@@ -61,6 +65,8 @@ type Bridge struct {
 	// Review is the record of turns (nil without Config.Review); State the sessions' states.
 	Review *review.Tracker
 	State  *claudestate.Tracker
+	// Permissions holds the permission prompts the editor is asked about.
+	Permissions *permission.Broker
 
 	port     int
 	token    string
@@ -166,6 +172,7 @@ func Start(cfg Config) (*Bridge, error) {
 		ln.Close()
 		return nil, err
 	}
+	b.startPermissions(cfg)
 	// The shell's mention and select, and the model's code tools at /mcp, share the listener,
 	// each route with its own gate (transport.Mux, docs/security.md); neither token opens the
 	// other's routes.
@@ -173,7 +180,8 @@ func Start(cfg Config) (*Bridge, error) {
 		transport.Route{Name: "mcp", Match: func(r *http.Request) bool { return r.URL.Path == "/mcp" }, Check: mcpCheck, Serve: code},
 		transport.Route{Name: "shell", Match: remote.Is, Check: b.handler.Authorize, Serve: control},
 		transport.Route{Name: "review", Match: func(r *http.Request) bool { return r.URL.Path == remote.PathReview }, Check: b.handler.Authorize, Serve: b.reviewHandler()},
-		transport.Route{Name: "hook", Match: func(r *http.Request) bool { return r.URL.Path == remote.PathHook }, Check: b.handler.Authorize, Serve: claudestate.Handler(b.State)}))
+		transport.Route{Name: "hook", Match: func(r *http.Request) bool { return r.URL.Path == remote.PathHook }, Check: b.handler.Authorize, Serve: claudestate.Handler(b.State)},
+		transport.Route{Name: "permission", Match: func(r *http.Request) bool { return r.URL.Path == remote.PathPermission }, Check: b.handler.Authorize, Serve: b.permissionHandler()}))
 	b.srv.ReadHeaderTimeout = 5 * time.Second // a client that never finishes its handshake is dropped
 	b.srv.IdleTimeout = 5 * time.Second       // and so is an idle keep-alive connection
 	b.srv.MaxHeaderBytes = 16 << 10

@@ -18,8 +18,15 @@ func Settings(exe string, port int) []byte {
 	cmd := termtext.ShellQuote(exe) + " hook --port " + strconv.Itoa(port)
 	entry := []map[string]any{{"hooks": []map[string]any{{"type": "command", "command": cmd, "timeout": 5}}}}
 	hooks := map[string]any{}
+	// The PermissionRequest hook waits for the editor's decision (internal/permission); the
+	// CLI cancels it when the user answers in the terminal first.
+	wait := []map[string]any{{"type": "command", "command": cmd, "timeout": 600}}
 	for _, e := range HookEvents {
-		if e == "PostToolUse" || e == "PermissionRequest" {
+		if e == "PermissionRequest" {
+			hooks[e] = []map[string]any{{"matcher": "*", "hooks": wait}}
+			continue
+		}
+		if e == "PostToolUse" {
 			hooks[e] = []map[string]any{{"matcher": "*", "hooks": entry[0]["hooks"]}}
 			continue
 		}

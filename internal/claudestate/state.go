@@ -26,7 +26,8 @@ const (
 )
 
 // Event is what the hook forwards of the CLI's hook input (only these fields: the prompt's
-// text and tool inputs never leave the hook).
+// text and tool inputs never reach the tracker; a PermissionRequest's input goes to
+// internal/permission instead).
 type Event struct {
 	Name      string `json:"hook_event_name"`
 	SessionID string `json:"session_id"`

@@ -51,6 +51,9 @@ type Capabilities struct {
 	// LSPRequest: the editor answers lspRequest with its own language servers (the model's
 	// code tools, internal/modeltools); the ide.Editor interface does not carry it.
 	LSPRequest bool `json:"lspRequest"`
+	// AskPermission: the editor shows the CLI's permission prompts (askPermission,
+	// internal/permission); the ide.Editor interface does not carry it.
+	AskPermission bool `json:"askPermission"`
 }
 
 // Encoding is the unit of Position.Character: of an editor, of a language server's answer, of

@@ -97,6 +97,10 @@ var client = &http.Client{
 	},
 }
 
+// waitClient is client without its time bound: a request that waits for the user (the
+// PermissionRequest hook) is bounded by its context alone.
+var waitClient = &http.Client{Transport: client.Transport, CheckRedirect: client.CheckRedirect}
+
 // Send posts req to the bridge's path (PathMention or PathSelect) and returns its reply. A
 // refusal comes back as an error holding the bridge's reason.
 func Send(ctx context.Context, b Bridge, path string, req Request) (Reply, error) {
@@ -108,6 +112,15 @@ func Send(ctx context.Context, b Bridge, path string, req Request) (Reply, error
 // Post posts req as JSON to the bridge's path and decodes its answer (at most limit bytes) into
 // reply. A refusal comes back as an error holding the bridge's reason.
 func Post(ctx context.Context, b Bridge, path string, req, reply any, limit int64) error {
+	return post(ctx, client, b, path, req, reply, limit)
+}
+
+// PostWait is Post for a request that waits for the user: only ctx bounds it.
+func PostWait(ctx context.Context, b Bridge, path string, req, reply any, limit int64) error {
+	return post(ctx, waitClient, b, path, req, reply, limit)
+}
+
+func post(ctx context.Context, client *http.Client, b Bridge, path string, req, reply any, limit int64) error {
 	body, err := json.Marshal(req)
 	if err != nil {
 		return err

@@ -34,4 +34,7 @@ const MaxSelection = 1 << 20
 const (
 	PathReview = "/claude-ide-bridge/v1/review"
 	PathHook   = "/claude-ide-bridge/v1/hook"
+	// PathPermission is the PermissionRequest hook's: its request waits for the editor's
+	// decision (internal/permission).
+	PathPermission = "/claude-ide-bridge/v1/permission"
 )

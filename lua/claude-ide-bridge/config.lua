@@ -44,6 +44,7 @@ local M = {}
 ---@field remote? false|claude-ide-bridge.RemoteConfig bridge and claude on another machine (default false)
 ---@field tabline? boolean set 'tabline' to readable labels for Claude's tabs when it is empty (default true)
 ---@field exclude? string[] globs of files never shared with Claude (default nil: the bridge's, .env .env.* *.pem id_rsa* ...)
+---@field permissions? boolean Claude's permission prompts are asked here too (default true)
 
 ---@type claude-ide-bridge.Config
 M.defaults = {
@@ -88,13 +89,16 @@ M.defaults = {
   -- never reach Claude (the bridge enforces it). nil: the bridge's default
   -- (.env, .env.*, *.pem, *.key, id_rsa*, id_ed25519*, .netrc, ...); {}: share all.
   exclude = nil,
+  -- Claude's permission prompts ("Do you want to proceed?") asked here too,
+  -- in a float (:ClaudeCodePermissions); false: only in Claude's terminal.
+  permissions = true,
 }
 
 -- Keys allowed in the user's table (the defaults' keys include those whose default is nil).
 local known = {
   bin = true, auto_start = true, terminal_cmd = true, terminal = true, track_selection = true,
   selection_debounce_ms = true, ide_name = true, install = true, remote = true, model_tools = true,
-  permission_mode = true, tabline = true, exclude = true, diff = true,
+  permission_mode = true, tabline = true, exclude = true, diff = true, permissions = true,
 }
 local known_terminal = { provider = true, split = true, size = true, float = true, external_cmd = true, snacks_win = true, sessions = true }
 local known_install = { base_url = true }
@@ -177,6 +181,7 @@ local rules = {
   { "auto_start", "boolean" },
   { "model_tools", "boolean" },
   { "tabline", "boolean" },
+  { "permissions", "boolean" },
   {
     "exclude",
     function(v)

@@ -104,6 +104,8 @@ local function bridge_handlers()
       notify(p.message, vim.log.levels.WARN)
     end)
   end
+  h.askPermission = require("claude-ide-bridge.permission").ask
+  h.permissionWithdrawn = require("claude-ide-bridge.permission").withdrawn
   h.turnEnded = function(p)
     vim.schedule(function()
       require("claude-ide-bridge.review").on_turn_ended(p)
@@ -229,6 +231,7 @@ function M.start(cb)
       getCurrentSelection = true, checkDocumentDirty = true, saveDocument = true,
       getDiagnostics = true, executeCode = false, setBufferText = true,
       lspRequest = true,
+      askPermission = config.options.permissions ~= false,
     },
   }, function(e, result)
     vim.schedule(function()
@@ -459,6 +462,7 @@ end
 ---@field claude_sessions { id: string, state: string, reason: string|nil }[] each Claude session (the CLI's session id) started with the bridge's hooks, its state
 ---@field paused boolean sharing is paused (:ClaudeCodePause): no selection, open files or diagnostics reach Claude
 ---@field sessions { name: string, tab: integer|nil, running: boolean, diffs: integer }[] the native terminal's Claude sessions
+---@field permissions integer Claude's permission questions waiting for an answer here (:ClaudeCodePermissions)
 
 --- For statuslines: cheap, no request to the bridge.
 ---@return claude-ide-bridge.Status
@@ -491,6 +495,7 @@ function M.status()
     sessions = M.sessions(),
     claude = claude,
     claude_sessions = claude_sessions,
+    permissions = ready and #require("claude-ide-bridge.permission").list() or 0,
   }
 end
 

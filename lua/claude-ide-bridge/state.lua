@@ -62,6 +62,10 @@ M.tracker = {
 --- Claude that writes its edits without diffs.
 M.claude = { sessions = {}, turn = nil, skipped = {} }
 
+--- Claude's permission prompts (permission.lua): pending by request id, each
+--- { id, session, tool, text, always, win }.
+M.permissions = { pending = {} }
+
 --- Files opened by :ClaudeCodeReview (review.lua), by buffer number of the
 --- file: { path, before_buf }; their writes are told to the bridge as the
 --- user's (userWrote).

@@ -45,6 +45,12 @@ type initResult struct {
 // initializes it for folder, with the lock in config.
 func startEditor(t testing.TB, config, folder string, args ...string) *editor {
 	t.Helper()
+	return startEditorCaps(t, config, folder, nil, args...)
+}
+
+// startEditorCaps is startEditor declaring the capabilities in caps too.
+func startEditorCaps(t testing.TB, config, folder string, caps map[string]any, args ...string) *editor {
+	t.Helper()
 	// A short keepalive: the real CLI answers pings at once, and a stopped one is dropped fast.
 	p, cmd := startBridge(t, config, append([]string{"--stdio", "--keepalive", "3s"}, args...)...)
 	stdin, err := cmd.StdinPipe()
@@ -77,12 +83,15 @@ func startEditor(t testing.TB, config, folder string, args ...string) *editor {
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
+	all := map[string]any{"openFile": true, "showDiff": true, "canCloseTabs": true,
+		"getOpenEditors": true, "getCurrentSelection": true, "checkDocumentDirty": true,
+		"saveDocument": true, "getDiagnostics": true, "setBufferText": true}
+	for k, v := range caps {
+		all[k] = v
+	}
 	err = e.conn.Call(ctx, "initialize", map[string]any{
 		"name": "E2E", "pid": os.Getpid(), "workspaceFolders": []string{folder},
-		"positionEncoding": "utf-8", "trackSelection": true,
-		"capabilities": map[string]any{"openFile": true, "showDiff": true, "canCloseTabs": true,
-			"getOpenEditors": true, "getCurrentSelection": true, "checkDocumentDirty": true,
-			"saveDocument": true, "getDiagnostics": true, "setBufferText": true},
+		"positionEncoding": "utf-8", "trackSelection": true, "capabilities": all,
 	}, &e.Init)
 	if err != nil {
 		t.Fatalf("editor initialize: %v", err)

@@ -4,6 +4,7 @@ import (
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/claudecmd"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/jsonrpc"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/permission"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/review"
 )
 
@@ -20,6 +21,8 @@ type Bridge interface {
 	Review(review.Request) (review.Answer, error)
 	// UserSaved: the user saved path (a revert in the editor's review); the bridge reads it.
 	UserSaved(path string)
+	// Permissions holds the permission prompts this editor is asked (askPermission).
+	Permissions() *permission.Broker
 }
 
 // Session is the bridge as initialize's result describes it.
@@ -142,6 +145,17 @@ var methods = map[string]handlerFunc{
 	}) (any, error) {
 		b.UserSaved(p.FilePath)
 		return nil, nil
+	}),
+	// The user's decision on askPermission's request id: one no longer pending (answered in
+	// Claude's terminal, withdrawn, decided) is -32001 and decides nothing.
+	"permissionDecided": decoded(func(b Bridge, p struct {
+		ID *uint64 `json:"id"`
+		permission.Decision
+	}) (any, error) {
+		if p.ID == nil {
+			return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, `invalid params: "id" (askPermission's) is required`)
+		}
+		return nil, b.Permissions().Decide(*p.ID, p.Decision)
 	}),
 	"status": bare(func(b Bridge) (any, error) {
 		m, s := b.Model(), b.Session()

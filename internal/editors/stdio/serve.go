@@ -19,6 +19,7 @@ import (
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/jsonrpc"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/modeltools"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/pathmap"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/permission"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/review"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/termtext"
 )
@@ -69,6 +70,9 @@ type Hello struct {
 	// summary of each ended turn (turnEnded).
 	StateChanged func(claudestate.Session)
 	TurnEnded    func(review.Summary)
+	// Asker is the editor that answers the CLI's permission prompts; nil (or returning nil):
+	// none, Claude's terminal asks.
+	Asker func() permission.Asker
 }
 
 // Serve speaks the editor protocol on r/w until r ends, the editor's pid dies or ctx ends; what
@@ -252,6 +256,7 @@ func (s *server) initialize(req *jsonrpc.Request) (any, error) {
 			conn.Notify(context.Background(), "claudeState", map[string]any{"sessionId": st.ID, "state": st.State, "reason": st.Reason})
 		},
 		TurnEnded: func(sum review.Summary) { conn.Notify(context.Background(), "turnEnded", sum) },
+		Asker:     askerOf(conn, p.Capabilities),
 	})
 	if err != nil {
 		return nil, jsonrpc.Errorf(jsonrpc.CodeServerError, "%v", err)

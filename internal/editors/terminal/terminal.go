@@ -86,6 +86,8 @@ type Editor struct {
 
 	autoQ       []autoShown // answered by --auto, to print (auto.go)
 	autoDropped int
+
+	perm perms // Claude's permission prompts (permission.go)
 }
 
 // Close stops asking for input. A read already waiting on the input ends when the input does.
@@ -168,6 +170,10 @@ func (e *Editor) Run(ctx context.Context) {
 			} else {
 				e.printAuto(a.p, a.old)
 			}
+			continue
+		}
+		if q := e.nextPermission(); q != nil {
+			pendingRead = e.askPermission(ctx, q, pendingRead)
 			continue
 		}
 		e.mu.Lock()

@@ -1,0 +1,245 @@
+package terminal
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/permission"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/termtext"
+)
+
+// Claude's permission prompts (internal/permission) asked in serve's terminal between diffs:
+// one key, y allow, a always (the CLI's suggestions), n deny, r deny with a reason typed in.
+// A prompt withdrawn while on screen (answered in Claude's terminal, the session ended) says so
+// and takes no answer; the broker refuses a decision on it anyway.
+
+// asking is one permission prompt, queued or on screen.
+type asking struct {
+	req    permission.Request
+	ctx    context.Context // done when withdrawn
+	cancel context.CancelFunc
+	why    string // why it was withdrawn
+}
+
+// perms is the Editor's permission state.
+type perms struct {
+	mu     sync.Mutex
+	queue  []*asking
+	byID   map[uint64]*asking
+	decide func(uint64, permission.Decision) error
+}
+
+// BindPermissions sets who takes the decisions (the bridge's permission.Broker.Decide).
+func (e *Editor) BindPermissions(decide func(uint64, permission.Decision) error) {
+	e.perm.mu.Lock()
+	e.perm.decide = decide
+	e.perm.mu.Unlock()
+}
+
+// Asker is this terminal as the editor that answers permission prompts (nil without
+// BindPermissions or with --auto: nobody reads the keys).
+func (e *Editor) Asker() permission.Asker {
+	e.perm.mu.Lock()
+	defer e.perm.mu.Unlock()
+	if e.perm.decide == nil || e.auto != Ask {
+		return nil
+	}
+	return termAsker{e}
+}
+
+type termAsker struct{ e *Editor }
+
+// Ask queues the prompt for the Run loop: it is shown between diffs.
+func (a termAsker) Ask(_ context.Context, r permission.Request) error {
+	ctx, cancel := context.WithCancel(context.Background())
+	q := &asking{req: r, ctx: ctx, cancel: cancel}
+	p := &a.e.perm
+	p.mu.Lock()
+	if p.byID == nil {
+		p.byID = map[uint64]*asking{}
+	}
+	p.queue = append(p.queue, q)
+	p.byID[r.ID] = q
+	p.mu.Unlock()
+	select {
+	case a.e.wake <- struct{}{}:
+	default:
+	}
+	return nil
+}
+
+func (a termAsker) Withdraw(id uint64, why string) {
+	p := &a.e.perm
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if q := p.byID[id]; q != nil {
+		q.why = why
+		q.cancel()
+		delete(p.byID, id)
+	}
+}
+
+// Gone: the terminal lives as long as the bridge.
+func (termAsker) Gone() <-chan struct{} { return nil }
+
+// nextPermission is the next prompt still pending, or nil.
+func (e *Editor) nextPermission() *asking {
+	p := &e.perm
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for len(p.queue) > 0 {
+		q := p.queue[0]
+		p.queue = p.queue[1:]
+		if q.ctx.Err() == nil {
+			return q
+		}
+	}
+	return nil
+}
+
+// describeInput is the tool input as lines for the terminal, escaped: a Bash command or a URL
+// by itself, anything else as its JSON.
+func describeInput(in json.RawMessage) string {
+	var s string
+	if json.Unmarshal(in, &s) == nil { // over permission.MaxInput: already cut, with a note
+		return termtext.Text(s)
+	}
+	var fields map[string]any
+	if json.Unmarshal(in, &fields) == nil {
+		for _, k := range []string{"command", "url", "file_path"} {
+			if v, ok := fields[k].(string); ok {
+				out := k + ": " + termtext.Text(v)
+				if d, ok := fields["description"].(string); ok {
+					out += "\n  (" + termtext.Line(d) + ")"
+				}
+				return out
+			}
+		}
+	}
+	return termtext.Text(string(in))
+}
+
+// askPermission shows one prompt and sends the user's decision. It returns whether a key read
+// is still outstanding (as review does).
+func (e *Editor) askPermission(ctx context.Context, q *asking, pendingRead bool) bool {
+	r := q.req
+	fmt.Fprintf(e.out, "\n%s\n  %s\n", e.paint("1", fmt.Sprintf("Claude (session %s) asks to use %s:", termtext.Line(short8(r.Session)), termtext.Line(r.Tool))),
+		strings.ReplaceAll(describeInput(r.Input), "\n", "\n  "))
+	always := len(r.Suggestions) > 0
+	ask := "Allow? [y]es / [n]o / [r]eason, then deny: "
+	if always {
+		ask = "Allow? [y]es / [a]lways / [n]o / [r]eason, then deny: "
+	}
+	reason := false
+	var typed []rune
+	for {
+		if !reason {
+			fmt.Fprint(e.out, e.paint("1", ask))
+		}
+		e.raw() // raw only while a key is awaited, as review does (keys.go)
+		key, ok, read := e.nextKey(ctx, q.ctx, pendingRead)
+		e.cooked()
+		pendingRead = read
+		if ctx.Err() != nil { // serve is stopping
+			return pendingRead
+		}
+		if q.ctx.Err() != nil {
+			fmt.Fprintf(e.out, "\n(withdrawn: %s; nothing was answered here)\n", termtext.Line(q.why))
+			return pendingRead
+		}
+		if !ok { // no more input: the terminal decides
+			fmt.Fprintln(e.out, "\n(no more input: Claude's terminal decides)")
+			e.withdrawPermission(r.ID)
+			return false
+		}
+		if reason {
+			switch {
+			case key == "\r" || key == "\n":
+				e.decidePermission(r.ID, permission.Decision{Behavior: "deny", Message: string(typed)}, "denied: "+termtext.Line(string(typed)))
+				return false
+			case key == "\x7f" || key == "\b":
+				if len(typed) > 0 {
+					typed = typed[:len(typed)-1]
+					fmt.Fprint(e.out, "\b \b")
+				}
+			case e.keys == nil: // a whole line
+				e.decidePermission(r.ID, permission.Decision{Behavior: "deny", Message: key}, "denied: "+termtext.Line(key))
+				return false
+			case len(key) == 1 && key[0] >= 0x20:
+				typed = append(typed, rune(key[0]))
+				fmt.Fprint(e.out, key)
+			}
+			continue
+		}
+		switch strings.ToLower(key) {
+		case "y", "yes":
+			fmt.Fprintln(e.out, "y")
+			e.decidePermission(r.ID, permission.Decision{Behavior: "allow"}, "allowed")
+			return false
+		case "a", "always":
+			if !always {
+				fmt.Fprintln(e.out, "a: Claude suggested no rule to keep; press y, n or r")
+				continue
+			}
+			fmt.Fprintln(e.out, "a")
+			e.decidePermission(r.ID, permission.Decision{Behavior: "allow", Always: true}, "allowed, and Claude keeps its suggested rule")
+			return false
+		case "n", "no":
+			fmt.Fprintln(e.out, "n")
+			e.decidePermission(r.ID, permission.Decision{Behavior: "deny"}, "denied")
+			return false
+		case "r", "reason":
+			fmt.Fprintln(e.out, "r")
+			fmt.Fprint(e.out, "reason (Enter sends): ")
+			reason = true
+		case "":
+		default:
+			fmt.Fprintf(e.out, "%s: press y, a, n or r\n", termtext.Line(key))
+		}
+	}
+}
+
+// nextKey waits for one answer (a key, or a line off a terminal), or for run or q to end.
+func (e *Editor) nextKey(run, q context.Context, pendingRead bool) (key string, ok, stillPending bool) {
+	if !pendingRead {
+		select {
+		case e.want <- struct{}{}:
+		case <-run.Done():
+			return "", true, false
+		case <-q.Done():
+			return "", true, false
+		}
+	}
+	select {
+	case key, ok = <-e.lines:
+		return key, ok, false
+	case <-run.Done():
+		return "", true, true
+	case <-q.Done():
+		return "", true, true
+	}
+}
+
+func (e *Editor) decidePermission(id uint64, d permission.Decision, done string) {
+	e.perm.mu.Lock()
+	decide := e.perm.decide
+	delete(e.perm.byID, id)
+	e.perm.mu.Unlock()
+	e.confirm(decide(id, d), done)
+}
+
+func (e *Editor) withdrawPermission(id uint64) {
+	e.perm.mu.Lock()
+	delete(e.perm.byID, id)
+	e.perm.mu.Unlock()
+}
+
+func short8(s string) string {
+	if len(s) > 8 {
+		return s[:8]
+	}
+	return s
+}

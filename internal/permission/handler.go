@@ -1,0 +1,45 @@
+package permission
+
+import (
+	"encoding/json"
+	"net/http"
+)
+
+// MaxBody bounds the hook's request: the CLI's input may be large, the editor sees MaxInput.
+const MaxBody = 1 << 20
+
+// Answer is the handler's reply to the hook: Output is what the hook prints (the CLI's
+// answer); empty: print nothing, the terminal decides.
+type Answer struct {
+	Output json.RawMessage `json:"output,omitempty"`
+}
+
+// Handler serves remote.PathPermission (the caller has authenticated the request): seen is told
+// of the request first (the session's state), then the request waits in b for as long as the
+// hook's connection stays open.
+func Handler(b *Broker, seen func(HookInput)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			http.Error(w, "only POST", http.StatusMethodNotAllowed)
+			return
+		}
+		var in HookInput
+		if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, MaxBody)).Decode(&in); err != nil {
+			http.Error(w, "bad request body: "+err.Error(), http.StatusBadRequest)
+			return
+		}
+		if in.Event != "PermissionRequest" || in.SessionID == "" {
+			http.Error(w, "not a PermissionRequest", http.StatusBadRequest)
+			return
+		}
+		if seen != nil {
+			seen(in)
+		}
+		var a Answer
+		if d, sugg, ok := b.Ask(r.Context(), in); ok {
+			a.Output = HookOutput(d, sugg)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(a)
+	})
+}
