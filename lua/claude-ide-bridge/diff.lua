@@ -7,7 +7,6 @@
 -- and buffers it opened for a diff.
 local events = require("claude-ide-bridge.events")
 local files = require("claude-ide-bridge.files")
-local rpc = require("claude-ide-bridge.rpc")
 local state = require("claude-ide-bridge.state")
 
 local M = {}
@@ -241,14 +240,12 @@ function M.accept(d)
   -- it for the new one. A proposal accepted as it came (no change since it
   -- was put into the buffer: same changedtick, same 'eol') is sent without
   -- its text: the bridge answers Claude with the text it sent, and :w encodes
-  -- and pipes nothing of it (docs/editor-protocol.md, diffAccepted). Any
-  -- other buffer goes to rpc as it is: it reads the lines and writes them
-  -- into the message itself, in pieces (rpc.buffer_value), the fastest way
-  -- from :w to the bridge for a big text.
+  -- and pipes nothing of it (docs/editor-protocol.md, diffAccepted). An
+  -- edited one is sent whole, through vim.json.encode like every message
+  -- (docs/performance.md, "Edited accept").
   local params = { tabName = d.tab_name, proposal = d.proposal }
-  local eol = vim.bo[d.prop_buf].eol
-  if not (vim.api.nvim_buf_get_changedtick(d.prop_buf) == d.tick and eol == d.eol) then
-    params.contents = rpc.buffer_value(d.prop_buf, eol)
+  if not (vim.api.nvim_buf_get_changedtick(d.prop_buf) == d.tick and vim.bo[d.prop_buf].eol == d.eol) then
+    params.contents = files.text(d.prop_buf)
   end
   set_state(d, "accepting")
   vim.bo[d.prop_buf].modified = false

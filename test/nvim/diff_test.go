@@ -108,6 +108,20 @@ func TestDiffEditThenAccept(t *testing.T) {
 	}
 }
 
+// An edited proposal goes out whole (files.text, then vim.json.encode like
+// every message): JSON's escapes, each invalid byte as U+FFFD, a NUL as NUL,
+// no final newline without 'eol'.
+func TestDiffEditedAcceptSendsTextExactly(t *testing.T) {
+	e := newEnv(t, nil, true)
+	path := e.file(t, "a.txt", "old\n")
+	ch := e.openDiff(t, path, "new\n", tabA)
+	e.waitDiffs(t, tabA+"=pending")
+	e.n.lua(t, `vim.api.nvim_buf_set_lines(0, 0, -1, false, {'say "hi" C:\\dir\\ </x>', "ctl \1\31\127\r", "bad \255 \195\169", "a\0b"})
+		vim.bo.eol = false`)
+	e.n.ex(t, "write")
+	wantTexts(t, toolOf(t, await(t, ch)), "FILE_SAVED", "say \"hi\" C:\\dir\\ </x>\nctl \x01\x1f\x7f\r\nbad \ufffd \u00e9\na\x00b")
+}
+
 // Issue: ":q on it or :ClaudeCodeDiffDeny rejects"; spec: DIFF_REJECTED with
 // the tab name.
 func TestDiffReject(t *testing.T) {

@@ -1,10 +1,7 @@
 package nvimtest
 
 import (
-	"encoding/json"
 	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -85,77 +82,6 @@ func TestValidUTF8(t *testing.T) {
 		got := n.str(t, `return require("claude-ide-bridge.rpc").valid_utf8(loadstring("return " .. ...)())`, in)
 		if got != want {
 			t.Errorf("valid_utf8(%s) = %q, want %q", in, got, want)
-		}
-	}
-}
-
-// encode_pieces (the accept's path for a proposal's text, issue 14 item 2):
-// the buffer lines joined by "\n" (and a final "\n" with 'eol') as a JSON
-// string between prefix and suffix, one message line, handed to chansend in
-// pieces. The rules are those of every string sent: valid UTF-8 as is, each
-// invalid byte U+FFFD, and the escapes JSON needs; a NUL of the file
-// (Neovim's "\n" in a line) stays NUL. Line lengths around 8 cover the
-// eight-bytes-at-a-time check and its tail. Each case runs whole (one piece)
-// and cut small (pieces of a few bytes, lines read two at a time), so that
-// every line boundary is also a piece and a read boundary.
-func TestEncodeLines(t *testing.T) {
-	n := startNvim(t, os.TempDir())
-	if n.str(t, `return tostring(require("claude-ide-bridge.rpc")._encode_lines('', {}, false, '') ~= nil)`) != "true" {
-		t.Skip("no LuaJIT FFI in this Neovim: the accept sends through lua-cjson")
-	}
-	cases := []struct {
-		lines string // a Lua table literal
-		eol   bool
-		want  string
-	}{
-		{`{""}`, false, ""},
-		{`{""}`, true, "\n"},
-		{`{"abcdefg", "abcdefgh", "abcdefghi", ""}`, true, "abcdefg\nabcdefgh\nabcdefghi\n\n"},
-		{`{"say \"hi\"", "C:\\dir\\", "\tindented"}`, true, "say \"hi\"\nC:\\dir\\\n\tindented\n"},
-		{`{"abcdefgh\"", "abcdefghijklmnop\\x", "abcdefgh\1\31\127"}`, false, "abcdefgh\"\nabcdefghijklmnop\\x\nabcdefgh\x01\x1f\x7f"},
-		{`{"h\195\169llo \226\156\187", "abcdefgh\255", "\128ok"}`, true, "h\u00e9llo \u273b\nabcdefgh\ufffd\n\ufffdok\n"},
-		{`{"a\nb", "</script>"}`, true, "a\x00b\n</script>\n"},
-		{`{"crlf\r", "end\r"}`, false, "crlf\r\nend\r"},
-		// Escapes outgrow the first buffer (sized for the raw text): it must grow, keeping what it holds.
-		{`{("\1"):rep(60), ("\""):rep(30), "end"}`, false, strings.Repeat("\x01", 60) + "\n" + strings.Repeat(`"`, 30) + "\nend"},
-		{`{("\1"):rep(5000), ("x"):rep(9000)}`, true, strings.Repeat("\x01", 5000) + "\n" + strings.Repeat("x", 9000) + "\n"},
-	}
-	out := filepath.Join(t.TempDir(), "message")
-	for _, c := range cases {
-		for _, cut := range []struct{ piece, atOnce int }{{0, 0}, {5, 2}} {
-			// The message goes through a file: --remote-expr's answer is cut short on 0.7.2.
-			var sizes []int
-			n.luaInto(t, &sizes, `local lines, eol, piece, at_once, out = ...
-				if piece == 0 then piece, at_once = nil, nil end
-				local pieces = require("claude-ide-bridge.rpc")._encode_lines('{"id":1,"text":', loadstring("return " .. lines)(), eol, '}', piece, at_once)
-				local f = assert(io.open(out, "wb"))
-				f:write(table.concat(pieces))
-				f:close()
-				local sizes = {}
-				for i, p in ipairs(pieces) do sizes[i] = #p end
-				return sizes`,
-				c.lines, c.eol, cut.piece, cut.atOnce, out)
-			b, err := os.ReadFile(out)
-			if err != nil {
-				t.Fatal(err)
-			}
-			line := string(b)
-			if !strings.HasSuffix(line, "}\n") || strings.Count(line, "\n") != 1 {
-				t.Errorf("encode_lines(%s) is not one message line: %.200q", c.lines, line)
-				continue
-			}
-			for i, size := range sizes[:len(sizes)-1] {
-				if cut.piece > 0 && size < cut.piece {
-					t.Errorf("encode_lines(%s): piece %d of %d is %d bytes, want at least %d", c.lines, i, len(sizes), size, cut.piece)
-				}
-			}
-			var msg struct {
-				ID   int    `json:"id"`
-				Text string `json:"text"`
-			}
-			if err := json.Unmarshal([]byte(line), &msg); err != nil || msg.ID != 1 || msg.Text != c.want {
-				t.Errorf("encode_lines(%s, eol %v, cut %v) = %.300q (%v), want the text %.300q", c.lines, c.eol, cut, line, err, c.want)
-			}
 		}
 	}
 }
