@@ -3,7 +3,6 @@
 package emacstest
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -11,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -22,19 +20,6 @@ import (
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/e2e/fakeapi"
 )
-
-// lockedBuf is a pty's output, safe to read while it is written.
-type lockedBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuf) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-func (l *lockedBuf) String() string { l.mu.Lock(); defer l.mu.Unlock(); return l.b.String() }
 
 // Issue 39 item 2 with the real CLI: "Emacs quits while an outside Claude has a pending diff;
 // Emacs restarted in the workspace shows it again; `locks` shows no stale lock at any point."
@@ -80,7 +65,7 @@ func TestRealClaudeOutlivesEmacs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	screen := &lockedBuf{}
+	screen := &testbin.Buffer{} // the pty's output, read while it is written
 	copied := make(chan struct{})
 	go func() { io.Copy(screen, ptm); close(copied) }()
 	t.Cleanup(func() { cli.Process.Kill(); cli.Wait(); ptm.Close(); <-copied })
