@@ -21,7 +21,10 @@ import (
 // bytes soon after (looked at every pollEvery, and at the client's next getDiagnostics), with no
 // openDiff between, was written without a diff. The CLI's getDiagnostics {} after the write
 // cannot be waited for: it skips it when the editor has no diagnostics. Events.DiffsSkipped is
-// told once per client.
+// told once per client, and never for a client that has sent an openDiff: it runs in a mode that
+// shows diffs, and in that mode the CLI may ask getDiagnostics {uri} after the accept and before
+// it writes the accepted text (seen with 2.1.328 under load: a false note). A user who switches
+// such a session to acceptEdits later is not told.
 
 // SkippedNotice is the sentence for the user about a Claude seen writing file without a diff
 // (Events.DiffsSkipped), for serve's note and the editors' diffsSkipped. file is a name to show
@@ -51,6 +54,7 @@ type writeWatch struct {
 	at       time.Time
 	stamp    fileStamp
 	openDiff bool // an openDiff came since
+	shows    bool // the client has sent an openDiff: its mode shows diffs
 	told     bool // DiffsSkipped was told for this client
 }
 
@@ -101,12 +105,12 @@ func (m *Model) watchWrites(id ClientID, name string, args json.RawMessage) {
 	}
 	m.mu.Lock()
 	c := m.clients[id]
-	if c == nil || c.writes.told {
+	if c == nil || c.writes.told || c.writes.shows {
 		m.mu.Unlock()
 		return
 	}
 	if name == "openDiff" {
-		c.writes.openDiff = true
+		c.writes.openDiff, c.writes.shows = true, true
 		m.mu.Unlock()
 		return
 	}
@@ -123,7 +127,7 @@ func (m *Model) watchWrites(id ClientID, name string, args json.RawMessage) {
 	next := writeWatch{path: filepath.Clean(p), at: time.Now(), stamp: stampFile(p)}
 	m.mu.Lock()
 	c = m.clients[id]
-	if c == nil || c.writes.told || m.closed {
+	if c == nil || c.writes.told || c.writes.shows || m.closed {
 		m.mu.Unlock()
 		return
 	}
@@ -156,7 +160,7 @@ func (m *Model) checkWrite(id ClientID, w writeWatch) bool {
 	}
 	m.mu.Lock()
 	c := m.clients[id]
-	ok := c != nil && c.writes.gen == w.gen && !c.writes.openDiff && !c.writes.told
+	ok := c != nil && c.writes.gen == w.gen && !c.writes.openDiff && !c.writes.shows && !c.writes.told
 	if ok {
 		c.writes = writeWatch{gen: w.gen + 1, told: true}
 	}

@@ -62,6 +62,9 @@ func TestDiffsSkipped(t *testing.T) {
 	edit(def, true, true)    // default mode: a diff, then the write
 	edit(auto, false, false) // no write (a refused edit)
 	edit(def, true, true)
+	// In default mode the CLI may ask getDiagnostics {uri} after the accept and before it writes
+	// the accepted text (seen with the real CLI under load): that write is the diff's.
+	edit(def, false, true)
 	if got := get(); len(got) != 0 {
 		t.Fatalf("told %v for clients that showed their diffs or wrote nothing", got)
 	}

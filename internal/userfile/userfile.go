@@ -14,7 +14,6 @@
 package userfile
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -108,11 +107,29 @@ func Check(path string) error {
 func Read(path string, max int64) ([]byte, error) {
 	g := membudget.Default.NewGrant()
 	defer g.Release()
-	var b bytes.Buffer
-	if err := read(g, path, max, &b); err != nil {
+	f, size, err := open(g, path, max)
+	if err != nil {
 		return nil, err
 	}
-	return b.Bytes(), nil
+	defer f.Close()
+	b := make([]byte, 0, size+1) // the file's size (+1 to see it grow), not io.ReadAll's doubling
+	lr := io.LimitReader(f, max+1)
+	for {
+		if len(b) == cap(b) { // the file grew since the stat
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := lr.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if int64(len(b)) > max {
+			return nil, tooLong(path, max)
+		}
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
 }
 
 // ReadText is Read with the bytes counted in held (membudget.ErrOver when they do not fit) and
@@ -120,62 +137,63 @@ func Read(path string, max int64) ([]byte, error) {
 // once the text and every copy of it are gone (issue 35 item 5: 60 parallel 30 MiB reads whose
 // grants ended with the read took the bridge past 3 GiB).
 func ReadText(held *membudget.Grant, path string, max int64) (string, error) {
-	var b strings.Builder
-	if err := read(held, path, max, &b); err != nil {
+	f, size, err := open(held, path, max)
+	if err != nil {
 		return "", err
+	}
+	defer f.Close()
+	var b strings.Builder
+	b.Grow(int(size) + 1) // as Read: the file's size, grown only if the file grows
+	if _, err := io.Copy(&b, io.LimitReader(f, max+1)); err != nil {
+		return "", err
+	}
+	if int64(b.Len()) > max {
+		return "", tooLong(path, max)
 	}
 	return b.String(), nil
 }
 
-// sink is what a read fills: a bytes.Buffer or a strings.Builder, grown once to the file's size.
-type sink interface {
-	io.Writer
-	Grow(n int)
-	Len() int
+func tooLong(path string, max int64) error {
+	return fmt.Errorf("%s reads more than the limit of %d bytes: %w", path, max, ErrTooLarge)
 }
 
-func read(held *membudget.Grant, path string, max int64, dst sink) error {
+// open checks path (Check, a regular file, at most max bytes by its stat) and counts its size
+// in held before anything is read; the caller reads f and closes it.
+func open(held *membudget.Grant, path string, max int64) (f *os.File, size int64, err error) {
 	if err := Check(path); err != nil {
-		return err
+		return nil, 0, err
 	}
 	fi, err := os.Stat(path)
 	if err != nil {
-		return err
+		return nil, 0, err
 	}
 	if !fi.Mode().IsRegular() {
-		return fmt.Errorf("%s is %s: %w", path, kind(fi), ErrSpecial)
+		return nil, 0, fmt.Errorf("%s is %s: %w", path, kind(fi), ErrSpecial)
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return err
+	if f, err = os.Open(path); err != nil {
+		return nil, 0, err
 	}
-	defer f.Close()
+	defer func() {
+		if err != nil {
+			f.Close()
+		}
+	}()
 	if fi, err = f.Stat(); err != nil {
-		return err
+		return nil, 0, err
 	}
 	if !fi.Mode().IsRegular() { // replaced between the stat and the open
-		return fmt.Errorf("%s is %s: %w", path, kind(fi), ErrSpecial)
+		return nil, 0, fmt.Errorf("%s is %s: %w", path, kind(fi), ErrSpecial)
 	}
 	if fi.Size() > max {
-		return fmt.Errorf("%s has %d bytes, over the limit of %d: %w", path, fi.Size(), max, ErrTooLarge)
+		return nil, 0, fmt.Errorf("%s has %d bytes, over the limit of %d: %w", path, fi.Size(), max, ErrTooLarge)
 	}
 	// The read's buffer is counted before it exists (issue 25 item 5): past the budget the read
 	// is refused with a clear error instead of taking the bridge past its memory. It is the
 	// file's size (+1 to see it grow), not io.ReadAll's doubling.
-	if err := held.Add(fi.Size()+1, "reading "+filepath.Base(path)); err != nil {
-		return err
+	if err = held.Add(fi.Size()+1, "reading "+filepath.Base(path)); err != nil {
+		return nil, 0, err
 	}
-	// Grown once: a bytes.Buffer reads into its free space (it wants 512 bytes free before each
-	// read), a strings.Builder takes io.Copy's 32 KiB chunks; neither grows for a file that
-	// keeps its size.
-	dst.Grow(int(fi.Size()) + 512)
-	if _, err := io.Copy(dst, io.LimitReader(f, max+1)); err != nil {
-		return err
-	}
-	if int64(dst.Len()) > max {
-		return fmt.Errorf("%s reads more than the limit of %d bytes: %w", path, max, ErrTooLarge)
-	}
-	return nil
+	return f, fi.Size(), nil
 }
 
 func kind(fi os.FileInfo) string {

@@ -30,12 +30,15 @@ type proc struct {
 // at cleanup.
 func startBridge(t testing.TB, config string, args ...string) (*proc, *exec.Cmd) {
 	t.Helper()
-	claudeBin(t)
+	cli := claudeBin(t)
 	bin := bridgeBin
 	p := &proc{stderr: &testbin.Buffer{}, exited: make(chan struct{}),
 		Trace: filepath.Join(t.TempDir(), "trace.jsonl")}
 	cmd := exec.Command(bin, append(append([]string{"serve"}, args...), "--trace", p.Trace)...)
-	cmd.Env = append(os.Environ(), "CLAUDE_CONFIG_DIR="+config, "HOME="+config, "XDG_CONFIG_HOME="+filepath.Join(config, "xdg"))
+	// The user's claude is on $PATH, where the bridge looks it up for the line it prints and
+	// for claudeCommand (outside the workspace: claudecmd).
+	cmd.Env = append(os.Environ(), "CLAUDE_CONFIG_DIR="+config, "HOME="+config, "XDG_CONFIG_HOME="+filepath.Join(config, "xdg"),
+		"PATH="+filepath.Dir(cli)+string(os.PathListSeparator)+os.Getenv("PATH"))
 	cmd.Stderr = p.stderr
 	p.cmd = cmd
 	t.Cleanup(func() {

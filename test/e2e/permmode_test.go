@@ -2,8 +2,6 @@ package e2e
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -27,8 +25,8 @@ func TestServePrintedCommandShowsDiff(t *testing.T) {
 	p, cmd := startBridge(t, s.Config, "--workspace", s.Project, "--auto", "accept")
 	out := &testbin.Buffer{}
 	cmd.Stdout = out
-	// serve's line names the claude it finds on $PATH outside the workspace (claudecmd).
-	cmd.Env = append(cmd.Env, "PATH="+filepath.Dir(cli)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	// serve's line names the claude it finds on $PATH outside the workspace (claudecmd);
+	// startBridge puts CLAUDE_BIN's folder there.
 	p.run(t)
 	port := waitLockPort(s.bound(stepBound), t, s.Config)
 	var line string

@@ -76,7 +76,7 @@ func TestReviewTurnInAcceptEdits(t *testing.T) {
 	})
 	port := waitLockPort(s.bound(stepBound), t, s.Config)
 	var line string
-	re := regexp.MustCompile(`(?m)^  claude (.*)$`)
+	re := regexp.MustCompile(`(?m)^  \S*/claude (.*)$`) // the claude on $PATH (startBridge)
 	waitUntil(s.bound(stepBound), t, "serve's claude line", func() bool {
 		if m := re.FindStringSubmatch(out.String()); m != nil {
 			line = m[1]
