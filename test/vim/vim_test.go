@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -144,6 +145,28 @@ func (v *vim) stop() {
 	exec.Command("tmux", "-S", v.sock, "kill-server").Run()
 	if v.conn != nil {
 		v.conn.Close()
+	}
+	v.stopBridges()
+}
+
+// stopBridges ends a bridge that outlived Vim (it stays while a Claude is connected, and ignores
+// the hang-up of Vim's terminal once it does) and waits until it has removed its lock, so that
+// nothing writes into the test's folders after it.
+func (v *vim) stopBridges() {
+	locks, _ := filepath.Glob(filepath.Join(v.cfg, "ide", "*.lock"))
+	for _, path := range locks {
+		var l discovery.Lock
+		if data, err := os.ReadFile(path); err != nil || json.Unmarshal(data, &l) != nil || l.PID <= 0 {
+			continue
+		}
+		if p, err := os.FindProcess(l.PID); err == nil {
+			p.Signal(syscall.SIGTERM)
+		}
+		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			if _, err := os.Stat(path); err != nil {
+				break
+			}
+		}
 	}
 }
 
