@@ -93,7 +93,9 @@ func TestClaudeCodeReviewRevertHunk(t *testing.T) {
 // on stdin, with the CLI's environment), and a session that starts waiting while the user is
 // elsewhere is notified.
 func TestClaudeStateInStatus(t *testing.T) {
-	e := newEnv(t, nil, false)
+	// permissions = false: the PermissionRequest hook below is about Claude's state; with the
+	// prompt on, the hook would wait for an answer in Neovim (issue 37).
+	e := newEnv(t, map[string]any{"permissions": false}, false)
 	port, _ := readLock(t, e.cfg)
 	e.n.lua(t, `_G.NVT_waits = {}
 		vim.api.nvim_create_autocmd("User", { pattern = "ClaudeCodeWaiting", callback = function(ev)
