@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -225,4 +226,19 @@ func short(s string) string {
 		return s[:300] + "..."
 	}
 	return strings.TrimSpace(s)
+}
+
+// serveClaudeLine waits for the claude line serve prints (the claude on $PATH, which startBridge
+// puts there) and returns its arguments after the program.
+func serveClaudeLine(t *testing.T, s *session, out *testbin.Buffer) string {
+	t.Helper()
+	var line string
+	re := regexp.MustCompile(`(?m)^  \S*/claude (.*)$`)
+	waitUntil(s.bound(stepBound), t, "serve's claude line", func() bool {
+		if m := re.FindStringSubmatch(out.String()); m != nil {
+			line = m[1]
+		}
+		return line != ""
+	})
+	return line
 }

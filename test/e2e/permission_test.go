@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -188,14 +187,7 @@ func TestPermissionAskedInServe(t *testing.T) {
 		}
 	})
 	port := waitLockPort(s.bound(stepBound), t, s.Config)
-	var line string
-	re := regexp.MustCompile(`(?m)^  \S*/claude (.*)$`) // the claude on $PATH (startBridge)
-	waitUntil(s.bound(stepBound), t, "serve's claude line", func() bool {
-		if m := re.FindStringSubmatch(out.String()); m != nil {
-			line = m[1]
-		}
-		return line != ""
-	})
+	line := serveClaudeLine(t, s, out)
 	s.API = fakeapi.New()
 	t.Cleanup(s.API.Close)
 	s.CLI = startCLI(t, s.API, cliOptions{Project: s.Project, Config: s.Config, Port: port, Args: strings.Fields(line), AsGiven: true})

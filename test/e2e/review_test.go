@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -75,14 +74,7 @@ func TestReviewTurnInAcceptEdits(t *testing.T) {
 		}
 	})
 	port := waitLockPort(s.bound(stepBound), t, s.Config)
-	var line string
-	re := regexp.MustCompile(`(?m)^  \S*/claude (.*)$`) // the claude on $PATH (startBridge)
-	waitUntil(s.bound(stepBound), t, "serve's claude line", func() bool {
-		if m := re.FindStringSubmatch(out.String()); m != nil {
-			line = m[1]
-		}
-		return line != ""
-	})
+	line := serveClaudeLine(t, s, out)
 	if strings.Contains(line, "--permission-mode") || !strings.Contains(line, "--settings ") {
 		t.Fatalf("serve printed %q: want the user's mode kept and the bridge's hooks", line)
 	}

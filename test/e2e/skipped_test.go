@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"context"
-	"regexp"
 	"strings"
 	"testing"
 
@@ -35,14 +34,7 @@ func TestServeNoticesEditWithoutDiff(t *testing.T) {
 		}
 	})
 	port := waitLockPort(s.bound(stepBound), t, s.Config)
-	var line string
-	re := regexp.MustCompile(`(?m)^  \S*/claude (.*)$`) // the claude on $PATH (startBridge)
-	waitUntil(s.bound(stepBound), t, "serve's claude line", func() bool {
-		if m := re.FindStringSubmatch(out.String()); m != nil {
-			line = m[1]
-		}
-		return line != ""
-	})
+	line := serveClaudeLine(t, s, out)
 
 	// A plain claude in acceptEdits mode: its Edit is written, no diff, and serve says so.
 	s.API = fakeapi.New()
