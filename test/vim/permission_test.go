@@ -3,13 +3,16 @@ package vimtest
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/e2e/fakeapi"
 )
 
 // hook runs the bridge's PermissionRequest hook as the CLI does and returns what it prints.
@@ -183,5 +186,92 @@ func TestPermissionsOption(t *testing.T) {
 	w.keys("n")
 	if s := got(t, out); !strings.Contains(s, `"behavior":"deny"`) {
 		t.Fatalf("n: the hook printed %q", s)
+	}
+}
+
+// Issue 37 with the real CLI in Vim's terminal (--permission-mode default, which :ClaudeCode
+// adds; a Bash command that writes a file): the question shows in a popup; CTRL-W
+// :ClaudeCodePermissions then y allows it (the file exists); r with a reason denies it (no
+// file, the model gets the reason); Esc in Claude's terminal first withdraws the popup within
+// a second and writes nothing.
+func TestRealClaudePermission(t *testing.T) {
+	v, api := startRealClaude(t, nil)
+	count := func() int {
+		var n int
+		json.Unmarshal(v.eval("claude_ide_bridge#State().permissions"), &n)
+		return n
+	}
+	turn := func(file, done, prompt string) {
+		api.Push(fakeapi.Tool("Bash", map[string]any{"command": "touch " + file, "description": "make a file"}), fakeapi.Text(done))
+		v.typeText(prompt)
+		time.Sleep(300 * time.Millisecond) // not an assertion: the TUI takes a burst ending in Enter as a paste
+		v.keys("Enter")
+		if !pollFor(60*time.Second, func() bool { return count() == 1 }) {
+			t.Fatalf("no permission question in Vim; screen:\n%s", v.screen())
+		}
+		if !strings.Contains(v.screen(), "command: touch "+file) {
+			t.Fatalf("the popup does not show the command; screen:\n%s", v.screen())
+		}
+	}
+	// From Claude's terminal, as the help says: CTRL-W :ClaudeCodePermissions.
+	answer := func(keys ...string) {
+		v.keys("C-w")
+		v.answer()
+		v.keys(keys...)
+	}
+	finish := func(done string) {
+		if !pollFor(60*time.Second, func() bool { return strings.Contains(v.screen(), done) }) {
+			t.Fatalf("the turn did not end; screen:\n%s", v.screen())
+		}
+	}
+
+	a := filepath.Join(v.ws, "allowed.txt")
+	turn(a, "TURN A DONE", "make a file")
+	answer("y")
+	finish("TURN A DONE")
+	if _, err := os.Stat(a); err != nil {
+		t.Fatalf("allowed in Vim, the command did not run: %v", err)
+	}
+
+	b := filepath.Join(v.ws, "denied.txt")
+	turn(b, "TURN B DONE", "make another")
+	answer("r")
+	if !pollFor(5*time.Second, func() bool { return strings.Contains(v.screen(), "Reason (Claude gets it):") }) {
+		t.Fatalf("no reason asked; screen:\n%s", v.screen())
+	}
+	v.typeText("REASON-9 not here")
+	v.keys("Enter")
+	finish("TURN B DONE")
+	if _, err := os.Stat(b); err == nil {
+		t.Fatal("denied in Vim, the command ran")
+	}
+	reqs := api.MainRequests()
+	if tr := reqs[len(reqs)-1].ToolResults(); len(tr) != 1 || !tr[0].IsError || !strings.Contains(tr[0].Content, "REASON-9 not here") {
+		t.Fatalf("the model got %+v, want the reason as the tool's error", tr)
+	}
+
+	c := filepath.Join(v.ws, "terminal.txt")
+	turn(c, "TURN C DONE", "and another")
+	if !pollFor(30*time.Second, func() bool { return strings.Contains(v.screen(), "Do you want to proceed?") }) {
+		t.Fatalf("no question in Claude's terminal; screen:\n%s", v.screen())
+	}
+	v.keys("Escape") // to Claude's terminal: the popup takes no key
+	// Timed from the CLI's menu closing (its answer), as test/e2e does.
+	if !pollFor(30*time.Second, func() bool { return !strings.Contains(v.screen(), "Do you want to proceed?") }) {
+		t.Fatalf("Esc did not close Claude's question; screen:\n%s", v.screen())
+	}
+	start := time.Now()
+	if !pollFor(5*time.Second, func() bool { return count() == 0 }) {
+		t.Fatal("the question stayed in Vim after Claude's terminal answered")
+	}
+	d := time.Since(start)
+	t.Logf("withdrawn in Vim %v after Claude's terminal answered", d)
+	if d > time.Second {
+		t.Errorf("withdrawn after %v, want within 1 s", d)
+	}
+	v.waitEval("[]", "popup_list()")
+	time.Sleep(500 * time.Millisecond) // not an assertion: a wrongly applied allow would run by now
+	if _, err := os.Stat(c); err == nil {
+		t.Fatal("the withdrawn question wrote the file")
 	}
 }
