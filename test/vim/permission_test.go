@@ -162,7 +162,8 @@ func TestPermissionPopup(t *testing.T) {
 }
 
 // g:claude_ide_bridge_permissions: v:false declares no capability (the hook falls through at
-// once); a list asks only about those tools.
+// once); a list asks only about those tools. An MCP tool's arguments are shown as JSON; CTRL-C
+// on the popup keeps the question; a allows always (Claude's suggestion).
 func TestPermissionsOption(t *testing.T) {
 	v := startVim(t, "let g:claude_ide_bridge_permissions = v:false")
 	v.waitEval("true", "claude_ide_bridge#State().ready")
@@ -182,10 +183,17 @@ func TestPermissionsOption(t *testing.T) {
 	if !pollFor(5*time.Second, func() bool { return strings.Contains(w.screen(), `{"title":"x\u001by"}`) }) {
 		t.Fatalf("the MCP tool's arguments are not shown; screen:\n%s", w.screen())
 	}
+	// CTRL-C closes a popup in Vim: the question stays, shown again, taking no key.
 	w.answer()
-	w.keys("n")
-	if s := got(t, out); !strings.Contains(s, `"behavior":"deny"`) {
-		t.Fatalf("n: the hook printed %q", s)
+	w.keys("C-c")
+	if !pollFor(5*time.Second, func() bool { return strings.Contains(w.screen(), ":ClaudeCodePermissions to answer") }) {
+		t.Fatalf("CTRL-C lost the question; screen:\n%s", w.screen())
+	}
+	w.pending(1)
+	w.answer()
+	w.keys("a")
+	if s := got(t, out); !strings.Contains(s, `"behavior":"allow"`) || !strings.Contains(s, `"updatedPermissions":[{"type":"addRules"}]`) {
+		t.Fatalf("a: the hook printed %q", s)
 	}
 }
 

@@ -59,8 +59,11 @@ def Show(id: number, answering: bool)
     maxheight: max([&lines / 2, 6]), wrap: true, border: [], padding: [0, 1, 0, 1], zindex: 300,
     title: answering ? ' Claude asks (answering) ' : ' Claude asks ', scrollbar: true,
     highlight: answering ? 'PmenuSel' : 'Pmenu',
-    callback: (w, _) => {
-      if p.win == w | p.win = 0 | endif   # closed by CTRL-C: the question stays pending
+    callback: (w, result) => {
+      if p.win != w | return | endif
+      p.win = 0
+      # Closed by CTRL-C: the question stays pending, shown again.
+      if result == -1 && has_key(P, id) | timer_start(0, (_) => Show(id, false)) | endif
     }}
   if answering
     extend(opts, {filter: (w, k) => Key(id, w, k), mapping: false})
@@ -73,7 +76,7 @@ def Key(id: number, w: number, key: string): bool
   if empty(p) | popup_close(w) | return true | endif
   if key == 'y'
     Decide(id, 'allow')
-  elseif key == 'a'
+  elseif key == 'a' && p.always
     Decide(id, 'allow', '', true)
   elseif key == 'n'
     Decide(id, 'deny')
