@@ -75,7 +75,8 @@ func (v *vim) pending(want int) {
 // Issue 37 in Vim: the prompt is a popup naming the session, the tool and the command with its
 // control characters shown escaped; it takes no key and leaves the window and the mode alone;
 // :ClaudeCodePermissions gives it the keys: y allows, r denies with the reason typed in; a
-// withdrawn prompt goes, and one withdrawn while its reason is typed sends nothing.
+// withdrawn prompt goes, and one withdrawn while its reason is typed sends nothing. A long
+// input is cut.
 func TestPermissionPopup(t *testing.T) {
 	v := startVim(t)
 	v.waitEval("true", "claude_ide_bridge#State().ready")
@@ -127,8 +128,10 @@ func TestPermissionPopup(t *testing.T) {
 	v.pending(0)
 
 	// Withdrawn (the session ended): the popup goes, the hook prints nothing.
-	out = v.hook(bash("session-3", "ls"))
+	out = v.hook(bash("session-3", strings.Repeat("x", 20000)))
 	v.pending(1)
+	// Bounded: the bridge sends 16 KiB of its JSON as a string, the popup 4096 characters and a mark.
+	v.waitEval(`[4098, " …"]`, `[strchars(claude_ide_bridge#permission#List()[0].input), claude_ide_bridge#permission#List()[0].input[-4 :]]`)
 	got(t, v.hook(sessionEnd("session-3")))
 	v.pending(0)
 	v.waitEval("[]", "popup_list()")
