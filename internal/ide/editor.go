@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/exclude"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/permission"
 )
 
 // Editor is what an editor provides to the bridge: primitive facts and UI actions, no protocol
@@ -51,9 +52,10 @@ type Capabilities struct {
 	// LSPRequest: the editor answers lspRequest with its own language servers (the model's
 	// code tools, internal/modeltools); the ide.Editor interface does not carry it.
 	LSPRequest bool `json:"lspRequest"`
-	// AskPermission: the editor shows the CLI's permission prompts (askPermission,
-	// internal/permission); the ide.Editor interface does not carry it.
-	AskPermission bool `json:"askPermission"`
+	// AskPermission: the tools whose permission prompts the editor shows (askPermission:
+	// true, false or a list of names; internal/permission); the ide.Editor interface does
+	// not carry it.
+	AskPermission permission.Tools `json:"askPermission"`
 }
 
 // Encoding is the unit of Position.Character: of an editor, of a language server's answer, of

@@ -44,7 +44,7 @@ local M = {}
 ---@field remote? false|claude-ide-bridge.RemoteConfig bridge and claude on another machine (default false)
 ---@field tabline? boolean set 'tabline' to readable labels for Claude's tabs when it is empty (default true)
 ---@field exclude? string[] globs of files never shared with Claude (default nil: the bridge's, .env .env.* *.pem id_rsa* ...)
----@field permissions? boolean Claude's permission prompts are asked here too (default true)
+---@field permissions? boolean|{ tools: string[] } Claude's permission prompts are asked here too (default true; { tools = { "Bash", "mcp__*" } }: only those tools')
 
 ---@type claude-ide-bridge.Config
 M.defaults = {
@@ -90,7 +90,8 @@ M.defaults = {
   -- (.env, .env.*, *.pem, *.key, id_rsa*, id_ed25519*, .netrc, ...); {}: share all.
   exclude = nil,
   -- Claude's permission prompts ("Do you want to proceed?") asked here too,
-  -- in a float (:ClaudeCodePermissions); false: only in Claude's terminal.
+  -- in a float (:ClaudeCodePermissions); false: only in Claude's terminal;
+  -- { tools = { "Bash", "mcp__*" } }: only those tools' (a trailing * matches a prefix).
   permissions = true,
 }
 
@@ -181,7 +182,24 @@ local rules = {
   { "auto_start", "boolean" },
   { "model_tools", "boolean" },
   { "tabline", "boolean" },
-  { "permissions", "boolean" },
+  {
+    "permissions",
+    function(v)
+      if type(v) == "boolean" then
+        return true
+      end
+      if type(v) ~= "table" or not list_of_strings(v.tools) or vim.tbl_contains(v.tools, "") then
+        return false
+      end
+      for k in pairs(v) do
+        if k ~= "tools" then
+          return false
+        end
+      end
+      return true
+    end,
+    'a boolean or { tools = { "Bash", "mcp__*", ... } }',
+  },
   {
     "exclude",
     function(v)
@@ -370,6 +388,16 @@ function M.ide_name()
     base = cwd
   end
   return "Neovim (" .. base .. ")"
+end
+
+--- The askPermission capability the bridge is told: true, false or the tool names.
+---@return boolean|string[]
+function M.ask_permission()
+  local p = M.options.permissions
+  if type(p) == "table" then
+    return p.tools
+  end
+  return p ~= false
 end
 
 return M

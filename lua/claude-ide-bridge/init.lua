@@ -231,7 +231,7 @@ function M.start(cb)
       getCurrentSelection = true, checkDocumentDirty = true, saveDocument = true,
       getDiagnostics = true, executeCode = false, setBufferText = true,
       lspRequest = true,
-      askPermission = config.options.permissions ~= false,
+      askPermission = config.ask_permission(),
     },
   }, function(e, result)
     vim.schedule(function()

@@ -58,6 +58,8 @@ func TestOptionValidation(t *testing.T) {
 		{map[string]any{"colour": "red"}, "option colour: no such option"},
 		{map[string]any{"terminal": map[string]any{"colour": "red"}}, "option terminal.colour: no such option"},
 		{map[string]any{"remote": map[string]any{"cmd": "ssh host"}}, "option remote: expected false, or { cmd ="},
+		{map[string]any{"permissions": map[string]any{"tools": "Bash"}}, `option permissions: expected a boolean or { tools = { "Bash"`},
+		{map[string]any{"permissions": map[string]any{"tool": []string{"Bash"}}}, `option permissions: expected a boolean or { tools = { "Bash"`},
 	}
 	for _, c := range cases {
 		opts := map[string]any{"auto_start": false}

@@ -97,6 +97,32 @@ func TestPermissionsOff(t *testing.T) {
 	e.n.waitLua(t, `0`, `return require("claude-ide-bridge").status().permissions`)
 }
 
+// permissions = { tools = { "Bash" } }: a WebFetch question is not shown here (its hook falls
+// through at once), a Bash one is.
+func TestPermissionsPerTool(t *testing.T) {
+	e := newEnv(t, map[string]any{"model_tools": false, "permissions": map[string]any{"tools": []string{"Bash"}}}, false)
+	fetch := map[string]any{"hook_event_name": "PermissionRequest", "session_id": "s", "tool_name": "WebFetch",
+		"tool_input": map[string]any{"url": "https://example.com"}}
+	select {
+	case got := <-e.hook(t, fetch):
+		if got != "" {
+			t.Fatalf("WebFetch: the hook printed %q", got)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("WebFetch's question waited for Neovim")
+	}
+	out := e.hook(t, bash("s", "ls"))
+	e.n.waitLua(t, `1`, `return require("claude-ide-bridge").status().permissions`)
+	if got := e.n.str(t, `return require("claude-ide-bridge.permission").list()[1].tool`); got != "Bash" {
+		t.Fatalf("pending: %s", got)
+	}
+	e.n.ex(t, "ClaudeCodePermissions")
+	e.n.input(t, "n")
+	if got := <-out; !strings.Contains(got, `"behavior":"deny"`) {
+		t.Fatalf("Bash: the hook printed %q", got)
+	}
+}
+
 // Issue 37 with the real CLI in Neovim's terminal (--permission-mode default, a Bash command
 // that writes a file): the question shows here; y in the float allows it (the file exists);
 // r with a reason denies it (no file, the model gets the reason); Esc in Claude's terminal

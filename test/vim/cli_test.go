@@ -25,11 +25,11 @@ func pollFor(d time.Duration, f func() bool) bool {
 	return true
 }
 
-// The whole way in Vim: :ClaudeCode runs the real Claude Code CLI in Vim's :terminal with the
-// environment the plugin gives it (and --permission-mode default, which the plugin adds: in the
-// CLI's auto mode no edit would reach a diff); the CLI sees the selection, its Edit becomes a
-// diff that :w accepts, the CLI (not the plugin) writes the file, and the file's buffer shows it.
-func TestRealClaudeInTerminal(t *testing.T) {
+// startRealClaude starts Vim with the real CLI (CLAUDE_BIN) talking to a fake model, runs
+// before (the bridge may not be ready yet), then :ClaudeCode, and waits until the CLI is
+// connected and ready for a prompt in Vim's terminal, which has the focus.
+func startRealClaude(t *testing.T, before func(v *vim)) (*vim, *fakeapi.Server) {
+	t.Helper()
 	bin := os.Getenv("CLAUDE_BIN")
 	if bin == "" {
 		t.Skip("SKIPPED: CLAUDE_BIN not set (CLAUDE_BIN=$(scripts/ensure-claude-cli)): the Vim plugin's test with the real Claude Code CLI is NOT running")
@@ -53,9 +53,10 @@ func TestRealClaudeInTerminal(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(cfg, ".claude.json"), seed, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	path := v.file("hello.txt", "hello world\n")
+	if before != nil {
+		before(v)
+	}
 	v.waitEval("true", "claude_ide_bridge#State().ready")
-	v.ex("edit " + path)
 	v.ex("ClaudeCode")
 	t.Cleanup(func() { v.tryEval("execute('ClaudeCodeClose')") })
 	if !pollFor(90*time.Second, func() bool {
@@ -63,6 +64,20 @@ func TestRealClaudeInTerminal(t *testing.T) {
 	}) {
 		t.Fatalf("the CLI did not connect and get ready; screen:\n%s\nmessages:\n%s", v.screen(), v.messages())
 	}
+	return v, api
+}
+
+// The whole way in Vim: :ClaudeCode runs the real Claude Code CLI in Vim's :terminal with the
+// environment the plugin gives it (and --permission-mode default, which the plugin adds: in the
+// CLI's auto mode no edit would reach a diff); the CLI sees the selection, its Edit becomes a
+// diff that :w accepts, the CLI (not the plugin) writes the file, and the file's buffer shows it.
+func TestRealClaudeInTerminal(t *testing.T) {
+	v, api := startRealClaude(t, func(v *vim) {
+		path := v.file("hello.txt", "hello world\n")
+		v.waitEval("true", "claude_ide_bridge#State().ready")
+		v.ex("edit " + path)
+	})
+	path := filepath.Join(v.ws, "hello.txt")
 	if !strings.Contains(v.screen(), "manual mode") && strings.Contains(v.screen(), "auto mode on") {
 		t.Fatalf("the CLI runs in auto mode; screen:\n%s", v.screen())
 	}

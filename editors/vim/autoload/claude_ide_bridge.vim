@@ -7,6 +7,7 @@ vim9script
 import autoload 'claude_ide_bridge/selection.vim' as sel
 import autoload 'claude_ide_bridge/diff.vim'
 import autoload 'claude_ide_bridge/terminal.vim' as term
+import autoload 'claude_ide_bridge/permission.vim' as perm
 
 # The bridge connection: the job, its initialize answer, Claude clients, the
 # callbacks waiting for it, our requests in flight, its last stderr lines.
@@ -105,9 +106,16 @@ export def Start(Cb: func = null_function): bool
     pid: getpid(), workspaceFolders: [resolve(getcwd(-1))], positionEncoding: 'utf-8', trackSelection: !!Opt('track_selection', 1),
     capabilities: {openFile: true, showDiff: true, canCloseTabs: true, getOpenEditors: true,
       getCurrentSelection: true, checkDocumentDirty: true, saveDocument: true,
-      getDiagnostics: diag != '', executeCode: false, setBufferText: true, lspRequest: false}},
+      getDiagnostics: diag != '', executeCode: false, setBufferText: true, lspRequest: false,
+      askPermission: AskPermission()}},
     (e, r) => OnReady(e, r))
   return true
+enddef
+
+# The askPermission capability: true, false or the tool names the bridge asks about.
+def AskPermission(): any
+  var o = Opt('permissions', true)
+  return type(o) == v:t_list ? o : !!o
 enddef
 
 def OnReady(e: dict<any>, r: any)
@@ -130,6 +138,7 @@ def OnExit(j: job, code: number)
   # A bridge that died without cleaning up left its lock naming this Vim: Claude would trust it still.
   if filereadable(lock) && join(readfile(lock)) =~ '"pid":\s*' .. getpid() .. '\D' | delete(lock) | endif
   diff.CloseAllViews()
+  perm.CloseAll()
   if code == 0 || S.stopping | return | endif
   Notify(printf('the bridge exited with status %d%s', code, empty(S.stderr) ? '' : ': ' .. S.stderr[-1]), 'error')
 enddef
@@ -138,6 +147,7 @@ enddef
 # lock file and exits when its stdin closes.
 export def Stop()
   diff.CloseAllViews()
+  perm.CloseAll()
   if S.job == null_job | return | endif
   S.stopping = true
   ch_close_in(S.job)
@@ -163,6 +173,8 @@ def OnLine(line: string)
   elseif method =~ '^client\(Connected\|Disconnected\)$'
     S.clients = get(p, 'clients', 0)
     if exists('#User#ClaudeCode' .. method[6 :]) | execute 'doautocmd <nomodeline> User ClaudeCode' .. method[6 :] | endif
+  elseif method == 'permissionWithdrawn'
+    perm.Withdrawn(p)
   elseif method == 'diffsSkipped' && type(get(p, 'message', 0)) == v:t_string
     Notify(strtrans(p.message), 'warn')   # a Claude writes its edits without diffs
   elseif has_key(m, 'id') && method != ''
@@ -471,7 +483,7 @@ enddef
 export def State(): dict<any>
   return {running: Running(), ready: Ready(), port: get(S.info, 'port', 0), lockPath: get(S.info, 'lockPath', ''),
     mcpConfig: get(S.info, 'mcpConfig', ''), clients: S.clients, diffs: diff.List(), sent: T.sent, last: T.last,
-    exit: S.exit, stderr: S.stderr, terminal: term.Running()}
+    exit: S.exit, stderr: S.stderr, terminal: term.Running(), permissions: len(perm.List())}
 enddef
 
 # :ClaudeCodeTrust[!] [dir]: the bridge starts language servers only in a
@@ -494,5 +506,6 @@ enddef
 const HANDLERS = {
   openFile: OpenFile, getOpenEditors: (_) => OpenEditors(), checkDocumentDirty: Dirty, saveDocument: Save,
   getCurrentSelection: (_) => ({selection: ActiveSelection()}), getDiagnostics: Diagnostics,
+  askPermission: (p) => perm.Ask(p),
   showDiff: (p) => diff.Show(p), closeDiff: (p) => diff.Close(p), setBufferText: (p) => diff.SetBufferText(p),
 }

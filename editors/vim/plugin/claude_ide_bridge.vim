@@ -9,6 +9,7 @@ import autoload 'claude_ide_bridge.vim' as cib
 import autoload 'claude_ide_bridge/diff.vim'
 import autoload 'claude_ide_bridge/terminal.vim' as term
 import autoload 'claude_ide_bridge/install.vim'
+import autoload 'claude_ide_bridge/permission.vim' as perm
 
 command -nargs=* ClaudeCode cib.Toggle(false, <f-args>)
 command -nargs=* ClaudeCodeFocus cib.Toggle(true, <f-args>)
@@ -22,6 +23,7 @@ command -nargs=+ -complete=file ClaudeCodeAdd cib.Add(<f-args>)
 command ClaudeCodeDiffAccept diff.Decide(true)
 command ClaudeCodeDiffDeny diff.Decide(false)
 command ClaudeCodeCloseAllDiffs cib.CloseAllDiffs()
+command ClaudeCodePermissions perm.Command()
 command ClaudeCodeInstall install.Install()
 
 augroup ClaudeIdeBridge

@@ -9,8 +9,10 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/jsonrpc"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
 )
 
 // hook runs `claude-ide-bridge hook` as the CLI does, input on stdin, and returns its stdout.
@@ -105,4 +107,61 @@ func TestAskPermission(t *testing.T) {
 	}
 	s.status(t) // a round trip: anything the bridge sent before is in
 	s.noCall(t, "askPermission")
+}
+
+func toolInput(session, tool string, input map[string]any) []byte {
+	b, _ := json.Marshal(map[string]any{"hook_event_name": "PermissionRequest", "session_id": session, "cwd": "/",
+		"tool_name": tool, "tool_input": input})
+	return b
+}
+
+// The capability as a list of tools: a prompt for a tool outside it never reaches the editor
+// and its hook falls through (prints nothing) at once; a listed name and a "prefix*" entry are
+// asked. A capability that is neither true, false nor a list of names is refused.
+func TestAskPermissionTools(t *testing.T) {
+	t.Parallel()
+	s := startSidecar(t, "line")
+	p := s.initParams()
+	caps := map[string]any{}
+	for k, v := range allCaps() {
+		caps[k] = v
+	}
+	caps["askPermission"] = 7
+	p["capabilities"] = caps
+	if err := s.call(t, "initialize", p, nil); rpcCode(err) != jsonrpc.CodeInvalidParams || !strings.Contains(err.Error(), "askPermission") {
+		t.Fatalf("askPermission 7: %v, want -32602 naming it", err)
+	}
+	caps["askPermission"] = []string{"WebFetch", "mcp__*"}
+	r := s.initialize(t, p)
+
+	start := time.Now()
+	select {
+	case got := <-s.hook(t, r.Port, toolInput("sess-1", "Bash", map[string]any{"command": "make"})):
+		if got != "" {
+			t.Errorf("an unlisted tool's hook printed %q", got)
+		}
+	case <-time.After(testbin.Bound):
+		t.Fatal("an unlisted tool's hook waited: it was asked of the editor")
+	}
+	t.Logf("an unlisted tool fell through in %v", time.Since(start))
+	s.status(t) // a round trip: anything the bridge sent before is in
+	s.noCall(t, "askPermission")
+
+	for _, tool := range []string{"WebFetch", "mcp__ide__getDiagnostics"} {
+		out := s.hook(t, r.Port, toolInput("sess-"+tool, tool, map[string]any{"url": "https://example.com"}))
+		var req struct {
+			ID   uint64 `json:"id"`
+			Tool string `json:"tool"`
+		}
+		json.Unmarshal(s.next(t, "askPermission").Params, &req)
+		if req.Tool != tool {
+			t.Fatalf("asked about %q, want %q", req.Tool, tool)
+		}
+		if err := s.call(t, "permissionDecided", map[string]any{"id": req.ID, "behavior": "allow"}, nil); err != nil {
+			t.Fatal(err)
+		}
+		if got := <-out; !strings.Contains(got, `"behavior":"allow"`) {
+			t.Errorf("%s: the hook printed %q", tool, got)
+		}
+	}
 }

@@ -1,0 +1,63 @@
+package permission
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// Tools is an editor's askPermission capability: which tools' prompts it is asked about.
+// JSON false (or absent): none; true: every tool; a list of tool names: those, an entry
+// ending in "*" matching every name with that prefix ("mcp__*"). A prompt for a tool outside
+// it stays in Claude's terminal alone, at once.
+type Tools struct {
+	all   bool
+	names []string
+}
+
+// AllTools is the capability true.
+func AllTools() Tools { return Tools{all: true} }
+
+// UnmarshalJSON reads true, false or a list of names.
+func (t *Tools) UnmarshalJSON(b []byte) error {
+	var on bool
+	if err := json.Unmarshal(b, &on); err == nil {
+		*t = Tools{all: on}
+		return nil
+	}
+	var names []string
+	if err := json.Unmarshal(b, &names); err != nil {
+		return fmt.Errorf("must be true, false or a list of tool names")
+	}
+	for _, n := range names {
+		if n == "" {
+			return fmt.Errorf("a tool name is empty")
+		}
+	}
+	*t = Tools{names: names}
+	return nil
+}
+
+// MarshalJSON writes what UnmarshalJSON reads.
+func (t Tools) MarshalJSON() ([]byte, error) {
+	if t.names == nil {
+		return json.Marshal(t.all)
+	}
+	return json.Marshal(t.names)
+}
+
+// Any is whether some tool's prompts are asked.
+func (t Tools) Any() bool { return t.all || len(t.names) > 0 }
+
+// Match is whether tool's prompts are asked.
+func (t Tools) Match(tool string) bool {
+	if t.all {
+		return true
+	}
+	for _, n := range t.names {
+		if n == tool || (strings.HasSuffix(n, "*") && strings.HasPrefix(tool, n[:len(n)-1])) {
+			return true
+		}
+	}
+	return false
+}
