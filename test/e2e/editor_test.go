@@ -51,8 +51,15 @@ func startEditor(t testing.TB, config, folder string, args ...string) *editor {
 // startEditorCaps is startEditor declaring the capabilities in caps too.
 func startEditorCaps(t testing.TB, config, folder string, caps map[string]any, args ...string) *editor {
 	t.Helper()
+	return startEditorEnv(t, config, folder, caps, nil, args...)
+}
+
+// startEditorEnv is startEditorCaps with env added to the bridge's environment.
+func startEditorEnv(t testing.TB, config, folder string, caps map[string]any, env []string, args ...string) *editor {
+	t.Helper()
 	// A short keepalive: the real CLI answers pings at once, and a stopped one is dropped fast.
 	p, cmd := startBridge(t, config, append([]string{"--stdio", "--keepalive", "3s"}, args...)...)
+	cmd.Env = append(cmd.Env, env...)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
