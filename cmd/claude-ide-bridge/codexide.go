@@ -11,9 +11,9 @@ import (
 func (a assembly) codexIDE(m *ide.Model) *codexctx.Server {
 	s, err := codexctx.Start(codexctx.Config{Model: m, Log: a.Log})
 	if err != nil {
-		a.Log.Warn("codex /ide not served: "+err.Error(), "hint", "docs/codex.md")
+		a.Log.Warn("not answering Codex's /ide: "+err.Error(), "see", "docs/codex.md")
 		return nil
 	}
-	a.Log.Info("codex /ide: answering", "socket", s.Path())
+	a.Log.Info("answering Codex's /ide", "socket", s.Path())
 	return s
 }

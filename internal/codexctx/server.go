@@ -67,7 +67,7 @@ func Start(c Config) (*Server, error) {
 		return nil, err
 	}
 	if stale {
-		c.Log.Info("codex /ide: replaced a stale socket nothing answered on", "path", c.Path)
+		c.Log.Info("Codex's /ide: replaced a stale socket nothing answered on", "path", c.Path)
 	}
 	s := &Server{ln: ln, model: c.Model, log: c.Log, id: "claude-ide-bridge-" + strconv.Itoa(os.Getpid()),
 		conns: map[net.Conn]struct{}{}}
@@ -95,7 +95,7 @@ func (s *Server) accept() {
 	defer s.wg.Done()
 	for {
 		c, err := s.ln.Accept(func(uid int, err error) {
-			s.log.Warn("codex /ide: refused a connection of another user", "uid", uid, "err", err)
+			s.log.Warn("Codex's /ide: refused a connection of another user", "uid", uid, "err", err)
 		})
 		if err != nil {
 			return
@@ -133,13 +133,13 @@ func (s *Server) serve(c net.Conn) {
 		b, err := readFrame(c, MaxRequest)
 		if err != nil {
 			if !errors.Is(err, net.ErrClosed) && !isEOF(err) {
-				s.log.Warn("codex /ide: connection dropped", "err", err)
+				s.log.Warn("Codex's /ide: connection dropped", "err", err)
 			}
 			return
 		}
 		var m message
 		if err := json.Unmarshal(b, &m); err != nil {
-			s.log.Warn("codex /ide: a frame that is not a JSON object, ignored", "err", err)
+			s.log.Warn("Codex's /ide: a frame that is not a JSON object, ignored", "err", err)
 			continue
 		}
 		out := s.answer(m)
@@ -179,7 +179,7 @@ func (s *Server) answer(m message) []byte {
 		defer cancel()
 		ic, err := buildContext(ctx, s.model, folder)
 		if err != nil {
-			s.log.Debug("codex /ide: open editors not listed", "err", err)
+			s.log.Debug("Codex's /ide: open editors not listed", "err", err)
 		}
 		return s.success(m, map[string]any{"ideContext": ic})
 	}

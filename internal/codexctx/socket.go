@@ -13,7 +13,7 @@ import (
 
 // ErrBusy: something answers on Codex's socket already (the VS Code or Cursor extension, the
 // desktop app, another bridge): it is left alone.
-var ErrBusy = errors.New("codex /ide: another program answers on the socket")
+var ErrBusy = errors.New("another program answers there")
 
 // SocketPath is where the Codex TUI asks for IDE context: $TMPDIR/codex-ipc/ipc-<uid>.sock
 // (Rust's std::env::temp_dir, which os.TempDir matches).
@@ -28,16 +28,16 @@ func SocketPath() string {
 // answers, in that directory of ours, is stale and replaced (stale reports it).
 func listen(path string) (ln *attach.Listener, stale bool, err error) {
 	if err := os.Mkdir(filepath.Dir(path), 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
-		return nil, false, fmt.Errorf("codex /ide: %w", err)
+		return nil, false, err
 	}
 	fi, lerr := os.Lstat(path)
 	existed := lerr == nil && fi.Mode().Type() == fs.ModeSocket
 	ln, err = attach.Listen(path)
 	switch {
 	case errors.Is(err, attach.ErrBusy):
-		return nil, false, fmt.Errorf("%w (%s): not taken over", ErrBusy, path)
+		return nil, false, fmt.Errorf("%s: %w, left alone", path, ErrBusy)
 	case err != nil:
-		return nil, false, fmt.Errorf("codex /ide: %w", err)
+		return nil, false, err
 	}
 	return ln, existed, nil
 }
