@@ -35,7 +35,7 @@ type assembly struct {
 	// LSP are the bridge's own language servers; they answer getDiagnostics for an editor
 	// without that capability (the terminal, Nova) and back the model's code tools.
 	LSP []lsp.ServerConfig
-	// CodexIDE: answer Codex's /ide context socket (codexide.go).
+	// CodexIDE: answer Codex's /ide context socket (codexide.go); an editor may ask too.
 	CodexIDE bool
 }
 
@@ -108,7 +108,7 @@ func (a assembly) start(e stdio.Hello) (*running, error) {
 		return nil, err
 	}
 	r.Bridge = b
-	if a.CodexIDE {
+	if a.CodexIDE || e.CodexIDE {
 		r.codex = a.codexIDE(b.Model)
 	}
 	return r, nil

@@ -289,7 +289,7 @@ func serveStdio(ctx context.Context, asm assembly, grace time.Duration, stdin io
 		var err error
 		wb.hello.Store(&h)
 		r, err = asm.start(stdio.Hello{Editor: slot, Info: h.Info, Folders: h.Folders, PID: h.PID, Code: slot.Code(), Events: slot.Events(),
-			TurnEnded: wb.turnEnded, StateChanged: wb.stateChanged, Asker: wb.asker})
+			TurnEnded: wb.turnEnded, StateChanged: wb.stateChanged, Asker: wb.asker, CodexIDE: h.CodexIDE})
 		if err != nil {
 			slot.Detach(nil)
 			return nil, startError(err)

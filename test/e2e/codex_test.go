@@ -210,7 +210,7 @@ func (c *codexTUI) typeLine(s string) {
 	}
 }
 
-// Issue 38 item 3 with the real Codex 0.171.0: a bridge started with --codex-ide answers
+// Issue 38 item 3 with the real Codex 0.171.0: a bridge whose editor asked for it answers
 // Codex's context socket, so after /ide the model's request starts with "# Context from my IDE
 // setup:" and names the editor's file and selected text. Bridge and Codex share a private
 // 0700 TMPDIR (Codex's socket is $TMPDIR/codex-ipc/ipc-<uid>.sock).
@@ -223,7 +223,8 @@ func TestCodexIDEContext(t *testing.T) {
 	if err := os.WriteFile(poem, []byte("line one\nline two\nline three\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ed := startEditorEnv(t, realDir(t), project, nil, []string{"TMPDIR=" + tmp}, "--codex-ide")
+	// The editor asks for it in initialize (serve --codex-ide does the same: TestServeCodexIDE).
+	ed := startEditorWith(t, realDir(t), project, editorOptions{Env: []string{"TMPDIR=" + tmp}, Init: map[string]any{"codexIde": true}})
 	ed.Answer("getOpenEditors", func(json.RawMessage) (any, error) {
 		return map[string]any{"editors": []any{
 			map[string]any{"filePath": poem, "isActive": true, "label": "poem.txt"},
