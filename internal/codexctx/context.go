@@ -74,13 +74,14 @@ func folderFor(folders []string, root string) string {
 // excluded file). Positions are the editor's (its encoding), as Claude gets them.
 func buildContext(ctx context.Context, m *ide.Model, folder string) (ideContext, error) {
 	out := ideContext{OpenTabs: []fileDesc{}}
+	roots := append([]string{folder}, m.Folders()...) // Codex's folder first
 	sel := m.LatestSelection()
 	eds, err := m.OpenEditors(ctx)
 	for _, e := range eds {
 		if len(out.OpenTabs) == MaxTabs {
 			break
 		}
-		out.OpenTabs = append(out.OpenTabs, describe(folder, e.FilePath, e.Label))
+		out.OpenTabs = append(out.OpenTabs, describe(roots, e.FilePath, e.Label))
 	}
 	switch {
 	case sel != nil && sel.FilePath != "":
@@ -99,7 +100,7 @@ func buildContext(ctx context.Context, m *ide.Model, folder string) (ideContext,
 			}
 		}
 		out.ActiveFile = &activeFile{
-			fileDesc:               describe(folder, sel.FilePath, label),
+			fileDesc:               describe(roots, sel.FilePath, label),
 			Selection:              rng{toPos(sel.Selection.Start), toPos(sel.Selection.End)},
 			ActiveSelectionContent: text,
 			Selections:             []rng{},
@@ -108,7 +109,7 @@ func buildContext(ctx context.Context, m *ide.Model, folder string) (ideContext,
 		// No selection reported (or not shared): the editor's active tab, with no selection.
 		for _, e := range eds {
 			if e.IsActive {
-				out.ActiveFile = &activeFile{fileDesc: describe(folder, e.FilePath, e.Label), Selections: []rng{}}
+				out.ActiveFile = &activeFile{fileDesc: describe(roots, e.FilePath, e.Label), Selections: []rng{}}
 				break
 			}
 		}
@@ -116,14 +117,18 @@ func buildContext(ctx context.Context, m *ide.Model, folder string) (ideContext,
 	return out, err
 }
 
-// describe names a file as VS Code's asRelativePath would: relative to folder when inside it.
-func describe(folder, path, label string) fileDesc {
+// describe names a file as VS Code's asRelativePath would: relative to the first of roots that
+// holds it, else absolute.
+func describe(roots []string, path, label string) fileDesc {
 	if label == "" {
 		label = filepath.Base(path)
 	}
 	rel := path
-	if r, err := filepath.Rel(folder, path); err == nil && folder != "" && filepath.IsLocal(r) {
-		rel = r
+	for _, root := range roots {
+		if r, err := filepath.Rel(root, path); err == nil && root != "" && filepath.IsLocal(r) {
+			rel = r
+			break
+		}
 	}
 	return fileDesc{Label: label, Path: filepath.ToSlash(rel), FSPath: path}
 }

@@ -187,6 +187,28 @@ func TestIDEContext(t *testing.T) {
 	}
 }
 
+// In a workspace of two folders a file is named relative to the folder holding it; one outside
+// both by its absolute path.
+func TestPathsInTwoFolders(t *testing.T) {
+	one, two, out := t.TempDir(), t.TempDir(), t.TempDir()
+	m := ide.New(tabsEditor{[]ide.OpenEditor{{FilePath: filepath.Join(out, "x.txt")}}},
+		ide.EditorInfo{Name: "test", Caps: ide.Capabilities{OpenEditors: true}}, []string{one, two}, ide.Events{}, nil)
+	srv, err := Start(Config{Model: m, Path: filepath.Join(t.TempDir(), "codex-ipc", "ipc.sock")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	m.SelectionChanged(selection(filepath.Join(two, "pkg", "b.go"), "b", 0, 0, 0, 1))
+	m2, raw := dial(t, srv.Path()).ideContext(one)
+	ic := m2["result"].(map[string]any)["ideContext"].(map[string]any)
+	if p := ic["activeFile"].(map[string]any)["path"]; p != "pkg/b.go" {
+		t.Errorf("active file named %v, want pkg/b.go: %s", p, raw)
+	}
+	if p := ic["openTabs"].([]any)[0].(map[string]any)["path"]; p != filepath.Join(out, "x.txt") {
+		t.Errorf("a file outside the workspace named %v: %s", p, raw)
+	}
+}
+
 // An excluded file (.env by default) never appears: neither its selection nor its tab.
 func TestExcludedFileAbsent(t *testing.T) {
 	f := newFixture(t, ".env", "main.go")
