@@ -76,11 +76,11 @@ func newFixture(t *testing.T, tabs ...string) *fixture {
 
 // client is Codex's side of a connection.
 type client struct {
-	t *testing.T
+	t testing.TB
 	c net.Conn
 }
 
-func dial(t *testing.T, path string) *client {
+func dial(t testing.TB, path string) *client {
 	t.Helper()
 	c, err := net.Dial("unix", path)
 	if err != nil {
