@@ -11,6 +11,7 @@ import (
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/bridge"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/claudecmd"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/codexctx"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/editors/stdio"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/lsp"
@@ -34,12 +35,15 @@ type assembly struct {
 	// LSP are the bridge's own language servers; they answer getDiagnostics for an editor
 	// without that capability (the terminal, Nova) and back the model's code tools.
 	LSP []lsp.ServerConfig
+	// CodexIDE: answer Codex's /ide context socket (codexide.go); an editor may ask too.
+	CodexIDE bool
 }
 
 // running is an assembled bridge and what it owns besides.
 type running struct {
 	*bridge.Bridge
-	lsp *lsp.Manager // nil without language servers
+	lsp   *lsp.Manager     // nil without language servers
+	codex *codexctx.Server // nil unless CodexIDE and the socket was free
 }
 
 // editorBridge adapts a running bridge to what the editor protocol needs of it (stdio.Bridge).
@@ -104,6 +108,9 @@ func (a assembly) start(e stdio.Hello) (*running, error) {
 		return nil, err
 	}
 	r.Bridge = b
+	if a.CodexIDE || e.CodexIDE {
+		r.codex = a.codexIDE(b.Model)
+	}
 	return r, nil
 }
 
@@ -120,6 +127,9 @@ func (a assembly) languageServers(folders []string, enc ide.Encoding, servers []
 // Close ends the bridge (lock removed, diffs settled, clients closed), then its language
 // servers: no getDiagnostics is running any more by then.
 func (r *running) Close() {
+	if r.codex != nil {
+		r.codex.Close()
+	}
 	r.Bridge.Close()
 	if r.lsp != nil {
 		r.lsp.Close()

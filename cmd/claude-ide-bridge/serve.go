@@ -45,6 +45,7 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		openCmd    = fs.String("open-cmd", "", "run this to open the files Claude opens, e.g. 'hx {file}:{line}' ({file}, {line}, {column}; split into words, never run by a shell); default from $VISUAL when set; '' to only print them")
 		edTimeout  = fs.Duration("editor-timeout", 10*time.Second, "with --stdio: how long to wait for the editor's answer (showDiff 3x, executeCode 10x)")
 		outlive    = fs.Duration("outlive", 30*time.Second, "with --stdio: when the editor goes while Claude is connected, the bridge stays for the next editor of this workspace to attach, until this long after the last Claude left; 0: it ends with the editor")
+		codexIDE   = fs.Bool("codex-ide", false, "answer the Codex CLI's /ide with the editor's active file, selection and open tabs, on $TMPDIR/codex-ipc/ipc-<uid>.sock (never taken from a program already answering there; docs/codex.md)")
 		lspFlags   stringList
 		pathMaps   stringList
 		excludes   stringList
@@ -96,7 +97,7 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		fmt.Fprintln(stderr, "--exclude:", err)
 		return errUsage
 	}
-	asm := assembly{Port: *port, Trace: traceW, Log: log, Keepalive: *keepalive, MaxClients: *maxClients, LSP: servers}
+	asm := assembly{Port: *port, Trace: traceW, Log: log, Keepalive: *keepalive, MaxClients: *maxClients, LSP: servers, CodexIDE: *codexIDE}
 	if *useStdio {
 		return serveStdio(ctx, asm, *outlive, stdin, stdout, stdio.Options{Log: log, EditorTimeout: *edTimeout, PathMap: pm, Exclude: excl})
 	}
@@ -288,7 +289,7 @@ func serveStdio(ctx context.Context, asm assembly, grace time.Duration, stdin io
 		var err error
 		wb.hello.Store(&h)
 		r, err = asm.start(stdio.Hello{Editor: slot, Info: h.Info, Folders: h.Folders, PID: h.PID, Code: slot.Code(), Events: slot.Events(),
-			TurnEnded: wb.turnEnded, StateChanged: wb.stateChanged, Asker: wb.asker})
+			TurnEnded: wb.turnEnded, StateChanged: wb.stateChanged, Asker: wb.asker, CodexIDE: h.CodexIDE})
 		if err != nil {
 			slot.Detach(nil)
 			return nil, startError(err)

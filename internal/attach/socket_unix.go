@@ -21,7 +21,7 @@ type Listener struct {
 
 // Listen listens on path, made 0600 in its directory, which must be this user's and closed to
 // others (0700). A socket file left by a bridge that died is replaced; one a live bridge
-// answers on is ErrBusy.
+// answers on is ErrBusy. Codex's /ide socket (internal/codexctx) is made with it too.
 func Listen(path string) (*Listener, error) {
 	if err := checkDir(filepath.Dir(path)); err != nil {
 		return nil, err

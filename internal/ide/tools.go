@@ -245,9 +245,7 @@ func (m *Model) workspaceFolders() (*ToolResult, error) {
 }
 
 func (m *Model) openEditors(ctx context.Context) (*ToolResult, error) {
-	ectx, cancel := m.editorCtx(ctx)
-	defer cancel()
-	eds, err := m.editor.OpenEditors(ectx)
+	eds, err := m.OpenEditors(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -262,20 +260,38 @@ func (m *Model) openEditors(ctx context.Context) (*ToolResult, error) {
 		Tabs []tab `json:"tabs"`
 	}{Tabs: []tab{}}
 	for _, e := range eds {
+		out.Tabs = append(out.Tabs, tab{FileURL(e.FilePath), e.IsActive, e.Label, e.LanguageID, e.IsDirty})
+	}
+	return jsonText(out)
+}
+
+// OpenEditors is what getOpenEditors shares of the editor's open files: none while paused or
+// when the editor does not serve the list, never an excluded file; labels and language ids
+// filled in.
+func (m *Model) OpenEditors(ctx context.Context) ([]OpenEditor, error) {
+	if !m.info.Caps.OpenEditors {
+		return nil, nil
+	}
+	ectx, cancel := m.editorCtx(ctx)
+	defer cancel()
+	eds, err := m.editor.OpenEditors(ectx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]OpenEditor, 0, len(eds))
+	for _, e := range eds {
 		if !m.shared(e.FilePath) {
 			continue
 		}
-		label := e.Label
-		if label == "" {
-			label = filepath.Base(e.FilePath)
+		if e.Label == "" {
+			e.Label = filepath.Base(e.FilePath)
 		}
-		lang := e.LanguageID
-		if lang == "" {
-			lang = LanguageID(e.FilePath)
+		if e.LanguageID == "" {
+			e.LanguageID = LanguageID(e.FilePath)
 		}
-		out.Tabs = append(out.Tabs, tab{FileURL(e.FilePath), e.IsActive, label, lang, e.IsDirty})
+		out = append(out, e)
 	}
-	return jsonText(out)
+	return out, nil
 }
 
 func (m *Model) document(ctx context.Context, tool, p string) (*ToolResult, error) {

@@ -45,6 +45,7 @@ local M = {}
 ---@field tabline? boolean set 'tabline' to readable labels for Claude's tabs when it is empty (default true)
 ---@field exclude? string[] globs of files never shared with Claude (default nil: the bridge's, .env .env.* *.pem id_rsa* ...)
 ---@field permissions? boolean|{ tools: string[] } Claude's permission prompts are asked here too (default true; { tools = { "Bash", "mcp__*" } }: only those tools')
+---@field codex_ide? boolean the bridge answers the Codex CLI's /ide with this context (default false)
 
 ---@type claude-ide-bridge.Config
 M.defaults = {
@@ -93,6 +94,9 @@ M.defaults = {
   -- in a float (:ClaudeCodePermissions); false: only in Claude's terminal;
   -- { tools = { "Bash", "mcp__*" } }: only those tools' (a trailing * matches a prefix).
   permissions = true,
+  -- The bridge also answers the Codex CLI's /ide with the selection and open
+  -- files (the same exclude and pause rules; docs/codex.md).
+  codex_ide = false,
 }
 
 -- Keys allowed in the user's table (the defaults' keys include those whose default is nil).
@@ -100,6 +104,7 @@ local known = {
   bin = true, auto_start = true, terminal_cmd = true, terminal = true, track_selection = true,
   selection_debounce_ms = true, ide_name = true, install = true, remote = true, model_tools = true,
   permission_mode = true, tabline = true, exclude = true, diff = true, permissions = true,
+  codex_ide = true,
 }
 local known_terminal = { provider = true, split = true, size = true, float = true, external_cmd = true, snacks_win = true, sessions = true }
 local known_install = { base_url = true }
@@ -200,6 +205,7 @@ local rules = {
     end,
     'a boolean or { tools = { "Bash", "mcp__*", ... } }',
   },
+  { "codex_ide", "boolean" },
   {
     "exclude",
     function(v)

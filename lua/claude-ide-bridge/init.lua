@@ -226,6 +226,7 @@ function M.start(cb)
     trackSelection = config.options.track_selection,
     -- nil: the bridge's default globs.
     exclude = config.options.exclude,
+    codexIde = config.options.codex_ide,
     capabilities = {
       openFile = true, showDiff = true, canCloseTabs = true, getOpenEditors = true,
       getCurrentSelection = true, checkDocumentDirty = true, saveDocument = true,

@@ -51,8 +51,23 @@ func startEditor(t testing.TB, config, folder string, args ...string) *editor {
 // startEditorCaps is startEditor declaring the capabilities in caps too.
 func startEditorCaps(t testing.TB, config, folder string, caps map[string]any, args ...string) *editor {
 	t.Helper()
+	return startEditorWith(t, config, folder, editorOptions{Caps: caps}, args...)
+}
+
+// editorOptions: more for startEditorWith.
+type editorOptions struct {
+	Caps map[string]any // capabilities declared besides (or instead of) the defaults
+	Env  []string       // added to the bridge's environment
+	Init map[string]any // more initialize params
+}
+
+// startEditorWith is startEditor with o.
+func startEditorWith(t testing.TB, config, folder string, o editorOptions, args ...string) *editor {
+	t.Helper()
+	caps, env := o.Caps, o.Env
 	// A short keepalive: the real CLI answers pings at once, and a stopped one is dropped fast.
 	p, cmd := startBridge(t, config, append([]string{"--stdio", "--keepalive", "3s"}, args...)...)
+	cmd.Env = append(cmd.Env, env...)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -89,10 +104,14 @@ func startEditorCaps(t testing.TB, config, folder string, caps map[string]any, a
 	for k, v := range caps {
 		all[k] = v
 	}
-	err = e.conn.Call(ctx, "initialize", map[string]any{
+	init := map[string]any{
 		"name": "E2E", "pid": os.Getpid(), "workspaceFolders": []string{folder},
 		"positionEncoding": "utf-8", "trackSelection": true, "capabilities": all,
-	}, &e.Init)
+	}
+	for k, v := range o.Init {
+		init[k] = v
+	}
+	err = e.conn.Call(ctx, "initialize", init, &e.Init)
 	if err != nil {
 		t.Fatalf("editor initialize: %v", err)
 	}

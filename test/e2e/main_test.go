@@ -4,7 +4,8 @@
 //
 //	CLAUDE_BIN=$(scripts/ensure-claude-cli) go test -race ./test/e2e/
 //
-// Without CLAUDE_BIN every test skips (and fails when CI is set). Each test
+// Without CLAUDE_BIN every test skips (and fails when CI is set). TestCodexIDEContext also
+// needs CODEX_BIN (set -a; eval "$(scripts/ensure-agent-clis)"; set +a) and skips without it. Each test
 // asserts on the bridge's --trace of WebSocket frames, on what the fake API
 // was sent and on the files on disk.
 package e2e

@@ -15,6 +15,8 @@ type env struct {
 	proj, cfg string
 	n         *nvim
 	c         *claude
+	// nvimEnv is more environment for Neovim and the bridge it starts (set in before).
+	nvimEnv []string
 }
 
 // newEnv starts Neovim with setup(opts) (bin is filled in) and waits for the
@@ -45,7 +47,8 @@ func newEnvFull(t *testing.T, opts map[string]any, connect bool, before func(*en
 		before(e)
 	}
 	// XDG_CONFIG_HOME: the bridge's trust store is the test's (Neovim runs with --clean).
-	e.n = startNvim(t, e.proj, "CLAUDE_CONFIG_DIR="+e.cfg, "HOME="+filepath.Join(root, "home"), "XDG_CONFIG_HOME="+filepath.Join(root, "home", ".config"))
+	e.n = startNvim(t, e.proj, append([]string{"CLAUDE_CONFIG_DIR=" + e.cfg, "HOME=" + filepath.Join(root, "home"),
+		"XDG_CONFIG_HOME=" + filepath.Join(root, "home", ".config")}, e.nvimEnv...)...)
 	if opts == nil {
 		opts = map[string]any{}
 	}

@@ -73,6 +73,8 @@ type Hello struct {
 	// Asker is the editor that answers the CLI's permission prompts; nil (or returning nil):
 	// none, Claude's terminal asks.
 	Asker func() permission.Asker
+	// CodexIDE: the editor asks the bridge to answer Codex's /ide (initialize's codexIde).
+	CodexIDE bool
 }
 
 // Serve speaks the editor protocol on r/w until r ends, the editor's pid dies or ctx ends; what
@@ -167,6 +169,8 @@ type InitializeParams struct {
 	// code-tool answers never reach Claude (internal/exclude). Absent: the bridge's (--exclude, else the default);
 	// [] shares everything.
 	Exclude *[]string `json:"exclude"`
+	// CodexIDE: answer the Codex CLI's /ide as serve --codex-ide does (internal/codexctx).
+	CodexIDE bool `json:"codexIde"`
 }
 
 func (s *server) handle(ctx context.Context, req *jsonrpc.Request) (any, error) {
@@ -257,6 +261,7 @@ func (s *server) initialize(req *jsonrpc.Request) (any, error) {
 		},
 		TurnEnded: func(sum review.Summary) { conn.Notify(context.Background(), "turnEnded", sum) },
 		Asker:     askerOf(conn, p.Capabilities),
+		CodexIDE:  p.CodexIDE,
 	})
 	if err != nil {
 		return nil, jsonrpc.Errorf(jsonrpc.CodeServerError, "%v", err)
