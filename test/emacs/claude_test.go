@@ -22,6 +22,61 @@ const fakeKey = "sk-ant-api03-fake-emacs-key-0123456789abcdefghij"
 // buffer shows the new text.
 func TestRealClaudeEditAccepted(t *testing.T) {
 	t.Parallel()
+	rc := startRealClaude(t)
+	e, api, screen, path := rc.w.e, rc.api, rc.screen, rc.path
+	api.Push(
+		fakeapi.Tool("Read", map[string]any{"file_path": path}),
+		fakeapi.Tool("Edit", map[string]any{"file_path": path, "old_string": "world", "new_string": "there"}),
+		fakeapi.Text("EDIT ACCEPTED"),
+	)
+	rc.prompt("edit hello")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if _, err := api.WaitMain(ctx, 1); err != nil {
+		t.Fatalf("no request from the CLI: %v; screen:\n%s", err, screen())
+	}
+	if !poll(60*time.Second, func() bool { n, _ := e.try(`(length (claude-ide-bridge-diffs))`); return n == "1" }) {
+		t.Fatalf("no diff shown; screen:\n%s", screen())
+	}
+	if got := fileText(t, path); got != "hello world\n" {
+		t.Fatalf("file changed before the accept: %q", got)
+	}
+	// The user accepts in the proposal's window.
+	e.eval(t, `(progn (select-window (get-buffer-window (claude-ide-bridge--diff-proposal (car (hash-table-values claude-ide-bridge--diffs))))) nil)`)
+	e.keys(t, "C-c", "C-c")
+	if !poll(60*time.Second, func() bool { return fileText(t, path) == "hello there\n" }) {
+		t.Fatalf("the CLI did not write the accepted text; file %q; screen:\n%s", fileText(t, path), screen())
+	}
+	if !poll(60*time.Second, func() bool { return strings.Contains(screen(), "EDIT ACCEPTED") }) {
+		t.Fatalf("the turn did not finish; screen:\n%s", screen())
+	}
+	e.waitEval(t, "0", `(length (claude-ide-bridge-diffs))`)
+	if !poll(testbin.Bound, func() bool {
+		return e.str(t, `(with-current-buffer (get-file-buffer `+lispQuote(path)+`) (buffer-string))`) == "hello there\n"
+	}) {
+		t.Fatal("hello.txt's buffer does not show the CLI's write")
+	}
+}
+
+// realClaude is an Emacs whose M-x claude-ide-bridge-claude runs the real CLI (in term) against
+// the fake model API, connected and ready, with hello.txt ("hello world\n") shown.
+type realClaude struct {
+	w      *world
+	api    *fakeapi.Server
+	path   string
+	screen func() string // Claude's terminal buffer
+	send   func(string)  // to claude's process
+}
+
+// prompt types text into Claude and submits it.
+func (rc *realClaude) prompt(s string) {
+	rc.send(s)
+	time.Sleep(300 * time.Millisecond) // not an assertion: the TUI takes a burst ending in Enter as a paste
+	rc.send("\r")
+}
+
+func startRealClaude(t *testing.T) *realClaude {
+	t.Helper()
 	bin := os.Getenv("CLAUDE_BIN")
 	if bin == "" {
 		t.Skip("SKIPPED: CLAUDE_BIN not set (CLAUDE_BIN=$(scripts/ensure-claude-cli)): the Emacs test with the real Claude Code CLI is NOT running")
@@ -72,41 +127,8 @@ func TestRealClaudeEditAccepted(t *testing.T) {
 	if cmd := e.eval(t, `(process-command (get-buffer-process claude-ide-bridge--claude-buffer))`); !strings.Contains(cmd, `"--permission-mode" "default"`) {
 		t.Fatalf("claude ran as %s", cmd)
 	}
-	api.Push(
-		fakeapi.Tool("Read", map[string]any{"file_path": path}),
-		fakeapi.Tool("Edit", map[string]any{"file_path": path, "old_string": "world", "new_string": "there"}),
-		fakeapi.Text("EDIT ACCEPTED"),
-	)
 	send := func(s string) {
 		e.eval(t, `(process-send-string (get-buffer-process claude-ide-bridge--claude-buffer) `+lispQuote(s)+`)`)
 	}
-	send("edit hello")
-	time.Sleep(300 * time.Millisecond) // not an assertion: the TUI takes a burst ending in Enter as a paste
-	send("\r")
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	if _, err := api.WaitMain(ctx, 1); err != nil {
-		t.Fatalf("no request from the CLI: %v; screen:\n%s", err, screen())
-	}
-	if !poll(60*time.Second, func() bool { n, _ := e.try(`(length (claude-ide-bridge-diffs))`); return n == "1" }) {
-		t.Fatalf("no diff shown; screen:\n%s", screen())
-	}
-	if got := fileText(t, path); got != "hello world\n" {
-		t.Fatalf("file changed before the accept: %q", got)
-	}
-	// The user accepts in the proposal's window.
-	e.eval(t, `(progn (select-window (get-buffer-window (claude-ide-bridge--diff-proposal (car (hash-table-values claude-ide-bridge--diffs))))) nil)`)
-	e.keys(t, "C-c", "C-c")
-	if !poll(60*time.Second, func() bool { return fileText(t, path) == "hello there\n" }) {
-		t.Fatalf("the CLI did not write the accepted text; file %q; screen:\n%s", fileText(t, path), screen())
-	}
-	if !poll(60*time.Second, func() bool { return strings.Contains(screen(), "EDIT ACCEPTED") }) {
-		t.Fatalf("the turn did not finish; screen:\n%s", screen())
-	}
-	e.waitEval(t, "0", `(length (claude-ide-bridge-diffs))`)
-	if !poll(testbin.Bound, func() bool {
-		return e.str(t, `(with-current-buffer (get-file-buffer `+lispQuote(path)+`) (buffer-string))`) == "hello there\n"
-	}) {
-		t.Fatal("hello.txt's buffer does not show the CLI's write")
-	}
+	return &realClaude{w: w, api: api, path: path, screen: screen, send: send}
 }

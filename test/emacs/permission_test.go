@@ -3,13 +3,16 @@ package emacstest
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/e2e/fakeapi"
 )
 
 // hook runs the bridge's PermissionRequest hook as the CLI does and returns what it prints.
@@ -139,5 +142,76 @@ func TestPermissionsOff(t *testing.T) {
 	}
 	if msgs := w.e.str(t, messages); strings.Contains(msgs, "asks to use") {
 		t.Fatalf("*Messages*:\n%s", msgs)
+	}
+}
+
+// Issue 37 with the real CLI in Emacs's terminal (--permission-mode default, a Bash command that
+// writes a file): the question comes to Emacs; y allows it (the file exists); r with a reason
+// denies it (no file, the model gets the reason); Esc in Claude's terminal first withdraws
+// Emacs's question within a second and writes nothing.
+func TestRealClaudePermission(t *testing.T) {
+	t.Parallel()
+	rc := startRealClaude(t)
+	w, e := rc.w, rc.w.e
+	turn := func(file, done, prompt string) {
+		rc.api.Push(fakeapi.Tool("Bash", map[string]any{"command": "touch " + file, "description": "make a file"}), fakeapi.Text(done))
+		rc.prompt(prompt)
+		if !poll(60*time.Second, func() bool { n, _ := e.try(`(length claude-ide-bridge--questions)`); return n == "1" }) {
+			t.Fatalf("no permission question in Emacs; screen:\n%s", rc.screen())
+		}
+		// The user is in hello.txt's window (not Claude's terminal) when answering.
+		e.eval(t, `(progn (select-window (get-buffer-window "hello.txt")) nil)`)
+	}
+	a := filepath.Join(w.proj, "allowed.txt")
+	turn(a, "TURN A DONE", "make a file")
+	w.answer(t, "y")
+	if !poll(60*time.Second, func() bool { return strings.Contains(rc.screen(), "TURN A DONE") }) {
+		t.Fatalf("turn A did not end; screen:\n%s", rc.screen())
+	}
+	if _, err := os.Stat(a); err != nil {
+		t.Fatalf("allowed in Emacs, the command did not run: %v", err)
+	}
+
+	b := filepath.Join(w.proj, "denied.txt")
+	turn(b, "TURN B DONE", "make another")
+	w.answer(t, "r")
+	e.keys(t, "REASON-9 not here", "Enter")
+	if !poll(60*time.Second, func() bool { return strings.Contains(rc.screen(), "TURN B DONE") }) {
+		t.Fatalf("turn B did not end; screen:\n%s", rc.screen())
+	}
+	if _, err := os.Stat(b); err == nil {
+		t.Fatal("denied in Emacs, the command ran")
+	}
+	reqs := rc.api.MainRequests()
+	if tr := reqs[len(reqs)-1].ToolResults(); len(tr) != 1 || !tr[0].IsError || !strings.Contains(tr[0].Content, "REASON-9 not here") {
+		t.Fatalf("the model got %+v, want the reason as the tool's error", tr)
+	}
+
+	// term's buffer may space the CLI's words out ("Do  you want").
+	asking := func() bool {
+		return strings.Contains(strings.Join(strings.Fields(rc.screen()), " "), "Do you want to proceed?")
+	}
+	c := filepath.Join(w.proj, "terminal.txt")
+	turn(c, "TURN C DONE", "and another")
+	if !poll(30*time.Second, asking) {
+		t.Fatalf("no question in Claude's terminal; screen:\n%s", rc.screen())
+	}
+	rc.send("\x1b")
+	// Timed from the CLI's menu closing (its answer), as test/e2e does.
+	if !poll(30*time.Second, func() bool { return !asking() }) {
+		t.Fatalf("Esc did not close Claude's question; screen:\n%s", rc.screen())
+	}
+	start := time.Now()
+	if !poll(5*time.Second, func() bool { n, _ := e.try(`(length claude-ide-bridge--questions)`); return n == "0" }) {
+		t.Fatal("the question stayed in Emacs after Claude's terminal answered")
+	}
+	d := time.Since(start)
+	t.Logf("withdrawn in Emacs %v after Claude's terminal answered", d)
+	if d > time.Second {
+		t.Errorf("withdrawn after %v, want within 1 s", d)
+	}
+	time.Sleep(500 * time.Millisecond) // not an assertion: a wrongly applied allow would run by now
+	if _, err := os.Stat(c); err == nil {
+		t.Fatal("the withdrawn question wrote the file")
 	}
 }
