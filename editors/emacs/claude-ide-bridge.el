@@ -21,7 +21,8 @@
 ;; accepts, C-c C-k rejects; Claude writes the file and the buffer
 ;; follows), reads flymake or flycheck diagnostics; `claude-ide-bridge-send'
 ;; mentions the region, file or Dired's files; `claude-ide-bridge-claude'
-;; runs claude in eat, vterm or term.  M-x claude-ide-bridge-install gets
+;; runs claude in eat, vterm or term; `claude-ide-bridge-permissions'
+;; answers Claude's permission questions.  M-x claude-ide-bridge-install gets
 ;; the binary (SHA-256 checked) or builds it.  See docs/emacs.md.
 
 ;;; Code:

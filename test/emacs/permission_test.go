@@ -65,17 +65,23 @@ func (w *world) answer(t *testing.T, keys ...string) {
 }
 
 // Issue 37 in Emacs: Claude's permission question is announced in the echo area (escaped)
-// without taking the window or the minibuffer; M-x claude-ide-bridge-permissions shows it and
+// without taking the window or the minibuffer the user types in (a y typed there stays theirs); M-x claude-ide-bridge-permissions shows it and
 // asks: y allows, r denies with the reason typed; a withdrawn question is gone and gets no
 // answer, also when it is withdrawn while the user types the reason.
 func TestPermissionQuestion(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, "", false)
 	w.visit(t, w.file(t, "a.txt", "text\n"))
+	// The user is typing in the minibuffer when the question comes: it stays theirs.
+	w.e.keys(t, "M-:")
+	w.e.keys(t, "(+ 1 y")
+	w.e.waitEval(t, `"(+ 1 y"`, `(with-selected-window (active-minibuffer-window) (minibuffer-contents))`)
 	out := w.hook(t, bash("session-abcdef", "touch x\x1b[2J; echo"))
 	w.e.waitEval(t, "1", `(length claude-ide-bridge--questions)`)
-	if got := w.e.eval(t, `(list (buffer-name (window-buffer (selected-window))) (minibufferp (window-buffer (selected-window))) (active-minibuffer-window))`); got != `("a.txt" nil nil)` {
-		t.Fatalf("the question took the window or the minibuffer: %s", got)
+	w.e.keys(t, "BSpace", "2)", "Enter")
+	w.e.waitEval(t, "nil", `(and (active-minibuffer-window) t)`)
+	if got := w.e.eval(t, `(list (buffer-name (window-buffer (selected-window))) (car values) (length claude-ide-bridge--questions))`); got != `("a.txt" 3 1)` {
+		t.Fatalf("the question took the window or the minibuffer's keys: %s", got)
 	}
 	msgs := w.e.str(t, messages)
 	if !strings.Contains(msgs, `asks to use Bash: command: touch x\x1b[2J; echo (M-x claude-ide-bridge-permissions answers)`) || strings.Contains(msgs, "\x1b") {
@@ -170,6 +176,10 @@ func TestRealClaudePermission(t *testing.T) {
 	}
 	if _, err := os.Stat(a); err != nil {
 		t.Fatalf("allowed in Emacs, the command did not run: %v", err)
+	}
+	// "Allowed by PermissionRequest hook", which term may draw garbled ("Allouwed/by").
+	if !strings.Contains(strings.Join(strings.Fields(rc.screen()), " "), "by PermissionRequest hook") {
+		t.Fatalf("Claude's screen does not say the hook allowed it:\n%s", rc.screen())
 	}
 
 	b := filepath.Join(w.proj, "denied.txt")
