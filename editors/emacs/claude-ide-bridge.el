@@ -1018,7 +1018,7 @@ for that Claude (the next Emacs here attaches): it is let go, not killed."
                     (not (and stay (buffer-live-p log) (string-match-p "staying for Claude"
                                                                   (with-current-buffer log (buffer-substring from (point-max)))))))
           (accept-process-output nil 0.05))))
-    (setq claude-ide-bridge--conn nil claude-ide-bridge--info nil)))
+    (setq claude-ide-bridge--conn nil claude-ide-bridge--info nil claude-ide-bridge--questions nil)))
 
 (defun claude-ide-bridge--leave () "Let the bridge know Emacs quits." (claude-ide-bridge--stop t))
 

@@ -66,7 +66,7 @@ func (w *world) answer(t *testing.T, keys ...string) {
 
 // Issue 37 in Emacs: Claude's permission question is announced in the echo area (escaped)
 // without taking the window or the minibuffer the user types in (a y typed there stays theirs); M-x claude-ide-bridge-permissions shows it and
-// asks: y allows, r denies with the reason typed; a withdrawn question is gone and gets no
+// asks: y allows, a allows always, n denies, r denies with the reason typed; a withdrawn question is gone and gets no
 // answer, also when it is withdrawn while the user types the reason.
 func TestPermissionQuestion(t *testing.T) {
 	t.Parallel()
@@ -101,6 +101,20 @@ func TestPermissionQuestion(t *testing.T) {
 	w.answer(t, "r")
 	w.e.keys(t, "use make test", "Enter")
 	if got := <-out; !strings.Contains(got, `"behavior":"deny"`) || !strings.Contains(got, `"message":"use make test"`) {
+		t.Fatalf("the hook printed %q", got)
+	}
+
+	// a: allow always (Claude's suggestion applied); n: deny.
+	out = w.hook(t, bash("session-a", "make"))
+	w.e.waitEval(t, "1", `(length claude-ide-bridge--questions)`)
+	w.answer(t, "a")
+	if got := <-out; !strings.Contains(got, `"behavior":"allow"`) || !strings.Contains(got, `"updatedPermissions":[{"type":"addRules"}]`) {
+		t.Fatalf("the hook printed %q", got)
+	}
+	out = w.hook(t, bash("session-n", "make"))
+	w.e.waitEval(t, "1", `(length claude-ide-bridge--questions)`)
+	w.answer(t, "n")
+	if got := <-out; !strings.Contains(got, `"behavior":"deny"`) || strings.Contains(got, "use make test") {
 		t.Fatalf("the hook printed %q", got)
 	}
 
