@@ -820,6 +820,7 @@ for a buffer must never answer it."
   (unless (numberp (plist-get params :id))
     (jsonrpc-error :code -32602 :message "askPermission needs a numeric id"))
   (setq claude-ide-bridge--questions (append claude-ide-bridge--questions (list params)))
+  (force-mode-line-update t)
   (claude-ide-bridge--msg "%s (%s answers)" (claude-ide-bridge--question-text params 120)
                           (substitute-command-keys "\\[claude-ide-bridge-permissions]"))
   (make-hash-table))
@@ -829,6 +830,7 @@ for a buffer must never answer it."
   (let ((q (seq-find (lambda (q) (eql (plist-get q :id) (plist-get params :id))) claude-ide-bridge--questions)))
     (when q
       (setq claude-ide-bridge--questions (delq q claude-ide-bridge--questions))
+      (force-mode-line-update t)
       (claude-ide-bridge--msg "Claude's question about %s was withdrawn: %s"
                               (claude-ide-bridge--clean (plist-get q :tool) 200)
                               (claude-ide-bridge--clean (plist-get params :reason) 200)))))
@@ -859,6 +861,7 @@ in Claude's terminal) gets no answer from here."
           ((not (memq q claude-ide-bridge--questions))
            (claude-ide-bridge--msg "that question was withdrawn; nothing sent"))
           (t (setq claude-ide-bridge--questions (delq q claude-ide-bridge--questions))
+             (force-mode-line-update t)
              (jsonrpc-async-request
               claude-ide-bridge--conn :permissionDecided
               (append (list :id (plist-get q :id) :behavior (if (memq key '(?y ?a)) "allow" "deny"))
@@ -1053,8 +1056,9 @@ and reads flymake or flycheck diagnostics."
   :global t
   :group 'claude-ide-bridge
   :lighter (:eval (if (claude-ide-bridge--ready-p)
-                      (format " Claude[%d%s]" claude-ide-bridge--clients
-                              (if claude-ide-bridge--paused " paused" ""))
+                      (format " Claude[%d%s%s]" claude-ide-bridge--clients
+                              (if claude-ide-bridge--paused " paused" "")
+                              (if claude-ide-bridge--questions (format " ?%d" (length claude-ide-bridge--questions)) ""))
                     " Claude[-]"))
   (if claude-ide-bridge-mode
       (condition-case err

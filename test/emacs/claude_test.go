@@ -103,7 +103,7 @@ func startRealClaude(t *testing.T) *realClaude {
 		"ANTHROPIC_API_KEY=" + fakeKey, "ANTHROPIC_BASE_URL=" + api.URL,
 		"DISABLE_AUTOUPDATER=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_TELEMETRY=1",
 		"DISABLE_ERROR_REPORTING=1", "CLAUDE_CODE_DISABLE_OFFICIAL_MARKETPLACE_AUTOINSTALL=1",
-	}, `(setq claude-ide-bridge-claude-program `+lispQuote(bin)+` claude-ide-bridge-terminal 'term)`)
+	}, `(setq claude-ide-bridge-claude-program `+lispQuote(bin)+` claude-ide-bridge-terminal 'term)`+noShorterHint)
 	w := &world{proj: proj, cfg: cfg, e: e}
 	t.Cleanup(func() {
 		// claude first, so it does not outlive the test.
