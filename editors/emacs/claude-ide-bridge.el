@@ -21,7 +21,8 @@
 ;; accepts, C-c C-k rejects; Claude writes the file and the buffer
 ;; follows), reads flymake or flycheck diagnostics; `claude-ide-bridge-send'
 ;; mentions the region, file or Dired's files; `claude-ide-bridge-claude'
-;; runs claude in eat, vterm or term.  M-x claude-ide-bridge-install gets
+;; runs claude in eat, vterm or term; `claude-ide-bridge-permissions'
+;; answers Claude's permission questions.  M-x claude-ide-bridge-install gets
 ;; the binary (SHA-256 checked) or builds it.  See docs/emacs.md.
 
 ;;; Code:
@@ -127,6 +128,14 @@ string: that mode.  `none': no flag, and not the bridge's --settings."
   "Where `claude-ide-bridge-install' puts the binary."
   :type 'directory)
 
+(defcustom claude-ide-bridge-permissions t
+  "Which of Claude's permission questions Emacs asks too.
+t: all; nil: none (Claude's terminal alone asks); a list of tool
+names: those, a name ending in * a prefix: (\"Bash\" \"mcp__*\").
+The terminal asks as well and the first answer wins.  Read when the
+bridge starts."
+  :type '(choice (const :tag "All" t) (const :tag "None" nil) (repeat :tag "These tools" string)))
+
 (defcustom claude-ide-bridge-log-events nil
   "Whether to keep the protocol's messages in a buffer (for bug reports)."
   :type 'boolean)
@@ -152,6 +161,7 @@ string: that mode.  `none': no flag, and not the bridge's --settings."
 (defvar claude-ide-bridge--active-buffer nil "The file buffer the user was last in.")
 (defvar claude-ide-bridge--claude-buffer nil "The buffer of Claude's terminal.")
 (defvar claude-ide-bridge--paused nil "Whether sharing is paused.")
+(defvar claude-ide-bridge--questions nil "Claude's pending permission questions, oldest first.")
 (defvar-local claude-ide-bridge--diff nil
   "The diff this buffer belongs to (its proposal, original or Ediff control).")
 (put 'claude-ide-bridge--diff 'permanent-local t)
@@ -777,6 +787,88 @@ In Dired, send the marked files (or the one at point)."
       (deactivate-mark)))
    (t (claude-ide-bridge--mention buffer-file-name))))
 
+;;;; Claude's permission questions
+
+(defun claude-ide-bridge--clean (s &optional max)
+  "S, the model's text, with control characters shown as \\xNN, cut at MAX.
+MAX defaults to 4096 characters; a cut text ends in \" …\"."
+  (let* ((s (if (stringp s) s (format "%s" (or s "")))) (max (or max 4096)) (cut (> (length s) max)))
+    (concat (replace-regexp-in-string
+             "[\0-\37\177\u0080-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]"
+             (lambda (c) (format (if (< (aref c 0) 256) "\\x%02x" "\\u%04x") (aref c 0)))
+             (if cut (substring s 0 max) s) t t)
+            (if cut " …" ""))))
+
+(defun claude-ide-bridge--question-text (q &optional max)
+  "What question Q (askPermission's params) asks, escaped, its input cut at MAX."
+  (let* ((in (plist-get q :input))
+         (key (and (consp in) (seq-find (lambda (k) (stringp (plist-get in k))) '(:command :url :file_path)))))
+    (format "Claude (session %s) asks to use %s: %s"
+            (truncate-string-to-width (claude-ide-bridge--clean (plist-get q :session) 64) 8)
+            (claude-ide-bridge--clean (plist-get q :tool) 200)
+            (claude-ide-bridge--clean (cond ((stringp in) in)
+                                            (key (format "%s: %s" (substring (symbol-name key) 1) (plist-get in key)))
+                                            (t (or (ignore-errors (json-serialize in :false-object :json-false :null-object nil)) "")))
+                                      max))))
+
+(defun claude-ide-bridge--ask-permission (params)
+  "Handle askPermission PARAMS: keep the question, say so, answer {}.
+Asked only by `claude-ide-bridge-permissions': a key you were typing
+for a buffer must never answer it."
+  (unless claude-ide-bridge-permissions
+    (jsonrpc-error :code -32000 :message "permission questions are off here"))
+  (unless (numberp (plist-get params :id))
+    (jsonrpc-error :code -32602 :message "askPermission needs a numeric id"))
+  (setq claude-ide-bridge--questions (append claude-ide-bridge--questions (list params)))
+  (force-mode-line-update t)
+  (claude-ide-bridge--msg "%s (%s answers)" (claude-ide-bridge--question-text params 120)
+                          (substitute-command-keys "\\[claude-ide-bridge-permissions]"))
+  (make-hash-table))
+
+(defun claude-ide-bridge--withdrawn (params)
+  "Handle permissionWithdrawn PARAMS: drop the question, with a message."
+  (let ((q (seq-find (lambda (q) (eql (plist-get q :id) (plist-get params :id))) claude-ide-bridge--questions)))
+    (when q
+      (setq claude-ide-bridge--questions (delq q claude-ide-bridge--questions))
+      (force-mode-line-update t)
+      (claude-ide-bridge--msg "Claude's question about %s was withdrawn: %s"
+                              (claude-ide-bridge--clean (plist-get q :tool) 200)
+                              (claude-ide-bridge--clean (plist-get params :reason) 200)))))
+
+(defun claude-ide-bridge-permissions ()
+  "Answer the oldest of Claude's pending permission questions.
+It is shown in a window; keys: y allow once, a allow always (Claude's
+suggestion, when it has one), n deny, r deny with a reason you type
+\(Claude gets it), q later.  A question withdrawn meanwhile (answered
+in Claude's terminal) gets no answer from here."
+  (interactive)
+  (let ((q (or (car claude-ide-bridge--questions) (user-error "No permission question of Claude is pending")))
+        (sug (plist-get (car claude-ide-bridge--questions) :suggestions)) key reason)
+    (with-current-buffer (get-buffer-create "*Claude permission*")
+      (let ((inhibit-read-only t))
+        (erase-buffer)
+        (insert (claude-ide-bridge--question-text q) "\n"))
+      (setq buffer-read-only t)
+      (save-window-excursion
+        (display-buffer (current-buffer) '(display-buffer-at-bottom (window-height . fit-window-to-buffer)))
+        (setq key (car (read-multiple-choice
+                        (format "Claude asks to use %s (%d pending)" (claude-ide-bridge--clean (plist-get q :tool) 200)
+                                (length claude-ide-bridge--questions))
+                        `((?y "allow") ,@(and (vectorp sug) (> (length sug) 0) '((?a "always"))) (?n "deny")
+                          (?r "reason" "deny with a reason") (?q "later")))))
+        (when (eq key ?r) (setq reason (read-string "Reason (Claude gets it): ")))))
+    (cond ((eq key ?q))
+          ((not (memq q claude-ide-bridge--questions))
+           (claude-ide-bridge--msg "that question was withdrawn; nothing sent"))
+          (t (setq claude-ide-bridge--questions (delq q claude-ide-bridge--questions))
+             (force-mode-line-update t)
+             (jsonrpc-async-request
+              claude-ide-bridge--conn :permissionDecided
+              (append (list :id (plist-get q :id) :behavior (if (memq key '(?y ?a)) "allow" "deny"))
+                      (and reason (list :message reason)) (and (eq key ?a) (list :always t)))
+              :success-fn #'ignore
+              :error-fn (lambda (e) (claude-ide-bridge--msg "not answered here: %s" (plist-get e :message))))))))
+
 ;;;; The bridge process
 
 (defun claude-ide-bridge--installed-path ()
@@ -819,7 +911,8 @@ For the bridge binary; claude's program the bridge finds (claudeCommand)."
     (getCurrentSelection . claude-ide-bridge--current-selection)
     (checkDocumentDirty . claude-ide-bridge--dirty)
     (saveDocument . claude-ide-bridge--save)
-    (getDiagnostics . claude-ide-bridge--diagnostics)))
+    (getDiagnostics . claude-ide-bridge--diagnostics)
+    (askPermission . claude-ide-bridge--ask-permission)))
 
 (defun claude-ide-bridge--dispatch (_conn method params)
   "Answer the bridge's request METHOD with PARAMS."
@@ -837,6 +930,7 @@ For the bridge binary; claude's program the bridge finds (claudeCommand)."
     (claude-ide-bridge--msg "%s (%d connected)"
                             (if (eq method 'clientConnected) "Claude connected" "Claude disconnected")
                             claude-ide-bridge--clients))
+  (when (eq method 'permissionWithdrawn) (claude-ide-bridge--withdrawn params))
   (when (and (eq method 'diffsSkipped) (stringp (plist-get params :message))) ; edits without diffs
     (claude-ide-bridge--msg "%s" (plist-get params :message))))
 
@@ -849,7 +943,8 @@ For the bridge binary; claude's program the bridge finds (claudeCommand)."
     (let ((lock (plist-get claude-ide-bridge--info :lockPath))) ; a killed bridge's names us: Claude trusts it
       (when (equal (emacs-pid) (ignore-errors (with-temp-buffer (insert-file-contents lock) (plist-get (json-parse-buffer :object-type 'plist) :pid))))
         (ignore-errors (delete-file lock))))
-    (setq claude-ide-bridge--conn nil claude-ide-bridge--info nil claude-ide-bridge--clients 0)
+    (setq claude-ide-bridge--conn nil claude-ide-bridge--info nil claude-ide-bridge--clients 0
+          claude-ide-bridge--questions nil)
     (maphash (lambda (_ d) (run-at-time 0 nil #'claude-ide-bridge--close-view d))
              claude-ide-bridge--diffs)))
 
@@ -863,7 +958,10 @@ For the bridge binary; claude's program the bridge finds (claudeCommand)."
         :capabilities (list :openFile t :showDiff t :canCloseTabs t :getOpenEditors t
                             :getCurrentSelection t :checkDocumentDirty t :saveDocument t
                             :getDiagnostics t :executeCode :json-false :setBufferText t
-                            :lspRequest :json-false)))
+                            :lspRequest :json-false
+                            :askPermission (if (consp claude-ide-bridge-permissions)
+                                               (vconcat claude-ide-bridge-permissions)
+                                             (or claude-ide-bridge-permissions :json-false)))))
 
 (defun claude-ide-bridge--start ()
   "Start the bridge for the current project."
@@ -923,7 +1021,7 @@ for that Claude (the next Emacs here attaches): it is let go, not killed."
                     (not (and stay (buffer-live-p log) (string-match-p "staying for Claude"
                                                                   (with-current-buffer log (buffer-substring from (point-max)))))))
           (accept-process-output nil 0.05))))
-    (setq claude-ide-bridge--conn nil claude-ide-bridge--info nil)))
+    (setq claude-ide-bridge--conn nil claude-ide-bridge--info nil claude-ide-bridge--questions nil)))
 
 (defun claude-ide-bridge--leave () "Let the bridge know Emacs quits." (claude-ide-bridge--stop t))
 
@@ -958,8 +1056,9 @@ and reads flymake or flycheck diagnostics."
   :global t
   :group 'claude-ide-bridge
   :lighter (:eval (if (claude-ide-bridge--ready-p)
-                      (format " Claude[%d%s]" claude-ide-bridge--clients
-                              (if claude-ide-bridge--paused " paused" ""))
+                      (format " Claude[%d%s%s]" claude-ide-bridge--clients
+                              (if claude-ide-bridge--paused " paused" "")
+                              (if claude-ide-bridge--questions (format " ?%d" (length claude-ide-bridge--questions)) ""))
                     " Claude[-]"))
   (if claude-ide-bridge-mode
       (condition-case err
@@ -1190,6 +1289,7 @@ BUILD (a prefix argument), builds from the checkout directly."
     (define-key map "i" #'claude-ide-bridge-status)
     (define-key map "p" #'claude-ide-bridge-toggle-sharing)
     (define-key map "m" #'claude-ide-bridge-mode)
+    (define-key map "q" #'claude-ide-bridge-permissions)
     map)
   "Commands of claude-ide-bridge, for a prefix key of your choice.")
 (fset 'claude-ide-bridge-command-map claude-ide-bridge-command-map)

@@ -319,5 +319,24 @@ folders, or an error when only the workspace has one."
       (should (equal (plist-get (plist-get d :range) :start) '(:line 0 :character 3)))
       (should (equal (plist-get (plist-get d :range) :end) '(:line 0 :character 9))))))
 
+;; Issue 37
+(ert-deftest cibt-permission-text ()
+  "A permission question shows the model's text escaped and bounded."
+  (let ((q (list :session "session-abcdef" :tool "Bash\e"
+                 :input (list :command (concat "touch x\e[2J\n\u202e" (make-string 5000 ?a))))))
+    (should (equal (claude-ide-bridge--question-text q 30)
+                   "Claude (session session-) asks to use Bash\\x1b: command: touch x\\x1b[2J\\x0a\\u202eaaaaaaaa …")))
+  (should (equal (claude-ide-bridge--question-text
+                  (list :session "" :tool "mcp__s__t" :input (list :n [1] :f :json-false :z nil)))
+                 "Claude (session ) asks to use mcp__s__t: {\"n\":[1],\"f\":false,\"z\":null}")))
+
+(ert-deftest cibt-permission-capability ()
+  "The capability askPermission is the option: true, false or the tools' names."
+  (dolist (c '((t . t) (nil . :json-false) (("Bash" "mcp__*") . ["Bash" "mcp__*"])))
+    (let ((claude-ide-bridge-permissions (car c)))
+      (should (equal (plist-get (plist-get (claude-ide-bridge--initialize-params) :capabilities)
+                                :askPermission)
+                     (cdr c))))))
+
 (provide 'claude-ide-bridge-test)
 ;;; claude-ide-bridge-test.el ends here

@@ -22,67 +22,14 @@ const fakeKey = "sk-ant-api03-fake-emacs-key-0123456789abcdefghij"
 // buffer shows the new text.
 func TestRealClaudeEditAccepted(t *testing.T) {
 	t.Parallel()
-	bin := os.Getenv("CLAUDE_BIN")
-	if bin == "" {
-		t.Skip("SKIPPED: CLAUDE_BIN not set (CLAUDE_BIN=$(scripts/ensure-claude-cli)): the Emacs test with the real Claude Code CLI is NOT running")
-	}
-	api := fakeapi.New()
-	t.Cleanup(api.Close)
-	tmp, _ := filepath.EvalSymlinks(t.TempDir())
-	proj, cfg, home := filepath.Join(tmp, "proj"), filepath.Join(tmp, "cfg"), filepath.Join(tmp, "home")
-	for _, d := range []string{proj, cfg, home} {
-		os.MkdirAll(d, 0o755)
-	}
-	// Facts: "Pre-seed $CLAUDE_CONFIG_DIR/.claude.json ... without it the CLI tries the network
-	// at start and exits."
-	seed, _ := json.Marshal(map[string]any{
-		"hasCompletedOnboarding": true,
-		"customApiKeyResponses":  map[string]any{"approved": []string{fakeKey[len(fakeKey)-20:]}, "rejected": []string{}},
-		"projects":               map[string]any{proj: map[string]any{"hasTrustDialogAccepted": true}},
-	})
-	os.WriteFile(filepath.Join(cfg, ".claude.json"), seed, 0o600)
-	path := filepath.Join(proj, "hello.txt")
-	os.WriteFile(path, []byte("hello world\n"), 0o644)
-	e := startEmacs(t, proj, []string{
-		"HOME=" + home, "CLAUDE_CONFIG_DIR=" + cfg,
-		"ANTHROPIC_API_KEY=" + fakeKey, "ANTHROPIC_BASE_URL=" + api.URL,
-		"DISABLE_AUTOUPDATER=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_TELEMETRY=1",
-		"DISABLE_ERROR_REPORTING=1", "CLAUDE_CODE_DISABLE_OFFICIAL_MARKETPLACE_AUTOINSTALL=1",
-	}, `(setq claude-ide-bridge-claude-program `+lispQuote(bin)+` claude-ide-bridge-terminal 'term)`)
-	w := &world{proj: proj, cfg: cfg, e: e}
-	t.Cleanup(func() {
-		// claude first, so it does not outlive the test.
-		e.try(`(let ((p (get-buffer-process claude-ide-bridge--claude-buffer))) (when p (delete-process p)))`)
-	})
-	w.visit(t, path)
-	e.eval(t, `(progn (with-current-buffer (window-buffer (selected-window)) (claude-ide-bridge-claude)) nil)`)
-	screen := func() string {
-		var s string
-		e.value(t, &s, `(if (buffer-live-p claude-ide-bridge--claude-buffer) (with-current-buffer claude-ide-bridge--claude-buffer (buffer-substring-no-properties (point-min) (point-max))) "")`)
-		return s
-	}
-	// Facts: "With no network, expect up to ~20 s before it connects".
-	if !poll(90*time.Second, func() bool {
-		c, _ := e.try("claude-ide-bridge--clients")
-		return c == "1" && strings.Contains(screen(), "for shortcuts")
-	}) {
-		t.Fatalf("the CLI did not connect and get ready; screen:\n%s", screen())
-	}
-	// The command line had the permission mode (the CLI's auto mode would write with no diff).
-	if cmd := e.eval(t, `(process-command (get-buffer-process claude-ide-bridge--claude-buffer))`); !strings.Contains(cmd, `"--permission-mode" "default"`) {
-		t.Fatalf("claude ran as %s", cmd)
-	}
+	rc := startRealClaude(t)
+	e, api, screen, path := rc.w.e, rc.api, rc.screen, rc.path
 	api.Push(
 		fakeapi.Tool("Read", map[string]any{"file_path": path}),
 		fakeapi.Tool("Edit", map[string]any{"file_path": path, "old_string": "world", "new_string": "there"}),
 		fakeapi.Text("EDIT ACCEPTED"),
 	)
-	send := func(s string) {
-		e.eval(t, `(process-send-string (get-buffer-process claude-ide-bridge--claude-buffer) `+lispQuote(s)+`)`)
-	}
-	send("edit hello")
-	time.Sleep(300 * time.Millisecond) // not an assertion: the TUI takes a burst ending in Enter as a paste
-	send("\r")
+	rc.prompt("edit hello")
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	if _, err := api.WaitMain(ctx, 1); err != nil {
@@ -109,4 +56,79 @@ func TestRealClaudeEditAccepted(t *testing.T) {
 	}) {
 		t.Fatal("hello.txt's buffer does not show the CLI's write")
 	}
+}
+
+// realClaude is an Emacs whose M-x claude-ide-bridge-claude runs the real CLI (in term) against
+// the fake model API, connected and ready, with hello.txt ("hello world\n") shown.
+type realClaude struct {
+	w      *world
+	api    *fakeapi.Server
+	path   string
+	screen func() string // Claude's terminal buffer
+	send   func(string)  // to claude's process
+}
+
+// prompt types text into Claude and submits it.
+func (rc *realClaude) prompt(s string) {
+	rc.send(s)
+	time.Sleep(300 * time.Millisecond) // not an assertion: the TUI takes a burst ending in Enter as a paste
+	rc.send("\r")
+}
+
+func startRealClaude(t *testing.T) *realClaude {
+	t.Helper()
+	bin := os.Getenv("CLAUDE_BIN")
+	if bin == "" {
+		t.Skip("SKIPPED: CLAUDE_BIN not set (CLAUDE_BIN=$(scripts/ensure-claude-cli)): the Emacs test with the real Claude Code CLI is NOT running")
+	}
+	api := fakeapi.New()
+	t.Cleanup(api.Close)
+	tmp, _ := filepath.EvalSymlinks(t.TempDir())
+	proj, cfg, home := filepath.Join(tmp, "proj"), filepath.Join(tmp, "cfg"), filepath.Join(tmp, "home")
+	for _, d := range []string{proj, cfg, home} {
+		os.MkdirAll(d, 0o755)
+	}
+	// Facts: "Pre-seed $CLAUDE_CONFIG_DIR/.claude.json ... without it the CLI tries the network
+	// at start and exits."
+	seed, _ := json.Marshal(map[string]any{
+		"hasCompletedOnboarding": true,
+		"customApiKeyResponses":  map[string]any{"approved": []string{fakeKey[len(fakeKey)-20:]}, "rejected": []string{}},
+		"projects":               map[string]any{proj: map[string]any{"hasTrustDialogAccepted": true}},
+	})
+	os.WriteFile(filepath.Join(cfg, ".claude.json"), seed, 0o600)
+	path := filepath.Join(proj, "hello.txt")
+	os.WriteFile(path, []byte("hello world\n"), 0o644)
+	e := startEmacs(t, proj, []string{
+		"HOME=" + home, "CLAUDE_CONFIG_DIR=" + cfg,
+		"ANTHROPIC_API_KEY=" + fakeKey, "ANTHROPIC_BASE_URL=" + api.URL,
+		"DISABLE_AUTOUPDATER=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_TELEMETRY=1",
+		"DISABLE_ERROR_REPORTING=1", "CLAUDE_CODE_DISABLE_OFFICIAL_MARKETPLACE_AUTOINSTALL=1",
+	}, `(setq claude-ide-bridge-claude-program `+lispQuote(bin)+` claude-ide-bridge-terminal 'term)`+noShorterHint)
+	w := &world{proj: proj, cfg: cfg, e: e}
+	t.Cleanup(func() {
+		// claude first, so it does not outlive the test.
+		e.try(`(let ((p (get-buffer-process claude-ide-bridge--claude-buffer))) (when p (delete-process p)))`)
+	})
+	w.visit(t, path)
+	e.eval(t, `(progn (with-current-buffer (window-buffer (selected-window)) (claude-ide-bridge-claude)) nil)`)
+	screen := func() string {
+		var s string
+		e.value(t, &s, `(if (buffer-live-p claude-ide-bridge--claude-buffer) (with-current-buffer claude-ide-bridge--claude-buffer (buffer-substring-no-properties (point-min) (point-max))) "")`)
+		return s
+	}
+	// Facts: "With no network, expect up to ~20 s before it connects".
+	if !poll(90*time.Second, func() bool {
+		c, _ := e.try("claude-ide-bridge--clients")
+		return c == "1" && strings.Contains(screen(), "for shortcuts")
+	}) {
+		t.Fatalf("the CLI did not connect and get ready; screen:\n%s", screen())
+	}
+	// The command line had the permission mode (the CLI's auto mode would write with no diff).
+	if cmd := e.eval(t, `(process-command (get-buffer-process claude-ide-bridge--claude-buffer))`); !strings.Contains(cmd, `"--permission-mode" "default"`) {
+		t.Fatalf("claude ran as %s", cmd)
+	}
+	send := func(s string) {
+		e.eval(t, `(process-send-string (get-buffer-process claude-ide-bridge--claude-buffer) `+lispQuote(s)+`)`)
+	}
+	return &realClaude{w: w, api: api, path: path, screen: screen, send: send}
 }

@@ -9,9 +9,9 @@ const files = require("./files.js");
 
 /**
  * makeHandlers returns method → handler(params) for the bridge's requests.
- * isStaged(path) hides staged proposals from Claude.
+ * isStaged(path) hides staged proposals from Claude; permissions asks Claude's questions.
  */
-function makeHandlers({ proposals }) {
+function makeHandlers({ proposals, permissions }) {
   const isStaged = (p) => proposals.isStaged(p);
 
   return {
@@ -90,6 +90,7 @@ function makeHandlers({ proposals }) {
 
     showDiff: (params) => proposals.show(params),
     closeDiff: (params) => proposals.close(params),
+    askPermission: (params) => permissions.ask(params),
   };
 }
 

@@ -5,11 +5,8 @@
 
 const { Session, locateBinary } = require("./session.js");
 const { config: remoteConfig, toRemote, terminalCommand: remoteTerminalCommand } = require("./remote.js");
-
-/** escapeControls makes a remote process's stderr safe to show: control characters become visible. */
-function escapeControls(s) {
-  return String(s).replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
-}
+const { escapeControls } = require("./text.js");
+const { Permissions } = require("./permissions.js");
 const { makeHandlers } = require("./handlers.js");
 const { Proposals, errorText } = require("./proposals.js");
 const { Review } = require("./review.js");
@@ -39,6 +36,7 @@ class ClaudeBridgeExtension {
     this.starting = null;
     this.proposals = null;
     this.review = null;
+    this.permissions = null;
     this.stopping = false;
     this.clients = 0;
     this.disposables = [];
@@ -194,9 +192,14 @@ class ClaudeBridgeExtension {
       tell: (t, b) => this.tell(t, b),
       dir: nova.path.join(storage, "review"),
     });
+    const permissions = new Permissions({
+      request: (m, p) => session.request(m, p),
+      tell: (t, b) => this.tell(t, b),
+    });
     const session = new Session({
-      handlers: makeHandlers({ proposals }),
+      handlers: makeHandlers({ proposals, permissions }),
       onNotify: (method, params) => {
+        if (method === "permissionWithdrawn") return permissions.withdrawn(params);
         if (method === "claudeState") return review.state(params);
         if (method === "turnEnded") return review.turnEnded(params);
         this.clients = (params && params.clients) || 0;
@@ -207,6 +210,7 @@ class ClaudeBridgeExtension {
     this.session = session;
     this.proposals = proposals;
     this.review = review;
+    this.permissions = permissions;
     let info;
     try {
       info = await session.start(binary, remote, ws);
@@ -230,6 +234,8 @@ class ClaudeBridgeExtension {
     this.proposals = null;
     if (this.review) this.review.dispose();
     this.review = null;
+    if (this.permissions) this.permissions.dispose();
+    this.permissions = null;
     const remote = this.remote;
     if (!stopping && remote) {
       // The remote command died (ssh dropped, container restarted): say why.

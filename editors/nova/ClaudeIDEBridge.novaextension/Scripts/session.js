@@ -4,6 +4,7 @@
 "use strict";
 
 const { capabilities } = require("./handlers.js");
+const permissions = require("./permissions.js");
 const { bridgeCommand } = require("./remote.js");
 
 const BINARY = "claude-ide-bridge";
@@ -134,7 +135,7 @@ class Session {
       const handler = this.handlers[method];
       proc.onRequest(method, (message) => handler(message.parameters));
     }
-    for (const method of ["clientConnected", "clientDisconnected", "claudeState", "turnEnded"]) {
+    for (const method of ["clientConnected", "clientDisconnected", "claudeState", "turnEnded", "permissionWithdrawn"]) {
       proc.onNotify(method, (message) => this.onNotify(method, message.parameters));
     }
     proc.onStderr((line) => {
@@ -160,7 +161,7 @@ class Session {
         workspaceFolders: folders,
         positionEncoding: "utf-16",
         trackSelection: true,
-        capabilities,
+        capabilities: Object.assign({ askPermission: permissions.capability() }, capabilities),
       }),
       INITIALIZE_TIMEOUT_MS,
       "claude-ide-bridge initialize"

@@ -18,6 +18,10 @@
 //   nova.workspace.showErrorMessage          https://docs.nova.app/api-reference/workspace/
 //   nova.workspace.showInformativeMessage    https://docs.nova.app/api-reference/workspace/
 //   nova.workspace.showActionPanel           https://docs.nova.app/api-reference/workspace/
+//   nova.workspace.showInputPanel(message, options, callback)
+//                                            https://docs.nova.app/api-reference/workspace/
+//     (the callback gets the text entered, or null when cancelled; the stand-in records
+//     the panel in inputs and waits for user.input(text))
 //   nova.workspace.showChoicePalette(choices, options, callback)
 //                                            https://docs.nova.app/api-reference/workspace/
 //     (the callback gets the choice and its index, or null when dismissed; the stand-in
@@ -39,9 +43,13 @@
 //   nova.commands.register / invoke          https://docs.nova.app/api-reference/commands-registry/
 //   nova.config.get                          https://docs.nova.app/api-reference/configuration/
 //   nova.clipboard.writeText                 https://docs.nova.app/api-reference/clipboard/
-//   nova.notifications.add, NotificationRequest
+//   nova.notifications.add / cancel, NotificationRequest (title, body, actions)
 //                                            https://docs.nova.app/api-reference/notification-center/
 //                                            https://docs.nova.app/api-reference/notification-request/
+//     (add's promise settles "when the notification is dismissed or fails" with a
+//     NotificationResponse {identifier, actionIdx}; the docs are silent on cancel: the
+//     stand-in resolves it with actionIdx null, and the extension reads a rejection the
+//     same way. A notification with actions waits for user.click(note, action).)
 //   nova.fs.access / stat / open("w") / mkdir / listdir / remove / rmdir, F_OK, X_OK
 //                                            https://docs.nova.app/api-reference/file-system/
 //   nova.path.join / basename / dirname / normalize / expanduser
@@ -422,6 +430,7 @@ function install(opts) {
     panelAnswer: null,
     palettes: [],
     choiceAnswer: null,
+    inputs: [],
     // hold(message) true keeps an extension→bridge message in held until release().
     hold: null,
     held: [],
@@ -489,6 +498,9 @@ function install(opts) {
       standin.palettes.push({ choices: choices.slice(), placeholder: options && options.placeholder });
       const i = standin.choiceAnswer;
       setImmediate(() => (typeof i === "number" ? callback(choices[i], i) : callback(null, null)));
+    },
+    showInputPanel(message, options, callback) {
+      standin.inputs.push({ message, options, callback });
     },
     showActionPanel(message, options, callback) {
       standin.panels.push({ message, buttons: (options && options.buttons) || [] });
@@ -584,11 +596,25 @@ function install(opts) {
       },
     },
     notifications: {
-      async add(request) {
-        standin.notifications.push({ title: request.title, body: request.body });
-        return { identifier: request.identifier, actionIdx: null };
+      add(request) {
+        const note = { identifier: request.identifier, title: request.title, body: request.body, actions: request.actions, cancelled: false };
+        standin.notifications.push(note);
+        if (!request.actions || !request.actions.length) return Promise.resolve({ identifier: request.identifier, actionIdx: null });
+        return new Promise((resolve) => {
+          note.resolve = (actionIdx) => {
+            note.resolve = null;
+            resolve({ identifier: request.identifier, actionIdx });
+          };
+        });
       },
-      cancel() {},
+      cancel(identifier) {
+        for (const note of standin.notifications) {
+          if (note.identifier === identifier && note.resolve) {
+            note.cancelled = true;
+            note.resolve(null);
+          }
+        }
+      },
     },
   };
 
@@ -628,6 +654,18 @@ function install(opts) {
     /** announce editor again, as Nova may for editors open before activation. */
     reannounce(editor) {
       onAdd.fire(editor);
+    },
+    /** click the action of a notification still shown. */
+    click(note, action) {
+      const i = note.actions.indexOf(action);
+      if (!note.resolve || i < 0) throw new Error(`no action ${action} on a shown notification ${note.title}`);
+      note.resolve(i);
+    },
+    /** input answers the oldest open input panel (null: Cancel). */
+    input(text) {
+      const panel = standin.inputs.shift();
+      if (!panel) throw new Error("no input panel is open");
+      panel.callback(text);
     },
     changePath(path) {
       workspace.path = path;
