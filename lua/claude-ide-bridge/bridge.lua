@@ -59,9 +59,7 @@ local request = state.request
 local function bridge_handlers()
   local h = {}
   for name, fn in pairs(handlers) do
-    h[name] = function(params, reply)
-      fn(params, reply)
-    end
+    h[name] = fn
   end
   h.clientConnected = function(p)
     local n = state.set_clients(p.clients)
