@@ -54,8 +54,6 @@ function M.workspace_folders()
   return { (vim.uv or vim.loop).fs_realpath(cwd) or cwd }
 end
 
-local request = state.request
-
 local function bridge_handlers()
   local h = {}
   for name, fn in pairs(handlers) do
@@ -271,7 +269,7 @@ function M.at_mention(path, line_start, line_end)
     params.lineEnd = line_end or line_start
   end
   M.start(function()
-    request("atMentioned", params, function(err, result)
+    state.request("atMentioned", params, function(err, result)
       vim.schedule(function()
         if err then
           notify("could not send " .. path .. ": " .. tostring(err.message), vim.log.levels.ERROR)
@@ -285,7 +283,7 @@ end
 
 --- :ClaudeCodeCloseAllDiffs.
 function M.close_all_diffs()
-  request("closeAllDiffs", vim.empty_dict(), function(err, result)
+  state.request("closeAllDiffs", vim.empty_dict(), function(err, result)
     vim.schedule(function()
       if err then
         notify("close all diffs: " .. tostring(err.message), vim.log.levels.ERROR)
@@ -314,7 +312,7 @@ function M.set_paused(paused)
   if not state.ready_client() then
     return done()
   end
-  request("setSharing", { paused = paused }, function(err)
+  state.request("setSharing", { paused = paused }, function(err)
     vim.schedule(function()
       if err then
         return notify("could not " .. (paused and "pause" or "resume") .. " sharing: " .. tostring(err.message), vim.log.levels.ERROR)

@@ -9,8 +9,6 @@ local terminal = require("claude-ide-bridge.terminal")
 
 local M = {}
 
-local request = state.request
-
 local notify = require("claude-ide-bridge.notice").show
 
 --- Whether a claude runs in this Neovim's own terminal (native or snacks): it
@@ -52,7 +50,7 @@ local mode_told = false
 -- Neovim's cwd.
 local function with_command(args, done)
   local params, words = command_params(args)
-  request("claudeCommand", params, function(err, c)
+  state.request("claudeCommand", params, function(err, c)
     vim.schedule(function()
       if err or type(c) ~= "table" or type(c.argv) ~= "table" then
         return notify("claude's command line: " .. tostring(err and err.message), vim.log.levels.ERROR)
@@ -117,7 +115,7 @@ end
 ---@return table|nil, string|nil
 function M.claude_command(timeout_ms)
   local done, res, why = false, nil, nil
-  request("claudeCommand", (command_params()), function(err, r)
+  state.request("claudeCommand", (command_params()), function(err, r)
     res, why, done = (not err and type(r) == "table") and r or nil, err and tostring(err.message), true
   end)
   vim.wait(timeout_ms or 2000, function()
