@@ -1,12 +1,15 @@
 -- User commands. create() is idempotent; plugin/ and setup() both call it.
 local M = {}
 
-local function notify(msg, level)
-  require("claude-ide-bridge.notice").show(msg, level or vim.log.levels.INFO)
+local notify = require("claude-ide-bridge.notice").show
+
+-- Required when a command runs: plugin/ creates the commands before setup().
+local function bridge()
+  return require("claude-ide-bridge.bridge")
 end
 
-local function bridge()
-  return require("claude-ide-bridge")
+local function claude()
+  return require("claude-ide-bridge.claude")
 end
 
 local function diff_cmd(action)
@@ -91,20 +94,20 @@ local function send_text(o)
     return notify("usage: :ClaudeCodeSendText <text>, or with a range or a Visual selection", vim.log.levels.WARN)
   end
   if terminal.send_text(text, o.bang) then
-    require("claude-ide-bridge").open_terminal()
+    claude().open_terminal()
   end
 end
 
 function M.create()
   local c = vim.api.nvim_create_user_command
   c("ClaudeCode", function(o)
-    bridge().toggle(o.fargs)
+    claude().toggle(o.fargs)
   end, { nargs = "*", desc = "Toggle the Claude terminal; arguments go to the CLI (e.g. --resume)" })
   c("ClaudeCodeFocus", function(o)
-    bridge().open_terminal(o.fargs)
+    claude().open_terminal(o.fargs)
   end, { nargs = "*", desc = "Show and focus the Claude terminal" })
   c("ClaudeCodeClose", function()
-    bridge().close_terminal()
+    claude().close_terminal()
   end, { desc = "Stop the Claude CLI the plugin started" })
   c("ClaudeCodeTreeAdd", function(o)
     require("claude-ide-bridge.tree").add(o.range > 0 and o.line1 or nil, o.range > 0 and o.line2 or nil)
@@ -126,7 +129,7 @@ function M.create()
     require("claude-ide-bridge.trust").run(o.args, o.bang)
   end, { nargs = "?", bang = true, complete = "dir", desc = "Trust a folder (default: the current one) so the bridge may run its language servers; ! revokes" })
   c("ClaudeCodeStatus", function()
-    bridge().show_status()
+    require("claude-ide-bridge.status").show_status()
   end, { desc = "Show the bridge's port, clients and diffs" })
   c("ClaudeCodeSend", send, { range = true, desc = "Send the selected lines to Claude as an @-mention" })
   c("ClaudeCodeSendText", send_text, { nargs = "*", range = true, bang = true,
@@ -136,7 +139,7 @@ function M.create()
   c("ClaudeCodeDiffDeny", diff_cmd("reject"), { desc = "Reject the diff" })
   c("ClaudeCodeSession", function(o)
     local args = vim.list_slice(o.fargs, 2)
-    bridge().session(o.fargs[1], args)
+    claude().session(o.fargs[1], args)
   end, { nargs = "+", desc = "Open (or start) the Claude session {name} in this tab page" })
   c("ClaudeCodePause", function()
     bridge().set_paused(true)
@@ -149,7 +152,9 @@ function M.create()
     if o.args ~= "" and not n then
       return notify("usage: :ClaudeCodeReview [N] (a turn number; default the last that changed a file)", vim.log.levels.ERROR)
     end
-    require("claude-ide-bridge.review").open(n)
+    bridge().start(function()
+      require("claude-ide-bridge.review").open(n)
+    end)
   end, { nargs = "?", desc = "Review what Claude's last turn (or turn N) changed, file by file" })
   c("ClaudeCodeReviewRevert", function()
     require("claude-ide-bridge.review").revert()

@@ -4,18 +4,18 @@ local state = require("claude-ide-bridge.state")
 local M = {}
 
 ---@class claude-ide-bridge.TerminalConfig
----@field provider? "native"|"snacks"|"external"|"none" who runs the CLI (default "native")
----@field split? string native: the split command (default "botright vertical")
----@field size? number native: width (vertical) or height as a fraction of the screen, in (0, 1] (default 0.35)
----@field float? boolean native: a floating window instead of a split (default false)
+---@field provider? "native"|"snacks"|"external"|"none" who runs the CLI
+---@field split? string native: the split command
+---@field size? number native: width (vertical) or height as a fraction of the screen, in (0, 1]
+---@field float? boolean native: a floating window instead of a split
 ---@field external_cmd? string external: a command line with %s for the CLI's command line
 ---@field snacks_win? table snacks: the `win` options of Snacks.terminal
----@field sessions? "one"|"tab" native: one claude, or one per tab page (default "one"; :ClaudeCodeSession names more)
+---@field sessions? "one"|"tab" native: one claude, or one per tab page
 
 ---@class claude-ide-bridge.DiffConfig
----@field layout? "vertical"|"horizontal"|"unified" side by side, one above the other, or the proposal alone with the removed lines shown above the changes (default "vertical")
----@field open_in_new_tab? boolean a tab page of its own, else in the current tab beside your file (default true)
----@field keep_terminal_focus? boolean focus stays in Claude's terminal when a diff opens (default false)
+---@field layout? "vertical"|"horizontal"|"unified" side by side, one above the other, or the proposal alone with the removed lines shown above the changes
+---@field open_in_new_tab? boolean a tab page of its own, else in the current tab beside your file
+---@field keep_terminal_focus? boolean focus stays in Claude's terminal when a diff opens
 
 ---@class claude-ide-bridge.InstallConfig
 ---@field base_url? string where :ClaudeCodeInstall downloads releases from
@@ -31,95 +31,21 @@ local M = {}
 --- completes them on `opts`). :help claude-ide-bridge-options.
 ---@class claude-ide-bridge.Config
 ---@field bin? string path of the claude-ide-bridge binary (default: $PATH, then the installed copy)
----@field auto_start? boolean start the bridge in setup() (default true)
----@field terminal_cmd? string|string[] the CLI command (default "claude")
+---@field auto_start? boolean start the bridge in setup()
+---@field terminal_cmd? string|string[] the CLI command
 ---@field terminal? claude-ide-bridge.TerminalConfig
----@field track_selection? boolean send the selection as it changes (default true)
----@field selection_debounce_ms? integer quiet time before a selection is sent (default 50)
----@field ide_name? string the name in the CLI's /ide list (default "Neovim (<cwd basename>)")
+---@field track_selection? boolean send the selection as it changes
+---@field selection_debounce_ms? integer quiet time before a selection is sent
+---@field ide_name? string the name in the CLI's /ide list
 ---@field install? claude-ide-bridge.InstallConfig
 ---@field diff? claude-ide-bridge.DiffConfig how diffs are shown
----@field model_tools? boolean :ClaudeCode registers the code tools with the CLI (default true)
----@field permission_mode? false|"default"|"acceptEdits"|"plan"|"auto"|"dontAsk"|"bypassPermissions" the CLI's mode (default nil: "default" unless your Claude settings choose one; false: add no flag)
----@field remote? false|claude-ide-bridge.RemoteConfig bridge and claude on another machine (default false)
----@field tabline? boolean set 'tabline' to readable labels for Claude's tabs when it is empty (default true)
----@field exclude? string[] globs of files never shared with Claude (default nil: the bridge's, .env .env.* *.pem id_rsa* ...)
----@field permissions? boolean|{ tools: string[] } Claude's permission prompts are asked here too (default true; { tools = { "Bash", "mcp__*" } }: only those tools')
----@field codex_ide? boolean the bridge answers the Codex CLI's /ide with this context (default false)
-
----@type claude-ide-bridge.Config
-M.defaults = {
-  bin = nil,
-  auto_start = true,
-  terminal_cmd = "claude",
-  terminal = {
-    provider = "native",
-    split = "botright vertical",
-    size = 0.35,
-    float = false,
-    external_cmd = nil,
-    snacks_win = nil,
-    sessions = "one",
-  },
-  diff = {
-    layout = "vertical",
-    open_in_new_tab = true,
-    keep_terminal_focus = false,
-  },
-  track_selection = true,
-  selection_debounce_ms = 50,
-  -- nil: "Neovim (<basename of the working directory when the bridge starts>)".
-  ide_name = nil,
-  install = {
-    base_url = "https://github.com/claude-ide-bridge/claude-ide-bridge/releases/download",
-  },
-  -- :ClaudeCode registers the code tools (definition, references, ...: the
-  -- bridge's MCP server, answered by this Neovim's language servers).
-  model_tools = true,
-  -- The CLI's --permission-mode. nil: "default" (each Edit/Write is a diff
-  -- here) unless the arguments or permissions.defaultMode in the Claude
-  -- settings choose a mode; false: :ClaudeCode adds no permission flag.
-  permission_mode = nil,
-  -- Run the bridge and claude on another machine: { cmd = { "ssh", "host" },
-  -- path_map = { [LOCAL] = REMOTE }, bin = "claude-ide-bridge" } (remote.lua).
-  remote = false,
-  -- Set 'tabline' (when the user has none) to labels that name Claude's
-  -- terminal and diffs readably (tabline.lua).
-  tabline = true,
-  -- Files whose selections, @-mentions, open-editor entries and diagnostics
-  -- never reach Claude (the bridge enforces it). nil: the bridge's default
-  -- (.env, .env.*, *.pem, *.key, id_rsa*, id_ed25519*, .netrc, ...); {}: share all.
-  exclude = nil,
-  -- Claude's permission prompts ("Do you want to proceed?") asked here too,
-  -- in a float (:ClaudeCodePermissions); false: only in Claude's terminal;
-  -- { tools = { "Bash", "mcp__*" } }: only those tools' (a trailing * matches a prefix).
-  permissions = true,
-  -- The bridge also answers the Codex CLI's /ide with the selection and open
-  -- files (the same exclude and pause rules; docs/codex.md).
-  codex_ide = false,
-}
-
--- Keys allowed in the user's table (the defaults' keys include those whose default is nil).
-local known = {
-  bin = true, auto_start = true, terminal_cmd = true, terminal = true, track_selection = true,
-  selection_debounce_ms = true, ide_name = true, install = true, remote = true, model_tools = true,
-  permission_mode = true, tabline = true, exclude = true, diff = true, permissions = true,
-  codex_ide = true,
-}
-local known_terminal = { provider = true, split = true, size = true, float = true, external_cmd = true, snacks_win = true, sessions = true }
-local known_install = { base_url = true }
-local known_diff = { layout = true, open_in_new_tab = true, keep_terminal_focus = true }
-
--- The options in force live in state.options; config.options reads them
--- (a field, not a copy: code that sets config.options.x changes them).
-state.options = state.options or vim.deepcopy(M.defaults)
-setmetatable(M, {
-  __index = function(_, k)
-    if k == "options" then
-      return state.options
-    end
-  end,
-})
+---@field model_tools? boolean :ClaudeCode registers the code tools with the CLI
+---@field permission_mode? false|"default"|"acceptEdits"|"plan"|"auto"|"dontAsk"|"bypassPermissions" the CLI's mode
+---@field remote? false|claude-ide-bridge.RemoteConfig bridge and claude on another machine
+---@field tabline? boolean set 'tabline' to readable labels for Claude's tabs when it is empty
+---@field exclude? string[] globs of files never shared with Claude
+---@field permissions? boolean|{ tools: string[] } Claude's permission prompts are asked here too ({ tools = { "Bash", "mcp__*" } }: only those tools')
+---@field codex_ide? boolean the bridge answers the Codex CLI's /ide with this context
 
 -- vim.validate changed its signature in Neovim 0.11: the table form still
 -- works on 0.12 but reports itself to vim.deprecate (:checkhealth
@@ -176,99 +102,6 @@ local function list_of_strings(v)
   return n == #v
 end
 
--- The rules, in the order they are checked: option name (dotted for nested
--- ones), validator, and vim.validate's third argument. An option that breaks
--- its rule is reported and gets its default.
--- The CLI's --permission-mode values (internal/permmode.Modes).
-local PERMISSION_MODES = { "default", "acceptEdits", "plan", "auto", "dontAsk", "bypassPermissions" }
-local provider_ok, provider_msg = one_of({ "native", "snacks", "external", "none" })
-local rules = {
-  { "bin", "string", true },
-  { "auto_start", "boolean" },
-  { "model_tools", "boolean" },
-  { "tabline", "boolean" },
-  {
-    "permissions",
-    function(v)
-      if type(v) == "boolean" then
-        return true
-      end
-      if type(v) ~= "table" or not list_of_strings(v.tools) or vim.tbl_contains(v.tools, "") then
-        return false
-      end
-      for k in pairs(v) do
-        if k ~= "tools" then
-          return false
-        end
-      end
-      return true
-    end,
-    'a boolean or { tools = { "Bash", "mcp__*", ... } }',
-  },
-  { "codex_ide", "boolean" },
-  {
-    "exclude",
-    function(v)
-      if v == nil then
-        return true
-      end
-      if type(v) ~= "table" then
-        return false
-      end
-      for k, x in pairs(v) do
-        if type(k) ~= "number" or type(x) ~= "string" then
-          return false
-        end
-      end
-      return true
-    end,
-    "a list of globs (strings)",
-  },
-  {
-    "terminal_cmd",
-    function(v)
-      if type(v) == "string" then
-        return v ~= ""
-      end
-      return list_of_strings(v)
-    end,
-    "a non-empty string or list of strings",
-  },
-  { "track_selection", "boolean" },
-  {
-    "selection_debounce_ms",
-    function(v)
-      return type(v) == "number" and v >= 0 and v == math.floor(v)
-    end,
-    "a whole number of milliseconds >= 0",
-  },
-  { "ide_name", "string", true },
-  {
-    "permission_mode",
-    function(v)
-      return v == nil or v == false or vim.tbl_contains(PERMISSION_MODES, v)
-    end,
-    "false or one of " .. table.concat(PERMISSION_MODES, ", "),
-  },
-  { "terminal.provider", provider_ok, provider_msg },
-  { "terminal.split", "string" },
-  {
-    "terminal.size",
-    function(v)
-      return type(v) == "number" and v > 0 and v <= 1
-    end,
-    "a fraction of the screen in (0, 1]",
-  },
-  { "terminal.float", "boolean" },
-  { "terminal.external_cmd", "string", true },
-  { "terminal.snacks_win", "table", true },
-  { "terminal.sessions", one_of({ "one", "tab" }) },
-  { "install.base_url", "string" },
-  { "diff.layout", one_of({ "vertical", "horizontal", "unified" }) },
-  { "diff.open_in_new_tab", "boolean" },
-  { "diff.keep_terminal_focus", "boolean" },
-}
-
 -- remote is checked as a whole: a remote half right would run the bridge
 -- somewhere the user did not mean.
 local function remote_ok(v)
@@ -295,8 +128,126 @@ end
 local REMOTE_MSG = "false, or { cmd = { \"ssh\", \"host\" }, path_map? = { [LOCAL] = REMOTE }, bin? = string,"
   .. " terminal_cmd? = list of strings, shell? = boolean }"
 
--- The tables whose keys are options of their own.
-local groups = { terminal = true, install = true, diff = true }
+-- The CLI's --permission-mode values (internal/permmode.Modes).
+local PERMISSION_MODES = { "default", "acceptEdits", "plan", "auto", "dontAsk", "bypassPermissions" }
+local provider_ok, provider_msg = one_of({ "native", "snacks", "external", "none" })
+
+local function whole_ms(v)
+  return type(v) == "number" and v >= 0 and v == math.floor(v)
+end
+
+local function fraction(v)
+  return type(v) == "number" and v > 0 and v <= 1
+end
+
+local function globs(v)
+  if v == nil then
+    return true
+  end
+  if type(v) ~= "table" then
+    return false
+  end
+  for k, x in pairs(v) do
+    if type(k) ~= "number" or type(x) ~= "string" then
+      return false
+    end
+  end
+  return true
+end
+
+local function command(v)
+  if type(v) == "string" then
+    return v ~= ""
+  end
+  return list_of_strings(v)
+end
+
+-- true, false, or { tools = { "Bash", "mcp__*" } } (a trailing * matches a prefix).
+local function permissions(v)
+  if type(v) == "boolean" then
+    return true
+  end
+  if type(v) ~= "table" or not list_of_strings(v.tools) or vim.tbl_contains(v.tools, "") then
+    return false
+  end
+  for k in pairs(v) do
+    if k ~= "tools" then
+      return false
+    end
+  end
+  return true
+end
+
+local function permission_mode(v)
+  return v == nil or v == false or vim.tbl_contains(PERMISSION_MODES, v)
+end
+
+--- Every option, declared once, in the order they are checked: its name
+--- (dotted in a group), its default, and its rule (vim.validate's validator
+--- and third argument). The defaults, the names setup() accepts and the
+--- help's table of defaults all come from (or are checked against) this
+--- list: test/nvim/options_test.go. :help claude-ide-bridge-options says
+--- what each does.
+M.OPTIONS = {
+  { "bin", nil, "string", true },
+  { "auto_start", true, "boolean" },
+  { "terminal_cmd", "claude", command, "a non-empty string or list of strings" },
+  { "terminal.provider", "native", provider_ok, provider_msg },
+  { "terminal.split", "botright vertical", "string" },
+  { "terminal.size", 0.35, fraction, "a fraction of the screen in (0, 1]" },
+  { "terminal.float", false, "boolean" },
+  { "terminal.external_cmd", nil, "string", true },
+  { "terminal.snacks_win", nil, "table", true },
+  { "terminal.sessions", "one", one_of({ "one", "tab" }) },
+  { "diff.layout", "vertical", one_of({ "vertical", "horizontal", "unified" }) },
+  { "diff.open_in_new_tab", true, "boolean" },
+  { "diff.keep_terminal_focus", false, "boolean" },
+  { "track_selection", true, "boolean" },
+  { "selection_debounce_ms", 50, whole_ms, "a whole number of milliseconds >= 0" },
+  -- nil: "Neovim (<basename of the working directory when the bridge starts>)".
+  { "ide_name", nil, "string", true },
+  { "install.base_url", "https://github.com/claude-ide-bridge/claude-ide-bridge/releases/download", "string" },
+  { "model_tools", true, "boolean" },
+  -- nil: "default" unless the arguments or the Claude settings choose a mode.
+  { "permission_mode", nil, permission_mode, "false or one of " .. table.concat(PERMISSION_MODES, ", ") },
+  -- A bad remote also turns auto_start off (M.set).
+  { "remote", false, remote_ok, REMOTE_MSG },
+  { "tabline", true, "boolean" },
+  -- nil: the bridge's default globs (.env, .env.*, *.pem, ...); {}: share all.
+  { "exclude", nil, globs, "a list of globs (strings)" },
+  { "permissions", true, permissions, 'a boolean or { tools = { "Bash", "mcp__*", ... } }' },
+  -- The bridge also answers the Codex CLI's /ide (docs/codex.md).
+  { "codex_ide", false, "boolean" },
+}
+
+-- The defaults and the names setup() accepts, from M.OPTIONS: known[name]
+-- is true for an option, a table of its options' names for a group.
+---@type claude-ide-bridge.Config
+M.defaults = {}
+local known = {}
+for _, opt in ipairs(M.OPTIONS) do
+  local g, k = opt[1]:match("^(%w+)%.([%w_]+)$")
+  if g then
+    M.defaults[g] = M.defaults[g] or {}
+    M.defaults[g][k] = opt[2]
+    known[g] = known[g] or {}
+    known[g][k] = true
+  else
+    M.defaults[opt[1]] = opt[2]
+    known[opt[1]] = true
+  end
+end
+
+-- The options in force live in state.options; config.options reads them
+-- (a field, not a copy: code that sets config.options.x changes them).
+state.options = state.options or vim.deepcopy(M.defaults)
+setmetatable(M, {
+  __index = function(_, k)
+    if k == "options" then
+      return state.options
+    end
+  end,
+})
 
 local function get(o, name)
   local g, k = name:match("^(%w+)%.([%w_]+)$")
@@ -338,14 +289,13 @@ function M.set(user)
   for k, v in pairs(user) do
     if not known[k] then
       problems[#problems + 1] = tostring(k) .. ": no such option"
-    elseif groups[k] then
+    elseif type(known[k]) == "table" then
       local err = problem(k, v, "table")
       if err then
         problems[#problems + 1] = err
       else
-        local allowed = ({ terminal = known_terminal, install = known_install, diff = known_diff })[k]
         for sk, sv in pairs(v) do
-          if allowed[sk] then
+          if known[k][sk] then
             o[k][sk] = sv
           else
             problems[#problems + 1] = k .. "." .. tostring(sk) .. ": no such option"
@@ -356,11 +306,15 @@ function M.set(user)
       o[k] = v
     end
   end
-  for _, r in ipairs(rules) do
-    local err = problem(r[1], get(o, r[1]), r[2], r[3])
+  for _, r in ipairs(M.OPTIONS) do
+    local err = problem(r[1], get(o, r[1]), r[3], r[4])
     if err then
+      if r[1] == "remote" then
+        err = err .. " (the bridge is not started: fix remote, then :ClaudeCodeStart)"
+        o.auto_start = false
+      end
       problems[#problems + 1] = err
-      put(o, r[1], vim.deepcopy(get(M.defaults, r[1])))
+      put(o, r[1], vim.deepcopy(r[2]))
     end
   end
   if o.terminal.provider == "external" then
@@ -371,11 +325,6 @@ function M.set(user)
       problems[#problems + 1] = err
       o.terminal.provider, o.terminal.external_cmd = "native", nil
     end
-  end
-  local err = problem("remote", o.remote, remote_ok, REMOTE_MSG)
-  if err then
-    problems[#problems + 1] = err .. " (the bridge is not started: fix remote, then :ClaudeCodeStart)"
-    o.remote, o.auto_start = false, false
   end
   state.options, state.option_problems = o, problems
   return o, problems

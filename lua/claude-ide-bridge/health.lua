@@ -15,7 +15,7 @@ end
 
 function M.check()
   local r = reporter()
-  local bridge = require("claude-ide-bridge")
+  local bridge = require("claude-ide-bridge.bridge")
   r.start("claude-ide-bridge")
   if vim.fn.has("nvim-0.7") == 1 then
     r.ok("Neovim " .. tostring(vim.version().major) .. "." .. tostring(vim.version().minor) .. "." .. tostring(vim.version().patch))
@@ -59,7 +59,7 @@ function M.check()
       r.ok("bridge version " .. got)
     end
   end
-  local st = bridge.state()
+  local st = require("claude-ide-bridge.status").state()
   if st.ready then
     r.ok(("bridge running on port %s (lock %s), %d Claude client(s)"):format(tostring(st.port), tostring(st.lockPath), st.clients or 0))
     if st.attached then
@@ -82,7 +82,7 @@ function M.check()
   if st.ready then
     -- Facts: in auto, acceptEdits, dontAsk and bypassPermissions the CLI
     -- writes Edit/Write itself and never opens a diff.
-    local c, why = bridge.claude_command(2000)
+    local c, why = require("claude-ide-bridge.claude").claude_command(2000)
     if not c then
       r.warn("claude's command line: " .. tostring(why), { "Install Claude Code, or set terminal_cmd" })
     elseif c.notice then

@@ -22,9 +22,7 @@ setmetatable(M, {
 
 local uv = vim.uv or vim.loop
 
-local function notify(msg, level)
-  require("claude-ide-bridge.notice").show(msg, level or vim.log.levels.INFO)
-end
+local notify = require("claude-ide-bridge.notice").show
 
 local is_windows = vim.fn.has("win32") == 1
 

@@ -66,34 +66,32 @@ end
 
 --- :ClaudeCodeReview [N]: opens turn N (default: the last turn that changed
 --- a file). Files without a diff (binary, too big, earlier text unknown) are
---- listed in a notification.
+--- listed in a notification. The bridge must be ready (:ClaudeCodeReview starts it).
 ---@param turn? integer
 function M.open(turn)
-  require("claude-ide-bridge").start(function()
-    state.request("review", { turn = turn or 0, texts = true }, function(err, a)
-      vim.schedule(function()
-        if err or type(a) ~= "table" or type(a.report) ~= "table" then
-          return notify("review: " .. tostring(err and err.message or "no answer"), vim.log.levels.ERROR)
+  state.request("review", { turn = turn or 0, texts = true }, function(err, a)
+    vim.schedule(function()
+      if err or type(a) ~= "table" or type(a.report) ~= "table" then
+        return notify("review: " .. tostring(err and err.message or "no answer"), vim.log.levels.ERROR)
+      end
+      local r = a.report
+      local files = type(r.files) == "table" and r.files or {}
+      if #files == 0 then
+        return notify(("turn %d changed no file"):format(r.turn))
+      end
+      local listed = {}
+      for _, f in ipairs(files) do
+        local what = ("%s %s +%d -%d (%s)"):format(f.status, vim.fn.fnamemodify(f.path, ":~:."), f.added, f.deleted, f.by)
+        if f.binary or f.tooBig or (f.before == nil and f.status ~= "created") or f.status == "deleted" then
+          what = what .. (f.binary and ": binary, not diffed" or f.tooBig and ": too big, not diffed" or f.status == "deleted" and ": deleted" or ": earlier text unknown")
+        else
+          open_file(f, r.turn)
         end
-        local r = a.report
-        local files = type(r.files) == "table" and r.files or {}
-        if #files == 0 then
-          return notify(("turn %d changed no file"):format(r.turn))
-        end
-        local listed = {}
-        for _, f in ipairs(files) do
-          local what = ("%s %s +%d -%d (%s)"):format(f.status, vim.fn.fnamemodify(f.path, ":~:."), f.added, f.deleted, f.by)
-          if f.binary or f.tooBig or (f.before == nil and f.status ~= "created") or f.status == "deleted" then
-            what = what .. (f.binary and ": binary, not diffed" or f.tooBig and ": too big, not diffed" or f.status == "deleted" and ": deleted" or ": earlier text unknown")
-          else
-            open_file(f, r.turn)
-          end
-          listed[#listed + 1] = what
-        end
-        local s = r.summary or {}
-        notify(("turn %d: Claude changed %d file(s): +%d -%d%s\n%s\n(do/:diffget and :w revert a hunk; :ClaudeCodeReviewRevert the file)"):format(
-          r.turn, s.files or #files, s.added or 0, s.deleted or 0, r.running and " (still running)" or "", table.concat(listed, "\n")))
-      end)
+        listed[#listed + 1] = what
+      end
+      local s = r.summary or {}
+      notify(("turn %d: Claude changed %d file(s): +%d -%d%s\n%s\n(do/:diffget and :w revert a hunk; :ClaudeCodeReviewRevert the file)"):format(
+        r.turn, s.files or #files, s.added or 0, s.deleted or 0, r.running and " (still running)" or "", table.concat(listed, "\n")))
     end)
   end)
 end

@@ -147,7 +147,7 @@ function M.add(first, last)
     return
   end
   for _, p in ipairs(paths) do
-    require("claude-ide-bridge").at_mention(p)
+    require("claude-ide-bridge.bridge").at_mention(p)
   end
 end
 

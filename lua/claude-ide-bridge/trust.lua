@@ -9,9 +9,7 @@
 -- separate, explicit act.
 local M = {}
 
-local function notify(msg, level)
-  require("claude-ide-bridge.notice").show(msg, level or vim.log.levels.INFO)
-end
+local notify = require("claude-ide-bridge.notice").show
 
 --- Runs `bin trust DIR` (or `trust --revoke DIR` when revoke) and reports its
 --- answer. dir defaults to the current directory. Returns true on success.
@@ -19,7 +17,7 @@ end
 ---@param revoke? boolean
 ---@return boolean
 function M.run(dir, revoke)
-  local bin = require("claude-ide-bridge").bin()
+  local bin = require("claude-ide-bridge.bridge").bin()
   if not bin then
     notify("the claude-ide-bridge binary is not installed: run :ClaudeCodeInstall", vim.log.levels.ERROR)
     return false

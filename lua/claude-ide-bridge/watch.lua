@@ -276,13 +276,6 @@ function check(buf, recheck)
   end
 end
 
---- Checks every watched buffer now (for tests and :checktime-like use).
-function M.check_all()
-  for buf in pairs(S.bufs) do
-    check(buf)
-  end
-end
-
 --- Starts following the disk for all loaded file buffers and those loaded
 --- later. Idempotent.
 function M.start()

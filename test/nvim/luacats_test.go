@@ -113,37 +113,65 @@ func TestLuaCATSConfigMatchesOptions(t *testing.T) {
 	}
 }
 
+// The public API is init.lua's: setup() there, every other name a field of its facade table
+// (`name = module.fn,`) whose function, in that module, carries the doc comment.
 func TestLuaCATSPublicAPI(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join(pluginDir, "lua", "claude-ide-bridge", "init.lua"))
-	if err != nil {
-		t.Fatal(err)
+	dir := filepath.Join(pluginDir, "lua", "claude-ide-bridge")
+	read := func(name string) []string {
+		b, err := os.ReadFile(filepath.Join(dir, name+".lua"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.Split(string(b), "\n")
 	}
-	lines := strings.Split(string(b), "\n")
+	init := read("init")
+	public := map[string][2]string{} // public name -> module, function
+	facadeRe := regexp.MustCompile(`^  (\w+) = (\w+)\.(\w+),$`)
+	requireRe := regexp.MustCompile(`^local (\w+) = require\("claude-ide-bridge\.(\w+)"\)$`)
+	modules := map[string]string{}
+	for _, l := range init {
+		if m := requireRe.FindStringSubmatch(l); m != nil {
+			modules[m[1]] = m[2]
+		}
+		if m := facadeRe.FindStringSubmatch(l); m != nil {
+			if modules[m[2]] == "" {
+				t.Fatalf("init.lua: %s = %s.%s: %s is not a required module", m[1], m[2], m[3], m[2])
+			}
+			public[m[1]] = [2]string{modules[m[2]], m[3]}
+		}
+	}
+	public["setup"] = [2]string{"init", "setup"}
 	fnRe := regexp.MustCompile(`^function M\.(\w+)\(([^)]*)\)`)
-	count := 0
-	for i, l := range lines {
-		m := fnRe.FindStringSubmatch(l)
-		if m == nil {
-			continue
-		}
-		count++
-		var doc []string
-		for k := i - 1; k >= 0 && strings.HasPrefix(lines[k], "---"); k-- {
-			doc = append(doc, lines[k])
-		}
-		if len(doc) == 0 {
-			t.Errorf("init.lua:%d: M.%s has no --- doc comment", i+1, m[1])
-			continue
-		}
-		block := strings.Join(doc, "\n")
-		for _, p := range strings.Split(m[2], ",") {
-			p = strings.TrimSpace(p)
-			if p != "" && !regexp.MustCompile(`---@param `+p+`\??\s`).MatchString(block) {
-				t.Errorf("init.lua:%d: M.%s has no ---@param %s", i+1, m[1], p)
+	for name, at := range public {
+		lines := read(at[0])
+		found := false
+		for i, l := range lines {
+			m := fnRe.FindStringSubmatch(l)
+			if m == nil || m[1] != at[1] {
+				continue
+			}
+			found = true
+			var doc []string
+			for k := i - 1; k >= 0 && strings.HasPrefix(lines[k], "---"); k-- {
+				doc = append(doc, lines[k])
+			}
+			if len(doc) == 0 {
+				t.Errorf("%s.lua:%d: M.%s (public %s) has no --- doc comment", at[0], i+1, m[1], name)
+				continue
+			}
+			block := strings.Join(doc, "\n")
+			for _, p := range strings.Split(m[2], ",") {
+				p = strings.TrimSpace(p)
+				if p != "" && !regexp.MustCompile(`---@param `+p+`\??\s`).MatchString(block) {
+					t.Errorf("%s.lua:%d: M.%s (public %s) has no ---@param %s", at[0], i+1, m[1], name, p)
+				}
 			}
 		}
+		if !found {
+			t.Errorf("public %s: no function M.%s in %s.lua", name, at[1], at[0])
+		}
 	}
-	if count < 10 {
-		t.Fatalf("found %d public functions in init.lua", count)
+	if len(public) < 10 {
+		t.Fatalf("found %d public functions in init.lua", len(public))
 	}
 }
