@@ -53,23 +53,23 @@ func end(dec *jsontext.Decoder) error {
 // big string in d (below) is not read again.
 func readObject(d []byte, dups bool) ([]member, error) {
 	if sub, at, n := substitute(d); at >= 0 {
-		orig := func(o int) int { // offsets in sub after at are n-2 bytes further on in d
-			if o > at {
-				return o + n - 2
-			}
-			return o
-		}
-		ms, err := readMembers(sub, d, orig, dups)
-		if err == nil {
+		if ms, err := readMembers(sub, d, at, n-2, dups); err == nil {
 			return ms, nil
 		}
 		// The error, or the rare valid input where sub is not: read d itself.
 	}
-	return readMembers(d, d, func(o int) int { return o }, dups)
+	return readMembers(d, d, len(d), 0, dups)
 }
 
-// readMembers reads the object sub; its members' values are slices of d, at orig(offset in sub).
-func readMembers(sub, d []byte, orig func(int) int, dups bool) ([]member, error) {
+// readMembers reads the object sub, which is d with shift bytes fewer after offset at; its
+// members' values are slices of d.
+func readMembers(sub, d []byte, at, shift int, dups bool) ([]member, error) {
+	orig := func(o int) int {
+		if o > at {
+			return o + shift
+		}
+		return o
+	}
 	dec := jsontext.NewDecoder(bytes.NewBuffer(sub), jsontext.AllowDuplicateNames(dups))
 	if _, err := dec.ReadToken(); err != nil { // '{'
 		return nil, err

@@ -133,7 +133,7 @@ func (t *Text) keep(b []byte) error {
 	case string(b) == "null":
 		return nil
 	case len(b) == 0 || b[0] != '"':
-		return &json.UnmarshalTypeError{Value: kindName(jsontext.Value(b).Kind()), Type: reflect.TypeFor[string]()}
+		return &json.UnmarshalTypeError{Value: kindNames[jsontext.Value(b).Kind()], Type: reflect.TypeFor[string]()}
 	}
 	t.lit = b
 	return nil
@@ -148,19 +148,6 @@ type Pieces net.Buffers
 // refMin is the least piece kept apart rather than copied into its neighbours: below it a copy
 // is cheaper than a piece of its own (another frame on a WebSocket, another write(2) on a pipe).
 const refMin = 64 << 10
-
-// appendPieces appends p to msg, pieces under refMin copied into the last one (which must be
-// the caller's own) and bigger ones referenced.
-func appendPieces(msg net.Buffers, p ...[]byte) net.Buffers {
-	for _, b := range p {
-		if len(b) < refMin {
-			msg[len(msg)-1] = append(msg[len(msg)-1], b...)
-		} else {
-			msg = append(msg, b, nil)
-		}
-	}
-	return msg
-}
 
 // PiecesWriter is implemented by a Stream that writes a message given in pieces as one message
 // (a vectored write on a pipe, frames of one message on a WebSocket). Conn joins the pieces for a
