@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"runtime/debug"
 	"strconv"
 	"sync"
@@ -165,23 +166,19 @@ func (c *Conn) handle(req *Request) {
 		}
 		c.mu.Unlock()
 	}()
-	var (
-		result   any
-		err      error
-		panicked bool
-	)
-	func() {
-		defer func() {
-			if p := recover(); p != nil {
-				panicked = true
-				err = Errorf(CodeInternalError, "internal error: handler for %q panicked: %v", req.Method, p)
-				c.report(fmt.Errorf("%w\n%s", err, debug.Stack()))
+	answered := false
+	defer func() { // a panic in the handler or in encoding its result; one in After is only told
+		if p := recover(); p != nil {
+			err := Errorf(CodeInternalError, "internal error: handler for %q panicked: %v", req.Method, p)
+			c.report(fmt.Errorf("%w\n%s", err, debug.Stack()))
+			if req.IsCall() && !answered {
+				c.reply(req.ID, nil, err)
 			}
-		}()
-		result, err = c.handler(c.ctx, req)
+		}
 	}()
+	result, err := c.handler(c.ctx, req)
 	if !req.IsCall() {
-		if err != nil && !panicked { // no one to answer: at least tell OnError
+		if err != nil { // no one to answer: at least tell OnError
 			c.report(fmt.Errorf("jsonrpc: notification %s: %w", req.Method, err))
 		}
 		return
@@ -195,6 +192,7 @@ func (c *Conn) handle(req *Request) {
 		result = then.Result
 	}
 	c.reply(req.ID, result, rpcErr)
+	answered = true
 	if ok && rpcErr == nil && then.After != nil {
 		then.After()
 	}
@@ -208,8 +206,21 @@ type Then struct {
 	After  func()
 }
 
+// reply answers id (null if nil) with result, or rpcErr if not nil. A nil result is sent as {}.
 func (c *Conn) reply(id json.RawMessage, result any, rpcErr *Error) {
-	msg, err := encodeResponse(id, result, rpcErr)
+	if id == nil {
+		id = json.RawMessage("null")
+	}
+	var msg net.Buffers
+	var err error
+	if rpcErr == nil {
+		if msg, err = envelope(id, "", "result", result); err != nil {
+			rpcErr = Errorf(CodeInternalError, "internal error: encoding result: %v", err)
+		}
+	}
+	if rpcErr != nil {
+		msg, err = envelope(id, "", "error", rpcErr)
+	}
 	if err != nil {
 		c.report(err)
 		return
@@ -276,19 +287,14 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 
 // Notify sends a notification.
 func (c *Conn) Notify(ctx context.Context, method string, params any) error {
-	data, err := EncodeNotification(method, params)
+	msg, err := envelope(nil, method, "params", params)
 	if err != nil {
 		return err
 	}
-	return c.Send(ctx, data)
-}
-
-// Send writes an already encoded message (see EncodeNotification).
-func (c *Conn) Send(ctx context.Context, data []byte) error {
 	if c.ctx.Err() != nil {
 		return ErrClosed
 	}
-	return c.stream.Write(ctx, data)
+	return writeMsg(ctx, c.stream, msg)
 }
 
 // Drain waits until no handler is running, so every request received so far has been answered

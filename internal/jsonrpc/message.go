@@ -10,7 +10,6 @@ package jsonrpc
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net"
 
@@ -94,17 +93,10 @@ func Decode(data []byte) (*Message, error) {
 	// The whole message is read first, so text that is not JSON is a parse error even where a
 	// duplicate comes first.
 	var m Message
-	err := unmarshalStrict(data, &m, true)
-	var (
-		de *dupError
-		se *jsonv2.SemanticError
-	)
-	switch {
-	case errors.As(err, &de):
-		return nil, Errorf(CodeInvalidRequest, "invalid request: %v", de)
-	case errors.As(err, &se):
-		return nil, Errorf(CodeInvalidRequest, "invalid request: field %q has the wrong type", path(se.JSONPointer))
-	case err != nil:
+	if err := unmarshalStrict(data, &m, true); err != nil {
+		if e := refusal(err, CodeInvalidRequest, "invalid request"); e != nil {
+			return nil, e
+		}
 		return envelopeOf(data), Errorf(CodeParseError, "parse error: %v", err)
 	}
 	// JSON-RPC 2.0 §5: an error answer to a request whose id could not be read has id null.
@@ -143,21 +135,6 @@ func envelopeOf(data []byte) *Message {
 // validID reports whether id is a string or a number (not null, an object, an array, a bool).
 func validID(id json.RawMessage) bool {
 	return len(id) > 0 && (id[0] == '"' || id[0] == '-' || '0' <= id[0] && id[0] <= '9')
-}
-
-// encodeResponse builds a response to id. A nil result is sent as {}.
-func encodeResponse(id json.RawMessage, result any, rpcErr *Error) (net.Buffers, error) {
-	if id == nil {
-		id = json.RawMessage("null")
-	}
-	if rpcErr == nil {
-		msg, err := envelope(id, "", "result", result)
-		if err == nil {
-			return msg, nil
-		}
-		rpcErr = Errorf(CodeInternalError, "internal error: encoding result: %v", err)
-	}
-	return envelope(id, "", "error", rpcErr)
 }
 
 // envelope writes {"jsonrpc":"2.0",["id":id,]["method":method,]key:v} by hand, v encoded in

@@ -10,12 +10,8 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 )
 
-// JSON is read with jsontext (github.com/go-json-experiment/json, the mirror of Go 1.27's
-// encoding/json/v2): by default it checks what RFC 7493 (I-JSON) asks, which is the reader's
-// strictness: the syntax, UTF-8 in every string, and no name twice in one object at any depth.
-// Fed a *bytes.Buffer it reads the input in place, so the members found are slices of it.
-
-var errTrailing = errors.New("jsontext: invalid data after top-level value")
+// JSON is read with jsontext, which by default checks what RFC 7493 (I-JSON) asks: the syntax,
+// UTF-8 in every string, no name twice in an object. Fed a *bytes.Buffer it reads in place.
 
 // member is one member of an object: its name, unescaped, and its value, a slice of the input.
 type member struct {
@@ -38,13 +34,14 @@ func check(d []byte, opts ...jsontext.Options) error {
 
 // end reports an error unless dec is at the end of its input.
 func end(dec *jsontext.Decoder) error {
-	if _, err := dec.ReadToken(); err != io.EOF {
-		if err == nil {
-			err = errTrailing
-		}
-		return err
+	_, err := dec.ReadToken()
+	switch err {
+	case io.EOF:
+		return nil
+	case nil:
+		return errors.New("jsontext: invalid data after top-level value")
 	}
-	return nil
+	return err
 }
 
 // readObject checks that d, which begins with '{', is exactly one JSON object (white space

@@ -34,24 +34,36 @@ func UnmarshalParams(params json.RawMessage, v any) error {
 		return Errorf(CodeInvalidParams, "invalid params: params must be an object")
 	}
 	err := unmarshalStrict(p, v, false)
+	if err == nil {
+		return nil
+	}
+	if e := refusal(err, CodeInvalidParams, "invalid params"); e != nil {
+		return e
+	}
+	return Errorf(CodeInvalidParams, "invalid params: %v", err)
+}
+
+// refusal is the answer to an object unmarshalStrict refused for a key twice or a member of the
+// wrong type (or an *Error of a field's own), "what: why" with code; nil for any other error.
+func refusal(err error, code int, what string) *Error {
 	var (
 		de  *dupError
 		se  *jsonv2.SemanticError
 		rpc *Error
 	)
 	switch {
-	case err == nil:
-		return nil
 	case errors.As(err, &rpc):
 		return rpc
 	case errors.As(err, &de):
-		return Errorf(CodeInvalidParams, "invalid params: %v", de)
-	case errors.As(err, &se) && se.Err == nil && se.GoType != nil && se.JSONKind != 0:
-		return Errorf(CodeInvalidParams, "invalid params: %q must be %s, not %s", path(se.JSONPointer), cmp.Or(goKinds[se.GoType.Kind()], "a number"), kindNames[se.JSONKind])
-	case errors.As(err, &se) && se.JSONPointer != "":
-		return Errorf(CodeInvalidParams, "invalid params: %q: %v", path(se.JSONPointer), err)
+		return Errorf(code, "%s: %v", what, de)
+	case !errors.As(err, &se):
+		return nil
+	case se.Err == nil && se.GoType != nil && se.JSONKind != 0:
+		return Errorf(code, "%s: %q must be %s, not %s", what, path(se.JSONPointer), cmp.Or(goKinds[se.GoType.Kind()], "a number"), kindNames[se.JSONKind])
+	case se.JSONPointer != "":
+		return Errorf(code, "%s: %q: %v", what, path(se.JSONPointer), err)
 	}
-	return Errorf(CodeInvalidParams, "invalid params: %v", err)
+	return Errorf(code, "%s: %v", what, err)
 }
 
 // dupError is a name twice in one object.

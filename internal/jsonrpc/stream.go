@@ -201,7 +201,7 @@ func (s *ioStream) WritePieces(ctx context.Context, msg net.Buffers) error {
 	} else {
 		parts = append(append(parts, msg...), []byte{'\n'})
 	}
-	if n < 64<<10 {
+	if n < refMin {
 		parts = net.Buffers{bytes.Join(parts, nil)}
 	}
 	done := make(chan error, 1)
