@@ -18,6 +18,7 @@ import (
 	"testing"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/dist"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/harness"
 )
 
 // pluginVersion is lua/claude-ide-bridge/version.lua's.
@@ -164,7 +165,7 @@ func TestInstallFromSource(t *testing.T) {
 	})
 	n.lua(t, `vim.schedule(function() require("claude-ide-bridge.install").run() end)`)
 	var res installResult
-	if !pollFor(300*1e9, func() bool {
+	if !harness.Poll(300*1e9, func() bool {
 		r, err := n.tryLua(`return require("claude-ide-bridge.install").last`)
 		return err == nil && string(r) != "null" && jsonInto(r, &res)
 	}) {
