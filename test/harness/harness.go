@@ -4,12 +4,21 @@
 package harness
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/dist"
 )
 
 // Need returns the path of the program name, or ends the test as Missing says.
@@ -106,4 +115,39 @@ func JSONEqual(a, b []byte) bool {
 	xa, _ := json.Marshal(x)
 	ya, _ := json.Marshal(y)
 	return string(xa) == string(ya)
+}
+
+// The release archive of a bridge binary, packed once per test process.
+var archive struct {
+	once sync.Once
+	data []byte
+	err  error
+}
+
+// ReleaseServer serves, as a GitHub release of version would, this machine's archive of the
+// bridge bin (named and packed by internal/dist) under /v<version>/ with SHA256SUMS; with
+// corrupt the sum does not match the archive. Every call of a process serves the same bin.
+func ReleaseServer(t testing.TB, bin, version string, corrupt bool) *httptest.Server {
+	t.Helper()
+	archive.once.Do(func() {
+		var data []byte
+		if data, archive.err = os.ReadFile(bin); archive.err == nil {
+			archive.data, archive.err = dist.TarGz("claude-ide-bridge", data)
+		}
+	})
+	if archive.err != nil {
+		t.Fatal(archive.err)
+	}
+	name := dist.ArchiveName(version, dist.Target{OS: runtime.GOOS, Arch: runtime.GOARCH})
+	sum := sha256.Sum256(archive.data)
+	if corrupt {
+		sum[0] ^= 1
+	}
+	sums := dist.Sums(map[string]string{name: hex.EncodeToString(sum[:]), "other.zip": strings.Repeat("0", 64)})
+	mux := http.NewServeMux()
+	mux.HandleFunc("/v"+version+"/"+name, func(w http.ResponseWriter, r *http.Request) { w.Write(archive.data) })
+	mux.HandleFunc("/v"+version+"/SHA256SUMS", func(w http.ResponseWriter, r *http.Request) { w.Write([]byte(sums)) })
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv
 }

@@ -35,33 +35,6 @@ func pluginVersion(t *testing.T) string {
 	return string(m[1])
 }
 
-// releaseServer serves a release of this machine's archive (the test's bridge, packed by
-// internal/dist as make dist packs it) under /v<version>/, with SHA256SUMS; corrupt: the
-// SHA256SUMS line does not match the archive.
-func releaseServer(t *testing.T, version string, corrupt bool) *httptest.Server {
-	t.Helper()
-	data, err := os.ReadFile(bridgeBin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	archive, err := dist.TarGz("claude-ide-bridge", data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	name := dist.ArchiveName(version, dist.Target{OS: runtime.GOOS, Arch: runtime.GOARCH})
-	sum := sha256.Sum256(archive)
-	if corrupt {
-		sum[0] ^= 1
-	}
-	sums := dist.Sums(map[string]string{name: hex.EncodeToString(sum[:]), "other.zip": strings.Repeat("0", 64)})
-	mux := http.NewServeMux()
-	mux.HandleFunc("/v"+version+"/"+name, func(w http.ResponseWriter, r *http.Request) { w.Write(archive) })
-	mux.HandleFunc("/v"+version+"/SHA256SUMS", func(w http.ResponseWriter, r *http.Request) { w.Write([]byte(sums)) })
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	return srv
-}
-
 type installResult struct {
 	Path string `json:"path"`
 	Err  string `json:"err"`
@@ -89,7 +62,7 @@ func TestInstall(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			root := t.TempDir()
 			cfg, data := filepath.Join(root, "cfg"), filepath.Join(root, "data")
-			srv := releaseServer(t, version, corrupt)
+			srv := harness.ReleaseServer(t, bridgeBin, version, corrupt)
 			n := startNvim(t, root, "CLAUDE_CONFIG_DIR="+cfg, "XDG_DATA_HOME="+data)
 			n.lua(t, `require("claude-ide-bridge").setup(...)`, map[string]any{
 				"auto_start": false, "install": map[string]any{"base_url": srv.URL},
@@ -269,7 +242,7 @@ func TestInstallStartsTheBridge(t *testing.T) {
 	}
 	root := t.TempDir()
 	cfg, data := filepath.Join(root, "cfg"), filepath.Join(root, "data")
-	srv := releaseServer(t, pluginVersion(t), false)
+	srv := harness.ReleaseServer(t, bridgeBin, pluginVersion(t), false)
 	n := startNvim(t, root, "CLAUDE_CONFIG_DIR="+cfg, "XDG_DATA_HOME="+data)
 	// No binary yet: setup's start fails with an ERROR notification.
 	n.tryLua(`require("claude-ide-bridge").setup(...)`, map[string]any{"install": map[string]any{"base_url": srv.URL}})
