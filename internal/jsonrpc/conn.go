@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"runtime/debug"
 	"strconv"
 	"sync"
@@ -58,27 +59,23 @@ func NewConn(s Stream, h Handler) *Conn {
 // the read error (io.EOF on a clean end) after every handler has returned; handlers' contexts are
 // cancelled first.
 func (c *Conn) Run(ctx context.Context) error {
-	stop := context.AfterFunc(ctx, func() { c.Close() })
-	defer stop()
-	var err error
+	defer context.AfterFunc(ctx, func() { c.Close() })()
 	for {
-		var data []byte
-		data, err = c.stream.Read(c.ctx)
-		if errors.Is(err, ErrFrameTooLarge) {
+		data, err := c.stream.Read(c.ctx)
+		switch {
+		case errors.Is(err, ErrFrameTooLarge):
 			c.reply(nil, nil, Errorf(CodeInvalidRequest, "invalid request: message larger than %d bytes", MaxFrame))
-			continue
+		case err != nil:
+			if c.held != nil {
+				c.run(c.held)
+			}
+			c.shutdown()
+			c.Drain(context.Background())
+			return err
+		default:
+			c.dispatch(data)
 		}
-		if err != nil {
-			break
-		}
-		c.dispatch(data)
 	}
-	if c.held != nil {
-		c.run(c.held)
-	}
-	c.shutdown()
-	c.Drain(context.Background())
-	return err
 }
 
 func (c *Conn) dispatch(data []byte) {
@@ -90,19 +87,16 @@ func (c *Conn) dispatch(data []byte) {
 		}
 	}
 	if err != nil {
-		var rpcErr *Error
-		errors.As(err, &rpcErr)
-		var id json.RawMessage
-		if m != nil && m.Method != "" {
-			id = m.ID
-		}
 		c.report(err)
-		if looksLikeResponse(data) {
-			// Answering a bad answer invites an answer to that: two peers would bounce
-			// errors forever. JSON-RPC never answers a response.
-			return
+		// Answering a bad answer invites an answer to that: two peers would bounce errors
+		// forever. JSON-RPC never answers a response.
+		if !looksLikeResponse(data) {
+			var id json.RawMessage
+			if m != nil && m.Method != "" {
+				id = m.ID
+			}
+			c.reply(id, nil, err.(*Error))
 		}
-		c.reply(id, nil, rpcErr)
 		return
 	}
 	if m.IsResponse() {
@@ -116,25 +110,17 @@ func (c *Conn) dispatch(data []byte) {
 		return
 	}
 	req := &Request{Method: m.Method, Params: m.Params, ID: m.ID}
-	if !req.IsCall() && c.Latest != nil && c.Latest(req.Method) && c.more() {
+	// Held only while the stream holds the start of another message already.
+	if b, ok := c.stream.(interface{ Buffered() bool }); ok && !req.IsCall() && c.Latest != nil && c.Latest(req.Method) && b.Buffered() {
 		c.held = req
 		return
 	}
 	c.run(req)
 }
 
-// more reports whether the stream holds the start of another message already.
-func (c *Conn) more() bool {
-	b, ok := c.stream.(interface{ Buffered() bool })
-	return ok && b.Buffered()
-}
-
-// MaxCalls bounds the calls one connection has running at once. A peer that sends requests
-// faster than it reads their answers had a goroutine and its request kept for each (50,000
-// atMentioned from an editor that did not read its stdout: hundreds of MiB, issue 35 item 6);
-// past the bound a call is answered at once, from the reader, that the bridge is busy, and the
-// reader then waits for the peer to read that answer. Far above what a client does: the CLI
-// calls a handful of tools at a time.
+// MaxCalls bounds the calls running at once on a connection (the CLI runs a handful). A peer
+// sending requests faster than it reads answers had a goroutine for each (50,000 atMentioned:
+// hundreds of MiB, issue 35 item 6); past the bound the reader answers busy at once.
 const MaxCalls = 1024
 
 // run handles req: a call in a goroutine of its own, a notification in order, on the reader.
@@ -180,23 +166,19 @@ func (c *Conn) handle(req *Request) {
 		}
 		c.mu.Unlock()
 	}()
-	var (
-		result   any
-		err      error
-		panicked bool
-	)
-	func() {
-		defer func() {
-			if p := recover(); p != nil {
-				panicked = true
-				err = Errorf(CodeInternalError, "internal error: handler for %q panicked: %v", req.Method, p)
-				c.report(fmt.Errorf("%w\n%s", err, debug.Stack()))
+	answered := false
+	defer func() { // a panic in the handler or in encoding its result; one in After is only told
+		if p := recover(); p != nil {
+			err := Errorf(CodeInternalError, "internal error: handler for %q panicked: %v", req.Method, p)
+			c.report(fmt.Errorf("%w\n%s", err, debug.Stack()))
+			if req.IsCall() && !answered {
+				c.reply(req.ID, nil, err)
 			}
-		}()
-		result, err = c.handler(c.ctx, req)
+		}
 	}()
+	result, err := c.handler(c.ctx, req)
 	if !req.IsCall() {
-		if err != nil && !panicked { // no one to answer: at least tell OnError
+		if err != nil { // no one to answer: at least tell OnError
 			c.report(fmt.Errorf("jsonrpc: notification %s: %w", req.Method, err))
 		}
 		return
@@ -210,6 +192,7 @@ func (c *Conn) handle(req *Request) {
 		result = then.Result
 	}
 	c.reply(req.ID, result, rpcErr)
+	answered = true
 	if ok && rpcErr == nil && then.After != nil {
 		then.After()
 	}
@@ -223,8 +206,21 @@ type Then struct {
 	After  func()
 }
 
+// reply answers id (null if nil) with result, or rpcErr if not nil. A nil result is sent as {}.
 func (c *Conn) reply(id json.RawMessage, result any, rpcErr *Error) {
-	msg, err := encodeResponse(id, result, rpcErr)
+	if id == nil {
+		id = json.RawMessage("null")
+	}
+	var msg net.Buffers
+	var err error
+	if rpcErr == nil {
+		if msg, err = envelope(id, "", "result", result); err != nil {
+			rpcErr = Errorf(CodeInternalError, "internal error: encoding result: %v", err)
+		}
+	}
+	if rpcErr != nil {
+		msg, err = envelope(id, "", "error", rpcErr)
+	}
 	if err != nil {
 		c.report(err)
 		return
@@ -291,19 +287,14 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 
 // Notify sends a notification.
 func (c *Conn) Notify(ctx context.Context, method string, params any) error {
-	data, err := EncodeNotification(method, params)
+	msg, err := envelope(nil, method, "params", params)
 	if err != nil {
 		return err
 	}
-	return c.Send(ctx, data)
-}
-
-// Send writes an already encoded message (see EncodeNotification).
-func (c *Conn) Send(ctx context.Context, data []byte) error {
 	if c.ctx.Err() != nil {
 		return ErrClosed
 	}
-	return c.stream.Write(ctx, data)
+	return writeMsg(ctx, c.stream, msg)
 }
 
 // Drain waits until no handler is running, so every request received so far has been answered

@@ -101,6 +101,10 @@ func TestHandlersRunConcurrently(t *testing.T) {
 	}
 }
 
+type panicky struct{}
+
+func (panicky) MarshalJSON() ([]byte, error) { panic("marshal kaboom") }
+
 func TestPanicBecomesInternalError(t *testing.T) {
 	reports := make(chan error, 10)
 	a, b := pair(t, echo, func(ctx context.Context, req *jsonrpc.Request) (any, error) {
@@ -109,6 +113,10 @@ func TestPanicBecomesInternalError(t *testing.T) {
 			panic("kaboom")
 		case "fails":
 			return nil, errors.New("bad params")
+		case "badResult":
+			return panicky{}, nil
+		case "badAfter":
+			return jsonrpc.Then{Result: "done", After: func() { panic("after kaboom") }}, nil
 		}
 		return "alive", nil
 	})
@@ -134,6 +142,15 @@ func TestPanicBecomesInternalError(t *testing.T) {
 	if err := a.Call(testbin.Ctx(t), "ping", nil, &s); err != nil || s != "alive" {
 		t.Errorf("after a panic: %q, %v; the connection must survive", s, err)
 	}
+	// A result whose encoding panics is answered too; After panics after the answer: only reported.
+	if err := a.Call(testbin.Ctx(t), "badResult", nil, nil); !errors.As(err, &e) || e.Code != jsonrpc.CodeInternalError {
+		t.Errorf("badResult = %v, want -32603", err)
+	}
+	report("marshal kaboom")
+	if err := a.Call(testbin.Ctx(t), "badAfter", nil, &s); err != nil || s != "done" {
+		t.Errorf("badAfter = %q, %v; want its answer", s, err)
+	}
+	report("after kaboom")
 	a.Notify(testbin.Ctx(t), "boom", nil) // a panicking notification is not answered, only reported
 	report("kaboom")
 	// A failed notification has no one to answer; OnError hears of it.
@@ -251,10 +268,15 @@ func TestBadResponsesAreNotAnswered(t *testing.T) {
 	// And two Conns do not ping-pong: a garbage line draws one error answer, which the sender
 	// accepts silently.
 	var aBad, bBad atomic.Int32
-	a, b := pair(t, echo, echo)
+	ar, bw := io.Pipe()
+	br, aw := io.Pipe()
+	as := jsonrpc.NewLineStream(ar, aw)
+	a, b := jsonrpc.NewConn(as, echo), jsonrpc.NewConn(jsonrpc.NewLineStream(br, bw), echo)
 	a.OnError = func(error) { aBad.Add(1) }
 	b.OnError = func(error) { bBad.Add(1) }
-	a.Send(testbin.Ctx(t), []byte(`{not json`))
+	run(t, a, ar)
+	run(t, b, br)
+	as.Write(testbin.Ctx(t), []byte(`{not json`))
 	if err := a.Call(testbin.Ctx(t), "ping", nil, nil); err != nil {
 		t.Fatal(err)
 	}

@@ -87,3 +87,26 @@ func TestLatestNotHeldForWhiteSpace(t *testing.T) {
 		t.Fatal("the selection was held back")
 	}
 }
+
+// A line of what is white space to Go but not to JSON ("\v") is a message, not a blank line to
+// skip: Buffered and the reader judge it alike, so a selection before it is not held back
+// waiting for a message that is not coming (the line itself is a parse error).
+func TestLatestNotHeldForNonJSONSpace(t *testing.T) {
+	r, w := io.Pipe()
+	got := make(chan string, 4)
+	c := jsonrpc.NewConn(jsonrpc.NewLineStream(r, nopCloser{io.Discard}), func(ctx context.Context, req *jsonrpc.Request) (any, error) {
+		got <- string(req.Params)
+		return nil, nil
+	})
+	c.Latest = func(method string) bool { return method == "sel" }
+	run(t, c, r)
+	go w.Write([]byte(note("sel", 1) + "\v\n"))
+	select {
+	case p := <-got:
+		if p != "[1]" {
+			t.Errorf("handled %s", p)
+		}
+	case <-testbin.Ctx(t).Done():
+		t.Fatal("the selection was held back")
+	}
+}

@@ -1,19 +1,15 @@
-// Package jsonrpc is a small JSON-RPC 2.0 peer used on both of the bridge's channels: MCP over
+// Package jsonrpc is a small JSON-RPC 2.0 peer for both of the bridge's channels: MCP over
 // WebSocket (Claude side) and the editor protocol over stdio (editor side).
 //
-// Why not the go-sdk's jsonrpc: both channels are symmetric peers (requests flow both ways), need
-// custom notifications (ide_connected, selection_changed, at_mentioned) and exact error codes
-// (-32000 for a refused openDiff, -32602 naming the bad field), and must turn handler panics into
-// error answers. The official SDK has no public API for custom notifications and does not recover
-// panics, so this package does only that: framing-agnostic messages, a concurrent dispatcher and
-// outgoing calls. JSON is read with jsontext and decoded with encoding/json/v2
-// (github.com/go-json-experiment/json, object.go and params.go), which are strict by default.
+// Not the go-sdk's jsonrpc: both channels are symmetric peers that need custom notifications
+// (ide_connected, selection_changed, at_mentioned), exact error codes, and handler panics turned
+// into error answers; the SDK has no public API for the first and does not recover panics. JSON
+// is read with jsontext and encoding/json/v2 (github.com/go-json-experiment/json), strict by default.
 package jsonrpc
 
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net"
 
@@ -97,24 +93,16 @@ func Decode(data []byte) (*Message, error) {
 	// The whole message is read first, so text that is not JSON is a parse error even where a
 	// duplicate comes first.
 	var m Message
-	err := unmarshalStrict(data, &m, true)
-	var (
-		de *dupError
-		se *jsonv2.SemanticError
-	)
-	switch {
-	case errors.As(err, &de):
-		return nil, Errorf(CodeInvalidRequest, "invalid request: %v", de)
-	case errors.As(err, &se):
-		return nil, Errorf(CodeInvalidRequest, "invalid request: field %q has the wrong type", path(se.JSONPointer))
-	case err != nil:
+	if err := unmarshalStrict(data, &m, true); err != nil {
+		if e := refusal(err, CodeInvalidRequest, "invalid request"); e != nil {
+			return nil, e
+		}
 		return envelopeOf(data), Errorf(CodeParseError, "parse error: %v", err)
 	}
 	// JSON-RPC 2.0 §5: an error answer to a request whose id could not be read has id null.
 	nullErr := string(m.ID) == "null" && m.Method == "" && m.Error != nil
 	if m.ID != nil && !validID(m.ID) && !nullErr {
-		id := m.ID
-		return &Message{ID: nil}, &Error{Code: CodeInvalidRequest, Message: "invalid request: id must be a string or number", Data: string(id)}
+		return &Message{}, &Error{Code: CodeInvalidRequest, Message: "invalid request: id must be a string or number", Data: string(m.ID)}
 	}
 	if m.JSONRPC != "2.0" {
 		return &m, Errorf(CodeInvalidRequest, `invalid request: "jsonrpc" must be "2.0"`)
@@ -149,21 +137,6 @@ func validID(id json.RawMessage) bool {
 	return len(id) > 0 && (id[0] == '"' || id[0] == '-' || '0' <= id[0] && id[0] <= '9')
 }
 
-// encodeResponse builds a response to id. A nil result is sent as {}.
-func encodeResponse(id json.RawMessage, result any, rpcErr *Error) (net.Buffers, error) {
-	if id == nil {
-		id = json.RawMessage("null")
-	}
-	if rpcErr == nil {
-		msg, err := envelope(id, "", "result", result)
-		if err == nil {
-			return msg, nil
-		}
-		rpcErr = Errorf(CodeInternalError, "internal error: encoding result: %v", err)
-	}
-	return envelope(id, "", "error", rpcErr)
-}
-
 // envelope writes {"jsonrpc":"2.0",["id":id,]["method":method,]key:v} by hand, v encoded in
 // place: json.Marshal of a RawMessage field would scan and copy it again, which for a 10 MiB
 // file costs more than encoding it. Pieces stay pieces (big ones apart). A nil v is sent as {}.
@@ -187,11 +160,17 @@ func envelope(id json.RawMessage, method, key string, v any) (net.Buffers, error
 		head = append(append(head, `,"id":`...), id...)
 	}
 	if method != "" {
-		m, _ := json.Marshal(method)
-		head = append(append(head, `,"method":`...), m...)
+		head, _ = jsontext.AppendQuote(append(head, `,"method":`...), method)
 	}
-	head = append(head, `,"`+key+`":`...)
-	return appendPieces(net.Buffers{head}, append(body, []byte("}"))...), nil
+	msg := net.Buffers{append(head, `,"`+key+`":`...)} // its last buffer is always our own
+	for _, b := range append(body, []byte("}")) {
+		if len(b) < refMin {
+			msg[len(msg)-1] = append(msg[len(msg)-1], b...)
+		} else {
+			msg = append(msg, b, nil)
+		}
+	}
+	return msg, nil
 }
 
 // EncodeNotification returns the bytes of a notification; used where one message is sent to

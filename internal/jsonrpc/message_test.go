@@ -238,3 +238,19 @@ func TestDuplicateKeysAtTwoDepths(t *testing.T) {
 		t.Errorf("UnmarshalParams = %v, want -32602 naming a", err)
 	}
 }
+
+// A member of the envelope of the wrong type is named as a member of params is (one refusal for
+// both): which member, what it must be, what it was.
+func TestDecodeNamesWrongType(t *testing.T) {
+	for in, want := range map[string]string{
+		`{"jsonrpc":"2.0","id":1,"method":7}`:                                   `invalid request: "method" must be a string, not number`,
+		`{"jsonrpc":"2.0","id":1,"error":{"code":"x","message":"m"}}`:           `invalid request: "error.code" must be a number, not string`,
+		`{"jsonrpc":"2.0","id":1,"method":"ping","jsonrpc2":1,"jsonrpc":"2.0"}`: `invalid request: duplicate key "jsonrpc"`,
+	} {
+		_, err := jsonrpc.Decode([]byte(in))
+		var e *jsonrpc.Error
+		if !errors.As(err, &e) || e.Code != jsonrpc.CodeInvalidRequest || e.Message != want {
+			t.Errorf("Decode(%s) = %v, want -32600 %q", in, err, want)
+		}
+	}
+}

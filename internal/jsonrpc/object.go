@@ -10,12 +10,8 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 )
 
-// JSON is read with jsontext (github.com/go-json-experiment/json, the mirror of Go 1.27's
-// encoding/json/v2): by default it checks what RFC 7493 (I-JSON) asks, which is the reader's
-// strictness: the syntax, UTF-8 in every string, and no name twice in one object at any depth.
-// Fed a *bytes.Buffer it reads the input in place, so the members found are slices of it.
-
-var errTrailing = errors.New("jsontext: invalid data after top-level value")
+// JSON is read with jsontext, which by default checks what RFC 7493 (I-JSON) asks: the syntax,
+// UTF-8 in every string, no name twice in an object. Fed a *bytes.Buffer it reads in place.
 
 // member is one member of an object: its name, unescaped, and its value, a slice of the input.
 type member struct {
@@ -38,13 +34,14 @@ func check(d []byte, opts ...jsontext.Options) error {
 
 // end reports an error unless dec is at the end of its input.
 func end(dec *jsontext.Decoder) error {
-	if _, err := dec.ReadToken(); err != io.EOF {
-		if err == nil {
-			err = errTrailing
-		}
-		return err
+	_, err := dec.ReadToken()
+	switch err {
+	case io.EOF:
+		return nil
+	case nil:
+		return errors.New("jsontext: invalid data after top-level value")
 	}
-	return nil
+	return err
 }
 
 // readObject checks that d, which begins with '{', is exactly one JSON object (white space
@@ -53,23 +50,23 @@ func end(dec *jsontext.Decoder) error {
 // big string in d (below) is not read again.
 func readObject(d []byte, dups bool) ([]member, error) {
 	if sub, at, n := substitute(d); at >= 0 {
-		orig := func(o int) int { // offsets in sub after at are n-2 bytes further on in d
-			if o > at {
-				return o + n - 2
-			}
-			return o
-		}
-		ms, err := readMembers(sub, d, orig, dups)
-		if err == nil {
+		if ms, err := readMembers(sub, d, at, n-2, dups); err == nil {
 			return ms, nil
 		}
 		// The error, or the rare valid input where sub is not: read d itself.
 	}
-	return readMembers(d, d, func(o int) int { return o }, dups)
+	return readMembers(d, d, len(d), 0, dups)
 }
 
-// readMembers reads the object sub; its members' values are slices of d, at orig(offset in sub).
-func readMembers(sub, d []byte, orig func(int) int, dups bool) ([]member, error) {
+// readMembers reads the object sub, which is d with shift bytes fewer after offset at; its
+// members' values are slices of d.
+func readMembers(sub, d []byte, at, shift int, dups bool) ([]member, error) {
+	orig := func(o int) int {
+		if o > at {
+			return o + shift
+		}
+		return o
+	}
 	dec := jsontext.NewDecoder(bytes.NewBuffer(sub), jsontext.AllowDuplicateNames(dups))
 	if _, err := dec.ReadToken(); err != nil { // '{'
 		return nil, err

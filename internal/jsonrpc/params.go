@@ -34,24 +34,36 @@ func UnmarshalParams(params json.RawMessage, v any) error {
 		return Errorf(CodeInvalidParams, "invalid params: params must be an object")
 	}
 	err := unmarshalStrict(p, v, false)
+	if err == nil {
+		return nil
+	}
+	if e := refusal(err, CodeInvalidParams, "invalid params"); e != nil {
+		return e
+	}
+	return Errorf(CodeInvalidParams, "invalid params: %v", err)
+}
+
+// refusal is the answer to an object unmarshalStrict refused for a key twice or a member of the
+// wrong type (or an *Error of a field's own), "what: why" with code; nil for any other error.
+func refusal(err error, code int, what string) *Error {
 	var (
 		de  *dupError
 		se  *jsonv2.SemanticError
 		rpc *Error
 	)
 	switch {
-	case err == nil:
-		return nil
 	case errors.As(err, &rpc):
 		return rpc
 	case errors.As(err, &de):
-		return Errorf(CodeInvalidParams, "invalid params: %v", de)
-	case errors.As(err, &se) && se.Err == nil && se.GoType != nil && se.JSONKind != 0:
-		return Errorf(CodeInvalidParams, "invalid params: %q must be %s, not %s", path(se.JSONPointer), kind(se.GoType.Kind()), kindName(se.JSONKind))
-	case errors.As(err, &se) && se.JSONPointer != "":
-		return Errorf(CodeInvalidParams, "invalid params: %q: %v", path(se.JSONPointer), err)
+		return Errorf(code, "%s: %v", what, de)
+	case !errors.As(err, &se):
+		return nil
+	case se.Err == nil && se.GoType != nil && se.JSONKind != 0:
+		return Errorf(code, "%s: %q must be %s, not %s", what, path(se.JSONPointer), cmp.Or(goKinds[se.GoType.Kind()], "a number"), kindNames[se.JSONKind])
+	case se.JSONPointer != "":
+		return Errorf(code, "%s: %q: %v", what, path(se.JSONPointer), err)
 	}
-	return Errorf(CodeInvalidParams, "invalid params: %v", err)
+	return Errorf(code, "%s: %v", what, err)
 }
 
 // dupError is a name twice in one object.
@@ -111,23 +123,12 @@ func keepRaw(dst reflect.Value, value []byte) error {
 	return nil
 }
 
-// kindName names a JSON type as encoding/json's type errors do ("string", "number", "object",
-// "array", "bool").
-func kindName(k jsontext.Kind) string {
-	switch k {
-	case '"':
-		return "string"
-	case '{':
-		return "object"
-	case '[':
-		return "array"
-	case 't', 'f':
-		return "bool"
-	case 'n':
-		return "null"
-	}
-	return "number"
-}
+// kindNames names JSON's types as encoding/json's type errors do.
+var kindNames = map[jsontext.Kind]string{'"': "string", '0': "number", '{': "object", '[': "array", 't': "bool", 'f': "bool", 'n': "null"}
+
+// goKinds says what JSON a Go kind is decoded from, for an answer; the others are numbers.
+var goKinds = map[reflect.Kind]string{reflect.String: "a string", reflect.Bool: "a boolean", reflect.Slice: "an array",
+	reflect.Array: "an array", reflect.Struct: "an object", reflect.Map: "an object", reflect.Pointer: "an object"}
 
 // path writes a JSON pointer as encoding/json names a field: "range.start.line".
 func path(p jsontext.Pointer) string { return strings.Join(slices.Collect(p.Tokens()), ".") }
@@ -170,20 +171,6 @@ func rawFields(t reflect.Type) map[string][]int {
 	add(t.Elem(), nil)
 	rawCache.Store(t, raw)
 	return raw
-}
-
-func kind(k reflect.Kind) string {
-	switch k {
-	case reflect.String:
-		return "a string"
-	case reflect.Bool:
-		return "a boolean"
-	case reflect.Slice, reflect.Array:
-		return "an array"
-	case reflect.Struct, reflect.Map, reflect.Pointer:
-		return "an object"
-	}
-	return "a number"
 }
 
 // Required returns a CodeInvalidParams error naming field when ok is false.

@@ -35,33 +35,27 @@ type ioStream struct {
 	headers  atomic.Bool // LSP Content-Length headers, else newline-delimited JSON; set before Read returns
 	detect   bool
 	max      int // frame limit: MaxFrame (tests lower it)
-	lastLong int // the length of the last line longer than r's buffer (readline.go); for the reader only
+	lastLong int // the length of the last line longer than r's buffer (readLineOnce); for the reader only
 
 	turn chan struct{} // 1-buffered: one write at a time
 }
 
-func newIOStream(r io.Reader, w io.WriteCloser) *ioStream {
-	return &ioStream{r: bufio.NewReaderSize(r, 64<<10), w: w, max: MaxFrame, turn: make(chan struct{}, 1)}
+func newIOStream(r io.Reader, w io.WriteCloser, headers, detect bool) *ioStream {
+	s := &ioStream{r: bufio.NewReaderSize(r, 64<<10), w: w, detect: detect, max: MaxFrame, turn: make(chan struct{}, 1)}
+	s.headers.Store(headers)
+	return s
 }
 
 // NewLineStream frames newline-delimited JSON.
-func NewLineStream(r io.Reader, w io.WriteCloser) Stream { return newIOStream(r, w) }
+func NewLineStream(r io.Reader, w io.WriteCloser) Stream { return newIOStream(r, w, false, false) }
 
 // NewHeaderStream frames with Content-Length headers.
-func NewHeaderStream(r io.Reader, w io.WriteCloser) Stream {
-	s := newIOStream(r, w)
-	s.headers.Store(true)
-	return s
-}
+func NewHeaderStream(r io.Reader, w io.WriteCloser) Stream { return newIOStream(r, w, true, false) }
 
 // NewDetectStream detects the peer's framing from its first byte ('C' for headers, '{' or '['
 // for lines; leading white space is skipped) and writes in the same framing. Writes before the
 // first message was read use line framing: a server must not speak first.
-func NewDetectStream(r io.Reader, w io.WriteCloser) Stream {
-	s := newIOStream(r, w)
-	s.detect = true
-	return s
-}
+func NewDetectStream(r io.Reader, w io.WriteCloser) Stream { return newIOStream(r, w, false, true) }
 
 // ErrUnknownFraming is returned when the first byte fits no framing.
 var ErrUnknownFraming = errors.New("jsonrpc: unknown framing (want Content-Length headers or newline-delimited JSON)")
@@ -130,6 +124,56 @@ func (s *ioStream) readHeader() ([]byte, error) {
 	return buf, nil
 }
 
+// readLine reads the next line that is not blank; a last line without a newline is a line.
+func (s *ioStream) readLine() ([]byte, error) {
+	for {
+		line, err := s.readLineOnce()
+		if (err == nil || err == io.EOF) && len(trimSpace(line)) > 0 {
+			return line, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+}
+
+// readLineOnce reads up to and including the next newline. A line longer than the read buffer
+// is gathered into a buffer of its own of about the last long line's size once it reaches an
+// eighth of it (doubling until then), which is returned as it is (nothing writes to it again).
+// Fresh memory's pages are faulted in while the line arrives; gathering into a reused
+// buffer and copying out put those faults after it, on the critical path (~4 ms for 13 MB).
+func (s *ioStream) readLineOnce() ([]byte, error) {
+	var buf []byte
+	for {
+		chunk, err := s.r.ReadSlice('\n')
+		if len(buf)+len(chunk) > s.max {
+			for errors.Is(err, bufio.ErrBufferFull) { // drop the rest of this line only
+				_, err = s.r.ReadSlice('\n')
+			}
+			if err != nil && !errors.Is(err, io.EOF) {
+				return nil, err
+			}
+			return nil, ErrFrameTooLarge
+		}
+		more := errors.Is(err, bufio.ErrBufferFull)
+		if buf == nil && !more {
+			return bytes.Clone(chunk), err // the common case: the line fits the buffer
+		}
+		if len(buf)+len(chunk) > cap(buf) { // not append: it grows big slices by 1.25x
+			c := max(2*cap(buf), 4*len(chunk))
+			if len(buf)+len(chunk) >= s.lastLong/8 { // a small line after a 13 MB one is not given 14 MB
+				c = max(c, s.lastLong*9/8)
+			}
+			buf = append(make([]byte, 0, c), buf...)
+		}
+		buf = append(buf, chunk...)
+		if !more {
+			s.lastLong = len(buf)
+			return buf[:len(buf):len(buf)], err
+		}
+	}
+}
+
 // Write writes one message. A peer that stops reading a pipe must not hang its callers: the
 // write runs on its own goroutine, and Write gives up when ctx ends (the message then still goes
 // out, whole, if the peer ever reads again, before any later message).
@@ -157,7 +201,7 @@ func (s *ioStream) WritePieces(ctx context.Context, msg net.Buffers) error {
 	} else {
 		parts = append(append(parts, msg...), []byte{'\n'})
 	}
-	if n < 64<<10 {
+	if n < refMin {
 		parts = net.Buffers{bytes.Join(parts, nil)}
 	}
 	done := make(chan error, 1)

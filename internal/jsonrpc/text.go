@@ -27,22 +27,15 @@ func TextOf(s string) Text {
 	return Text{b}
 }
 
-// String decodes the text.
-func (t Text) String() string {
-	if t.lit == nil {
-		return ""
-	}
-	return unquote(t.lit)
-}
-
-// unquote decodes lit, a string literal already checked valid (by the reader, or TextOf's own).
+// String decodes the text, a literal already checked valid (by the reader, or TextOf's own).
 // Written by hand because the checks are done: jsontext.AppendUnquote checks UTF-8 again byte by
 // byte and took 42-50 ms for a 10 MiB proposal of source text (~300 MB/s, BenchmarkTextString10MiB),
 // the largest cost of `serve --auto` after its answer (issue 27). This copies the spans between
 // escapes (bytes.IndexByte) into a builder of the literal's size. FuzzUnquote holds it to
 // jsontext's result for every literal jsontext accepts.
-func unquote(lit []byte) string {
-	s := lit[1 : len(lit)-1]
+func (t Text) String() string {
+	s := t.JSON()
+	s = s[1 : len(s)-1]
 	var b strings.Builder
 	b.Grow(len(s))
 	for {
@@ -120,11 +113,7 @@ func (t Text) JSON() []byte {
 func (t Text) MarshalJSON() ([]byte, error) { return t.JSON(), nil }
 
 // UnmarshalJSON keeps a copy of the literal (encoding/json may reuse its input).
-func (t *Text) UnmarshalJSON(b []byte) error {
-	err := t.keep(b)
-	t.lit = bytes.Clone(t.lit)
-	return err
-}
+func (t *Text) UnmarshalJSON(b []byte) error { return t.keep(bytes.Clone(b)) }
 
 // keep keeps the checked value b itself; anything but a string (or null) is a type error naming
 // the field, like a plain string field's.
@@ -133,7 +122,7 @@ func (t *Text) keep(b []byte) error {
 	case string(b) == "null":
 		return nil
 	case len(b) == 0 || b[0] != '"':
-		return &json.UnmarshalTypeError{Value: kindName(jsontext.Value(b).Kind()), Type: reflect.TypeFor[string]()}
+		return &json.UnmarshalTypeError{Value: kindNames[jsontext.Value(b).Kind()], Type: reflect.TypeFor[string]()}
 	}
 	t.lit = b
 	return nil
@@ -148,19 +137,6 @@ type Pieces net.Buffers
 // refMin is the least piece kept apart rather than copied into its neighbours: below it a copy
 // is cheaper than a piece of its own (another frame on a WebSocket, another write(2) on a pipe).
 const refMin = 64 << 10
-
-// appendPieces appends p to msg, pieces under refMin copied into the last one (which must be
-// the caller's own) and bigger ones referenced.
-func appendPieces(msg net.Buffers, p ...[]byte) net.Buffers {
-	for _, b := range p {
-		if len(b) < refMin {
-			msg[len(msg)-1] = append(msg[len(msg)-1], b...)
-		} else {
-			msg = append(msg, b, nil)
-		}
-	}
-	return msg
-}
 
 // PiecesWriter is implemented by a Stream that writes a message given in pieces as one message
 // (a vectored write on a pipe, frames of one message on a WebSocket). Conn joins the pieces for a

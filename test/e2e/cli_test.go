@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -15,9 +14,8 @@ import (
 	"github.com/creack/pty"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/e2e/fakeapi"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/harness"
 )
-
-const fakeKey = "sk-ant-api03-fake-e2e-key-0123456789abcdefghij"
 
 // cli is a real Claude Code CLI running in a pty.
 type cli struct {
@@ -42,17 +40,9 @@ type cliOptions struct {
 	AsGiven bool
 }
 
-// claudeBin returns $CLAUDE_BIN or skips the test loudly.
+// claudeBin returns $CLAUDE_BIN or skips the test loudly (fails in CI).
 func claudeBin(t testing.TB) string {
-	bin := os.Getenv("CLAUDE_BIN")
-	if bin == "" && os.Getenv("CI") != "" {
-		t.Fatal("CLAUDE_BIN not set in CI: the end-to-end suite must run there (scripts/ensure-claude-cli)")
-	}
-	if bin == "" {
-		t.Skip("CLAUDE_BIN not set: run scripts/ensure-claude-cli and export CLAUDE_BIN=$(scripts/ensure-claude-cli) " +
-			"-- the end-to-end suite against the real Claude Code CLI is NOT running")
-	}
-	return bin
+	return harness.ClaudeBin(t, "the end-to-end suite against the real Claude Code CLI")
 }
 
 // realDir returns a fresh, symlink-resolved temp dir.
@@ -62,22 +52,6 @@ func realDir(t testing.TB) string {
 		t.Fatal(err)
 	}
 	return d
-}
-
-// seedConfig writes the .claude.json that lets the CLI start offline: the
-// facts file says "without it the CLI tries the network at start and exits".
-func seedConfig(t testing.TB, config, project string) {
-	cfg := map[string]any{
-		"hasCompletedOnboarding": true,
-		"customApiKeyResponses": map[string]any{
-			"approved": []string{fakeKey[len(fakeKey)-20:]}, "rejected": []string{},
-		},
-		"projects": map[string]any{project: map[string]any{"hasTrustDialogAccepted": true}},
-	}
-	b, _ := json.Marshal(cfg)
-	if err := os.WriteFile(filepath.Join(config, ".claude.json"), b, 0o600); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // startCLI runs the CLI against api. It is killed (and reaped) at cleanup;
@@ -91,7 +65,7 @@ func startCLI(t testing.TB, api *fakeapi.Server, o cliOptions) *cli {
 		o.Config = realDir(t)
 	}
 	home := realDir(t)
-	seedConfig(t, o.Config, o.Project)
+	harness.SeedConfig(t, o.Config, o.Project)
 
 	args := append([]string{"--permission-mode", "default"}, o.Args...)
 	if o.AsGiven {
@@ -99,23 +73,16 @@ func startCLI(t testing.TB, api *fakeapi.Server, o cliOptions) *cli {
 	}
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = o.Project
-	cmd.Env = []string{
-		"HOME=" + home,
-		"PATH=" + os.Getenv("PATH"),
+	cmd.Env = append(harness.OfflineEnv(api.URL),
+		"HOME="+home,
+		"PATH="+os.Getenv("PATH"),
 		"TERM=xterm-256color",
 		"LANG=C.UTF-8",
-		"CLAUDE_CONFIG_DIR=" + o.Config,
-		"ANTHROPIC_API_KEY=" + fakeKey,
-		"ANTHROPIC_BASE_URL=" + api.URL,
-		"DISABLE_AUTOUPDATER=1",
-		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
-		"DISABLE_TELEMETRY=1",
-		"DISABLE_ERROR_REPORTING=1",
-		"CLAUDE_CODE_DISABLE_OFFICIAL_MARKETPLACE_AUTOINSTALL=1",
+		"CLAUDE_CONFIG_DIR="+o.Config,
 		"ENABLE_IDE_INTEGRATION=true",
 		"no_proxy=127.0.0.1,localhost,::1",
 		"NO_PROXY=127.0.0.1,localhost,::1",
-	}
+	)
 	if o.Port != 0 {
 		cmd.Env = append(cmd.Env, "CLAUDE_CODE_SSE_PORT="+strconv.Itoa(o.Port))
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/e2e/fakeapi"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/harness"
 )
 
 // (h) The editor's selection reaches the model through selection_changed.
@@ -36,7 +37,7 @@ func TestSelectionReachesModel(t *testing.T) {
 			_ = json.Unmarshal(fr.m.Params, &p)
 			// Protocol: "The bridge passes selection and diagnostic positions to Claude unchanged".
 			want, _ := json.Marshal(sel)
-			if p.FilePath != f || p.FileURL != "file://"+f || p.Text != "line two\nline three\n" || !jsonEqual(p.Selection, want) {
+			if p.FilePath != f || p.FileURL != "file://"+f || p.Text != "line two\nline three\n" || !harness.JSONEqual(p.Selection, want) {
 				t.Errorf("selection_changed %s", fr.Msg)
 			}
 			break
@@ -194,16 +195,6 @@ func TestTwoCLIs(t *testing.T) {
 	if got := readFile(t, b); got != "BRAVO\n" {
 		t.Errorf("b.txt %q", got)
 	}
-}
-
-func jsonEqual(a, b []byte) bool {
-	var x, y any
-	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
-		return false
-	}
-	xa, _ := json.Marshal(x)
-	ya, _ := json.Marshal(y)
-	return string(xa) == string(ya)
 }
 
 func firstLines(s string, n int) string {

@@ -15,21 +15,13 @@ import (
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/probe"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/harness"
 )
 
-// need returns the path of an editor, or skips the test saying so loudly. With
-// CLAUDE_IDE_BRIDGE_REQUIRE_EDITORS=1 (scripts/test, which installs them) a missing editor fails.
+// need returns the path of an editor, or ends the test as harness.Missing says.
 func need(t *testing.T, name string) string {
 	t.Helper()
-	p, err := exec.LookPath(name)
-	if err == nil {
-		return p
-	}
-	if os.Getenv("CLAUDE_IDE_BRIDGE_REQUIRE_EDITORS") == "1" {
-		t.Fatalf("%s is not installed (scripts/test installs it)", name)
-	}
-	t.Skipf("SKIPPED: %s is not installed; the %s binding of docs/editors.md is not tested", name, name)
-	return ""
+	return harness.Need(t, name, "the "+name+" binding of docs/editors.md")
 }
 
 // snippet returns the fenced block that follows <!-- test:NAME --> in docs/editors.md.

@@ -2,7 +2,6 @@ package emacstest
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,9 +10,8 @@ import (
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/e2e/fakeapi"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/harness"
 )
-
-const fakeKey = "sk-ant-api03-fake-emacs-key-0123456789abcdefghij"
 
 // The whole way with the real Claude Code CLI and the fake model API: M-x
 // claude-ide-bridge-claude runs claude in Emacs's terminal (term, as in an Emacs without eat or
@@ -35,23 +33,23 @@ func TestRealClaudeEditAccepted(t *testing.T) {
 	if _, err := api.WaitMain(ctx, 1); err != nil {
 		t.Fatalf("no request from the CLI: %v; screen:\n%s", err, screen())
 	}
-	if !poll(60*time.Second, func() bool { n, _ := e.try(`(length (claude-ide-bridge-diffs))`); return n == "1" }) {
+	if !harness.Poll(60*time.Second, func() bool { n, _ := e.try(`(length (claude-ide-bridge-diffs))`); return n == "1" }) {
 		t.Fatalf("no diff shown; screen:\n%s", screen())
 	}
-	if got := fileText(t, path); got != "hello world\n" {
+	if got := harness.FileText(path); got != "hello world\n" {
 		t.Fatalf("file changed before the accept: %q", got)
 	}
 	// The user accepts in the proposal's window.
 	e.eval(t, `(progn (select-window (get-buffer-window (claude-ide-bridge--diff-proposal (car (hash-table-values claude-ide-bridge--diffs))))) nil)`)
 	e.keys(t, "C-c", "C-c")
-	if !poll(60*time.Second, func() bool { return fileText(t, path) == "hello there\n" }) {
-		t.Fatalf("the CLI did not write the accepted text; file %q; screen:\n%s", fileText(t, path), screen())
+	if !harness.Poll(60*time.Second, func() bool { return harness.FileText(path) == "hello there\n" }) {
+		t.Fatalf("the CLI did not write the accepted text; file %q; screen:\n%s", harness.FileText(path), screen())
 	}
-	if !poll(60*time.Second, func() bool { return strings.Contains(screen(), "EDIT ACCEPTED") }) {
+	if !harness.Poll(60*time.Second, func() bool { return strings.Contains(screen(), "EDIT ACCEPTED") }) {
 		t.Fatalf("the turn did not finish; screen:\n%s", screen())
 	}
 	e.waitEval(t, "0", `(length (claude-ide-bridge-diffs))`)
-	if !poll(testbin.Bound, func() bool {
+	if !harness.Poll(testbin.Bound, func() bool {
 		return e.str(t, `(with-current-buffer (get-file-buffer `+lispQuote(path)+`) (buffer-string))`) == "hello there\n"
 	}) {
 		t.Fatal("hello.txt's buffer does not show the CLI's write")
@@ -77,10 +75,7 @@ func (rc *realClaude) prompt(s string) {
 
 func startRealClaude(t *testing.T) *realClaude {
 	t.Helper()
-	bin := os.Getenv("CLAUDE_BIN")
-	if bin == "" {
-		t.Skip("SKIPPED: CLAUDE_BIN not set (CLAUDE_BIN=$(scripts/ensure-claude-cli)): the Emacs test with the real Claude Code CLI is NOT running")
-	}
+	bin := harness.ClaudeBin(t, "the Emacs test with the real Claude Code CLI")
 	api := fakeapi.New()
 	t.Cleanup(api.Close)
 	tmp, _ := filepath.EvalSymlinks(t.TempDir())
@@ -88,22 +83,10 @@ func startRealClaude(t *testing.T) *realClaude {
 	for _, d := range []string{proj, cfg, home} {
 		os.MkdirAll(d, 0o755)
 	}
-	// Facts: "Pre-seed $CLAUDE_CONFIG_DIR/.claude.json ... without it the CLI tries the network
-	// at start and exits."
-	seed, _ := json.Marshal(map[string]any{
-		"hasCompletedOnboarding": true,
-		"customApiKeyResponses":  map[string]any{"approved": []string{fakeKey[len(fakeKey)-20:]}, "rejected": []string{}},
-		"projects":               map[string]any{proj: map[string]any{"hasTrustDialogAccepted": true}},
-	})
-	os.WriteFile(filepath.Join(cfg, ".claude.json"), seed, 0o600)
+	harness.SeedConfig(t, cfg, proj)
 	path := filepath.Join(proj, "hello.txt")
 	os.WriteFile(path, []byte("hello world\n"), 0o644)
-	e := startEmacs(t, proj, []string{
-		"HOME=" + home, "CLAUDE_CONFIG_DIR=" + cfg,
-		"ANTHROPIC_API_KEY=" + fakeKey, "ANTHROPIC_BASE_URL=" + api.URL,
-		"DISABLE_AUTOUPDATER=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_TELEMETRY=1",
-		"DISABLE_ERROR_REPORTING=1", "CLAUDE_CODE_DISABLE_OFFICIAL_MARKETPLACE_AUTOINSTALL=1",
-	}, `(setq claude-ide-bridge-claude-program `+lispQuote(bin)+` claude-ide-bridge-terminal 'term)`+noShorterHint)
+	e := startEmacs(t, proj, append(harness.OfflineEnv(api.URL), "HOME="+home, "CLAUDE_CONFIG_DIR="+cfg), `(setq claude-ide-bridge-claude-program `+lispQuote(bin)+` claude-ide-bridge-terminal 'term)`+noShorterHint)
 	w := &world{proj: proj, cfg: cfg, e: e}
 	t.Cleanup(func() {
 		// claude first, so it does not outlive the test.
@@ -117,7 +100,7 @@ func startRealClaude(t *testing.T) *realClaude {
 		return s
 	}
 	// Facts: "With no network, expect up to ~20 s before it connects".
-	if !poll(90*time.Second, func() bool {
+	if !harness.Poll(90*time.Second, func() bool {
 		c, _ := e.try("claude-ide-bridge--clients")
 		return c == "1" && strings.Contains(screen(), "for shortcuts")
 	}) {

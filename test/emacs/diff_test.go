@@ -10,6 +10,7 @@ import (
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/probe"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/harness"
 )
 
 const tabA = "✻ [Claude Code] a.txt (aa7495) ⧉"
@@ -53,7 +54,7 @@ func (w *world) waitDiffs(t *testing.T, want ...string) {
 		want = []string{}
 	}
 	var got []string
-	if !poll(testbin.Bound, func() bool {
+	if !harness.Poll(testbin.Bound, func() bool {
 		got = nil
 		w.e.value(t, &got, `(vconcat (mapcar (lambda (d) (format "%s=%s" (car d) (cdr d))) (claude-ide-bridge-diffs)))`)
 		return reflect.DeepEqual(got, want)
@@ -92,7 +93,7 @@ func TestDiffAcceptThenCloseTab(t *testing.T) {
 	}
 	w.e.keys(t, "C-c", "C-c")
 	wantTexts(t, ch, "FILE_SAVED", "new\n")
-	if got := fileText(t, path); got != "old\n" {
+	if got := harness.FileText(path); got != "old\n" {
 		t.Fatalf("Emacs wrote the file: %q", got)
 	}
 	w.waitDiffs(t, tabA+"=accepted")
@@ -121,7 +122,7 @@ func TestDiffEditThenAccept(t *testing.T) {
 	w.waitDiffs(t, tabA+"=pending")
 	w.e.keys(t, "C-e", ",", "Space", "e", "d", "i", "t", "e", "d", "C-c", "C-c")
 	wantTexts(t, ch, "FILE_SAVED", "new, edited\n")
-	if got := fileText(t, path); got != "old\n" {
+	if got := harness.FileText(path); got != "old\n" {
 		t.Fatalf("Emacs wrote the file: %q", got)
 	}
 }
@@ -163,7 +164,7 @@ func TestDiffReject(t *testing.T) {
 			if got := w.windows(t); !reflect.DeepEqual(got, []string{"a.txt"}) {
 				t.Fatalf("windows after the reject %q, want a.txt alone again", got)
 			}
-			if got := fileText(t, path); got != "old\n" {
+			if got := harness.FileText(path); got != "old\n" {
 				t.Fatalf("file changed: %q", got)
 			}
 		})

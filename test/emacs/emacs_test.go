@@ -13,6 +13,7 @@ import (
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/probe"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/harness"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/termtext"
 )
@@ -49,11 +50,11 @@ const noNativeComp = `(setq native-comp-jit-compilation nil native-comp-deferred
 func startEmacs(t *testing.T, dir string, env []string, setup string) *emacs {
 	t.Helper()
 	emacsPath := needEmacs(t)
-	e := &emacs{tmux: needTool(t, "tmux"), client: "emacsclient", dir: dir}
+	e := &emacs{tmux: harness.Need(t, "tmux", "the interactive Emacs"), client: "emacsclient", dir: dir}
 	if c := filepath.Join(filepath.Dir(emacsPath), "emacsclient"); fileExists(c) {
 		e.client = c
 	}
-	needTool(t, e.client)
+	harness.Need(t, e.client, "the interactive Emacs")
 	sockDir, err := os.MkdirTemp("", "emt")
 	if err != nil {
 		t.Fatal(err)
@@ -99,7 +100,7 @@ func startEmacs(t *testing.T, dir string, env []string, setup string) *emacs {
 		}
 		exec.Command(e.tmux, "-S", e.tsock, "kill-server").Run()
 	})
-	if !poll(testbin.Bound, func() bool {
+	if !harness.Poll(testbin.Bound, func() bool {
 		out, err := e.try(`(and (claude-ide-bridge--ready-p) t)`)
 		return err == nil && out == "t"
 	}) {
@@ -196,19 +197,8 @@ func (e *emacs) str(t *testing.T, expr string) string {
 func (e *emacs) waitEval(t *testing.T, want, expr string) {
 	t.Helper()
 	var last string
-	if !poll(testbin.Bound, func() bool { last, _ = e.try(expr); return last == want }) {
+	if !harness.Poll(testbin.Bound, func() bool { last, _ = e.try(expr); return last == want }) {
 		t.Fatalf("waiting for %s\n want %s\n last %s", expr, want, last)
-	}
-}
-
-func poll(d time.Duration, f func() bool) bool {
-	for deadline := time.Now().Add(d); ; time.Sleep(20 * time.Millisecond) {
-		if f() {
-			return true
-		}
-		if time.Now().After(deadline) {
-			return false
-		}
 	}
 }
 
@@ -231,7 +221,7 @@ func newWorld(t *testing.T, setup string, connect bool) *world {
 func (w *world) dial(t *testing.T) {
 	t.Helper()
 	var names []string
-	poll(testbin.Bound, func() bool { names, _ = filepath.Glob(filepath.Join(w.cfg, "ide", "*.lock")); return len(names) == 1 })
+	harness.Poll(testbin.Bound, func() bool { names, _ = filepath.Glob(filepath.Join(w.cfg, "ide", "*.lock")); return len(names) == 1 })
 	if len(names) != 1 {
 		t.Fatalf("lock files %v", names)
 	}
@@ -271,13 +261,4 @@ func (w *world) visit(t *testing.T, path string) {
 	t.Helper()
 	w.e.eval(t, `(progn (switch-to-buffer (let ((coding-system-for-read 'utf-8-unix)) (find-file-noselect `+lispQuote(path)+`)))
 	  (rectangle-mark-mode -1) (deactivate-mark) (goto-char (point-min)) (setq last-command nil) nil)`)
-}
-
-func fileText(t *testing.T, path string) string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return "<" + err.Error() + ">"
-	}
-	return string(b)
 }

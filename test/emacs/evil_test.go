@@ -2,10 +2,10 @@ package emacstest
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/harness"
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/seltable"
 )
 
@@ -45,10 +45,7 @@ func TestSelectionEvil(t *testing.T) {
 	evil, _ := filepath.Glob("/usr/share/emacs/site-lisp/elpa/evil-*")
 	chg, _ := filepath.Glob("/usr/share/emacs/site-lisp/elpa/goto-chg-*")
 	if len(evil) == 0 || len(chg) == 0 {
-		if os.Getenv("CLAUDE_IDE_BRIDGE_REQUIRE_EDITORS") == "1" {
-			t.Fatal("Evil is not installed (scripts/test installs elpa-evil)")
-		}
-		t.Skip("SKIPPED: Evil is not installed (apt-get install elpa-evil): Evil's Visual selections are NOT tested")
+		harness.Missing(t, "elpa-evil", "Evil's Visual selections")
 	}
 	w := newWorld(t, `(add-to-list 'load-path `+lispQuote(evil[0])+`) (add-to-list 'load-path `+lispQuote(chg[0])+`)
 	  (require 'evil) (evil-mode 1)`, true)

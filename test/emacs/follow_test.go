@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/harness"
 )
 
 // Editor protocol, "Files changed on disk": "An editor should show the new text of an unmodified
@@ -28,7 +29,7 @@ func TestBufferFollowsDisk(t *testing.T) {
 	text := func(p string) string {
 		return w.e.str(t, `(with-current-buffer (get-file-buffer `+lispQuote(p)+`) (buffer-string))`)
 	}
-	if !poll(testbin.Bound, func() bool { return text(clean) == "hello there\n" }) {
+	if !harness.Poll(testbin.Bound, func() bool { return text(clean) == "hello there\n" }) {
 		t.Fatalf("clean.txt's buffer shows %q after the file changed", text(clean))
 	}
 	if w.e.eval(t, `(buffer-modified-p (get-file-buffer `+lispQuote(clean)+`))`) != "nil" {
@@ -43,7 +44,7 @@ func TestBufferFollowsDisk(t *testing.T) {
 		}
 		return out
 	}
-	if !poll(testbin.Bound, func() bool { return len(messages()) > 0 }) {
+	if !harness.Poll(testbin.Bound, func() bool { return len(messages()) > 0 }) {
 		t.Fatal("no message names dirty.txt")
 	}
 	if m := messages(); len(m) != 1 || !strings.Contains(m[0], "unsaved changes: they are kept") {

@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/harness"
 )
 
 // Issue 30: the mode "stops it with Emacs". C-x C-c in a real Emacs: the bridge closes, removes
@@ -27,7 +29,7 @@ func TestBridgeEndsWithEmacs(t *testing.T) {
 		_, err := os.Stat(names[0])
 		return os.IsNotExist(err) && syscall.Kill(pid, 0) != nil
 	}
-	if !poll(10*time.Second, gone) {
+	if !harness.Poll(10*time.Second, gone) {
 		data, _ := os.ReadFile(names[0])
 		var lock map[string]any
 		json.Unmarshal(data, &lock)

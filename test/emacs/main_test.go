@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/harness"
 )
 
 // bridgeBin is the bridge binary built for this run.
@@ -40,31 +41,8 @@ func TestMain(m *testing.M) {
 	testbin.Main(m, &bridgeBin)
 }
 
-// needEmacs returns Emacs's path or skips loudly; with CLAUDE_IDE_BRIDGE_REQUIRE_EDITORS=1
-// (scripts/test, which installs emacs-nox) a missing Emacs fails.
+// needEmacs returns Emacs's path or ends the test as harness.Missing says.
 func needEmacs(t *testing.T) string {
 	t.Helper()
-	p, err := exec.LookPath(emacsBin)
-	if err == nil {
-		return p
-	}
-	if os.Getenv("CLAUDE_IDE_BRIDGE_REQUIRE_EDITORS") == "1" {
-		t.Fatalf("%s is not installed (scripts/test installs emacs-nox)", emacsBin)
-	}
-	t.Skipf("SKIPPED: %s is not installed: the Emacs package is NOT tested", emacsBin)
-	return ""
-}
-
-// needTool is needEmacs for another program (tmux, emacsclient).
-func needTool(t *testing.T, name string) string {
-	t.Helper()
-	p, err := exec.LookPath(name)
-	if err == nil {
-		return p
-	}
-	if os.Getenv("CLAUDE_IDE_BRIDGE_REQUIRE_EDITORS") == "1" {
-		t.Fatalf("%s is not installed (scripts/test installs it)", name)
-	}
-	t.Skipf("SKIPPED: %s is not installed: the interactive Emacs tests are NOT running", name)
-	return ""
+	return harness.Need(t, emacsBin, "the Emacs package")
 }

@@ -4,7 +4,6 @@ package emacstest
 
 import (
 	"context"
-	"encoding/json"
 	"io"
 	"os"
 	"os/exec"
@@ -19,6 +18,7 @@ import (
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/e2e/fakeapi"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/harness"
 )
 
 // Issue 39 item 2 with the real CLI: "Emacs quits while an outside Claude has a pending diff;
@@ -28,10 +28,7 @@ import (
 // naming it), the next Emacs shows the proposal, C-c C-c there accepts it and the CLI writes it.
 func TestRealClaudeOutlivesEmacs(t *testing.T) {
 	t.Parallel()
-	bin := os.Getenv("CLAUDE_BIN")
-	if bin == "" {
-		t.Skip("SKIPPED: CLAUDE_BIN not set (CLAUDE_BIN=$(scripts/ensure-claude-cli)): the Emacs test with the real Claude Code CLI is NOT running")
-	}
+	bin := harness.ClaudeBin(t, "the Emacs test with the real Claude Code CLI")
 	api := fakeapi.New()
 	t.Cleanup(api.Close)
 	tmp, _ := filepath.EvalSymlinks(t.TempDir())
@@ -41,12 +38,7 @@ func TestRealClaudeOutlivesEmacs(t *testing.T) {
 		os.MkdirAll(d, 0o755)
 	}
 	w.stopBridges(t)
-	seed, _ := json.Marshal(map[string]any{
-		"hasCompletedOnboarding": true,
-		"customApiKeyResponses":  map[string]any{"approved": []string{fakeKey[len(fakeKey)-20:]}, "rejected": []string{}},
-		"projects":               map[string]any{w.proj: map[string]any{"hasTrustDialogAccepted": true}},
-	})
-	os.WriteFile(filepath.Join(w.cfg, ".claude.json"), seed, 0o600)
+	harness.SeedConfig(t, w.cfg, w.proj)
 	path := filepath.Join(w.proj, "hello.txt")
 	os.WriteFile(path, []byte("hello world\n"), 0o644)
 	env := []string{"HOME=" + home, "CLAUDE_CONFIG_DIR=" + w.cfg}
@@ -57,10 +49,8 @@ func TestRealClaudeOutlivesEmacs(t *testing.T) {
 
 	cli := exec.Command(bin, "--permission-mode", "default")
 	cli.Dir = w.proj
-	cli.Env = append(os.Environ(), append(env, "TERM=xterm-256color", "CLAUDE_CODE_SSE_PORT="+port,
-		"ANTHROPIC_API_KEY="+fakeKey, "ANTHROPIC_BASE_URL="+api.URL, "DISABLE_AUTOUPDATER=1",
-		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_TELEMETRY=1", "DISABLE_ERROR_REPORTING=1",
-		"CLAUDE_CODE_DISABLE_OFFICIAL_MARKETPLACE_AUTOINSTALL=1", "no_proxy=127.0.0.1,localhost,::1")...)
+	cli.Env = append(append(os.Environ(), env...), append(harness.OfflineEnv(api.URL),
+		"TERM=xterm-256color", "CLAUDE_CODE_SSE_PORT="+port, "no_proxy=127.0.0.1,localhost,::1")...)
 	ptm, err := pty.StartWithSize(cli, &pty.Winsize{Rows: 40, Cols: 120})
 	if err != nil {
 		t.Fatal(err)
@@ -69,7 +59,7 @@ func TestRealClaudeOutlivesEmacs(t *testing.T) {
 	copied := make(chan struct{})
 	go func() { io.Copy(screen, ptm); close(copied) }()
 	t.Cleanup(func() { cli.Process.Kill(); cli.Wait(); ptm.Close(); <-copied })
-	if !poll(90*time.Second, func() bool {
+	if !harness.Poll(90*time.Second, func() bool {
 		c, _ := w.e.try("claude-ide-bridge--clients")
 		return c == "1" && strings.Contains(screen.String(), "shortcuts") // "? for shortcuts", drawn with cursor moves between the words
 	}) {
@@ -101,7 +91,7 @@ func TestRealClaudeOutlivesEmacs(t *testing.T) {
 	var bridgePID int
 	w.e.value(t, &bridgePID, `(process-id (jsonrpc--process claude-ide-bridge--conn))`)
 	w.e.keys(t, "C-x", "C-c")
-	if !poll(testbin.Bound, func() bool { return exec.Command(w.e.tmux, "-S", w.e.tsock, "has-session").Run() != nil }) {
+	if !harness.Poll(testbin.Bound, func() bool { return exec.Command(w.e.tmux, "-S", w.e.tsock, "has-session").Run() != nil }) {
 		t.Fatalf("Emacs did not quit:\n%s", w.e.screen(t))
 	}
 	time.Sleep(3 * time.Second) // past the 2 s after which Emacs deleted the process
@@ -112,7 +102,7 @@ func TestRealClaudeOutlivesEmacs(t *testing.T) {
 		t.Fatalf("lock names %d, want the bridge's %d", lpid, bridgePID)
 	}
 	live("after Emacs quit")
-	if got := fileText(t, path); got != "hello world\n" {
+	if got := harness.FileText(path); got != "hello world\n" {
 		t.Fatalf("file changed while no editor was there: %q", got)
 	}
 
@@ -121,8 +111,8 @@ func TestRealClaudeOutlivesEmacs(t *testing.T) {
 	live("with the next Emacs")
 	w.e.eval(t, `(progn (select-window (get-buffer-window (claude-ide-bridge--diff-proposal (car (hash-table-values claude-ide-bridge--diffs))))) nil)`)
 	w.e.keys(t, "C-c", "C-c")
-	if !poll(60*time.Second, func() bool { return fileText(t, path) == "hello there\n" }) {
-		t.Fatalf("the CLI did not write the accepted text; file %q", fileText(t, path))
+	if !harness.Poll(60*time.Second, func() bool { return harness.FileText(path) == "hello there\n" }) {
+		t.Fatalf("the CLI did not write the accepted text; file %q", harness.FileText(path))
 	}
 	// The turn goes on: the CLI asks the model again with the Edit's result (the third request).
 	ctx2, cancel2 := context.WithTimeout(context.Background(), 60*time.Second)
@@ -136,7 +126,7 @@ func TestRealClaudeOutlivesEmacs(t *testing.T) {
 func tabPattern(t *testing.T, w *world) string {
 	t.Helper()
 	var tab string
-	if !poll(60*time.Second, func() bool {
+	if !harness.Poll(60*time.Second, func() bool {
 		out, err := w.e.try(`(length (claude-ide-bridge-diffs))`)
 		return err == nil && out == "1"
 	}) {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/harness"
 )
 
 // lockPID reads the pid the workspace's one lock file names (0: none or unreadable).
@@ -36,7 +37,7 @@ func (w *world) stopBridges(t *testing.T) {
 		if _, pid := w.lockPID(t); pid > 0 {
 			syscall.Kill(pid, syscall.SIGTERM)
 		}
-		poll(testbin.Bound, func() bool { names, _ := filepath.Glob(filepath.Join(w.cfg, "ide", "*.lock")); return len(names) == 0 })
+		harness.Poll(testbin.Bound, func() bool { names, _ := filepath.Glob(filepath.Join(w.cfg, "ide", "*.lock")); return len(names) == 0 })
 	})
 }
 
@@ -55,7 +56,7 @@ func TestBridgeStaysForOutsideClaude(t *testing.T) {
 	var pid int
 	w.e.value(t, &pid, `(process-id (jsonrpc--process claude-ide-bridge--conn))`)
 	w.e.keys(t, "C-x", "C-c")
-	if !poll(testbin.Bound, func() bool { return exec.Command(w.e.tmux, "-S", w.e.tsock, "has-session").Run() != nil }) {
+	if !harness.Poll(testbin.Bound, func() bool { return exec.Command(w.e.tmux, "-S", w.e.tsock, "has-session").Run() != nil }) {
 		t.Fatalf("Emacs did not quit:\n%s", w.e.screen(t))
 	}
 	time.Sleep(3 * time.Second) // past the 2 s after which Emacs deleted the process
@@ -97,7 +98,7 @@ func TestModeOffStopsTheBridge(t *testing.T) {
 	w.e.value(t, &pid, `(process-id (jsonrpc--process claude-ide-bridge--conn))`)
 	w.e.keys(t, "M-x", "claude-ide-bridge-mode", "Enter")
 	wantTexts(t, ans, "DIFF_REJECTED", tabA)
-	if !poll(testbin.Bound, func() bool { _, err := os.Stat(lock); return os.IsNotExist(err) && syscall.Kill(pid, 0) != nil }) {
+	if !harness.Poll(testbin.Bound, func() bool { _, err := os.Stat(lock); return os.IsNotExist(err) && syscall.Kill(pid, 0) != nil }) {
 		t.Fatalf("after the mode went off the lock %s or the bridge (pid %d) is still there", lock, pid)
 	}
 }
@@ -114,7 +115,7 @@ func TestKilledBridgeLockRemoved(t *testing.T) {
 		t.Fatalf("lock names pid %d, want Emacs's %d", lpid, emacsPID)
 	}
 	syscall.Kill(pid, syscall.SIGKILL)
-	if !poll(testbin.Bound, func() bool { _, err := os.Stat(lock); return os.IsNotExist(err) }) {
+	if !harness.Poll(testbin.Bound, func() bool { _, err := os.Stat(lock); return os.IsNotExist(err) }) {
 		t.Fatalf("the killed bridge's lock %s, naming Emacs, is still there", lock)
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/harness"
 )
 
 // batch runs emacs --batch -Q with args in dir and returns its output; it fails the test when
@@ -95,10 +97,7 @@ func TestPackageLint(t *testing.T) {
 	t.Parallel()
 	dirs, _ := filepath.Glob("/usr/share/emacs/site-lisp/elpa/package-lint-*")
 	if len(dirs) == 0 {
-		if os.Getenv("CLAUDE_IDE_BRIDGE_REQUIRE_EDITORS") == "1" {
-			t.Fatal("package-lint is not installed (scripts/test installs elpa-package-lint)")
-		}
-		t.Skip("SKIPPED: package-lint is not installed (apt-get install elpa-package-lint): the package is NOT linted")
+		harness.Missing(t, "elpa-package-lint", "the package's lint")
 	}
 	home := t.TempDir()
 	archive := filepath.Join(home, "archives", "gnu")

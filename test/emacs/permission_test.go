@@ -13,13 +13,14 @@ import (
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/e2e/fakeapi"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/harness"
 )
 
 // hook runs the bridge's PermissionRequest hook as the CLI does and returns what it prints.
 func (w *world) hook(t *testing.T, input map[string]any) <-chan string {
 	t.Helper()
 	var names []string
-	poll(testbin.Bound, func() bool { names, _ = filepath.Glob(filepath.Join(w.cfg, "ide", "*.lock")); return len(names) == 1 })
+	harness.Poll(testbin.Bound, func() bool { names, _ = filepath.Glob(filepath.Join(w.cfg, "ide", "*.lock")); return len(names) == 1 })
 	if len(names) != 1 {
 		t.Fatalf("lock files %v", names)
 	}
@@ -61,7 +62,7 @@ func (w *world) answer(t *testing.T, keys ...string) {
 	t.Helper()
 	w.e.keys(t, "M-x")
 	w.e.keys(t, "claude-ide-bridge-permissions", "Enter")
-	if !poll(testbin.Bound, func() bool {
+	if !harness.Poll(testbin.Bound, func() bool {
 		s := w.e.screen(t)
 		return strings.Contains(s, "pending) (") && strings.Contains(s, "later")
 	}) {
@@ -90,7 +91,7 @@ func TestPermissionQuestion(t *testing.T) {
 	if got := w.e.eval(t, `(list (buffer-name (window-buffer (selected-window))) (car values) (length claude-ide-bridge--questions))`); got != `("a.txt" 3 1)` {
 		t.Fatalf("the question took the window or the minibuffer's keys: %s", got)
 	}
-	if !poll(testbin.Bound, func() bool { return strings.Contains(w.e.screen(t), "Claude[0 ?1]") }) {
+	if !harness.Poll(testbin.Bound, func() bool { return strings.Contains(w.e.screen(t), "Claude[0 ?1]") }) {
 		t.Fatalf("the mode line does not count the question; screen:\n%s", w.e.screen(t))
 	}
 	msgs := w.e.str(t, messages)
@@ -150,7 +151,7 @@ func TestPermissionQuestion(t *testing.T) {
 	}
 	w.e.keys(t, "Enter")
 	w.e.waitEval(t, "nil", `(and (active-minibuffer-window) t)`)
-	if !poll(testbin.Bound, func() bool {
+	if !harness.Poll(testbin.Bound, func() bool {
 		return strings.Contains(w.e.str(t, messages), "that question was withdrawn; nothing sent")
 	}) {
 		t.Fatalf("*Messages*:\n%s", w.e.str(t, messages))
@@ -186,7 +187,7 @@ func TestRealClaudePermission(t *testing.T) {
 	turn := func(file, done, prompt string) {
 		rc.api.Push(fakeapi.Tool("Bash", map[string]any{"command": "touch " + file, "description": "make a file"}), fakeapi.Text(done))
 		rc.prompt(prompt)
-		if !poll(60*time.Second, func() bool { n, _ := e.try(`(length claude-ide-bridge--questions)`); return n == "1" }) {
+		if !harness.Poll(60*time.Second, func() bool { n, _ := e.try(`(length claude-ide-bridge--questions)`); return n == "1" }) {
 			t.Fatalf("no permission question in Emacs; screen:\n%s", rc.screen())
 		}
 		// The user is in hello.txt's window (not Claude's terminal) when answering.
@@ -195,7 +196,7 @@ func TestRealClaudePermission(t *testing.T) {
 	a := filepath.Join(w.proj, "allowed.txt")
 	turn(a, "TURN A DONE", "make a file")
 	w.answer(t, "y")
-	if !poll(60*time.Second, func() bool { return strings.Contains(rc.screen(), "TURN A DONE") }) {
+	if !harness.Poll(60*time.Second, func() bool { return strings.Contains(rc.screen(), "TURN A DONE") }) {
 		t.Fatalf("turn A did not end; screen:\n%s", rc.screen())
 	}
 	if _, err := os.Stat(a); err != nil {
@@ -210,7 +211,7 @@ func TestRealClaudePermission(t *testing.T) {
 	turn(b, "TURN B DONE", "make another")
 	w.answer(t, "r")
 	e.keys(t, "REASON-9 not here", "Enter")
-	if !poll(60*time.Second, func() bool { return strings.Contains(rc.screen(), "TURN B DONE") }) {
+	if !harness.Poll(60*time.Second, func() bool { return strings.Contains(rc.screen(), "TURN B DONE") }) {
 		t.Fatalf("turn B did not end; screen:\n%s", rc.screen())
 	}
 	if _, err := os.Stat(b); err == nil {
@@ -227,16 +228,16 @@ func TestRealClaudePermission(t *testing.T) {
 	}
 	c := filepath.Join(w.proj, "terminal.txt")
 	turn(c, "TURN C DONE", "and another")
-	if !poll(30*time.Second, asking) {
+	if !harness.Poll(30*time.Second, asking) {
 		t.Fatalf("no question in Claude's terminal; screen:\n%s", rc.screen())
 	}
 	rc.send("\x1b")
 	// Timed from the CLI's menu closing (its answer), as test/e2e does.
-	if !poll(30*time.Second, func() bool { return !asking() }) {
+	if !harness.Poll(30*time.Second, func() bool { return !asking() }) {
 		t.Fatalf("Esc did not close Claude's question; screen:\n%s", rc.screen())
 	}
 	start := time.Now()
-	if !poll(5*time.Second, func() bool { n, _ := e.try(`(length claude-ide-bridge--questions)`); return n == "0" }) {
+	if !harness.Poll(5*time.Second, func() bool { n, _ := e.try(`(length claude-ide-bridge--questions)`); return n == "0" }) {
 		t.Fatal("the question stayed in Emacs after Claude's terminal answered")
 	}
 	d := time.Since(start)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/termtext"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/harness"
 )
 
 // fakeClaude writes a script that records its arguments, working directory and the bridge's
@@ -44,10 +45,7 @@ func TestClaudeTerminal(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.name == "vterm" && len(vtermDir) == 0 {
-				if os.Getenv("CLAUDE_IDE_BRIDGE_REQUIRE_EDITORS") == "1" {
-					t.Fatal("elpa-vterm is not installed (scripts/test installs it)")
-				}
-				t.Skip("SKIPPED: elpa-vterm is not installed: claude in vterm is NOT tested")
+				harness.Missing(t, "elpa-vterm", "claude in vterm")
 			}
 			out := filepath.Join(t.TempDir(), "claude.out")
 			script := fakeClaude(t, out)
@@ -56,7 +54,7 @@ func TestClaudeTerminal(t *testing.T) {
 			w.visit(t, path)
 			start := `(with-current-buffer (window-buffer (selected-window)) (claude-ide-bridge-claude) nil)`
 			w.e.eval(t, start)
-			if !poll(testbin.Bound, func() bool { _, err := os.Stat(out); return err == nil }) {
+			if !harness.Poll(testbin.Bound, func() bool { _, err := os.Stat(out); return err == nil }) {
 				t.Fatalf("claude did not start; screen:\n%s", w.e.screen(t))
 			}
 			data, _ := os.ReadFile(out)
@@ -102,7 +100,7 @@ func TestClaudeFollowsTheBridgesRule(t *testing.T) {
 	w := newWorld(t, `(setq claude-ide-bridge-program `+lispQuote(testbin.ChangedRule(t))+` claude-ide-bridge-claude-program `+lispQuote(script)+
 		` claude-ide-bridge-model-tools nil claude-ide-bridge-terminal 'term)`, false)
 	w.e.eval(t, `(progn (claude-ide-bridge-claude '("--resume")) nil)`)
-	if !poll(testbin.Bound, func() bool { _, err := os.Stat(out); return err == nil }) {
+	if !harness.Poll(testbin.Bound, func() bool { _, err := os.Stat(out); return err == nil }) {
 		t.Fatalf("claude did not start; screen:\n%s", w.e.screen(t))
 	}
 	data, _ := os.ReadFile(out)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/harness"
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/seltable"
 )
 
@@ -68,7 +69,7 @@ func TestOpenEditorsDirtySave(t *testing.T) {
 	if s := w.tool(t, "saveDocument", map[string]any{"filePath": a}); !strings.Contains(s, `"success":true`) {
 		t.Fatalf("saveDocument: %s", s)
 	}
-	if got := fileText(t, a); got != "xa\n" {
+	if got := harness.FileText(a); got != "xa\n" {
 		t.Fatalf("saved file %q", got)
 	}
 	if d := w.tool(t, "checkDocumentDirty", map[string]any{"filePath": a}); !strings.Contains(d, `"isDirty":false`) {
@@ -84,7 +85,7 @@ func TestDiagnosticsFromFlymake(t *testing.T) {
 	w.visit(t, path)
 	w.e.eval(t, `(with-current-buffer (get-file-buffer `+lispQuote(path)+`) (setq-local flymake-diagnostic-functions '(elisp-flymake-checkdoc)) (flymake-mode 1) (flymake-start) nil)`)
 	var text string
-	if !poll(testbin.Bound, func() bool {
+	if !harness.Poll(testbin.Bound, func() bool {
 		text = w.tool(t, "getDiagnostics", map[string]any{"uri": "file://" + path})
 		return strings.Contains(text, "documentation string")
 	}) {
@@ -158,7 +159,7 @@ func TestDiffsSkippedMessage(t *testing.T) {
 	}
 	want := "claude-ide-bridge: Claude wrote a.txt without showing a diff"
 	messages := func() string { return w.e.str(t, `(with-current-buffer "*Messages*" (buffer-string))`) }
-	if !poll(10*time.Second, func() bool { return strings.Contains(messages(), want) }) {
+	if !harness.Poll(10*time.Second, func() bool { return strings.Contains(messages(), want) }) {
 		t.Fatalf("no message %q:\n%s", want, messages())
 	}
 	if n := strings.Count(messages(), want); n != 1 {

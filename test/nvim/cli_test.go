@@ -2,7 +2,6 @@ package nvimtest
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,9 +9,8 @@ import (
 	"time"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/e2e/fakeapi"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/harness"
 )
-
-const fakeKey = "sk-ant-api03-fake-nvim-key-0123456789abcdefghij"
 
 // The whole way: :ClaudeCode runs the real Claude Code CLI in Neovim's
 // terminal; it connects through the environment the plugin gives it, sees
@@ -32,10 +30,7 @@ type realClaude struct {
 // calls before (files to open) and waits until the CLI is connected and ready.
 func startRealClaude(t *testing.T, args []string, before func(n *nvim, proj string)) *realClaude {
 	t.Helper()
-	bin := os.Getenv("CLAUDE_BIN")
-	if bin == "" {
-		t.Skip("CLAUDE_BIN not set (CLAUDE_BIN=$(scripts/ensure-claude-cli)): the Neovim plugin's test with the real Claude Code CLI is NOT running")
-	}
+	bin := harness.ClaudeBin(t, "the Neovim plugin's test with the real Claude Code CLI")
 	api := fakeapi.New()
 	t.Cleanup(api.Close)
 	root, _ := filepath.EvalSymlinks(t.TempDir())
@@ -45,21 +40,8 @@ func startRealClaude(t *testing.T, args []string, before func(n *nvim, proj stri
 			t.Fatal(err)
 		}
 	}
-	// Facts: "Pre-seed $CLAUDE_CONFIG_DIR/.claude.json ... without it the CLI
-	// tries the network at start and exits."
-	seed, _ := json.Marshal(map[string]any{
-		"hasCompletedOnboarding": true,
-		"customApiKeyResponses":  map[string]any{"approved": []string{fakeKey[len(fakeKey)-20:]}, "rejected": []string{}},
-		"projects":               map[string]any{proj: map[string]any{"hasTrustDialogAccepted": true}},
-	})
-	if err := os.WriteFile(filepath.Join(cfg, ".claude.json"), seed, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	n := startNvim(t, proj,
-		"HOME="+home, "CLAUDE_CONFIG_DIR="+cfg, "LANG=C.UTF-8",
-		"ANTHROPIC_API_KEY="+fakeKey, "ANTHROPIC_BASE_URL="+api.URL,
-		"DISABLE_AUTOUPDATER=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_TELEMETRY=1",
-		"DISABLE_ERROR_REPORTING=1", "CLAUDE_CODE_DISABLE_OFFICIAL_MARKETPLACE_AUTOINSTALL=1")
+	harness.SeedConfig(t, cfg, proj)
+	n := startNvim(t, proj, append(harness.OfflineEnv(api.URL), "HOME="+home, "CLAUDE_CONFIG_DIR="+cfg, "LANG=C.UTF-8")...)
 	e := &env{proj: proj, cfg: cfg, n: n}
 	t.Cleanup(func() {
 		// End claude first (bounded), then the bridge.
@@ -98,7 +80,7 @@ func startRealClaude(t *testing.T, args []string, before func(n *nvim, proj stri
 			return b and table.concat(vim.api.nvim_buf_get_lines(b, 0, -1, false), "\n") or ""`)
 	}
 	// Facts: "With no network, expect up to ~20 s before it connects".
-	if !pollFor(90*time.Second, func() bool {
+	if !harness.Poll(90*time.Second, func() bool {
 		var c int
 		n.luaInto(t, &c, `return require("claude-ide-bridge").state().clients`)
 		// The footer when ready: "? for shortcuts", or the mode in others.
@@ -133,7 +115,7 @@ func (rc *realClaude) waitBufferFollows(t *testing.T, path, want string) {
 			return table.concat(vim.api.nvim_buf_get_lines(b, 0, -1, false), "\n")`, path)
 	}
 	if !poll(func() bool { return text() == want }) {
-		t.Fatalf("buffer of %s shows %q after the CLI wrote %q", path, text(), fileText(t, path))
+		t.Fatalf("buffer of %s shows %q after the CLI wrote %q", path, text(), harness.FileText(path))
 	}
 	fi, err := os.Stat(path)
 	if err != nil {
@@ -189,7 +171,7 @@ func TestRealClaudeInTerminal(t *testing.T) {
 		n.waitLua(t, `"world"`, `return vim.json.decode(require("claude-ide-bridge.tracker").last_sent() or "{}").text`)
 		n.ex(t, "ClaudeCode")
 	}
-	if !pollFor(10*time.Second, func() bool { return strings.Contains(screen(), "1 line selected") }) {
+	if !harness.Poll(10*time.Second, func() bool { return strings.Contains(screen(), "1 line selected") }) {
 		t.Fatalf("the CLI does not show the selection; screen:\n%s", screen())
 	}
 
@@ -212,31 +194,31 @@ func TestRealClaudeInTerminal(t *testing.T) {
 		t.Errorf("the model was not told the selection:\n%s", first.LastUserText())
 	}
 
-	if !pollFor(60*time.Second, func() bool {
+	if !harness.Poll(60*time.Second, func() bool {
 		var d int
 		n.luaInto(t, &d, `return #require("claude-ide-bridge.diff").list()`)
 		return d == 1
 	}) {
 		t.Fatalf("no diff shown; screen:\n%s", screen())
 	}
-	if got := fileText(t, path); got != "hello world\n" {
+	if got := harness.FileText(path); got != "hello world\n" {
 		t.Fatalf("file changed before the accept: %q", got)
 	}
 	// Issue 26 item 3: while the Edit waits for the user, status() says so (the CLI's
 	// PermissionRequest hook, through the --settings :ClaudeCode gave it).
 	claudeState := func() string { return n.str(t, `return tostring(require("claude-ide-bridge").status().claude)`) }
-	if !pollFor(30*time.Second, func() bool { return claudeState() == "waiting" }) {
+	if !harness.Poll(30*time.Second, func() bool { return claudeState() == "waiting" }) {
 		t.Errorf("status().claude %q while the diff is pending, want waiting", claudeState())
 	}
 	n.ex(t, "write")
-	if !pollFor(60*time.Second, func() bool { return fileText(t, path) == "hello there\n" }) {
-		t.Fatalf("the CLI did not write the accepted text; file %q; screen:\n%s", fileText(t, path), screen())
+	if !harness.Poll(60*time.Second, func() bool { return harness.FileText(path) == "hello there\n" }) {
+		t.Fatalf("the CLI did not write the accepted text; file %q; screen:\n%s", harness.FileText(path), screen())
 	}
-	if !pollFor(60*time.Second, func() bool { return strings.Contains(screen(), "EDIT ACCEPTED") }) {
+	if !harness.Poll(60*time.Second, func() bool { return strings.Contains(screen(), "EDIT ACCEPTED") }) {
 		t.Fatalf("the turn did not finish; screen:\n%s", screen())
 	}
 	n.waitLua(t, `0`, `return #require("claude-ide-bridge.diff").list()`)
-	if !pollFor(30*time.Second, func() bool { return claudeState() == "idle" }) {
+	if !harness.Poll(30*time.Second, func() bool { return claudeState() == "idle" }) {
 		t.Errorf("status().claude %q after the turn, want idle (the Stop hook)", claudeState())
 	}
 	// The buffer of hello.txt in the first tab shows the CLI's write.
@@ -271,10 +253,10 @@ func TestRealClaudeWritesWithoutDiff(t *testing.T) {
 		fakeapi.Text("EDITS DONE"),
 	)
 	rc.prompt(t, "edit both")
-	if !pollFor(90*time.Second, func() bool { return strings.Contains(rc.screen(), "EDITS DONE") }) {
-		t.Fatalf("the turn did not finish; files %q %q; screen:\n%s", fileText(t, clean), fileText(t, dirty), rc.screen())
+	if !harness.Poll(90*time.Second, func() bool { return strings.Contains(rc.screen(), "EDITS DONE") }) {
+		t.Fatalf("the turn did not finish; files %q %q; screen:\n%s", harness.FileText(clean), harness.FileText(dirty), rc.screen())
 	}
-	if got := fileText(t, clean) + fileText(t, dirty); got != "hello there\nhello there\n" {
+	if got := harness.FileText(clean) + harness.FileText(dirty); got != "hello there\nhello there\n" {
 		t.Fatalf("the CLI did not write both files: %q", got)
 	}
 	var diffs int

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/harness"
 )
 
 // setupNotes runs setup(opts) in n with vim.notify and vim.deprecate recorded, and returns
@@ -300,7 +302,7 @@ func TestClaudeCodeArgs(t *testing.T) {
 			// --permission-mode default and the bridge's hooks first: TestClaudeCodePermissionMode.
 			port, _ := readLock(t, e.cfg)
 			hooks := filepath.Join(e.cfg, "ide", itoa(port)+".settings.json")
-			if got := fileText(t, out); got != "--permission-mode\ndefault\n--settings\n"+hooks+"\n--resume\n" {
+			if got := harness.FileText(out); got != "--permission-mode\ndefault\n--settings\n"+hooks+"\n--resume\n" {
 				t.Fatalf("the CLI got %q, want --permission-mode default --settings %s --resume", got, hooks)
 			}
 			// :ClaudeCode in claude's window hides it; claude keeps running; again shows it.
@@ -365,7 +367,7 @@ func TestExternalProvider(t *testing.T) {
 	port, _ := readLock(t, e.cfg)
 	e.n.ex(t, "ClaudeCode --continue")
 	waitFor(t, "the external command", func() bool { _, err := os.Stat(out); return err == nil })
-	if got, want := fileText(t, out), itoa(port)+"\ntrue\n--permission-mode\ndefault\n--settings\n"+filepath.Join(e.cfg, "ide", itoa(port)+".settings.json")+"\n--continue\n"; got != want {
+	if got, want := harness.FileText(out), itoa(port)+"\ntrue\n--permission-mode\ndefault\n--settings\n"+filepath.Join(e.cfg, "ide", itoa(port)+".settings.json")+"\n--continue\n"; got != want {
 		t.Fatalf("external command got %q, want %q", got, want)
 	}
 }

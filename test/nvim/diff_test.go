@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/harness"
 )
 
 const tabA = "✻ [Claude Code] a.txt (aa7495) ⧉"
@@ -44,15 +46,6 @@ func (e *env) lines(t *testing.T, code string) []string {
 	return l
 }
 
-func fileText(t *testing.T, path string) string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return "<" + err.Error() + ">"
-	}
-	return string(b)
-}
-
 func wantTexts(t *testing.T, r toolResult, want ...string) {
 	t.Helper()
 	if r.IsError || !reflect.DeepEqual(r.texts(), want) {
@@ -82,7 +75,7 @@ func TestDiffAcceptWithWrite(t *testing.T) {
 	}
 	e.n.ex(t, "write")
 	wantTexts(t, toolOf(t, await(t, ch)), "FILE_SAVED", "new\n")
-	if got := fileText(t, path); got != "old\n" {
+	if got := harness.FileText(path); got != "old\n" {
 		t.Fatalf("the plugin wrote the file: %q", got)
 	}
 	e.waitDiffs(t, tabA+"=accepted")
@@ -103,7 +96,7 @@ func TestDiffEditThenAccept(t *testing.T) {
 	e.n.lua(t, `vim.api.nvim_buf_set_lines(0, 0, -1, false, {"new, edited", "more"})`)
 	e.n.ex(t, "ClaudeCodeDiffAccept")
 	wantTexts(t, toolOf(t, await(t, ch)), "FILE_SAVED", "new, edited\nmore\n")
-	if got := fileText(t, path); got != "old\n" {
+	if got := harness.FileText(path); got != "old\n" {
 		t.Fatalf("the plugin wrote the file: %q", got)
 	}
 }
@@ -138,7 +131,7 @@ func TestDiffReject(t *testing.T) {
 			if n := e.tabpages(t); n != 1 {
 				t.Fatalf("%d tab pages after the reject, want 1", n)
 			}
-			if got := fileText(t, path); got != "old\n" {
+			if got := harness.FileText(path); got != "old\n" {
 				t.Fatalf("file changed: %q", got)
 			}
 		})
@@ -234,7 +227,7 @@ func TestCloseAllDiffs(t *testing.T) {
 	if !reflect.DeepEqual(bufA.Lines, []string{"A"}) || !bufA.Modified {
 		t.Fatalf("a.txt buffer %+v, want the accepted text, unsaved", bufA)
 	}
-	if got := fileText(t, a); got != "a\n" {
+	if got := harness.FileText(a); got != "a\n" {
 		t.Fatalf("the plugin wrote a.txt: %q", got)
 	}
 	var cOpen bool

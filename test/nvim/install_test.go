@@ -18,6 +18,7 @@ import (
 	"testing"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/dist"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/harness"
 )
 
 // pluginVersion is lua/claude-ide-bridge/version.lua's.
@@ -32,33 +33,6 @@ func pluginVersion(t *testing.T) string {
 		t.Fatal("no version in version.lua")
 	}
 	return string(m[1])
-}
-
-// releaseServer serves a release of this machine's archive (the test's bridge, packed by
-// internal/dist as make dist packs it) under /v<version>/, with SHA256SUMS; corrupt: the
-// SHA256SUMS line does not match the archive.
-func releaseServer(t *testing.T, version string, corrupt bool) *httptest.Server {
-	t.Helper()
-	data, err := os.ReadFile(bridgeBin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	archive, err := dist.TarGz("claude-ide-bridge", data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	name := dist.ArchiveName(version, dist.Target{OS: runtime.GOOS, Arch: runtime.GOARCH})
-	sum := sha256.Sum256(archive)
-	if corrupt {
-		sum[0] ^= 1
-	}
-	sums := dist.Sums(map[string]string{name: hex.EncodeToString(sum[:]), "other.zip": strings.Repeat("0", 64)})
-	mux := http.NewServeMux()
-	mux.HandleFunc("/v"+version+"/"+name, func(w http.ResponseWriter, r *http.Request) { w.Write(archive) })
-	mux.HandleFunc("/v"+version+"/SHA256SUMS", func(w http.ResponseWriter, r *http.Request) { w.Write([]byte(sums)) })
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	return srv
 }
 
 type installResult struct {
@@ -88,7 +62,7 @@ func TestInstall(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			root := t.TempDir()
 			cfg, data := filepath.Join(root, "cfg"), filepath.Join(root, "data")
-			srv := releaseServer(t, version, corrupt)
+			srv := harness.ReleaseServer(t, bridgeBin, version, corrupt)
 			n := startNvim(t, root, "CLAUDE_CONFIG_DIR="+cfg, "XDG_DATA_HOME="+data)
 			n.lua(t, `require("claude-ide-bridge").setup(...)`, map[string]any{
 				"auto_start": false, "install": map[string]any{"base_url": srv.URL},
@@ -164,7 +138,7 @@ func TestInstallFromSource(t *testing.T) {
 	})
 	n.lua(t, `vim.schedule(function() require("claude-ide-bridge.install").run() end)`)
 	var res installResult
-	if !pollFor(300*1e9, func() bool {
+	if !harness.Poll(300*1e9, func() bool {
 		r, err := n.tryLua(`return require("claude-ide-bridge.install").last`)
 		return err == nil && string(r) != "null" && jsonInto(r, &res)
 	}) {
@@ -268,7 +242,7 @@ func TestInstallStartsTheBridge(t *testing.T) {
 	}
 	root := t.TempDir()
 	cfg, data := filepath.Join(root, "cfg"), filepath.Join(root, "data")
-	srv := releaseServer(t, pluginVersion(t), false)
+	srv := harness.ReleaseServer(t, bridgeBin, pluginVersion(t), false)
 	n := startNvim(t, root, "CLAUDE_CONFIG_DIR="+cfg, "XDG_DATA_HOME="+data)
 	// No binary yet: setup's start fails with an ERROR notification.
 	n.tryLua(`require("claude-ide-bridge").setup(...)`, map[string]any{"install": map[string]any{"base_url": srv.URL}})

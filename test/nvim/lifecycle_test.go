@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/harness"
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/seltable"
 )
 
@@ -28,7 +29,7 @@ func TestTerminal(t *testing.T) {
 	waitFor(t, "the terminal's environment", func() bool { _, err := os.Stat(envFile); return err == nil })
 	port, _ := readLock(t, e.cfg)
 	vars := map[string]string{}
-	for _, l := range strings.Split(fileText(t, envFile), "\n") {
+	for _, l := range strings.Split(harness.FileText(envFile), "\n") {
 		if k, v, ok := strings.Cut(l, "="); ok {
 			vars[k] = v
 		}
@@ -128,11 +129,11 @@ func TestTerminalRestartsAfterExit(t *testing.T) {
 		"terminal_cmd": []string{"sh", "-c", "echo run >> " + count},
 	}, false)
 	e.n.ex(t, "ClaudeCode")
-	waitFor(t, "the first run", func() bool { return fileText(t, count) == "run\n" })
+	waitFor(t, "the first run", func() bool { return harness.FileText(count) == "run\n" })
 	e.n.waitLua(t, `false`, `return require("claude-ide-bridge.terminal").running()`)
 	var wins int
 	e.n.luaInto(t, &wins, `return #vim.api.nvim_list_wins()`)
 	e.n.ex(t, "ClaudeCode")
-	waitFor(t, "the second run", func() bool { return fileText(t, count) == "run\nrun\n" })
+	waitFor(t, "the second run", func() bool { return harness.FileText(count) == "run\nrun\n" })
 	e.n.waitLua(t, itoa(wins), `return #vim.api.nvim_list_wins()`)
 }

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"syscall"
 	"testing"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/harness"
 )
 
 // bridgePID is the pid of the plugin's bridge process.
@@ -54,7 +56,7 @@ func TestForeignLockKeptWhenBridgeDies(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.n.waitLua(t, `false`, `return require("claude-ide-bridge").state().running`)
-	if got := fileText(t, lock); got != foreign {
+	if got := harness.FileText(lock); got != foreign {
 		t.Fatalf("the plugin touched a lock that is not its own: %q", got)
 	}
 }

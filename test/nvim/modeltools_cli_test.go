@@ -10,6 +10,7 @@ import (
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/modeltools/navtest"
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/e2e/fakeapi"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/harness"
 )
 
 // End to end: :ClaudeCode starts the real CLI with the --mcp-config the bridge wrote; the
@@ -59,7 +60,7 @@ func TestRealClaudeCallsReferences(t *testing.T) {
 		t.Fatalf("tool results %+v", res)
 	}
 	navtest.Equal(t, "the model's tool result", navtest.Places(res[0].Content), navtest.References)
-	if !pollFor(60*time.Second, func() bool { return strings.Contains(screen(), "REFERENCES DONE") }) {
+	if !harness.Poll(60*time.Second, func() bool { return strings.Contains(screen(), "REFERENCES DONE") }) {
 		t.Fatalf("the turn did not finish; screen:\n%s", screen())
 	}
 }

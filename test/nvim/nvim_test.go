@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/harness"
 )
 
 // nvim is a headless Neovim listening on a socket, driven with
@@ -164,7 +166,7 @@ func (n *nvim) waitLua(t *testing.T, want string, code string, args ...any) {
 			return false
 		}
 		last = string(r)
-		return jsonEqual(r, []byte(want))
+		return harness.JSONEqual(r, []byte(want))
 	})
 	if !ok {
 		t.Fatalf("waiting for %s\n want %s\n last %s", code, want, last)
@@ -188,35 +190,11 @@ func runBounded(cmd *exec.Cmd, d time.Duration) error {
 }
 
 // poll calls f until it is true, for at most 15 s.
-func poll(f func() bool) bool { return pollFor(15*time.Second, f) }
-
-// pollFor calls f until it is true, for at most d.
-func pollFor(d time.Duration, f func() bool) bool {
-	deadline := time.Now().Add(d)
-	for {
-		if f() {
-			return true
-		}
-		if time.Now().After(deadline) {
-			return false
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
+func poll(f func() bool) bool { return harness.Poll(15*time.Second, f) }
 
 func waitFor(t *testing.T, what string, f func() bool) {
 	t.Helper()
 	if !poll(f) {
 		t.Fatalf("timed out waiting for %s", what)
 	}
-}
-
-func jsonEqual(a, b []byte) bool {
-	var x, y any
-	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
-		return false
-	}
-	xa, _ := json.Marshal(x)
-	ya, _ := json.Marshal(y)
-	return bytes.Equal(xa, ya)
 }

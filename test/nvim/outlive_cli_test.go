@@ -4,7 +4,6 @@ package nvimtest
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/e2e/fakeapi"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/harness"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/termtext"
 )
@@ -48,31 +48,18 @@ func (c tmuxCLI) typeLine(t *testing.T, text string) {
 // from info), against api, in manual mode (an Edit becomes an openDiff).
 func startTmuxCLI(t *testing.T, w workspace, port int, api *fakeapi.Server) tmuxCLI {
 	t.Helper()
-	bin := os.Getenv("CLAUDE_BIN")
-	if bin == "" {
-		t.Skip("CLAUDE_BIN not set (CLAUDE_BIN=$(scripts/ensure-claude-cli)): the restart test with the real Claude Code CLI is NOT running")
-	}
+	bin := harness.ClaudeBin(t, "the restart test with the real Claude Code CLI")
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux not found")
 	}
-	seed, _ := json.Marshal(map[string]any{
-		"hasCompletedOnboarding": true,
-		"customApiKeyResponses":  map[string]any{"approved": []string{fakeKey[len(fakeKey)-20:]}, "rejected": []string{}},
-		"projects":               map[string]any{w.proj: map[string]any{"hasTrustDialogAccepted": true}},
-	})
-	if err := os.WriteFile(filepath.Join(w.cfg, ".claude.json"), seed, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	env := map[string]string{
-		"HOME": w.home, "CLAUDE_CONFIG_DIR": w.cfg, "LANG": "C.UTF-8", "TERM": "xterm-256color",
-		"ANTHROPIC_API_KEY": fakeKey, "ANTHROPIC_BASE_URL": api.URL,
-		"DISABLE_AUTOUPDATER": "1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_TELEMETRY": "1",
-		"DISABLE_ERROR_REPORTING": "1", "CLAUDE_CODE_DISABLE_OFFICIAL_MARKETPLACE_AUTOINSTALL": "1",
-		"CLAUDE_CODE_SSE_PORT": strconv.Itoa(port), "ENABLE_IDE_INTEGRATION": "true",
-		"no_proxy": "127.0.0.1,localhost,::1", "NO_PROXY": "127.0.0.1,localhost,::1",
-	}
+	harness.SeedConfig(t, w.cfg, w.proj)
+	env := append(harness.OfflineEnv(api.URL),
+		"HOME="+w.home, "CLAUDE_CONFIG_DIR="+w.cfg, "LANG=C.UTF-8", "TERM=xterm-256color",
+		"CLAUDE_CODE_SSE_PORT="+strconv.Itoa(port), "ENABLE_IDE_INTEGRATION=true",
+		"no_proxy=127.0.0.1,localhost,::1", "NO_PROXY=127.0.0.1,localhost,::1")
 	script := "#!/bin/sh\ncd " + termtext.ShellQuote(w.proj) + " || exit 1\n"
-	for k, v := range env {
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
 		script += "export " + k + "=" + termtext.ShellQuote(v) + "\n"
 	}
 	script += "exec " + termtext.ShellQuote(bin) + " --permission-mode default\n"
@@ -133,7 +120,7 @@ func TestRealClaudeOutlivesNeovim(t *testing.T) {
 	pid, _ := bridgeState(t, n1)
 	cli := startTmuxCLI(t, w, port, api)
 	// Facts: "With no network, expect up to ~20 s before it connects".
-	if !pollFor(90*time.Second, func() bool {
+	if !harness.Poll(90*time.Second, func() bool {
 		var c int
 		n1.luaInto(t, &c, `return require("claude-ide-bridge").state().clients`)
 		return c == 1 && strings.Contains(cli.screen(), "for shortcuts")
@@ -162,13 +149,13 @@ func TestRealClaudeOutlivesNeovim(t *testing.T) {
 		t.Fatalf("the CLI did not go on to the Edit: %v; screen:\n%s", err, cli.screen())
 	}
 	// The CLI waits on its openDiff (its permission prompt stays in its terminal).
-	if !pollFor(30*time.Second, func() bool { return strings.Contains(cli.screen(), "Do you want to make this edit") }) {
+	if !harness.Poll(30*time.Second, func() bool { return strings.Contains(cli.screen(), "Do you want to make this edit") }) {
 		t.Fatalf("no pending edit; screen:\n%s", cli.screen())
 	}
 
 	start := time.Now()
 	n2 := w.start(t)
-	if !pollFor(15*time.Second, func() bool {
+	if !harness.Poll(15*time.Second, func() bool {
 		var d int
 		n2.luaInto(t, &d, `return #require("claude-ide-bridge.diff").list()`)
 		return d == 1
@@ -197,10 +184,10 @@ func TestRealClaudeOutlivesNeovim(t *testing.T) {
 		t.Errorf("proposal owners %v, want [1]: the CLI reconnected", owners)
 	}
 	n2.ex(t, "write")
-	if !pollFor(60*time.Second, func() bool { return fileText(t, path) == "hello there\n" }) {
-		t.Fatalf("the CLI did not write the accepted text; file %q; screen:\n%s", fileText(t, path), cli.screen())
+	if !harness.Poll(60*time.Second, func() bool { return harness.FileText(path) == "hello there\n" }) {
+		t.Fatalf("the CLI did not write the accepted text; file %q; screen:\n%s", harness.FileText(path), cli.screen())
 	}
-	if !pollFor(60*time.Second, func() bool { return strings.Contains(cli.screen(), "EDIT ACCEPTED") }) {
+	if !harness.Poll(60*time.Second, func() bool { return strings.Contains(cli.screen(), "EDIT ACCEPTED") }) {
 		t.Fatalf("the turn did not finish; screen:\n%s", cli.screen())
 	}
 	n2.ex(t, "ClaudeCodeStop")

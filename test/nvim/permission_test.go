@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/e2e/fakeapi"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/harness"
 )
 
 // hook runs the bridge's PermissionRequest hook as the CLI does and returns what it prints.
@@ -143,14 +144,14 @@ func TestRealClaudePermission(t *testing.T) {
 	turn := func(file, done, prompt string) {
 		rc.api.Push(fakeapi.Tool("Bash", map[string]any{"command": "touch " + file, "description": "make a file"}), fakeapi.Text(done))
 		rc.prompt(t, prompt)
-		if !pollFor(60*time.Second, func() bool { return pending() == 1 }) {
+		if !harness.Poll(60*time.Second, func() bool { return pending() == 1 }) {
 			t.Fatalf("no permission question in Neovim; screen:\n%s", rc.screen())
 		}
 	}
 	a := filepath.Join(rc.proj, "allowed.txt")
 	turn(a, "TURN A DONE", "make a file")
 	answerInFloat("y")
-	if !pollFor(60*time.Second, func() bool { return strings.Contains(rc.screen(), "TURN A DONE") }) {
+	if !harness.Poll(60*time.Second, func() bool { return strings.Contains(rc.screen(), "TURN A DONE") }) {
 		t.Fatalf("turn A did not end; screen:\n%s", rc.screen())
 	}
 	if _, err := os.Stat(a); err != nil {
@@ -162,7 +163,7 @@ func TestRealClaudePermission(t *testing.T) {
 	n.ex(t, "startinsert") // back in Claude's terminal for the prompt
 	turn(b, "TURN B DONE", "make another")
 	answerInFloat("r")
-	if !pollFor(60*time.Second, func() bool { return strings.Contains(rc.screen(), "TURN B DONE") }) {
+	if !harness.Poll(60*time.Second, func() bool { return strings.Contains(rc.screen(), "TURN B DONE") }) {
 		t.Fatalf("turn B did not end; screen:\n%s", rc.screen())
 	}
 	if _, err := os.Stat(b); err == nil {
@@ -176,17 +177,17 @@ func TestRealClaudePermission(t *testing.T) {
 	c := filepath.Join(rc.proj, "terminal.txt")
 	n.ex(t, "startinsert")
 	turn(c, "TURN C DONE", "and another")
-	if !pollFor(30*time.Second, func() bool { return strings.Contains(rc.screen(), "Do you want to proceed?") }) {
+	if !harness.Poll(30*time.Second, func() bool { return strings.Contains(rc.screen(), "Do you want to proceed?") }) {
 		t.Fatalf("no question in Claude's terminal; screen:\n%s", rc.screen())
 	}
 	n.lua(t, `vim.fn.chansend(vim.b[require("claude-ide-bridge.terminal").buf()].terminal_job_id, "\27")`)
 	// Timed from the CLI's menu closing (its answer), as test/e2e does: how fast the CLI
 	// itself takes the key is not the bridge's.
-	if !pollFor(30*time.Second, func() bool { return !strings.Contains(rc.screen(), "Do you want to proceed?") }) {
+	if !harness.Poll(30*time.Second, func() bool { return !strings.Contains(rc.screen(), "Do you want to proceed?") }) {
 		t.Fatalf("Esc did not close Claude's question; screen:\n%s", rc.screen())
 	}
 	start := time.Now()
-	if !pollFor(5*time.Second, func() bool { return pending() == 0 }) {
+	if !harness.Poll(5*time.Second, func() bool { return pending() == 0 }) {
 		t.Fatal("the question stayed in Neovim after Claude's terminal answered")
 	}
 	d := time.Since(start)

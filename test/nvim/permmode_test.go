@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/harness"
 )
 
 // Issue 26 item 1: :ClaudeCode starts the CLI with --permission-mode default (the CLI's own
@@ -52,7 +53,7 @@ func TestClaudeCodePermissionMode(t *testing.T) {
 			waitFor(t, "the CLI's arguments", func() bool { _, err := os.Stat(out); return err == nil })
 			// The bridge's hooks come with every claude it starts unless the user gives a
 			// --settings (docs/review.md); they are not a permission flag.
-			got := fileText(t, out)
+			got := harness.FileText(out)
 			port, _ := readLock(t, e.cfg)
 			hooks := "--settings\n" + filepath.Join(e.cfg, "ide", itoa(port)+".settings.json") + "\n"
 			if tc.opts["permission_mode"] != false && !strings.Contains(got, hooks) {
@@ -109,7 +110,7 @@ func TestClaudeCodeFollowsTheBridgesRule(t *testing.T) {
 			port, _ := readLock(t, e.cfg)
 			hooks := filepath.Join(e.cfg, "ide", itoa(port)+".settings.json")
 			want := "--permission-mode\ndefault\n--settings\n" + hooks + "\n" + testbin.ChangedArg + "\n--resume\nno_proxy=" + testbin.ChangedNoProxy + "\n"
-			if got := fileText(t, out); got != want {
+			if got := harness.FileText(out); got != want {
 				t.Errorf("the CLI got\n%s\nwant\n%s", got, want)
 			}
 			e.waitNotice(t, testbin.ChangedNotice)

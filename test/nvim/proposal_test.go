@@ -3,6 +3,8 @@ package nvimtest
 import (
 	"strings"
 	"testing"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/harness"
 )
 
 // spyAccepts makes the plugin's bridge client record what each diffAccepted it sends carries
@@ -58,7 +60,7 @@ func TestDiffAcceptUnchangedNamesProposal(t *testing.T) {
 			if got := e.accepts(t); len(got) != 1 || got[0] != c.sent {
 				t.Fatalf("diffAccepted sent with %q, want [%s]", got, c.sent)
 			}
-			if got := fileText(t, path); got != "old\n" {
+			if got := harness.FileText(path); got != "old\n" {
 				t.Fatalf("the plugin wrote the file: %q", got)
 			}
 			e.waitDiffs(t, tabA+"=accepted")
@@ -111,7 +113,7 @@ func TestEditedAcceptOfReplacedProposal(t *testing.T) {
 	e.waitDiffs(t, tabA+"=pending")
 	e.n.ex(t, "write")
 	wantTexts(t, toolOf(t, await(t, chB)), "FILE_SAVED", "B\n")
-	if got := fileText(t, path); got != "old\n" {
+	if got := harness.FileText(path); got != "old\n" {
 		t.Fatalf("the plugin wrote the file: %q", got)
 	}
 }

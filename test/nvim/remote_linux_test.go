@@ -18,6 +18,7 @@ import (
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/e2e/fakeapi"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/harness"
 )
 
 // Remote mode (issue 19): Neovim here, the bridge and Claude "on another machine". The other
@@ -156,7 +157,7 @@ func TestRemoteShLauncher(t *testing.T) {
 	if r := toolOf(t, await(t, res)); r.IsError || r.texts()[0] != "FILE_SAVED" {
 		t.Errorf("openDiff = %+v, want FILE_SAVED", r)
 	}
-	if got := fileText(t, local); got != "hello world\n" {
+	if got := harness.FileText(local); got != "hello world\n" {
 		t.Errorf("the plugin wrote the file: %q", got)
 	}
 	e.c.tool(t, "close_tab", map[string]any{"tab_name": "remote-1"})
@@ -173,7 +174,7 @@ func TestRemoteShLauncher(t *testing.T) {
 	if n := e.notes(t); !strings.Contains(n, "remote bridge") || !strings.Contains(n, "nothing was written") || !strings.Contains(n, ":ClaudeCodeStart") {
 		t.Errorf("Neovim did not say why: %q", n)
 	}
-	if got := fileText(t, local); got != "hello world\n" {
+	if got := harness.FileText(local); got != "hello world\n" {
 		t.Errorf("file after the drop: %q", got)
 	}
 	e.n.ex(t, "ClaudeCodeStart")
@@ -332,7 +333,7 @@ func TestRemoteSSHDropMidDiff(t *testing.T) {
 	if n := e.notes(t); !strings.Contains(n, "ssh") || !strings.Contains(n, "255") || !strings.Contains(n, "nothing was written") {
 		t.Errorf("Neovim did not say why: %q", n)
 	}
-	if got := fileText(t, local); got != "one\n" {
+	if got := harness.FileText(local); got != "one\n" {
 		t.Errorf("file after the drop: %q", got)
 	}
 	e.n.ex(t, "ClaudeCodeStart")
@@ -344,10 +345,7 @@ func TestRemoteSSHDropMidDiff(t *testing.T) {
 // paths, its Edit opens a diff on the LOCAL path, :w accepts, the CLI writes the file, and the
 // LOCAL file and buffer show it.
 func TestRemoteRealClaude(t *testing.T) {
-	bin := os.Getenv("CLAUDE_BIN")
-	if bin == "" {
-		t.Skip("CLAUDE_BIN not set (CLAUDE_BIN=$(scripts/ensure-claude-cli)): the remote test with the real Claude Code CLI is NOT running")
-	}
+	bin := harness.ClaudeBin(t, "the remote test with the real Claude Code CLI")
 	needNamespaces(t)
 	for _, via := range []string{"sh", "ssh"} {
 		t.Run(via, func(t *testing.T) {
@@ -364,21 +362,14 @@ func TestRemoteRealClaude(t *testing.T) {
 func realClaudeRemote(t *testing.T, s split, cmd []string, bin string) {
 	api := fakeapi.New()
 	t.Cleanup(api.Close)
-	seed, _ := json.Marshal(map[string]any{
-		"hasCompletedOnboarding": true,
-		"customApiKeyResponses":  map[string]any{"approved": []string{fakeKey[len(fakeKey)-20:]}, "rejected": []string{}},
-		"projects":               map[string]any{s.remote: map[string]any{"hasTrustDialogAccepted": true}},
-	})
-	os.WriteFile(filepath.Join(s.cfg, ".claude.json"), seed, 0o600)
+	harness.SeedConfig(t, s.cfg, s.remote)
 	local := filepath.Join(s.local, "hello.txt")
 	remote := filepath.Join(s.remote, "hello.txt")
 	os.WriteFile(local, []byte("hello world\n"), 0o644)
 	e := s.startRemote(t, cmd, map[string]any{
 		"terminal_cmd": []string{bin, "--permission-mode", "default"},
 		"terminal":     map[string]any{"size": 0.7},
-	}, "LANG=C.UTF-8", "ANTHROPIC_API_KEY="+fakeKey, "ANTHROPIC_BASE_URL="+api.URL,
-		"DISABLE_AUTOUPDATER=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_TELEMETRY=1",
-		"DISABLE_ERROR_REPORTING=1", "CLAUDE_CODE_DISABLE_OFFICIAL_MARKETPLACE_AUTOINSTALL=1")
+	}, append(harness.OfflineEnv(api.URL), "LANG=C.UTF-8")...)
 	n := e.n
 	t.Cleanup(func() {
 		n.tryLua(`local b = require("claude-ide-bridge.terminal").buf()
@@ -394,7 +385,7 @@ func realClaudeRemote(t *testing.T, s split, cmd []string, bin string) {
 		return n.str(t, `local b = require("claude-ide-bridge.terminal").buf()
 			return b and table.concat(vim.api.nvim_buf_get_lines(b, 0, -1, false), "\n") or ""`)
 	}
-	if !pollFor(90*time.Second, func() bool {
+	if !harness.Poll(90*time.Second, func() bool {
 		var c int
 		n.luaInto(t, &c, `return require("claude-ide-bridge").state().clients`)
 		return c == 1 && strings.Contains(screen(), "? for shortcuts")
@@ -409,7 +400,7 @@ func realClaudeRemote(t *testing.T, s split, cmd []string, bin string) {
 	n.input(t, "wve")
 	n.waitLua(t, `"world"`, `return vim.json.decode(require("claude-ide-bridge.tracker").last_sent() or "{}").text`)
 	n.ex(t, "ClaudeCode")
-	if !pollFor(10*time.Second, func() bool { return strings.Contains(screen(), "1 line selected") }) {
+	if !harness.Poll(10*time.Second, func() bool { return strings.Contains(screen(), "1 line selected") }) {
 		t.Fatalf("the CLI does not show the selection; screen:\n%s", screen())
 	}
 	api.Push(
@@ -427,7 +418,7 @@ func realClaudeRemote(t *testing.T, s split, cmd []string, bin string) {
 	if !strings.Contains(first.Text(), "selected the lines 1 to 1 from "+remote) {
 		t.Errorf("the model was not told the selection with the REMOTE path:\n%s", first.LastUserText())
 	}
-	if !pollFor(60*time.Second, func() bool {
+	if !harness.Poll(60*time.Second, func() bool {
 		var d []struct {
 			FilePath string `json:"file_path"`
 		}
@@ -437,14 +428,14 @@ func realClaudeRemote(t *testing.T, s split, cmd []string, bin string) {
 		t.Fatalf("no diff on the LOCAL path; screen:\n%s", screen())
 	}
 	n.ex(t, "write")
-	if !pollFor(60*time.Second, func() bool { return fileText(t, local) == "hello there\n" }) {
-		t.Fatalf("the CLI did not write the accepted text; file %q; screen:\n%s", fileText(t, local), screen())
+	if !harness.Poll(60*time.Second, func() bool { return harness.FileText(local) == "hello there\n" }) {
+		t.Fatalf("the CLI did not write the accepted text; file %q; screen:\n%s", harness.FileText(local), screen())
 	}
-	if !pollFor(60*time.Second, func() bool { return strings.Contains(screen(), "EDIT ACCEPTED") }) {
+	if !harness.Poll(60*time.Second, func() bool { return strings.Contains(screen(), "EDIT ACCEPTED") }) {
 		t.Fatalf("the turn did not finish; screen:\n%s", screen())
 	}
 	// The LOCAL buffer shows it (after :checktime, in case no file watcher reloaded it).
-	if !pollFor(15*time.Second, func() bool {
+	if !harness.Poll(15*time.Second, func() bool {
 		n.ex(t, "checktime")
 		var lines []string
 		n.luaInto(t, &lines, `return vim.api.nvim_buf_get_lines(vim.fn.bufnr(...), 0, -1, false)`, local)

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/harness"
 )
 
 // Issue 26 item 2: :ClaudeCodeReview shows each file a turn changed, diffed against its text at
@@ -49,7 +51,7 @@ func TestClaudeCodeReviewRevertHunk(t *testing.T) {
 	e.n.ex(t, "diffget")
 	e.n.ex(t, "write")
 	want := "one\ntwo\nthree\nfour\nfive\nsix\nSEVEN\neight\n"
-	waitFor(t, "the hunk on disk", func() bool { return fileText(t, a) == want })
+	waitFor(t, "the hunk on disk", func() bool { return harness.FileText(a) == want })
 	if got := e.n.str(t, `return table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), "\n")`); got+"\n" != want {
 		t.Errorf("buffer %q", got)
 	}
@@ -77,7 +79,7 @@ func TestClaudeCodeReviewRevertHunk(t *testing.T) {
 		local orig = vim.notify
 		vim.notify = function(msg, level, o) table.insert(_G.NVT_notes, msg) return orig(msg, level, o) end`)
 	e.n.ex(t, "ClaudeCodeReviewRevert")
-	waitFor(t, "the whole file back", func() bool { return fileText(t, a) == before })
+	waitFor(t, "the whole file back", func() bool { return harness.FileText(a) == before })
 	buf := `vim.fn.bufnr(` + luaString(a) + `)`
 	if got := e.n.str(t, `return table.concat(vim.api.nvim_buf_get_lines(`+buf+`, 0, -1, false), "\n")`); got+"\n" != before || e.n.str(t, `return tostring(vim.bo[`+buf+`].modified)`) != "false" {
 		t.Errorf("buffer %q after :ClaudeCodeReviewRevert", got)

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/harness"
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/seltable"
 )
 
@@ -98,7 +99,7 @@ func TestOpenEditorsDirtyAndSave(t *testing.T) {
 	if saved["success"] != true || saved["saved"] != true {
 		t.Fatalf("saveDocument %v", saved)
 	}
-	if got := fileText(t, b); got != "b2\n" {
+	if got := harness.FileText(b); got != "b2\n" {
 		t.Fatalf("b.txt after saveDocument: %q", got)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/harness"
 )
 
 // Issue 14: "When a file that is loaded in a Neovim buffer changes on disk ...
@@ -167,7 +169,7 @@ func TestWatchKeepsModifiedBuffer(t *testing.T) {
 	if got := e.bufLines(t, path); got != "mine" {
 		t.Errorf("modified buffer was overwritten: %q", got)
 	}
-	if got := fileText(t, path); got != "claude\n" {
+	if got := harness.FileText(path); got != "claude\n" {
 		t.Errorf("file changed behind the write: %q", got)
 	}
 	// The user takes the disk's version (:e!), edits and saves: their own
@@ -176,7 +178,7 @@ func TestWatchKeepsModifiedBuffer(t *testing.T) {
 	e.n.ex(t, "edit!")
 	e.n.lua(t, `vim.api.nvim_buf_set_lines(0, 0, -1, false, {"mine"})`)
 	e.n.ex(t, "write")
-	if got := fileText(t, path); got != "mine\n" {
+	if got := harness.FileText(path); got != "mine\n" {
 		t.Fatalf("after :w the file has %q", got)
 	}
 	time.Sleep(300 * time.Millisecond) // not an assertion: lets the write's events arrive

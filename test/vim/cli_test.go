@@ -2,7 +2,6 @@ package vimtest
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,56 +9,30 @@ import (
 	"time"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/e2e/fakeapi"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/harness"
 )
-
-const fakeKey = "sk-ant-api03-fake-vim-key-0123456789abcdefghijk"
-
-func pollFor(d time.Duration, f func() bool) bool {
-	deadline := time.Now().Add(d)
-	for !f() {
-		if time.Now().After(deadline) {
-			return false
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	return true
-}
 
 // startRealClaude starts Vim with the real CLI (CLAUDE_BIN) talking to a fake model, runs
 // before (the bridge may not be ready yet), then :ClaudeCode, and waits until the CLI is
 // connected and ready for a prompt in Vim's terminal, which has the focus.
 func startRealClaude(t *testing.T, before func(v *vim)) (*vim, *fakeapi.Server) {
 	t.Helper()
-	bin := os.Getenv("CLAUDE_BIN")
-	if bin == "" {
-		t.Skip("SKIPPED: CLAUDE_BIN not set (CLAUDE_BIN=$(scripts/ensure-claude-cli)): the Vim plugin's test with the real Claude Code CLI is NOT running")
-	}
+	bin := harness.ClaudeBin(t, "the Vim plugin's test with the real Claude Code CLI")
 	api := fakeapi.New()
 	t.Cleanup(api.Close)
 	tmp, _ := filepath.EvalSymlinks(t.TempDir())
 	cfg := filepath.Join(tmp, "cfg")
 	os.MkdirAll(cfg, 0o700)
-	v := startVimEnv(t, []string{"CLAUDE_CONFIG_DIR=" + cfg,
-		"ANTHROPIC_API_KEY=" + fakeKey, "ANTHROPIC_BASE_URL=" + api.URL,
-		"DISABLE_AUTOUPDATER=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_TELEMETRY=1",
-		"DISABLE_ERROR_REPORTING=1", "CLAUDE_CODE_DISABLE_OFFICIAL_MARKETPLACE_AUTOINSTALL=1"},
+	v := startVimEnv(t, append(harness.OfflineEnv(api.URL), "CLAUDE_CONFIG_DIR="+cfg),
 		"let g:claude_ide_bridge_terminal_cmd = ['"+bin+"']", "let g:claude_ide_bridge_size = 0.6")
-	// Facts: pre-seed .claude.json, else the CLI tries the network at start and exits.
-	seed, _ := json.Marshal(map[string]any{
-		"hasCompletedOnboarding": true,
-		"customApiKeyResponses":  map[string]any{"approved": []string{fakeKey[len(fakeKey)-20:]}, "rejected": []string{}},
-		"projects":               map[string]any{v.ws: map[string]any{"hasTrustDialogAccepted": true}},
-	})
-	if err := os.WriteFile(filepath.Join(cfg, ".claude.json"), seed, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	harness.SeedConfig(t, cfg, v.ws)
 	if before != nil {
 		before(v)
 	}
 	v.waitEval("true", "claude_ide_bridge#State().ready")
 	v.ex("ClaudeCode")
 	t.Cleanup(func() { v.tryEval("execute('ClaudeCodeClose')") })
-	if !pollFor(90*time.Second, func() bool {
+	if !harness.Poll(90*time.Second, func() bool {
 		return v.state().Clients == 1 && strings.Contains(v.screen(), "? for shortcuts")
 	}) {
 		t.Fatalf("the CLI did not connect and get ready; screen:\n%s\nmessages:\n%s", v.screen(), v.messages())
@@ -89,7 +62,7 @@ func TestRealClaudeInTerminal(t *testing.T) {
 	v.waitEval(`"world"`, "json_decode(claude_ide_bridge#State().last).text")
 	v.normal()
 	v.ex("ClaudeCode")
-	if !pollFor(10*time.Second, func() bool { return strings.Contains(v.screen(), "1 line selected") }) {
+	if !harness.Poll(10*time.Second, func() bool { return strings.Contains(v.screen(), "1 line selected") }) {
 		t.Fatalf("the CLI does not show the selection; screen:\n%s", v.screen())
 	}
 	api.Push(
@@ -109,20 +82,20 @@ func TestRealClaudeInTerminal(t *testing.T) {
 	if !strings.Contains(first.Text(), "selected the lines 1 to 1 from "+path) {
 		t.Errorf("the model was not told the selection:\n%s", first.LastUserText())
 	}
-	if !pollFor(60*time.Second, func() bool { return len(v.state().Diffs) == 1 }) {
+	if !harness.Poll(60*time.Second, func() bool { return len(v.state().Diffs) == 1 }) {
 		t.Fatalf("no diff shown; screen:\n%s", v.screen())
 	}
-	if got := fileText(t, path); got != "hello world\n" {
+	if got := harness.FileText(path); got != "hello world\n" {
 		t.Fatalf("file changed before the accept: %q", got)
 	}
 	v.waitEval(`"acwrite"`, "&buftype")
 	v.normal()
 	v.typeText(":w")
 	v.keys("Enter")
-	if !pollFor(60*time.Second, func() bool { return fileText(t, path) == "hello there\n" }) {
-		t.Fatalf("the CLI did not write the accepted text; file %q; screen:\n%s", fileText(t, path), v.screen())
+	if !harness.Poll(60*time.Second, func() bool { return harness.FileText(path) == "hello there\n" }) {
+		t.Fatalf("the CLI did not write the accepted text; file %q; screen:\n%s", harness.FileText(path), v.screen())
 	}
-	if !pollFor(60*time.Second, func() bool { return strings.Contains(v.screen(), "EDIT ACCEPTED") }) {
+	if !harness.Poll(60*time.Second, func() bool { return strings.Contains(v.screen(), "EDIT ACCEPTED") }) {
 		t.Fatalf("the turn did not finish; screen:\n%s", v.screen())
 	}
 	v.waitDiffs()

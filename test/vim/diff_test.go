@@ -2,13 +2,13 @@ package vimtest
 
 import (
 	"encoding/json"
-	"os"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/probe"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/harness"
 )
 
 const tabA = "✻ [Claude Code] a.txt (aa7495) ⧉"
@@ -59,15 +59,6 @@ func (v *vim) tabpages() int {
 	return n
 }
 
-func fileText(t *testing.T, path string) string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return "<" + err.Error() + ">"
-	}
-	return string(b)
-}
-
 // The editor protocol: "the editor must not write the file (Claude writes it). The diff view
 // stays open until closeDiff." The issue: showDiff in a new tab with :diffsplit, the original
 // read-only, the proposal editable, :w in it accepts.
@@ -93,7 +84,7 @@ func TestDiffAcceptWithWrite(t *testing.T) {
 	v.typeText(":w")
 	v.keys("Enter")
 	wantTexts(t, ch, "FILE_SAVED", "new\n")
-	if got := fileText(t, path); got != "old\n" {
+	if got := harness.FileText(path); got != "old\n" {
 		t.Fatalf("the plugin wrote the file: %q", got)
 	}
 	v.waitDiffs(tabA + "=accepted")
@@ -127,7 +118,7 @@ func TestDiffEditThenAccept(t *testing.T) {
 			t.Errorf("Claude was sent a selection outside the files: %s", m.Params)
 		}
 	}
-	if got := fileText(t, path); got != "old\n" {
+	if got := harness.FileText(path); got != "old\n" {
 		t.Fatalf("the plugin wrote the file: %q", got)
 	}
 }
@@ -150,7 +141,7 @@ func TestDiffReject(t *testing.T) {
 			if n := v.tabpages(); n != 1 {
 				t.Fatalf("%d tab pages after the reject, want 1", n)
 			}
-			if got := fileText(t, path); got != "old\n" {
+			if got := harness.FileText(path); got != "old\n" {
 				t.Fatalf("file changed: %q", got)
 			}
 		})
@@ -210,7 +201,7 @@ func TestCloseAllDiffsCommand(t *testing.T) {
 	wantTexts(t, chB, "DIFF_REJECTED", tabB)
 	v.waitDiffs()
 	v.waitEval(`[["A"], 1]`, `[getbufline(bufnr('`+a+`'), 1, '$'), getbufvar(bufnr('`+a+`'), '&modified')]`)
-	if got := fileText(t, a); got != "a\n" {
+	if got := harness.FileText(a); got != "a\n" {
 		t.Fatalf("the plugin wrote a.txt: %q", got)
 	}
 }

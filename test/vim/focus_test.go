@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/harness"
 )
 
 // where is the current window's kind and Vim's mode: "terminal t" (typing to Claude),
@@ -50,7 +51,7 @@ func TestFocusAfterDiff(t *testing.T) {
 				wantTexts(t, ch, "DIFF_REJECTED", tabA)
 			}
 			v.waitDiffs()
-			if !pollFor(15*time.Second, func() bool { return v.where() == c.from }) {
+			if !harness.Poll(15*time.Second, func() bool { return v.where() == c.from }) {
 				t.Fatalf("after the diff: %q, want %q", v.where(), c.from)
 			}
 		})

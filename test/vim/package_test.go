@@ -1,23 +1,15 @@
 package vimtest
 
 import (
-	"archive/tar"
-	"bytes"
-	"compress/gzip"
-	"crypto/sha256"
-	"encoding/hex"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
 
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/dist"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/harness"
 )
 
 func pluginFiles(t *testing.T) []string {
@@ -139,7 +131,7 @@ func TestInstall(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			data := filepath.Join(t.TempDir(), "data")
-			srv := releaseServer(t, version, corrupt)
+			srv := harness.ReleaseServer(t, bridgeBin, version, corrupt)
 			v := startVimEnv(t, []string{"XDG_DATA_HOME=" + data}, "unlet g:claude_ide_bridge_bin", "let g:claude_ide_bridge_auto_start = 0",
 				"let g:claude_ide_bridge_install_base_url = '"+srv.URL+"'")
 			want := filepath.Join(data, "vim", "claude-ide-bridge", "bin", "claude-ide-bridge")
@@ -176,52 +168,4 @@ func TestInstall(t *testing.T) {
 			v.waitEval("true", "claude_ide_bridge#State().ready")
 		})
 	}
-}
-
-// tarGz packs the binary at path as the release archives hold it (one executable file named
-// claude-ide-bridge), compressed for speed: internal/dist's best compression of the test's
-// bridge (16 MB; twice that built with -race) took up to a minute on a loaded machine.
-func tarGz(path string) ([]byte, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var buf bytes.Buffer
-	gz, _ := gzip.NewWriterLevel(&buf, gzip.BestSpeed)
-	tw := tar.NewWriter(gz)
-	if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: "claude-ide-bridge", Mode: 0o755, Size: int64(len(data))}); err != nil {
-		return nil, err
-	}
-	tw.Write(data)
-	tw.Close()
-	gz.Close()
-	return buf.Bytes(), nil
-}
-
-// The archive of the test's bridge, packed once.
-var (
-	archiveOnce sync.Once
-	archive     []byte
-	archiveErr  error
-)
-
-// releaseServer serves this machine's archive of the test's bridge (named by internal/dist) under /v<version>/ with SHA256SUMS; corrupt: the sum does not match.
-func releaseServer(t *testing.T, version string, corrupt bool) *httptest.Server {
-	t.Helper()
-	archiveOnce.Do(func() { archive, archiveErr = tarGz(bridgeBin) })
-	if archiveErr != nil {
-		t.Fatal(archiveErr)
-	}
-	name := dist.ArchiveName(version, dist.Target{OS: runtime.GOOS, Arch: runtime.GOARCH})
-	sum := sha256.Sum256(archive)
-	if corrupt {
-		sum[0] ^= 1
-	}
-	sums := dist.Sums(map[string]string{name: hex.EncodeToString(sum[:]), "other.zip": strings.Repeat("0", 64)})
-	mux := http.NewServeMux()
-	mux.HandleFunc("/v"+version+"/"+name, func(w http.ResponseWriter, r *http.Request) { w.Write(archive) })
-	mux.HandleFunc("/v"+version+"/SHA256SUMS", func(w http.ResponseWriter, r *http.Request) { w.Write([]byte(sums)) })
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	return srv
 }

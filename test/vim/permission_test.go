@@ -13,6 +13,7 @@ import (
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/e2e/fakeapi"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/harness"
 )
 
 // hook runs the bridge's PermissionRequest hook as the CLI does and returns what it prints.
@@ -62,7 +63,7 @@ func (v *vim) answer() {
 	v.t.Helper()
 	v.typeText(":ClaudeCodePermissions")
 	v.keys("Enter")
-	if !pollFor(5*time.Second, func() bool { return strings.Contains(v.screen(), "[q] later") }) {
+	if !harness.Poll(5*time.Second, func() bool { return strings.Contains(v.screen(), "[q] later") }) {
 		v.t.Fatalf("the popup does not take the keys; screen:\n%s", v.screen())
 	}
 }
@@ -85,7 +86,7 @@ func TestPermissionPopup(t *testing.T) {
 	out := v.hook(bash("session-abcdef", "touch x\x1b[2J\x07; echo"))
 	v.pending(1)
 	v.waitEval("1", "g:perm_events")
-	if !pollFor(5*time.Second, func() bool { return strings.Contains(v.screen(), `command: touch x\x1b[2J\x07; echo`) }) {
+	if !harness.Poll(5*time.Second, func() bool { return strings.Contains(v.screen(), `command: touch x\x1b[2J\x07; echo`) }) {
 		t.Fatalf("the popup does not show the escaped command; screen:\n%s", v.screen())
 	}
 	if s := v.screen(); !strings.Contains(s, "(session session-) asks to use Bash") || !strings.Contains(s, ":ClaudeCodePermissions to answer") {
@@ -117,7 +118,7 @@ func TestPermissionPopup(t *testing.T) {
 	v.pending(1)
 	v.answer()
 	v.keys("r")
-	if !pollFor(5*time.Second, func() bool { return strings.Contains(v.screen(), "Reason (Claude gets it):") }) {
+	if !harness.Poll(5*time.Second, func() bool { return strings.Contains(v.screen(), "Reason (Claude gets it):") }) {
 		t.Fatalf("no reason asked; screen:\n%s", v.screen())
 	}
 	v.typeText("use make test")
@@ -144,7 +145,7 @@ func TestPermissionPopup(t *testing.T) {
 	v.pending(1)
 	v.answer()
 	v.keys("r")
-	if !pollFor(5*time.Second, func() bool { return strings.Contains(v.screen(), "Reason (Claude gets it):") }) {
+	if !harness.Poll(5*time.Second, func() bool { return strings.Contains(v.screen(), "Reason (Claude gets it):") }) {
 		t.Fatalf("no reason asked; screen:\n%s", v.screen())
 	}
 	v.typeText("too late")
@@ -154,7 +155,7 @@ func TestPermissionPopup(t *testing.T) {
 	}
 	v.pending(0)
 	v.keys("Enter")
-	if !pollFor(5*time.Second, func() bool { return strings.Contains(v.messages(), "the reason was not sent") }) {
+	if !harness.Poll(5*time.Second, func() bool { return strings.Contains(v.messages(), "the reason was not sent") }) {
 		t.Fatalf("messages:\n%s", v.messages())
 	}
 	time.Sleep(200 * time.Millisecond) // not an assertion: a refused decision's answer would be in by now
@@ -183,13 +184,13 @@ func TestPermissionsOption(t *testing.T) {
 	w.pending(0)
 	out := w.hook(permRequest("s", "mcp__github__create_issue", map[string]any{"title": "x\x1by"}))
 	w.pending(1)
-	if !pollFor(5*time.Second, func() bool { return strings.Contains(w.screen(), `{"title":"x\u001by"}`) }) {
+	if !harness.Poll(5*time.Second, func() bool { return strings.Contains(w.screen(), `{"title":"x\u001by"}`) }) {
 		t.Fatalf("the MCP tool's arguments are not shown; screen:\n%s", w.screen())
 	}
 	// CTRL-C closes a popup in Vim: the question stays, shown again, taking no key.
 	w.answer()
 	w.keys("C-c")
-	if !pollFor(5*time.Second, func() bool { return strings.Contains(w.screen(), ":ClaudeCodePermissions to answer") }) {
+	if !harness.Poll(5*time.Second, func() bool { return strings.Contains(w.screen(), ":ClaudeCodePermissions to answer") }) {
 		t.Fatalf("CTRL-C lost the question; screen:\n%s", w.screen())
 	}
 	w.pending(1)
@@ -217,7 +218,7 @@ func TestRealClaudePermission(t *testing.T) {
 		v.typeText(prompt)
 		time.Sleep(300 * time.Millisecond) // not an assertion: the TUI takes a burst ending in Enter as a paste
 		v.keys("Enter")
-		if !pollFor(60*time.Second, func() bool { return count() == 1 }) {
+		if !harness.Poll(60*time.Second, func() bool { return count() == 1 }) {
 			t.Fatalf("no permission question in Vim; screen:\n%s", v.screen())
 		}
 		if !strings.Contains(v.screen(), "command: touch "+file) {
@@ -231,7 +232,7 @@ func TestRealClaudePermission(t *testing.T) {
 		v.keys(keys...)
 	}
 	finish := func(done string) {
-		if !pollFor(60*time.Second, func() bool { return strings.Contains(v.screen(), done) }) {
+		if !harness.Poll(60*time.Second, func() bool { return strings.Contains(v.screen(), done) }) {
 			t.Fatalf("the turn did not end; screen:\n%s", v.screen())
 		}
 	}
@@ -247,7 +248,7 @@ func TestRealClaudePermission(t *testing.T) {
 	b := filepath.Join(v.ws, "denied.txt")
 	turn(b, "TURN B DONE", "make another")
 	answer("r")
-	if !pollFor(5*time.Second, func() bool { return strings.Contains(v.screen(), "Reason (Claude gets it):") }) {
+	if !harness.Poll(5*time.Second, func() bool { return strings.Contains(v.screen(), "Reason (Claude gets it):") }) {
 		t.Fatalf("no reason asked; screen:\n%s", v.screen())
 	}
 	v.typeText("REASON-9 not here")
@@ -263,16 +264,16 @@ func TestRealClaudePermission(t *testing.T) {
 
 	c := filepath.Join(v.ws, "terminal.txt")
 	turn(c, "TURN C DONE", "and another")
-	if !pollFor(30*time.Second, func() bool { return strings.Contains(v.screen(), "Do you want to proceed?") }) {
+	if !harness.Poll(30*time.Second, func() bool { return strings.Contains(v.screen(), "Do you want to proceed?") }) {
 		t.Fatalf("no question in Claude's terminal; screen:\n%s", v.screen())
 	}
 	v.keys("Escape") // to Claude's terminal: the popup takes no key
 	// Timed from the CLI's menu closing (its answer), as test/e2e does.
-	if !pollFor(30*time.Second, func() bool { return !strings.Contains(v.screen(), "Do you want to proceed?") }) {
+	if !harness.Poll(30*time.Second, func() bool { return !strings.Contains(v.screen(), "Do you want to proceed?") }) {
 		t.Fatalf("Esc did not close Claude's question; screen:\n%s", v.screen())
 	}
 	start := time.Now()
-	if !pollFor(5*time.Second, func() bool { return count() == 0 }) {
+	if !harness.Poll(5*time.Second, func() bool { return count() == 0 }) {
 		t.Fatal("the question stayed in Vim after Claude's terminal answered")
 	}
 	d := time.Since(start)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/probe"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/harness"
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/seltable"
 )
 
@@ -92,7 +93,7 @@ func TestOpenEditorsDirtyAndSave(t *testing.T) {
 			t.Fatalf("saveDocument %s: %v", p, saved)
 		}
 	}
-	if got := fileText(t, a) + fileText(t, b); got != "a2\nb2\n" {
+	if got := harness.FileText(a) + harness.FileText(b); got != "a2\nb2\n" {
 		t.Fatalf("files after saveDocument: %q", got)
 	}
 	if n := v.str("string(winnr('$'))"); n != "1" {
@@ -130,10 +131,7 @@ func TestWorkspaceFolders(t *testing.T) {
 // loclist: 1-based columns become 0-based, the end exclusive, type W a Warning.
 func TestDiagnosticsFromALE(t *testing.T) {
 	if _, err := os.Stat("/usr/share/vim-ale/plugin/ale.vim"); err != nil {
-		if os.Getenv("CLAUDE_IDE_BRIDGE_REQUIRE_EDITORS") == "1" {
-			t.Fatal("vim-ale is not installed (scripts/test installs it)")
-		}
-		t.Skip("SKIPPED: vim-ale is not installed; diagnostics from ALE are not tested")
+		harness.Missing(t, "vim-ale", "diagnostics from ALE")
 	}
 	v := startVim(t, "set rtp+=/usr/share/vim-ale", "let g:ale_enabled = 1", "let g:ale_linters_explicit = 1")
 	c := v.claude()
@@ -306,7 +304,7 @@ func TestDiagnosticsFromBridgeServers(t *testing.T) {
 			Message string `json:"message"`
 		} `json:"diagnostics"`
 	}
-	if !pollFor(60*time.Second, func() bool {
+	if !harness.Poll(60*time.Second, func() bool {
 		textJSON(t, c, "getDiagnostics", map[string]any{"uri": "file://" + path}, &got)
 		return len(got) == 1 && len(got[0].Diagnostics) > 0
 	}) {
@@ -339,7 +337,7 @@ func TestDiffsSkippedMessage(t *testing.T) {
 		}
 	}
 	want := "claude-ide-bridge: Claude wrote a.txt without showing a diff"
-	if !pollFor(10*time.Second, func() bool { return strings.Contains(v.messages(), want) }) {
+	if !harness.Poll(10*time.Second, func() bool { return strings.Contains(v.messages(), want) }) {
 		t.Fatalf("no message %q:\n%s", want, v.messages())
 	}
 	if n := strings.Count(v.messages(), want); n != 1 {

@@ -19,22 +19,8 @@ import (
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/probe"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/harness"
 )
-
-// need returns the path of a program, or skips the test saying so loudly; with
-// CLAUDE_IDE_BRIDGE_REQUIRE_EDITORS=1 (scripts/test, which installs them) a missing one fails.
-func need(t *testing.T, name string) string {
-	t.Helper()
-	p, err := exec.LookPath(name)
-	if err == nil {
-		return p
-	}
-	if os.Getenv("CLAUDE_IDE_BRIDGE_REQUIRE_EDITORS") == "1" {
-		t.Fatalf("%s is not installed (scripts/test installs it)", name)
-	}
-	t.Skipf("SKIPPED: %s is not installed; the Vim plugin is not tested", name)
-	return ""
-}
 
 // vim is one Vim in its own tmux server.
 type vim struct {
@@ -59,8 +45,8 @@ func startVim(t *testing.T, opts ...string) *vim {
 // startVimEnv starts Vim with env added to its environment.
 func startVimEnv(t *testing.T, extra []string, opts ...string) *vim {
 	t.Helper()
-	need(t, "tmux")
-	vimBin := need(t, "vim")
+	harness.Need(t, "tmux", "the Vim plugin")
+	vimBin := harness.Need(t, "vim", "the Vim plugin")
 	tmp := t.TempDir()
 	ws, _ := filepath.EvalSymlinks(t.TempDir())
 	v := &vim{t: t, sock: filepath.Join(tmp, "tmux"), ws: ws, home: filepath.Join(tmp, "home"),
@@ -286,7 +272,7 @@ func (v *vim) waitEval(want, expr string) {
 			return false
 		}
 		last = string(r)
-		return jsonEqual(r, []byte(want))
+		return harness.JSONEqual(r, []byte(want))
 	}) {
 		v.t.Fatalf("waiting for %s\n want %s\n last %s\nmessages:\n%s\nscreen:\n%s", expr, want, last, v.messages(), v.screen())
 	}
@@ -358,25 +344,4 @@ func (v *vim) claude() *probe.Client {
 }
 
 // poll calls f until it is true, for at most 15 s.
-func poll(f func() bool) bool {
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		if f() {
-			return true
-		}
-		if time.Now().After(deadline) {
-			return false
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-func jsonEqual(a, b []byte) bool {
-	var x, y any
-	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
-		return false
-	}
-	xa, _ := json.Marshal(x)
-	ya, _ := json.Marshal(y)
-	return string(xa) == string(ya)
-}
+func poll(f func() bool) bool { return harness.Poll(15*time.Second, f) }

@@ -1,0 +1,153 @@
+// Package harness is what the editor suites (test/nvim, test/vim, test/emacs, test/editors) and
+// test/e2e share: the rule for a program that is not installed, and the real Claude Code CLI
+// started offline against the fake model API (test/e2e/fakeapi).
+package harness
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/dist"
+)
+
+// Need returns the path of the program name, or ends the test as Missing says.
+func Need(t testing.TB, name, what string) string {
+	t.Helper()
+	p, err := exec.LookPath(name)
+	if err != nil {
+		Missing(t, name, what)
+	}
+	return p
+}
+
+// Missing ends a test that needs name, which is not installed: it skips saying loudly that what
+// is not tested, or fails with CLAUDE_IDE_BRIDGE_REQUIRE_EDITORS=1 (scripts/test installs them).
+func Missing(t testing.TB, name, what string) {
+	t.Helper()
+	if os.Getenv("CLAUDE_IDE_BRIDGE_REQUIRE_EDITORS") == "1" {
+		t.Fatalf("%s is not installed (scripts/test installs it)", name)
+	}
+	t.Skipf("SKIPPED: %s is not installed: %s is NOT tested", name, what)
+}
+
+// ClaudeBin returns $CLAUDE_BIN, the pinned Claude Code CLI, or skips the test saying that what
+// is not running; in CI (scripts/test sets it) a missing one fails.
+func ClaudeBin(t testing.TB, what string) string {
+	t.Helper()
+	bin := os.Getenv("CLAUDE_BIN")
+	if bin == "" && os.Getenv("CI") != "" {
+		t.Fatalf("CLAUDE_BIN not set in CI (scripts/ensure-claude-cli): %s must run there", what)
+	}
+	if bin == "" {
+		t.Skipf("SKIPPED: CLAUDE_BIN not set (CLAUDE_BIN=$(scripts/ensure-claude-cli)): %s is NOT running", what)
+	}
+	return bin
+}
+
+// FakeKey is the API key the CLI is given; the fake model API takes any.
+const FakeKey = "sk-ant-api03-fake-test-key-0123456789abcdefghij"
+
+// SeedConfig writes the .claude.json in the CLI's config dir that lets it start offline, with
+// FakeKey approved and the folders trusted. Facts: "Pre-seed $CLAUDE_CONFIG_DIR/.claude.json ...
+// without it the CLI tries the network at start and exits."
+func SeedConfig(t testing.TB, config string, trusted ...string) {
+	t.Helper()
+	projects := map[string]any{}
+	for _, p := range trusted {
+		projects[p] = map[string]any{"hasTrustDialogAccepted": true}
+	}
+	b, _ := json.Marshal(map[string]any{
+		"hasCompletedOnboarding": true,
+		"customApiKeyResponses":  map[string]any{"approved": []string{FakeKey[len(FakeKey)-20:]}, "rejected": []string{}},
+		"projects":               projects,
+	})
+	if err := os.WriteFile(filepath.Join(config, ".claude.json"), b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// OfflineEnv is the CLI's environment (NAME=value) for the fake model API at apiURL: its key,
+// and no update, telemetry, error report or marketplace traffic.
+func OfflineEnv(apiURL string) []string {
+	return []string{
+		"ANTHROPIC_API_KEY=" + FakeKey, "ANTHROPIC_BASE_URL=" + apiURL,
+		"DISABLE_AUTOUPDATER=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_TELEMETRY=1",
+		"DISABLE_ERROR_REPORTING=1", "CLAUDE_CODE_DISABLE_OFFICIAL_MARKETPLACE_AUTOINSTALL=1",
+	}
+}
+
+// Poll calls f until it is true, for at most d; it reports whether f became true.
+func Poll(d time.Duration, f func() bool) bool {
+	for deadline := time.Now().Add(d); !f(); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			return false
+		}
+	}
+	return true
+}
+
+// FileText is the file's content, or its error in <> (for comparisons and failure messages).
+func FileText(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "<" + err.Error() + ">"
+	}
+	return string(b)
+}
+
+// JSONEqual reports whether a and b are the same JSON value (key order and spacing aside).
+func JSONEqual(a, b []byte) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	xa, _ := json.Marshal(x)
+	ya, _ := json.Marshal(y)
+	return string(xa) == string(ya)
+}
+
+// The release archive of a bridge binary, packed once per test process.
+var archive struct {
+	once sync.Once
+	data []byte
+	err  error
+}
+
+// ReleaseServer serves, as a GitHub release of version would, this machine's archive of the
+// bridge bin (named and packed by internal/dist) under /v<version>/ with SHA256SUMS; with
+// corrupt the sum does not match the archive. Every call of a process serves the same bin.
+func ReleaseServer(t testing.TB, bin, version string, corrupt bool) *httptest.Server {
+	t.Helper()
+	archive.once.Do(func() {
+		var data []byte
+		if data, archive.err = os.ReadFile(bin); archive.err == nil {
+			archive.data, archive.err = dist.TarGz("claude-ide-bridge", data)
+		}
+	})
+	if archive.err != nil {
+		t.Fatal(archive.err)
+	}
+	name := dist.ArchiveName(version, dist.Target{OS: runtime.GOOS, Arch: runtime.GOARCH})
+	sum := sha256.Sum256(archive.data)
+	if corrupt {
+		sum[0] ^= 1
+	}
+	sums := dist.Sums(map[string]string{name: hex.EncodeToString(sum[:]), "other.zip": strings.Repeat("0", 64)})
+	mux := http.NewServeMux()
+	mux.HandleFunc("/v"+version+"/"+name, func(w http.ResponseWriter, r *http.Request) { w.Write(archive.data) })
+	mux.HandleFunc("/v"+version+"/SHA256SUMS", func(w http.ResponseWriter, r *http.Request) { w.Write([]byte(sums)) })
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv
+}
