@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/attach"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/claudecmd"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/termtext"
@@ -16,18 +17,23 @@ import (
 func cmdLocks(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("locks", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	clean := fs.Bool("clean", false, "remove stale lock files (dead pid, or ours with a closed port, or a port held by another user); only <digits>.lock regular files in a real directory, never one whose port answers")
+	clean := fs.Bool("clean", false, "remove stale lock files (dead pid, or ours with a closed port, or a port held by another user); only <digits>.lock regular files in a real directory, never one whose port answers; and dead bridges' attach sockets (ws-*.sock of this user on which nothing listens)")
 	if err := fs.Parse(args); err != nil {
 		return errUsage
 	}
 	dirs := discovery.Dirs()
 	if *clean {
 		removed, err := discovery.CleanLocks(dirs)
+		// A killed bridge also leaves its attach socket (issue 39 item 10).
+		for _, d := range dirs {
+			socks, _ := attach.CleanStale(d)
+			removed = append(removed, socks...)
+		}
 		for _, p := range removed {
 			fmt.Fprintln(stdout, "removed", termtext.Line(p))
 		}
 		if len(removed) == 0 {
-			fmt.Fprintln(stdout, "no stale lock files")
+			fmt.Fprintln(stdout, "no stale lock files or sockets")
 		}
 		// What --clean may never touch is reported, so the user can look at it.
 		left, _ := discovery.ListLocks(dirs)

@@ -123,6 +123,10 @@ func relay(ctx context.Context, sock string, first []byte, stdin io.Reader, stdo
 	if err != nil {
 		if !errors.Is(err, os.ErrNotExist) {
 			log.Info("not attaching", "socket", sock, "err", err)
+			// A killed bridge's socket: nothing listens, it goes (issue 39 item 10).
+			if removed, _ := attach.RemoveStale(sock); removed {
+				log.Info("removed a dead bridge's attach socket", "socket", sock)
+			}
 		}
 		return false, nil
 	}

@@ -68,6 +68,12 @@ func TestReviewRevertAsListed(t *testing.T) {
 	if code != 0 || !strings.Contains(out, " sub/a.txt ") {
 		t.Fatalf("review: %d %s %s", code, out, stderr)
 	}
+	// Diff headers as git writes them (issue 39 item 10: they read a/<absolute path>).
+	for _, want := range []string{"\n--- a/sub/a.txt\n+++ b/sub/a.txt\n@@ ", "\n--- /dev/null\n+++ b/new.txt\n@@ "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("review's diffs lack %q:\n%s", want, out)
+		}
+	}
 	out, stderr, code = h.command(t, sub, "review", "--turn", "1", "--revert", "sub/a.txt")
 	if b, _ := os.ReadFile(a); code != 0 || string(b) != "old\n" || !strings.Contains(out, "reverted sub/a.txt to its text at the start of turn 1") {
 		t.Fatalf("--revert sub/a.txt from sub/: %d %q %s %s", code, b, out, stderr)
@@ -76,4 +82,20 @@ func TestReviewRevertAsListed(t *testing.T) {
 	if _, err := os.Stat(created); code != 0 || !os.IsNotExist(err) || !strings.Contains(out, "removed new.txt (Claude created it in turn 1)") {
 		t.Fatalf("--revert new.txt: %d %v %s %s", code, err, out, stderr)
 	}
+}
+
+// serve's diffs name the file as git does: a/ and b/ paths relative to the workspace, /dev/null
+// for a file Claude creates (issue 39 item 10: they read a/<absolute path>).
+func TestServeDiffHeadersAreGits(t *testing.T) {
+	h := newHome(t)
+	s := h.serve(t, nil, "--auto", "accept", "--lsp", "none")
+	sub := filepath.Join(h.ws, "sub")
+	os.MkdirAll(sub, 0o755)
+	a := filepath.Join(sub, "a.txt")
+	os.WriteFile(a, []byte("old\n"), 0o644)
+	c := s.claude(t)
+	await(t, openDiff(t, c, a, "new\n", "✻ [Claude Code] a.txt (aa7495) ⧉"))
+	s.waitFor(t, reText("--- a/sub/a.txt\n+++ b/sub/a.txt\n@@ "))
+	await(t, openDiff(t, c, filepath.Join(h.ws, "made.txt"), "made\n", "✻ [Claude Code] made.txt (bb7495) ⧉"))
+	s.waitFor(t, reText("--- /dev/null\n+++ b/made.txt\n@@ "))
 }

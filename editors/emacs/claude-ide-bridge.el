@@ -66,9 +66,10 @@ package's checkout."
   "More arguments for \"serve --stdio\", e.g. (\"--log-file\" \"/tmp/b.log\")."
   :type '(repeat string))
 
-(defcustom claude-ide-bridge-ide-name "Emacs"
-  "The IDE name Claude shows (its /ide list and status line)."
-  :type 'string)
+(defcustom claude-ide-bridge-ide-name nil
+  "The IDE name Claude shows (its /ide list and status line).
+nil: \"Emacs (<project folder name>)\", as Neovim and Vim name theirs."
+  :type '(choice (const :tag "Emacs (<project folder name>)" nil) string))
 
 (defcustom claude-ide-bridge-position-encoding 'utf-8
   "How the character of a position is counted.
@@ -950,7 +951,8 @@ For the bridge binary; claude's program the bridge finds (claudeCommand)."
 
 (defun claude-ide-bridge--initialize-params ()
   "The params of initialize."
-  (list :name claude-ide-bridge-ide-name
+  (list :name (or claude-ide-bridge-ide-name (let ((d (car claude-ide-bridge--folders)))
+                                               (format "Emacs (%s)" (if (equal d "/") d (file-name-nondirectory d)))))
         :pid (emacs-pid)
         :workspaceFolders (vconcat claude-ide-bridge--folders)
         :positionEncoding (symbol-name claude-ide-bridge-position-encoding)

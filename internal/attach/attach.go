@@ -30,6 +30,21 @@ var ErrBusy = errors.New("attach: another bridge is listening for this workspace
 // ErrUnsafe: the socket or its directory is not this user's alone; it is not used.
 var ErrUnsafe = errors.New("attach: unsafe socket")
 
+// CleanStale removes the attach sockets of dead bridges in lockDir (RemoveStale on each
+// ws-*.sock) and returns their paths; a live or unsafe one is left alone.
+func CleanStale(lockDir string) (removed []string, err error) {
+	paths, err := filepath.Glob(filepath.Join(lockDir, socketGlob))
+	for _, p := range paths {
+		if ok, _ := RemoveStale(p); ok {
+			removed = append(removed, p)
+		}
+	}
+	return removed, err
+}
+
+// socketGlob matches every name SocketPath gives.
+const socketGlob = "ws-*.sock"
+
 // SocketPath is the socket of the bridge for workspace folder (absolute, symlink-free) in
 // lockDir: a hash of the folder, so its length does not depend on the folder's.
 func SocketPath(lockDir, folder string) string {

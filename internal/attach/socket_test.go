@@ -232,3 +232,41 @@ func TestOtherUserRefused(t *testing.T) {
 		t.Fatal("the other user's connection was neither refused nor accepted")
 	}
 }
+
+// RemoveStale removes a socket nothing listens on, and nothing else (issue 39 item 10: a killed
+// bridge left its ws-*.sock behind).
+func TestRemoveStale(t *testing.T) {
+	t.Parallel()
+	d := dir(t)
+	dead := filepath.Join(d, "dead.sock")
+	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: dead, Net: "unix"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln.SetUnlinkOnClose(false)
+	ln.Close()
+	if removed, err := attach.RemoveStale(dead); !removed || err != nil {
+		t.Errorf("a dead socket: removed %v, %v", removed, err)
+	}
+	if _, err := os.Lstat(dead); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the dead socket is still there: %v", err)
+	}
+	live, err := attach.Listen(filepath.Join(d, "live.sock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer live.Close()
+	if removed, err := attach.RemoveStale(live.Path()); removed || !errors.Is(err, attach.ErrBusy) {
+		t.Errorf("a live socket: removed %v, %v; want ErrBusy", removed, err)
+	}
+	file := filepath.Join(d, "file.sock")
+	os.WriteFile(file, nil, 0o600)
+	if removed, err := attach.RemoveStale(file); removed || !errors.Is(err, attach.ErrUnsafe) {
+		t.Errorf("a regular file: removed %v, %v; want ErrUnsafe", removed, err)
+	}
+	for _, p := range []string{live.Path(), file} {
+		if _, err := os.Lstat(p); err != nil {
+			t.Errorf("%s: %v", p, err)
+		}
+	}
+}

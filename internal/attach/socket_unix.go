@@ -28,13 +28,11 @@ func Listen(path string) (*Listener, error) {
 	}
 	ln, err := listen(path)
 	if errors.Is(err, syscall.EADDRINUSE) {
-		if c, derr := net.Dial("unix", path); derr == nil {
-			c.Close()
-			return nil, ErrBusy
-		}
-		// Nothing answers: a stale socket. Remove only a socket, never another kind of file.
-		if fi, lerr := os.Lstat(path); lerr == nil && fi.Mode().Type() == fs.ModeSocket {
-			os.Remove(path)
+		if removed, rerr := RemoveStale(path); !removed {
+			if errors.Is(rerr, ErrBusy) {
+				return nil, ErrBusy
+			}
+			return nil, fmt.Errorf("attach: %s is in the way: %w", path, rerr)
 		}
 		ln, err = listen(path)
 	}
@@ -55,6 +53,43 @@ func listen(path string) (*net.UnixListener, error) {
 		return nil, err
 	}
 	return ln, nil
+}
+
+// RemoveStale removes the socket at path when it is a dead bridge's: a socket (never another
+// kind of file), this user's, in a directory that is this user's alone, on which connecting is
+// refused (nothing listens: a bridge that was killed leaves its socket behind). A socket that
+// answers is ErrBusy and stays. removed is false, with the reason, when nothing was removed.
+func RemoveStale(path string) (removed bool, err error) {
+	if err := checkDir(filepath.Dir(path)); err != nil {
+		return false, err
+	}
+	before, err := os.Lstat(path)
+	if err != nil {
+		return false, err
+	}
+	if before.Mode().Type() != fs.ModeSocket {
+		return false, fmt.Errorf("%w: %s is not a socket", ErrUnsafe, path)
+	}
+	if uid, ok := owner(before); !ok || uid != os.Geteuid() {
+		return false, fmt.Errorf("%w: %s is owned by uid %d", ErrUnsafe, path, uid)
+	}
+	c, err := net.Dial("unix", path)
+	if err == nil {
+		c.Close()
+		return false, ErrBusy
+	}
+	// Only a refusal says nothing listens (a full backlog is EAGAIN: a live bridge).
+	if !errors.Is(err, syscall.ECONNREFUSED) {
+		return false, err
+	}
+	// The same file still: not one a new bridge has just put there.
+	if now, err := os.Lstat(path); err != nil || !os.SameFile(before, now) {
+		return false, err
+	}
+	if err := os.Remove(path); err != nil {
+		return false, err
+	}
+	return true, nil
 }
 
 // Path is the socket's path.

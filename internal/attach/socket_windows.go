@@ -22,3 +22,6 @@ func (*Listener) Close() error { return nil }
 
 // Dial is not supported on Windows.
 func Dial(context.Context, string) (net.Conn, error) { return nil, ErrUnsupported }
+
+// RemoveStale is not supported on Windows (there are no attach sockets).
+func RemoveStale(string) (bool, error) { return false, ErrUnsupported }

@@ -8,7 +8,8 @@ import (
 )
 
 // startPermissions sets up the permission prompts' broker: a session's end withdraws its
-// pending prompts.
+// pending prompts, and so does the session going past them (the tool ran or failed, the turn
+// ended, a new prompt): answered in Claude's terminal, which does not always cancel the hook.
 func (b *Bridge) startPermissions(cfg Config) {
 	b.Permissions = &permission.Broker{Asker: cfg.Asker}
 	prev := b.State.Event
@@ -16,8 +17,13 @@ func (b *Bridge) startPermissions(cfg Config) {
 		if prev != nil {
 			prev(ev)
 		}
-		if ev.Name == "SessionEnd" {
+		switch ev.Name {
+		case "SessionEnd":
 			b.Permissions.SessionEnded(ev.SessionID)
+		case "PostToolUse", "PostToolUseFailure":
+			b.Permissions.MovedOn(ev.SessionID, ev.ToolName)
+		case "Stop", "StopFailure", "UserPromptSubmit":
+			b.Permissions.MovedOn(ev.SessionID, "")
 		}
 	}
 }

@@ -87,9 +87,10 @@ type Broker struct {
 }
 
 type pending struct {
-	session string
-	answer  chan Decision // buffered: the one decision
-	ended   chan struct{} // closed when the session ends
+	session, tool string
+	answer        chan Decision // buffered: the one decision
+	ended         chan struct{} // closed when the session ended or moved on (why says which)
+	why           string
 }
 
 // ErrUnknown refuses a decision on a request that is not pending.
@@ -111,7 +112,7 @@ func (b *Broker) Ask(ctx context.Context, in HookInput) (d Decision, suggestions
 	if len(in.Suggestions) <= MaxInput && json.Valid(in.Suggestions) {
 		req.Suggestions = in.Suggestions
 	}
-	p := &pending{session: in.SessionID, answer: make(chan Decision, 1), ended: make(chan struct{})}
+	p := &pending{session: in.SessionID, tool: in.Tool, answer: make(chan Decision, 1), ended: make(chan struct{})}
 	b.mu.Lock()
 	if b.pending == nil {
 		b.pending = map[uint64]*pending{}
@@ -146,7 +147,9 @@ func (b *Broker) Ask(ctx context.Context, in HookInput) (d Decision, suggestions
 	case <-ctx.Done():
 		why = "answered in Claude's terminal"
 	case <-p.ended:
-		why = "the session ended"
+		b.mu.Lock()
+		why = p.why
+		b.mu.Unlock()
 	case <-a.Gone():
 		why = ""
 	case <-timer.C:
@@ -180,14 +183,23 @@ func (b *Broker) Decide(id uint64, d Decision) error {
 }
 
 // SessionEnded withdraws the session's pending requests.
-func (b *Broker) SessionEnded(session string) {
+func (b *Broker) SessionEnded(session string) { b.end(session, "", "the session ended") }
+
+// MovedOn withdraws the session's pending requests for tool ("": every tool) once the session
+// went past them: the tool ran or failed (PostToolUse, PostToolUseFailure: the question was
+// answered in Claude's terminal, whose answer does not always cancel the hook), or the turn
+// ended or a new prompt came.
+func (b *Broker) MovedOn(session, tool string) { b.end(session, tool, "answered in Claude's terminal") }
+
+func (b *Broker) end(session, tool, why string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for _, p := range b.pending {
-		if p.session == session {
+		if p.session == session && (tool == "" || p.tool == tool) {
 			select {
 			case <-p.ended:
 			default:
+				p.why = why
 				close(p.ended)
 			}
 		}

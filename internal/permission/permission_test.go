@@ -179,3 +179,36 @@ func isUnknown(err error) bool {
 	var e *jsonrpc.Error
 	return errors.As(err, &e) && e.Code == jsonrpc.CodeUnknownDiff
 }
+
+// Answered in Claude's terminal without the hook cancelled (the real CLI leaves it running on
+// "Yes"): the session's next PostToolUse of that tool, or its turn's end, withdraws the question
+// (issue 39 item 7: Neovim's float stayed over Claude's terminal for 5 minutes).
+func TestMovedOnWithdraws(t *testing.T) {
+	e := newEditor()
+	b := &Broker{Asker: func() Asker { return e }}
+	res := ask(b, context.Background())
+	r := <-e.asked
+	b.MovedOn("s1", "Read")
+	b.MovedOn("other", "")
+	select {
+	case got := <-res:
+		t.Fatalf("another tool or session moving on ended it: %+v", got)
+	case <-time.After(50 * time.Millisecond):
+	}
+	b.MovedOn("s1", "Bash")
+	if got := <-res; got.ok {
+		t.Fatal("a decision after the session moved on")
+	}
+	if id := <-e.withdrawn; id != r.ID {
+		t.Fatalf("withdrew %d", id)
+	}
+	res = ask(b, context.Background())
+	r = <-e.asked
+	b.MovedOn("s1", "")
+	if got := <-res; got.ok {
+		t.Fatal("a decision after the turn ended")
+	}
+	if id := <-e.withdrawn; id != r.ID {
+		t.Fatalf("withdrew %d", id)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/aymanbagabas/go-udiff"
@@ -66,6 +67,26 @@ func Files(n int) string {
 	return fmt.Sprintf("%d files", n)
 }
 
+// Labels are a unified diff's header names for path, as git writes them: a/<path> and b/<path>
+// relative to the workspace folder holding it (the first that does), else the absolute path; a
+// side that does not exist (created, deleted) is /dev/null. serve's diffs and review's use them.
+func Labels(path string, folders []string, before, after bool) (from, to string) {
+	from, to = path, path
+	for _, f := range folders {
+		if rel, err := filepath.Rel(f, path); err == nil && filepath.IsLocal(rel) {
+			from, to = "a/"+filepath.ToSlash(rel), "b/"+filepath.ToSlash(rel)
+			break
+		}
+	}
+	if !before {
+		from = "/dev/null"
+	}
+	if !after {
+		to = "/dev/null"
+	}
+	return from, to
+}
+
 func summarize(r Report) Summary {
 	s := Summary{Turn: r.Turn, Running: r.Running, Files: len(r.Files)}
 	for _, f := range r.Files {
@@ -82,12 +103,13 @@ func (t *Tracker) reportLocked(tu *turn, texts bool) Report {
 		end := tu.end
 		r.End = &end
 	}
+	folders := t.cfg.Folders()
 	for _, f := range tu.files {
 		after := f.after
 		if !f.ended {
 			after = t.peek(f.path)
 		}
-		fr, changed := fileReport(f, after, texts)
+		fr, changed := fileReport(f, after, texts, folders)
 		if changed {
 			r.Files = append(r.Files, fr)
 		}
@@ -115,7 +137,7 @@ func (t *Tracker) peek(path string) text {
 	return text{data: data}
 }
 
-func fileReport(f *file, after text, texts bool) (FileReport, bool) {
+func fileReport(f *file, after text, texts bool, folders []string) (FileReport, bool) {
 	b := f.before
 	fr := FileReport{Path: f.path, By: f.by, From: f.from, TooBig: b.tooBig || after.tooBig}
 	switch {
@@ -155,13 +177,7 @@ func fileReport(f *file, after text, texts bool) (FileReport, bool) {
 			fr.After = &new
 		}
 	}
-	from, to := f.path, f.path
-	if b.absent {
-		from = "/dev/null"
-	}
-	if after.absent {
-		to = "/dev/null"
-	}
+	from, to := Labels(f.path, folders, !b.absent, !after.absent)
 	u, err := udiff.ToUnifiedDiff(from, to, old, udiff.Lines(old, new), 3)
 	if err != nil {
 		return fr, true

@@ -189,6 +189,24 @@ local function teardown(d)
     events.emit("ClaudeCodeDiffClosed", { file = d.file_path, tab_name = d.tab_name, accepted = d.state == "accepted" })
   end)
   pcall(vim.api.nvim_clear_autocmds, { group = augroup, buffer = d.prop_buf })
+  -- A tab page other than the current one that holds only our windows (and floats, e.g. a
+  -- permission question) goes with :tabclose. Closing its windows one by one crashes Neovim 0.7
+  -- (SIGSEGV in winframe_remove) when a float is left there, and without one leaves the tabline
+  -- and the current tab page's layout a row off until a redraw (issue 39 item 7).
+  if d.tab and vim.api.nvim_tabpage_is_valid(d.tab) and d.tab ~= vim.api.nvim_get_current_tabpage() then
+    local ours, others = {}, 0
+    for _, w in ipairs(d.wins) do
+      ours[w] = true
+    end
+    for _, w in ipairs(vim.api.nvim_tabpage_list_wins(d.tab)) do
+      if not ours[w] and vim.api.nvim_win_get_config(w).relative == "" then
+        others = others + 1
+      end
+    end
+    if others == 0 then
+      pcall(vim.cmd, "tabclose! " .. vim.api.nvim_tabpage_get_number(d.tab))
+    end
+  end
   for _, win in ipairs(d.wins) do
     if vim.api.nvim_win_is_valid(win) then
       if #vim.api.nvim_list_wins() > 1 then

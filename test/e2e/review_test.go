@@ -121,9 +121,10 @@ func TestReviewTurnInAcceptEdits(t *testing.T) {
 	want := []struct {
 		path, status, by, diff string
 	}{
-		{a, "modified", "Edit/Write", "--- " + a + "\n+++ " + a + "\n@@ -1,3 +1,3 @@\n alpha\n-beta\n+BETA\n gamma\n"},
-		{b, "created", "Edit/Write", "--- /dev/null\n+++ " + b + "\n@@ -0,0 +1,2 @@\n+new file\n+second line\n"},
-		{c, "modified", "other", "--- " + c + "\n+++ " + c + "\n@@ -1,3 +1,3 @@\n one\n-two\n+2\n three\n"},
+		// Headers as git writes them, relative to the workspace (issue 39 item 10).
+		{a, "modified", "Edit/Write", "--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,3 @@\n alpha\n-beta\n+BETA\n gamma\n"},
+		{b, "created", "Edit/Write", "--- /dev/null\n+++ b/b.txt\n@@ -0,0 +1,2 @@\n+new file\n+second line\n"},
+		{c, "modified", "other", "--- a/c.txt\n+++ b/c.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+2\n three\n"},
 	}
 	for i, w := range want {
 		f := r.Files[i]

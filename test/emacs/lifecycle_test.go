@@ -36,3 +36,25 @@ func TestBridgeEndsWithEmacs(t *testing.T) {
 		t.Fatalf("after C-x C-c the lock file (pid %v) or the bridge (pid %d) is still there; screen:\n%s", lock["pid"], pid, w.e.screen(t))
 	}
 }
+
+// Issue 39 item 10: Emacs's entry in Claude's /ide list (the lock's ideName) had no folder, where
+// Neovim's and Vim's read "Neovim (proj)". Now "Emacs (<project folder name>)", the folder the
+// lock names.
+func TestLockNamesTheProject(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, "", false)
+	var names []string
+	harness.Poll(10*time.Second, func() bool { names, _ = filepath.Glob(filepath.Join(w.cfg, "ide", "*.lock")); return len(names) == 1 })
+	if len(names) != 1 {
+		t.Fatalf("lock files %v", names)
+	}
+	data, _ := os.ReadFile(names[0])
+	var lock struct {
+		IDEName          string   `json:"ideName"`
+		WorkspaceFolders []string `json:"workspaceFolders"`
+	}
+	json.Unmarshal(data, &lock)
+	if lock.IDEName != "Emacs (proj)" || len(lock.WorkspaceFolders) != 1 || lock.WorkspaceFolders[0] != w.proj {
+		t.Errorf("lock: ideName %q, folders %q; want \"Emacs (proj)\", [%s]", lock.IDEName, lock.WorkspaceFolders, w.proj)
+	}
+}

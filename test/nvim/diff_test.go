@@ -342,3 +342,37 @@ func TestUndoAfterDiffOpensKeepsProposal(t *testing.T) {
 		})
 	}
 }
+
+// Issue 39 item 7: a permission question shown while the diff's tab page is current (its float is
+// in that tab page), the user back in the first tab page, then Claude closes the diff (answered in
+// Claude's terminal). Neovim 0.7.2 crashed (SIGSEGV) as the plugin closed the diff's windows one
+// by one in the other tab page; without a float it left the first tab page's layout a row off
+// (the tabline of two tab pages still reserved). Now the tab page goes whole: Neovim lives, one
+// tab page, its window from the top row at full height, the question still pending.
+func TestDiffClosedFromAnotherTabPage(t *testing.T) {
+	e := newEnv(t, map[string]any{"model_tools": false}, true)
+	path := e.file(t, "a.txt", "old\n")
+	e.edit(t, path)
+	first := e.n.str(t, `return tostring(vim.api.nvim_get_current_win())`)
+	height := e.n.str(t, `return tostring(vim.api.nvim_win_get_height(0))`)
+	ch := e.openDiff(t, path, "new\n", tabA)
+	e.waitDiffs(t, tabA+"=pending")
+	e.hook(t, bash("session-abcdef", "touch x"))
+	e.n.waitLua(t, `1`, `return require("claude-ide-bridge").status().permissions`)
+	e.n.waitLua(t, `true`, `for _, w in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
+			if vim.api.nvim_win_get_config(w).relative ~= "" then return true end
+		end
+		return false`)
+	e.n.ex(t, "tabfirst")
+	e.c.tool(t, "close_tab", map[string]any{"tab_name": tabA})
+	await(t, ch)
+	e.waitDiffs(t)
+	if n := e.tabpages(t); n != 1 {
+		t.Fatalf("%d tab pages after close_tab, want 1", n)
+	}
+	if got := e.n.str(t, `local w = vim.fn.win_getid()
+		return tostring(w) .. " " .. vim.fn.win_screenpos(w)[1] .. " " .. vim.api.nvim_win_get_height(w)`); got != first+" 1 "+height {
+		t.Errorf("the first tab page's window (id, row, height) %q, want %q", got, first+" 1 "+height)
+	}
+	e.n.waitLua(t, `1`, `return require("claude-ide-bridge").status().permissions`)
+}

@@ -199,4 +199,31 @@ func TestRealClaudePermission(t *testing.T) {
 	if _, err := os.Stat(c); err == nil {
 		t.Fatal("the withdrawn question wrote the file")
 	}
+
+	// Issue 39 item 7: "Yes" (Enter) in Claude's terminal does not cancel the hook; the float
+	// stayed over Claude's terminal for 5 minutes. The tool's PostToolUse withdraws it.
+	dfile := filepath.Join(rc.proj, "yes.txt")
+	n.ex(t, "startinsert")
+	rc.prompt(t, "go on") // plays turn C's text, left over by the interrupt
+	if !harness.Poll(60*time.Second, func() bool { return strings.Contains(rc.screen(), "TURN C DONE") }) {
+		t.Fatalf("turn C's text did not come; screen:\n%s", rc.screen())
+	}
+	turn(dfile, "TURN D DONE", "one more")
+	if !harness.Poll(30*time.Second, func() bool { return strings.Contains(rc.screen(), "Do you want to proceed?") }) {
+		t.Fatalf("no question in Claude's terminal; screen:\n%s", rc.screen())
+	}
+	// Enter until the menu takes it (a key that comes as the menu is drawn may be lost).
+	for i := 0; i < 5 && strings.Contains(rc.screen(), "Do you want to proceed?"); i++ {
+		n.lua(t, `vim.fn.chansend(vim.b[require("claude-ide-bridge.terminal").buf()].terminal_job_id, "\r")`)
+		harness.Poll(2*time.Second, func() bool { return !strings.Contains(rc.screen(), "Do you want to proceed?") })
+	}
+	if !harness.Poll(60*time.Second, func() bool { return strings.Contains(rc.screen(), "TURN D DONE") }) {
+		t.Fatalf("turn D did not end; screen:\n%s", rc.screen())
+	}
+	if _, err := os.Stat(dfile); err != nil {
+		t.Fatalf("allowed in Claude's terminal, the command did not run: %v", err)
+	}
+	if !harness.Poll(5*time.Second, func() bool { return pending() == 0 }) {
+		t.Fatal("the question answered Yes in Claude's terminal stayed in Neovim")
+	}
 }

@@ -31,7 +31,7 @@ test("a turn's changed files are listed and each opens as a comparison", async (
   assert.match(palette.placeholder, /^Turn 1: Claude changed 1 file\(s\): \+1 -1$/);
   const diff = await waitFor(() => env.standin.nova.workspace.textEditors.find((e) => e.document.path.endsWith("a.txt.diff")), "the diff to open");
   assert.strictEqual(diff.document.getTextInRange(new Range(0, diff.document.length)),
-    `--- ${env.file("a.txt")}\n+++ ${env.file("a.txt")}\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n`);
+    `--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n`);
   assert.strictEqual(env.standin.nova.workspace.activeTextEditor.document.path, env.file("a.txt"), "then the file itself");
 });
 

@@ -1,9 +1,13 @@
 package terminal
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/review"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/termtext"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/userfile"
@@ -21,25 +25,47 @@ func readOld(path string) []byte {
 	return b
 }
 
+// diffProposal is diffProposal with git's header names (review.Labels): a/ and b/ paths
+// relative to the workspace, /dev/null for a file that did not exist (existed: looked at before
+// the answer, after which Claude may create it).
+func (e *Editor) diffProposal(path, old, new string, existed bool) proposal {
+	p := diffProposal(path, old, new)
+	e.mu.Lock()
+	d := e.d
+	e.mu.Unlock()
+	var folders []string
+	if d != nil {
+		folders = d.Folders()
+	}
+	p.from, p.to = review.Labels(path, folders, existed, true)
+	return p
+}
+
+// exists tells whether path names a file now (anything but "does not exist" counts).
+func exists(path string) bool {
+	_, err := os.Lstat(path)
+	return !errors.Is(err, fs.ErrNotExist)
+}
+
 // autoDecide answers a diff for --auto at once, from ShowDiff, before anything is printed: the
 // answer never waits for the diff to be computed or for the terminal. The file is read first,
 // because once accepted Claude writes it; the summary is printed later by Run (printAuto), which
 // also makes it a string (10 MiB copied: ~5 ms the answer need not wait for).
-func (e *Editor) autoDecide(p ide.ShowDiffParams) (old []byte) {
-	old = readOld(p.FilePath)
+func (e *Editor) autoDecide(p ide.ShowDiffParams) (old []byte, existed bool) {
+	old, existed = readOld(p.FilePath), exists(p.FilePath)
 	e.mu.Lock()
 	d := e.d
 	e.mu.Unlock()
 	if d == nil {
-		return old
+		return old, existed
 	}
 	d.Decide(p.Seq, ide.Decision{Accept: e.auto == Accept})
-	return old
+	return old, existed
 }
 
 // printAuto prints what --auto decided: the summary and at most a screenful of the diff.
-func (e *Editor) printAuto(p ide.ShowDiffParams, old []byte) {
-	pr := diffProposal(p.FilePath, string(old), p.NewContents.String())
+func (e *Editor) printAuto(p ide.ShowDiffParams, old []byte, existed bool) {
+	pr := e.diffProposal(p.FilePath, string(old), p.NewContents.String(), existed)
 	_, rows := screen(e.out)
 	fmt.Fprintf(e.out, "\n%s\n", e.paint("1", "Claude proposes a change to "+termtext.Line(p.FilePath)+": "+pr.Summary()))
 	if left := pr.render(e.out, max(rows-4, 5), e.paint); left > 0 {
@@ -56,9 +82,10 @@ func (e *Editor) printAuto(p ide.ShowDiffParams, old []byte) {
 // One queue keeps what is printed in the order it happened: a diff --auto answered is printed
 // before the state lines and the turn summary that its answer caused (issue 39 item 6).
 type autoShown struct {
-	p    ide.ShowDiffParams
-	old  []byte
-	note string // a notice: printed as it is
+	p       ide.ShowDiffParams
+	old     []byte
+	existed bool   // the file existed before the answer
+	note    string // a notice: printed as it is
 }
 
 // maxAutoQueue bounds the answered diffs waiting to be printed (each holds its texts); past it
@@ -69,7 +96,9 @@ const (
 )
 
 // queueAuto hands an answered diff to Run for printing.
-func (e *Editor) queueAuto(p ide.ShowDiffParams, old []byte) { e.enqueue(autoShown{p: p, old: old}) }
+func (e *Editor) queueAuto(p ide.ShowDiffParams, old []byte, existed bool) {
+	e.enqueue(autoShown{p: p, old: old, existed: existed})
+}
 
 // enqueue queues a diff or a notice for Run and wakes it.
 func (e *Editor) enqueue(a autoShown) {

@@ -20,6 +20,7 @@ const maxLineDiff = 1 << 20
 // screenful of --auto.
 type proposal struct {
 	path           string
+	from, to       string // the diff's header names (review.Labels)
 	hunks          []*udiff.Hunk
 	added, deleted int
 	// exact is false when the changed region was over maxLineDiff and is shown as replaced
@@ -35,7 +36,7 @@ type proposal struct {
 // diffProposal diffs old against new by lines. The common leading and trailing lines are found
 // first (a memory compare), so that an edit in a big file only diffs the lines around it.
 func diffProposal(path, old, new string) proposal {
-	p := proposal{path: path, exact: true}
+	p := proposal{path: path, from: path, to: path, exact: true}
 	pre := commonPrefix(old, new)
 	pre = strings.LastIndexByte(old[:pre], '\n') + 1 // whole lines only
 	suf := commonSuffix(old[pre:], new[pre:])
@@ -195,7 +196,7 @@ func (p proposal) render(w io.Writer, max int, paint func(code, s string) string
 		bw.WriteByte('\n')
 		return true
 	}
-	if !put("1", "--- "+termtext.Line(p.path)) || !put("1", "+++ "+termtext.Line(p.path)) {
+	if !put("1", "--- "+termtext.Line(p.from)) || !put("1", "+++ "+termtext.Line(p.to)) {
 		return total - n
 	}
 	line := func(code, mark, content string, nl bool) bool {

@@ -168,7 +168,7 @@ func (e *Editor) Run(ctx context.Context) {
 			if a.note != "" {
 				e.printNote(a.note)
 			} else {
-				e.printAuto(a.p, a.old)
+				e.printAuto(a.p, a.old, a.existed)
 			}
 			continue
 		}
@@ -230,7 +230,7 @@ func (e *Editor) paint(code, s string) string {
 
 // review shows one diff and settles it. It returns whether a line read is still outstanding.
 func (e *Editor) review(ctx context.Context, p ide.ShowDiffParams, pendingRead, afterReplace bool) bool {
-	pr := diffProposal(p.FilePath, string(readOld(p.FilePath)), p.NewContents.String())
+	pr := e.diffProposal(p.FilePath, string(readOld(p.FilePath)), p.NewContents.String(), exists(p.FilePath))
 	fmt.Fprintf(e.out, "\n%s\n", e.paint("1", "Claude proposes a change to "+termtext.Line(p.FilePath)))
 	e.showDiff(pr) // through the pager when long (pager.go)
 	fmt.Fprintln(e.out, e.paint("1", pr.Summary()))
@@ -417,7 +417,8 @@ func sanitize(path string) string {
 // queues the diff only to be printed (auto.go).
 func (e *Editor) ShowDiff(ctx context.Context, p ide.ShowDiffParams) error {
 	if e.auto != Ask {
-		e.queueAuto(p, e.autoDecide(p))
+		old, existed := e.autoDecide(p)
+		e.queueAuto(p, old, existed)
 		return nil
 	}
 	// A diff with the name of one queued takes its place; one with the name of the diff under
