@@ -23,6 +23,7 @@ command ClaudeCodeDiffAccept diff.Decide(true)
 command ClaudeCodeDiffDeny diff.Decide(false)
 command ClaudeCodeCloseAllDiffs cib.CloseAllDiffs()
 command ClaudeCodeInstall install.Install()
+command -nargs=? ClaudeCodeReview tabnew | term_start([cib.Bin(), 'review'] + (<q-args> =~ '^\d\+$' ? ['--turn', <q-args>] : []), {curwin: true})
 
 augroup ClaudeIdeBridge
   autocmd!

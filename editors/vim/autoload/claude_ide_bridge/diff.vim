@@ -90,8 +90,7 @@ export def Show(p: dict<any>): dict<any>
   diffthis
   execute 'rightbelow vertical sbuffer' prop
   diffthis
-  d.wins = [win_getid(winnr('#')), win_getid()]
-  setwinvar(d.wins[1], '&statusline', ' ' .. substitute(base, '%', '%%', 'g') .. " (Claude's proposal%m)%=:w accepts · :q rejects (:q! after edits) ")
+  d.wins = [win_getid(winnr('#')), win_getid()] | setwinvar(d.wins[1], '&statusline', ' ' .. substitute(base, '%', '%%', 'g') .. " (Claude's proposal%m)%=:w accepts · :q rejects (:q! after edits) ")
   if typing
     win_gotoid(d.back)
     cib.Notify(printf("Claude proposes an edit of %s in tab page %d; :ClaudeCodeDiffAccept or :ClaudeCodeDiffDeny answers it from here", base, win_id2tabwin(d.wins[1])[0]))
