@@ -28,24 +28,23 @@ func TestClaudeStateInStatus(t *testing.T) {
 			t.Fatalf("hook: %v %q", err, out)
 		}
 	}
-	status := func() string {
+	// :ClaudeCodeStatus asks the bridge: its answer comes later.
+	wantStatus := func(want string) {
+		t.Helper()
+		v.ex("messages clear")
 		v.ex("ClaudeCodeStatus")
-		return v.str(`execute('messages')->split("\n")->filter({_, l -> l =~ 'claude: '})->get(-1, '')`)
+		v.waitEval(`"`+want+`"`, `execute('messages')->split("\n")->filter({_, l -> l =~ '^claude: '})->get(-1, '')`)
 	}
 	hook(map[string]any{"hook_event_name": "SessionStart", "session_id": "s1", "cwd": v.ws, "source": "startup"})
 	hook(map[string]any{"hook_event_name": "UserPromptSubmit", "session_id": "s1", "prompt": "secret prompt"})
 	v.waitEval(`[{"state": "working", "reason": ""}]`, "claude_ide_bridge#State().claude")
-	if got := status(); got != "claude: working" {
-		t.Errorf(":ClaudeCodeStatus says %q", got)
-	}
+	wantStatus("claude: working")
 	hook(map[string]any{"hook_event_name": "PermissionRequest", "session_id": "s1", "tool_name": "Bash", "tool_input": map[string]any{"command": "rm -rf x"}})
 	v.waitEval(`"waiting"`, "claude_ide_bridge#State().claude[0].state")
-	if got := status(); got != "claude: waiting: permission for Bash" {
-		t.Errorf(":ClaudeCodeStatus says %q", got)
-	}
 	if m := v.messages(); strings.Count(m, "Claude is waiting for you: permission for Bash") != 1 {
 		t.Errorf("want one warning of the wait:\n%s", m)
 	}
+	wantStatus("claude: waiting: permission for Bash")
 	hook(map[string]any{"hook_event_name": "SessionEnd", "session_id": "s1", "reason": "other"})
 	v.waitEval(`[]`, "claude_ide_bridge#State().claude")
 }
