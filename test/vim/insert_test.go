@@ -30,3 +30,22 @@ func TestDiffWhileInInsertMode(t *testing.T) {
 	v.keys("Enter")
 	wantTexts(t, ch, "DIFF_REJECTED", tabA)
 }
+
+// g:claude_ide_bridge_keep_focus = 1: a diff never takes the focus, also from Normal mode.
+func TestKeepFocusOption(t *testing.T) {
+	t.Parallel()
+	v := startVim(t, "let g:claude_ide_bridge_keep_focus = 1")
+	c := v.claude()
+	path := v.file("a.txt", "old\n")
+	v.ex("edit " + path)
+	ch := openDiff(t, c, path, "new\n", tabA)
+	v.waitDiffs(tabA + "=pending")
+	if got := v.where(); got != "file n" {
+		t.Fatalf("the diff took the focus: %q", got)
+	}
+	if m := v.messages(); !strings.Contains(m, "in tab page 2") {
+		t.Fatalf("no message says where the diff is:\n%s", m)
+	}
+	v.ex("ClaudeCodeDiffAccept")
+	wantTexts(t, ch, "FILE_SAVED", "new\n")
+}
