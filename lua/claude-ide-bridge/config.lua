@@ -15,7 +15,7 @@ local M = {}
 ---@class claude-ide-bridge.DiffConfig
 ---@field layout? "vertical"|"horizontal"|"unified" side by side, one above the other, or the proposal alone with the removed lines shown above the changes
 ---@field open_in_new_tab? boolean a tab page of its own, else in the current tab beside your file
----@field keep_terminal_focus? boolean focus stays in Claude's terminal when a diff opens
+---@field keep_terminal_focus? boolean a diff never takes the focus (false: only while you type)
 
 ---@class claude-ide-bridge.InstallConfig
 ---@field base_url? string where :ClaudeCodeInstall downloads releases from

@@ -142,22 +142,29 @@ function M.list()
   return out
 end
 
-local open_windows, focus_terminal
+local open_windows
 
 -- Where the user was when a diff opened: the window and the mode (mode()'s
--- first letter: "t" typing to Claude, "i" inserting, else Normal).
+-- first letter: "t" typing to Claude, "i" inserting, "c" on the command line,
+-- else Normal).
 local function here()
   return { win = vim.api.nvim_get_current_win(), mode = vim.api.nvim_get_mode().mode:sub(1, 1) }
 end
 
--- Puts the user back where here() found them, in the same mode.
-local function go_back(back)
+local function typing(back)
+  return back.mode == "t" or back.mode == "i" or back.mode == "R" or back.mode == "c"
+end
+
+-- Puts the user back in the window here() found them in: still typing when
+-- they were (a diff that opened without taking the focus), else in Normal
+-- mode (a diff that closed: the next key never goes to Claude by surprise).
+local function go_back(back, keep_mode)
   if not (back and vim.api.nvim_win_is_valid(back.win)) then
     return
   end
   vim.api.nvim_set_current_win(back.win)
   local term = vim.bo[vim.api.nvim_win_get_buf(back.win)].buftype == "terminal"
-  if (back.mode == "t" and term) or (back.mode == "i" and not term) then
+  if keep_mode and ((back.mode == "t" and term) or (back.mode == "i" and not term)) then
     vim.cmd("startinsert")
   else
     vim.cmd("stopinsert")
@@ -244,7 +251,7 @@ local function teardown(d)
     end
   end
   sync_diffopt()
-  go_back(back)
+  go_back(back, false)
 end
 
 --- Sends diffAccepted for d with the proposal buffer's text.
@@ -425,20 +432,6 @@ open_windows = function(d, o)
   d.wins = opened
 end
 
--- keep_terminal_focus: back to Claude's terminal (the window the user was in
--- when it was one, else the terminal's window in this tab), in terminal mode.
-focus_terminal = function(d)
-  local back = d.back
-  if back and vim.api.nvim_win_is_valid(back.win) and vim.bo[vim.api.nvim_win_get_buf(back.win)].buftype == "terminal" then
-    return go_back({ win = back.win, mode = "t" })
-  end
-  for _, w in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
-    if vim.b[vim.api.nvim_win_get_buf(w)].claude_ide_bridge_terminal then
-      return go_back({ win = w, mode = "t" })
-    end
-  end
-end
-
 --- Handles showDiff {tabName, filePath, newFilePath, newContents, fileExists, proposal}.
 function M.show(p, reply)
   local path, tab_name = p.filePath, p.tabName
@@ -529,8 +522,13 @@ function M.show(p, reply)
     vim.wo[prop_win].list = true
     vim.wo[prop_win].listchars = "tab:  ,trail:·,extends:›,precedes:‹,nbsp:␣"
   end
-  if o.keep_terminal_focus then
-    focus_terminal(d)
+  -- The user typing (in Insert mode, on the command line, to Claude) keeps the
+  -- focus and the keys (keep_terminal_focus: always), and is told where the diff is.
+  if o.keep_terminal_focus or typing(d.back) then
+    local where = d.own_tab and (" in tab page " .. vim.api.nvim_tabpage_get_number(d.tab)) or ""
+    go_back(d.back, true)
+    notify(("Claude proposes an edit of %s%s; :ClaudeCodeDiffAccept or :ClaudeCodeDiffDeny answers it from here")
+      :format(vim.fn.fnamemodify(path, ":t"), where))
   end
 
   vim.api.nvim_create_autocmd("BufWriteCmd", {

@@ -301,7 +301,8 @@ func TestDiffNewFile(t *testing.T) {
 }
 
 // The usual case: the user is typing in the Claude terminal when the diff
-// comes. It must still open, focused, and :w must accept it.
+// comes. It opens in its tab page without taking the keys (issue 39 item 3:
+// they went to the proposal as Normal-mode commands); there, :w accepts it.
 func TestDiffWhileInTerminalMode(t *testing.T) {
 	e := newEnv(t, map[string]any{"terminal_cmd": []string{"cat"}}, true)
 	path := e.file(t, "a.txt", "old\n")
@@ -310,8 +311,10 @@ func TestDiffWhileInTerminalMode(t *testing.T) {
 	e.n.waitLua(t, `"t"`, `return vim.api.nvim_get_mode().mode`)
 	ch := e.openDiff(t, path, "new\n", tabA)
 	e.waitDiffs(t, tabA+"=pending")
+	e.n.waitLua(t, `"terminal t"`, `return vim.bo.buftype .. " " .. vim.api.nvim_get_mode().mode`)
+	e.n.input(t, `<C-\><C-n>gt`)
 	e.n.waitLua(t, `"acwrite"`, `return vim.bo.buftype`)
-	e.n.input(t, "<Esc>:w<CR>")
+	e.n.input(t, ":w<CR>")
 	wantTexts(t, toolOf(t, await(t, ch)), "FILE_SAVED", "new\n")
 }
 

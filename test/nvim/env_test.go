@@ -23,17 +23,23 @@ type env struct {
 // bridge; connect dials a Claude client and waits until the plugin counts it.
 func newEnv(t *testing.T, opts map[string]any, connect bool) *env {
 	t.Helper()
-	return newEnvFull(t, opts, connect, nil)
+	return newEnvFull(t, opts, connect, nil, false)
+}
+
+// newEnvTmux is newEnv (connected) with Neovim's UI in tmux: e.n.keys types real keys.
+func newEnvTmux(t *testing.T, opts map[string]any) *env {
+	t.Helper()
+	return newEnvFull(t, opts, true, nil, true)
 }
 
 // newEnvBefore is newEnv (not connected) with before run once the directories exist, before
 // the plugin starts (to write settings files).
 func newEnvBefore(t *testing.T, opts map[string]any, before func(*env)) *env {
 	t.Helper()
-	return newEnvFull(t, opts, false, before)
+	return newEnvFull(t, opts, false, before, false)
 }
 
-func newEnvFull(t *testing.T, opts map[string]any, connect bool, before func(*env)) *env {
+func newEnvFull(t *testing.T, opts map[string]any, connect bool, before func(*env), tmux bool) *env {
 	t.Helper()
 	root := t.TempDir()
 	root, _ = filepath.EvalSymlinks(root)
@@ -47,7 +53,7 @@ func newEnvFull(t *testing.T, opts map[string]any, connect bool, before func(*en
 		before(e)
 	}
 	// XDG_CONFIG_HOME: the bridge's trust store is the test's (Neovim runs with --clean).
-	e.n = startNvim(t, e.proj, append([]string{"CLAUDE_CONFIG_DIR=" + e.cfg, "HOME=" + filepath.Join(root, "home"),
+	e.n = startNvimIn(t, e.proj, tmux, append([]string{"CLAUDE_CONFIG_DIR=" + e.cfg, "HOME=" + filepath.Join(root, "home"),
 		"XDG_CONFIG_HOME=" + filepath.Join(root, "home", ".config")}, e.nvimEnv...)...)
 	if opts == nil {
 		opts = map[string]any{}
@@ -58,6 +64,9 @@ func newEnvFull(t *testing.T, opts map[string]any, connect bool, before func(*en
 	// Before Neovim goes: stop the bridge and wait until it has removed its
 	// lock file, so nothing writes into the temp dirs after the test.
 	t.Cleanup(func() { e.stopBridge(t) })
+	if tmux {
+		e.n.waitLua(t, `true`, `return #vim.api.nvim_list_uis() > 0`) // tmux's terminal is attached
+	}
 	e.n.lua(t, `require("claude-ide-bridge").setup(...)`, opts)
 	e.n.waitLua(t, `true`, `return require("claude-ide-bridge").state().ready`)
 	if connect {

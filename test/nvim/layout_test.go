@@ -146,3 +146,23 @@ func TestDiffKeepTerminalFocus(t *testing.T) {
 	e.afterDiff(t)
 	e.waitWhere(t, "terminal t")
 }
+
+// Issue 39 item 3: keep_terminal_focus = true means a diff never takes the focus, also from Normal
+// mode in the user's file (it used to move them into Claude's terminal, in terminal mode).
+func TestDiffKeepTerminalFocusFromFile(t *testing.T) {
+	e := newEnv(t, map[string]any{"terminal_cmd": []string{"cat"}, "model_tools": false, "permission_mode": false,
+		"diff": map[string]any{"keep_terminal_focus": true}}, true)
+	path := e.file(t, "a.txt", "old\n")
+	e.edit(t, path)
+	e.n.ex(t, "ClaudeCode")
+	e.waitWhere(t, "terminal t")
+	e.n.input(t, `<C-\><C-n><C-w>p`)
+	e.waitWhere(t, "file n")
+	ch := e.openDiff(t, path, "new\n", tabA)
+	e.waitDiffs(t, tabA+"=pending")
+	e.waitWhere(t, "file n")
+	e.n.ex(t, "ClaudeCodeDiffDeny")
+	wantTexts(t, toolOf(t, await(t, ch)), "DIFF_REJECTED", tabA)
+	e.waitDiffs(t)
+	e.waitWhere(t, "file n")
+}

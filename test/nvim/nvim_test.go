@@ -19,6 +19,7 @@ type nvim struct {
 	sock string
 	cmd  *exec.Cmd
 	done chan struct{}
+	tmux string // startNvimTmux: the tmux server's socket, its UI's keys typed with send-keys
 }
 
 // helperLua evaluates a Lua chunk sent as JSON {code, args} and answers JSON
@@ -38,6 +39,13 @@ end`
 // startNvim runs nvim in dir with env added to the test's environment.
 func startNvim(t *testing.T, dir string, env ...string) *nvim {
 	t.Helper()
+	return startNvimIn(t, dir, false, env...)
+}
+
+// startNvimIn is startNvim; with tmux, Neovim runs with its UI in a tmux session (160x45)
+// instead of --headless, for tests about the keys a user types (n.keys).
+func startNvimIn(t *testing.T, dir string, tmux bool, env ...string) *nvim {
+	t.Helper()
 	sockDir, err := os.MkdirTemp("", "nvt")
 	if err != nil {
 		t.Fatal(err)
@@ -48,10 +56,20 @@ func startNvim(t *testing.T, dir string, env ...string) *nvim {
 	if err := os.WriteFile(helper, []byte(helperLua), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	n.cmd = exec.Command(nvimBin, "--headless", "--clean", "-u", "NONE", "-i", "NONE", "-n",
+	args := []string{"--headless", "--clean", "-u", "NONE", "-i", "NONE", "-n",
 		"--listen", n.sock,
-		"--cmd", "set rtp^="+pluginDir,
-		"--cmd", "luafile "+helper)
+		"--cmd", "set rtp^=" + pluginDir,
+		"--cmd", "luafile " + helper}
+	n.cmd = exec.Command(nvimBin, args...)
+	if tmux {
+		// The tmux server runs Neovim; the command below ends at once. Cleanup quits Neovim,
+		// then ends the server.
+		n.tmux = filepath.Join(sockDir, "tmux")
+		n.cmd = exec.Command("tmux", append([]string{"-S", n.tmux, "-f", "/dev/null", "new-session", "-d",
+			"-x", "160", "-y", "45", "-c", dir, "--", nvimBin}, args[1:]...)...)
+		env = append(env, "TERM=xterm-256color")
+		t.Cleanup(func() { exec.Command("tmux", "-S", n.tmux, "kill-server").Run() })
+	}
 	n.cmd.Dir = dir
 	n.cmd.Env = append(os.Environ(), env...)
 	var logs bytes.Buffer
@@ -65,7 +83,17 @@ func startNvim(t *testing.T, dir string, env ...string) *nvim {
 		// (vim.lsp's servers, jobs) may end after it: wait for that too, so that nothing writes
 		// into the test's temp dirs while they are removed.
 		kids := descendants(n.cmd.Process.Pid)
+		if n.tmux != "" {
+			var pid int
+			if r, err := n.tryLua(`return vim.fn.getpid()`); err == nil && json.Unmarshal(r, &pid) == nil {
+				kids = descendants(pid)
+			}
+		}
 		n.tryLua(`vim.schedule(function() vim.cmd("qa!") end)`)
+		if n.tmux != "" {
+			// The session ends with Neovim.
+			harness.Poll(10*time.Second, func() bool { return exec.Command("tmux", "-S", n.tmux, "has-session").Run() != nil })
+		}
 		select {
 		case <-n.done:
 		case <-time.After(10 * time.Second):
@@ -139,6 +167,20 @@ func (n *nvim) luaInto(t *testing.T, v any, code string, args ...any) {
 func (n *nvim) input(t *testing.T, keys string) {
 	t.Helper()
 	n.lua(t, `vim.api.nvim_input(...)`, keys)
+}
+
+// keys types keys in the tmux UI (startNvimIn with tmux), in tmux's notation, one per argument
+// ("Escape", "C-w", "Enter"); literal text with typeText.
+func (n *nvim) keys(t *testing.T, keys ...string) {
+	t.Helper()
+	if out, err := exec.Command("tmux", append([]string{"-S", n.tmux, "send-keys"}, keys...)...).CombinedOutput(); err != nil {
+		t.Fatalf("tmux send-keys %q: %v\n%s", keys, err, out)
+	}
+}
+
+func (n *nvim) typeText(t *testing.T, s string) {
+	t.Helper()
+	n.keys(t, "-l", s)
 }
 
 // ex runs an Ex command.

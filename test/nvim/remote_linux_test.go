@@ -427,7 +427,9 @@ func realClaudeRemote(t *testing.T, s split, cmd []string, bin string) {
 	}) {
 		t.Fatalf("no diff on the LOCAL path; screen:\n%s", screen())
 	}
-	n.ex(t, "write")
+	// The diff came while the user typed to Claude: it opened without the focus (issue 39
+	// item 3); they answer from Claude's terminal.
+	n.ex(t, "ClaudeCodeDiffAccept")
 	if !harness.Poll(60*time.Second, func() bool { return harness.FileText(local) == "hello there\n" }) {
 		t.Fatalf("the CLI did not write the accepted text; file %q; screen:\n%s", harness.FileText(local), screen())
 	}

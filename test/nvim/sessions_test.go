@@ -49,11 +49,18 @@ func TestSessionsPerTab(t *testing.T) {
 		"terminal_cmd": []string{"sh", "-c", `echo $$ > "` + root + `/pid.$(date +%s%N)"; exec cat`}}, false)
 	path := e.file(t, "a.txt", "old\n")
 	e.edit(t, path)
+	// Normal mode each time before going on: nvim_input is typed later than an RPC command runs.
+	toNormal := func() {
+		e.n.input(t, `<C-\><C-n>`)
+		e.n.waitLua(t, `"n"`, `return vim.api.nvim_get_mode().mode:sub(1, 1)`)
+	}
 	e.n.ex(t, "ClaudeCode")
-	e.n.input(t, `<C-\><C-n>`)
+	e.n.waitLua(t, `"t"`, `return vim.api.nvim_get_mode().mode`)
+	toNormal()
 	e.n.ex(t, "tabnew")
 	e.n.ex(t, "ClaudeCodeSession review")
-	e.n.input(t, `<C-\><C-n>`)
+	e.n.waitLua(t, `"t"`, `return vim.api.nvim_get_mode().mode`)
+	toNormal()
 	var pids []int
 	waitFor(t, "two claude pids", func() bool {
 		names, _ := filepath.Glob(filepath.Join(root, "pid.*"))
@@ -84,6 +91,7 @@ func TestSessionsPerTab(t *testing.T) {
 	c1 := dialClaudeAs(t, e.cfg, pids[0])
 	e.n.waitLua(t, `2`, `return require("claude-ide-bridge").state().clients`)
 	e.n.ex(t, "tabfirst")
+	toNormal() // not typing to Claude: the diff takes the focus (issue 39 item 3)
 	e.c = c2
 	ch := e.openDiff(t, path, "from review\n", tabA)
 	e.waitDiffs(t, tabA+"=pending")

@@ -88,6 +88,13 @@ func TestRealClaudeInTerminal(t *testing.T) {
 	if got := harness.FileText(path); got != "hello world\n" {
 		t.Fatalf("file changed before the accept: %q", got)
 	}
+	// Issue 39 item 3 with the real CLI: the diff came while the user typed to Claude, so it did
+	// not take the focus; the user goes to it (CTRL-W gt) and accepts with :w.
+	if got := v.where(); got != "terminal t" {
+		t.Fatalf("the diff took the focus from Claude's terminal: %q", got)
+	}
+	v.keys("C-w")
+	v.typeText("gt")
 	v.waitEval(`"acwrite"`, "&buftype")
 	v.normal()
 	v.typeText(":w")
@@ -95,10 +102,20 @@ func TestRealClaudeInTerminal(t *testing.T) {
 	if !harness.Poll(60*time.Second, func() bool { return harness.FileText(path) == "hello there\n" }) {
 		t.Fatalf("the CLI did not write the accepted text; file %q; screen:\n%s", harness.FileText(path), v.screen())
 	}
+	v.waitDiffs()
+	// Back in Claude's terminal in Terminal-Normal mode: the : command typed next is Vim's. Vim
+	// draws no output of the job in that mode: `i` (typing to Claude again) shows the rest.
+	v.waitEval(`"terminal n"`, `(&buftype == 'terminal' ? 'terminal' : bufname()) .. ' ' .. mode()`)
+	v.typeText(":let g:typed = 1")
+	v.keys("Enter")
+	v.waitEval("1", "get(g:, 'typed', 0)")
+	v.keys("i")
 	if !harness.Poll(60*time.Second, func() bool { return strings.Contains(v.screen(), "EDIT ACCEPTED") }) {
 		t.Fatalf("the turn did not finish; screen:\n%s", v.screen())
 	}
-	v.waitDiffs()
+	if s := v.typedToClaude(); strings.Contains(s, "g:typed") {
+		t.Errorf("Claude got the command: %q", s)
+	}
 	v.waitEval(`["hello there"]`, "getbufline(bufnr('"+path+"'), 1, '$')")
 	if strings.Contains(v.messages(), "hello.txt changed") {
 		t.Errorf("a warning about hello.txt:\n%s", v.messages())

@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/probe"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
@@ -228,6 +229,7 @@ func TestDiffRefusesUnsavedFile(t *testing.T) {
 // Issue 39 item 8: "no `:w accepts · :q rejects` hint" and "plain `:q` drops an edited proposal
 // without E37 although the docs say `:q!` is needed". The proposal's status line says how to
 // answer; :q on an edited proposal is refused (E37) and the diff stays pending; :q! rejects.
+// Also "a tab label `c//p/✻ [Claude Code] ...`": the label is "Claude: <file name>".
 func TestDiffHintAndEditedQuit(t *testing.T) {
 	v := startVim(t)
 	c := v.claude()
@@ -236,6 +238,11 @@ func TestDiffHintAndEditedQuit(t *testing.T) {
 	v.waitDiffs(tabA + "=pending")
 	if sl := v.str(`&l:statusline`); !strings.Contains(sl, ":w accepts") || !strings.Contains(sl, "a.txt") {
 		t.Errorf("the proposal's status line %q gives no hint", sl)
+	}
+	// The tab page's label (Vim's own tabline, drawn on the screen) names the file, not the
+	// buffer's internal name (it read `c//p/✻ [Claude Code] ...`).
+	if !harness.Poll(5*time.Second, func() bool { return strings.Contains(strings.SplitN(v.screen(), "\n", 2)[0], "Claude: a.txt ") }) {
+		t.Errorf("tab label: %q, want Claude: a.txt", strings.SplitN(v.screen(), "\n", 2)[0])
 	}
 	v.normal()
 	v.typeText("A, edited")

@@ -5,9 +5,12 @@ import (
 	"testing"
 )
 
-// A diff that comes while the user types in Insert mode takes the focus; the text they type next
-// must not go into Claude's proposal: Insert mode ends as the proposal opens.
+// Issue 39 item 3: "A diff opening while the user is typing takes the keys as Normal-mode
+// commands in the proposal". A diff that comes while the user types in Insert mode opens in its
+// tab page without taking the focus: the user goes on typing in their file, the proposal stays as
+// Claude sent it, and a message says how to answer. Real keys (tmux).
 func TestDiffWhileInInsertMode(t *testing.T) {
+	t.Parallel()
 	v := startVim(t)
 	c := v.claude()
 	path := v.file("a.txt", "old\n")
@@ -16,15 +19,16 @@ func TestDiffWhileInInsertMode(t *testing.T) {
 	v.waitEval(`"i"`, "mode()")
 	ch := openDiff(t, c, path, "new\n", tabA)
 	v.waitDiffs(tabA + "=pending")
-	v.waitEval(`["acwrite", "n"]`, "[&buftype, mode()]")
-	v.typeText("jk:let g:t_sync = 1") // motions and a command in Normal mode; in Insert mode, text
-	v.keys("Enter")
-	v.waitEval("1", "get(g:, 't_sync', 0)")
-	v.waitEval(`[["new"], 0]`, "[getline(1, '$'), &modified]")
+	v.typeText("jk")
+	v.waitEval(`[["jkold"], "i", ""]`, "[getline(1, '$'), mode(), &buftype]")
+	if m := v.messages(); !strings.Contains(m, "ClaudeCodeDiffAccept") {
+		t.Fatalf("no message says how to answer the diff:\n%s", m)
+	}
+	v.waitEval(`["new"]`, "getbufline(bufnr('^Claude: a.txt$'), 1, '$')")
 	v.normal()
-	v.typeText(":w")
+	v.typeText(":ClaudeCodeDiffDeny")
 	v.keys("Enter")
-	wantTexts(t, ch, "FILE_SAVED", "new\n")
+	wantTexts(t, ch, "DIFF_REJECTED", tabA)
 }
 
 // g:claude_ide_bridge_keep_focus = 1: a diff never takes the focus, also from Normal mode.

@@ -1,18 +1,17 @@
 vim9script
-# claude-ide-bridge for Vim: runs `claude-ide-bridge serve --stdio` as a job
-# and answers it (docs/editor-protocol.md). The bridge owns everything
-# Claude-facing (WebSocket, lock file, MCP, diff state); this plugin reports
-# editor facts and performs UI actions.
+# claude-ide-bridge for Vim: runs `claude-ide-bridge serve --stdio` as a job and answers it
+# (docs/editor-protocol.md). The bridge owns everything Claude-facing (WebSocket, lock file,
+# MCP, diff state); this plugin reports editor facts and performs UI actions.
 
 import autoload 'claude_ide_bridge/selection.vim' as sel
 import autoload 'claude_ide_bridge/diff.vim'
 import autoload 'claude_ide_bridge/terminal.vim' as term
 import autoload 'claude_ide_bridge/permission.vim' as perm
 
-# The bridge connection: the job, its initialize answer, Claude clients, the
-# callbacks waiting for it, our requests in flight, its last stderr lines.
+# The bridge connection: the job, its initialize answer, Claude clients, the callbacks waiting for it,
+# our requests in flight, its last stderr lines, Claude sessions' states (sessionId -> {state, reason}).
 var S: dict<any> = {job: null_job, info: {}, clients: 0, waiting: [], next: 0, pending: {},
-  stderr: [], stopping: false, exit: -1}
+  stderr: [], stopping: false, exit: -1, claude: {}}
 # Selection tracking: the debounce timer, the last JSON sent, how many were
 # sent, the last window that showed a file.
 var T: dict<any> = {timer: 0, last: '', sent: 0, win: 0}
@@ -23,15 +22,12 @@ enddef
 
 export def Notify(msg: string, level = 'info')
   execute 'echohl' get({error: 'ErrorMsg', warn: 'WarningMsg'}, level, 'None')
-  for l in split('claude-ide-bridge: ' .. msg, "\n")
-    echomsg l
-  endfor
+  for l in split('claude-ide-bridge: ' .. msg, "\n") | echomsg l | endfor
   echohl None
 enddef
 
-# The bridge binary: the bin option, else $PATH skipping relative entries and
-# entries inside the workspace, never a program in it (Claude writes there:
-# docs/security.md section 15), else :ClaudeCodeInstall's copy; '' if none.
+# The bridge binary: the bin option, else $PATH skipping relative entries and entries inside the workspace,
+# never a program in it (Claude writes there: docs/security.md section 15), else :ClaudeCodeInstall's copy.
 export def Bin(): string
   var b = Opt('bin', '')
   if b != '' | return expand(b) | endif
@@ -55,10 +51,9 @@ def Ready(): bool
   return Running() && !empty(S.info)
 enddef
 
-# One JSON message per line (newline framing). Vim's channel mode "lsp" would
-# frame with Content-Length, which serve --stdio also reads, but it takes any
-# incoming message with an id for the answer to its own request of that id:
-# the bridge's requests (ids from 1) would be lost.
+# One JSON message per line (newline framing). Vim's channel mode "lsp" would frame with Content-Length,
+# which serve --stdio also reads, but it takes any incoming message with an id for the answer to its own
+# request of that id: the bridge's requests (ids from 1) would be lost.
 def Write(msg: dict<any>)
   if Running() | ch_sendraw(S.job, json_encode(extend(msg, {jsonrpc: '2.0'})) .. "\n") | endif
 enddef
@@ -92,7 +87,7 @@ export def Start(Cb: func = null_function): bool
   # Without diagnostics of Vim's own the bridge's language servers answer
   # (under its workspace trust rules).
   var lsp = diag != '' ? [] : mapnew(Opt('lsp', ['auto']), (_, l) => ['--lsp', l])->flattennew()
-  extend(S, {stderr: [], stopping: false, info: {}, clients: 0, pending: {}})
+  extend(S, {stderr: [], stopping: false, info: {}, clients: 0, pending: {}, claude: {}})
   S.job = job_start([bin, 'serve', '--stdio'] + lsp + Opt('bridge_args', []), {
     in_mode: 'nl', out_mode: 'nl', err_mode: 'nl', noblock: true, stoponexit: 'term',
     out_cb: (_, l) => OnLine(l), err_cb: (_, l) => add(S.stderr, l)->len() > 50 ? remove(S.stderr, 0) : 0,
@@ -134,7 +129,7 @@ enddef
 def OnExit(j: job, code: number)
   if j != S.job | return | endif
   var lock = get(S.info, 'lockPath', '')
-  extend(S, {job: null_job, info: {}, clients: 0, exit: code, waiting: []})
+  extend(S, {job: null_job, info: {}, clients: 0, exit: code, waiting: [], claude: {}})
   # A bridge that died without cleaning up left its lock naming this Vim: Claude would trust it still.
   if filereadable(lock) && join(readfile(lock)) =~ '"pid":\s*' .. getpid() .. '\D' | delete(lock) | endif
   diff.CloseAllViews()
@@ -177,6 +172,10 @@ def OnLine(line: string)
     perm.Withdrawn(p)
   elseif method == 'diffsSkipped' && type(get(p, 'message', 0)) == v:t_string
     Notify(strtrans(p.message), 'warn')   # a Claude writes its edits without diffs
+  elseif method == 'claudeState' && type(get(p, 'sessionId', 0)) == v:t_string && type(get(p, 'state', 0)) == v:t_string
+    var reason = type(get(p, 'reason', 0)) == v:t_string && p.reason != '' ? ': ' .. strtrans(p.reason) : ''
+    if p.state == 'waiting' && get(get(S.claude, p.sessionId, {}), 'state', '') != 'waiting' && &buftype != 'terminal' | Notify('Claude is waiting for you' .. reason, 'warn') | endif
+    S.claude = filter(extend(S.claude, {[p.sessionId]: {state: p.state, reason: reason}}), (_, c) => c.state != 'ended')
   elseif has_key(m, 'id') && method != ''
     var answer: dict<any> = {id: m.id}
     try
@@ -364,10 +363,9 @@ export def WinEntered()
 enddef
 
 # --- buffers follow the disk ---------------------------------------------------
-# While the bridge runs, a timer runs :checktime for each loaded file buffer
-# (without a number it skips hidden ones); FileChangedShell reloads an
-# unmodified buffer at once and keeps a modified one with one warning naming
-# the file (per change on disk). Vim's own check still guards the next :w.
+# While the bridge runs, a timer runs :checktime for each loaded file buffer (without a number it skips
+# hidden ones); FileChangedShell reloads an unmodified buffer at once and keeps a modified one with one
+# warning naming the file (per change on disk). Vim's own check still guards the next :w.
 
 var watch = 0
 def Watch()
@@ -439,6 +437,7 @@ export def Status()
   Request('status', {}, (e, r) => {
     if !empty(e) | Notify('status: ' .. get(e, 'message', ''), 'error') | return | endif
     Notify(join([printf('port %s, %d Claude client(s), lock %s', get(r, 'port', ''), get(r, 'clients', 0), get(r, 'lockPath', ''))]
+      + mapnew(values(S.claude), (_, c) => 'claude: ' .. c.state .. c.reason)
       + mapnew(get(r, 'diffs', []), (_, d) => printf('diff %s (%s): %s', get(d, 'tabName', ''), get(d, 'filePath', ''), get(d, 'state', ''))), "\n"))
   })
 enddef
@@ -449,10 +448,9 @@ enddef
 
 var notice_told = false
 
-# Calls Done(cmd, env, line) with the command that runs claude as the bridge
-# composes it (claudeCommand: the permission flag, its hooks, --mcp-config);
-# its notice (edits skip diffs) is shown once. A String terminal_cmd stays a
-# shell command line, its first word the program the bridge found (argv[0]).
+# Calls Done(cmd, env, line) with the command that runs claude as the bridge composes it (claudeCommand:
+# the permission flag, its hooks, --mcp-config); its notice (edits skip diffs) is shown once. A String
+# terminal_cmd stays a shell command line, its first word the program the bridge found (argv[0]).
 def WithCommand(args: list<string>, Done: func)
   var base = Opt('terminal_cmd', 'claude')
   var words = type(base) == v:t_list ? base : split(base)
@@ -483,7 +481,8 @@ enddef
 export def State(): dict<any>
   return {running: Running(), ready: Ready(), port: get(S.info, 'port', 0), lockPath: get(S.info, 'lockPath', ''),
     mcpConfig: get(S.info, 'mcpConfig', ''), clients: S.clients, diffs: diff.List(), sent: T.sent, last: T.last,
-    exit: S.exit, stderr: S.stderr, terminal: term.Running(), permissions: len(perm.List())}
+    exit: S.exit, stderr: S.stderr, terminal: term.Running(), permissions: len(perm.List()),
+    claude: values(S.claude)}
 enddef
 
 # :ClaudeCodeTrust[!] [dir]: the bridge starts language servers only in a

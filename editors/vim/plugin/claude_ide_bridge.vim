@@ -25,6 +25,7 @@ command ClaudeCodeDiffDeny diff.Decide(false)
 command ClaudeCodeCloseAllDiffs cib.CloseAllDiffs()
 command ClaudeCodePermissions perm.Command()
 command ClaudeCodeInstall install.Install()
+command -nargs=? ClaudeCodeReview tabnew | term_start([cib.Bin(), 'review'] + (<q-args> =~ '^\d\+$' ? ['--turn', <q-args>] : []), {curwin: true})
 
 augroup ClaudeIdeBridge
   autocmd!

@@ -6,7 +6,7 @@ vim9script
 
 import autoload 'claude_ide_bridge.vim' as cib
 
-# tabName -> {tab, path, orig, prop, wins, state, closing, proposal, tick, eol}
+# tabName -> {tab, path, orig, prop, wins, state, closing, proposal, tick, eol, back}
 var diffs: dict<dict<any>> = {}
 
 augroup ClaudeIdeBridgeDiff
@@ -28,12 +28,14 @@ export def IsDiffWin(w: number): bool
   return !empty(filter(values(diffs), (_, d) => index(d.wins, w) >= 0))
 enddef
 
+# A buffer named name (the tab page's label), made unique; loaded as 'nofile': never read from disk.
 def Scratch(name: string, lines: list<string>, buftype: string): number
-  var nr = bufadd(name)
-  for [o, val] in [['buftype', buftype], ['swapfile', 0], ['bufhidden', 'hide']]
+  var nr = bufadd(bufexists(name) ? printf('%s (%d)', name, bufnr('$') + 1) : name)
+  for [o, val] in [['buftype', 'nofile'], ['swapfile', 0], ['bufhidden', 'hide']]
     setbufvar(nr, '&' .. o, val)
   endfor
   silent bufload(nr)
+  setbufvar(nr, '&buftype', buftype)
   setbufvar(nr, '&undolevels', -1)
   setbufline(nr, 1, lines)
   setbufvar(nr, '&undolevels', -123456)
@@ -41,8 +43,10 @@ def Scratch(name: string, lines: list<string>, buftype: string): number
   return nr
 enddef
 
-# Closes d's windows and wipes its buffers.
+# Closes d's windows and wipes its buffers. A user looking at d goes back to the window they were in when
+# it opened, in Normal mode (Claude's terminal in Terminal-Normal: the next :command is Vim's, not Claude's).
 def Teardown(d: dict<any>)
+  var back = index(d.wins, win_getid()) >= 0 ? d.back : 0
   d.closing = true
   if get(diffs, d.tab, {}) is d | remove(diffs, d.tab) | endif
   silent! execute 'autocmd! ClaudeIdeBridgeDiff * <buffer=' .. d.prop .. '>'
@@ -56,6 +60,8 @@ def Teardown(d: dict<any>)
     endfor
     silent! execute 'bwipeout!' nr
   endfor
+  if back != 0 | win_gotoid(back) | endif
+  if back != 0 && mode() == 't' | feedkeys("\<C-W>N", 'nx') | elseif back != 0 | stopinsert | endif
   if exists('#User#ClaudeCodeDiffClosed') | doautocmd <nomodeline> User ClaudeCodeDiffClosed | endif
 enddef
 
@@ -70,19 +76,25 @@ export def Show(p: dict<any>): dict<any>
   var orig_lines = buf > 0 ? getbufline(buf, 1, '$')
     : get(p, 'fileExists', true) != false && filereadable(p.filePath) ? Split(join(readfile(p.filePath, 'b'), "\n"))[0] : ['']
   var [new_lines, eol] = Split(p.newContents)
-  var orig = Scratch('claude-ide-bridge://original/' .. p.tabName, orig_lines, 'nofile')
+  var base = fnamemodify(p.filePath, ':t')
+  var orig = Scratch('Claude: ' .. base .. ' (now)', orig_lines, 'nofile')
   setbufvar(orig, '&modifiable', 0) | setbufvar(orig, '&readonly', 1)
-  var prop = Scratch('claude-ide-bridge://proposed/' .. p.tabName, new_lines, 'acwrite')
+  var prop = Scratch('Claude: ' .. base, new_lines, 'acwrite')
   setbufvar(prop, '&eol', eol) | setbufvar(prop, '&fixeol', 0) | setbufvar(prop, '&bufhidden', 'unload') # :q! after edits (E37)
   var d: dict<any> = {tab: p.tabName, path: p.filePath, orig: orig, prop: prop, wins: [], state: 'pending',
-    closing: false, proposal: get(p, 'proposal', 0), eol: eol}
+    closing: false, proposal: get(p, 'proposal', 0), eol: eol, back: win_getid()}
+  # Typing (Insert mode, or to Claude in its terminal): the diff opens without taking the keys.
+  var typing = mode() =~ '^[iRtc]' || cib.Opt('keep_focus', 0)
   diffs[p.tabName] = d
   execute 'tab sbuffer' orig
   diffthis
   execute 'rightbelow vertical sbuffer' prop
   diffthis
-  d.wins = [win_getid(winnr('#')), win_getid()] | setwinvar(d.wins[1], '&statusline', "Claude's proposal for " .. substitute(fnamemodify(p.filePath, ':t'), '%', '%%', 'g') .. ':  :w accepts  ·  :q rejects (:q! after edits)')
-  stopinsert  # text typed in Insert mode as the diff comes must not land in the proposal
+  d.wins = [win_getid(winnr('#')), win_getid()] | setwinvar(d.wins[1], '&statusline', ' ' .. substitute(base, '%', '%%', 'g') .. " (Claude's proposal%m)%=:w accepts · :q rejects (:q! after edits) ")
+  if typing
+    win_gotoid(d.back)
+    cib.Notify(printf("Claude proposes an edit of %s in tab page %d; :ClaudeCodeDiffAccept or :ClaudeCodeDiffDeny answers it from here", base, win_id2tabwin(d.wins[1])[0]))
+  endif
   var ft = buf > 0 ? getbufvar(buf, '&filetype') : ''
   for w in d.wins
     win_execute(w, ft != '' ? 'setlocal filetype=' .. ft : 'silent! doautocmd filetypedetect BufRead ' .. fnameescape(p.filePath))
@@ -90,7 +102,7 @@ export def Show(p: dict<any>): dict<any>
   # The proposal as sent: any later change of its text bumps changedtick.
   d.tick = getbufvar(prop, 'changedtick')
   augroup ClaudeIdeBridgeDiff
-    execute 'autocmd BufWriteCmd <buffer=' .. prop .. '> Accept(' .. string(p.tabName) .. ')'
+    execute 'autocmd BufWriteCmd <buffer=' .. prop .. '> Decide(true)'
     execute 'autocmd WinClosed' d.wins[1] 'Closed(' .. string(p.tabName) .. ')'
   augroup END
   if exists('#User#ClaudeCodeDiffOpened') | doautocmd <nomodeline> User ClaudeCodeDiffOpened | endif
@@ -105,10 +117,6 @@ def Closed(tab: string)
     if get(diffs, tab, {}) isnot d | return | endif
     if d.state == 'pending' | Reject(d) | elseif d.state == 'accepted' | Teardown(d) | endif
   })
-enddef
-
-def Accept(tab: string)
-  if has_key(diffs, tab) | DoAccept(diffs[tab]) | endif
 enddef
 
 # Sends diffAccepted naming the bridge's number of the proposal the user saw

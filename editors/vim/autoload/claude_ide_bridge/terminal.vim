@@ -36,9 +36,9 @@ export def Open(focus: bool, args: list<string>, cmd: list<string>, env: dict<st
   endif
   if w > 0 | win_gotoid(w) | else | Split() | endif
   if Running() | execute 'buffer' tbuf | return | endif
-  # Not started yet, or it exited: a new claude in place of the old buffer.
+  # Not started yet, or it exited: a new claude in place of the old buffer (no term_kill: :qa gives E947).
   var old = tbuf
-  tbuf = term_start(cmd, {curwin: true, env: env, term_kill: 'term', term_name: 'claude', norestore: true})
+  tbuf = term_start(cmd, {curwin: true, env: env, term_name: 'claude', norestore: true})
   setbufvar(tbuf, '&bufhidden', 'hide') | setbufvar(tbuf, '&buflisted', 0)
   if old > 0 && bufexists(old) && old != tbuf | silent! execute 'bwipeout!' old | endif
 enddef
