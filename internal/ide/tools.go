@@ -244,10 +244,27 @@ func (m *Model) workspaceFolders() (*ToolResult, error) {
 	return jsonText(out)
 }
 
-func (m *Model) openEditors(ctx context.Context) (*ToolResult, error) {
+// SharedEditors is the editor's open files that may be shared now (sharing.go): none while
+// paused, never an excluded one. getOpenEditors and the other agents' context (internal/companion)
+// both answer from it.
+func (m *Model) SharedEditors(ctx context.Context) ([]OpenEditor, error) {
 	ectx, cancel := m.editorCtx(ctx)
 	defer cancel()
 	eds, err := m.editor.OpenEditors(ectx)
+	if err != nil {
+		return nil, err
+	}
+	out := eds[:0:0]
+	for _, e := range eds {
+		if m.shared(e.FilePath) {
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+func (m *Model) openEditors(ctx context.Context) (*ToolResult, error) {
+	eds, err := m.SharedEditors(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -262,9 +279,6 @@ func (m *Model) openEditors(ctx context.Context) (*ToolResult, error) {
 		Tabs []tab `json:"tabs"`
 	}{Tabs: []tab{}}
 	for _, e := range eds {
-		if !m.shared(e.FilePath) {
-			continue
-		}
 		label := e.Label
 		if label == "" {
 			label = filepath.Base(e.FilePath)
