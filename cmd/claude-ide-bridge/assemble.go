@@ -11,6 +11,7 @@ import (
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/bridge"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/claudecmd"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/companion"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/editors/stdio"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/lsp"
@@ -34,12 +35,16 @@ type assembly struct {
 	// LSP are the bridge's own language servers; they answer getDiagnostics for an editor
 	// without that capability (the terminal, Nova) and back the model's code tools.
 	LSP []lsp.ServerConfig
+	// Agents are the other CLIs served as an IDE companion beside Claude (internal/companion);
+	// Qwen Code only when it is set up for this user (companion.QwenDir).
+	Agents []companion.Agent
 }
 
 // running is an assembled bridge and what it owns besides.
 type running struct {
 	*bridge.Bridge
-	lsp *lsp.Manager // nil without language servers
+	lsp        *lsp.Manager // nil without language servers
+	companions []*companion.Server
 }
 
 // editorBridge adapts a running bridge to what the editor protocol needs of it (stdio.Bridge).
@@ -104,7 +109,28 @@ func (a assembly) start(e stdio.Hello) (*running, error) {
 		return nil, err
 	}
 	r.Bridge = b
+	r.companions = a.startCompanions(b, e)
 	return r, nil
+}
+
+// startCompanions serves the other agents on the bridge's model. One that cannot start (its
+// discovery folder refused, say) is logged and left out: Claude's bridge runs without it.
+func (a assembly) startCompanions(b *bridge.Bridge, e stdio.Hello) []*companion.Server {
+	var out []*companion.Server
+	folders := b.Model.Folders()
+	trusted := func() bool { return len(folders) > 0 && trust.Gate(folders[0])() == nil }
+	for _, ag := range a.Agents {
+		if _, ok := companion.QwenDir(); ag == companion.Qwen && !ok {
+			continue
+		}
+		c, err := companion.Start(companion.Config{Agent: ag, Model: b.Model, PID: e.PID, Trusted: trusted, Version: version, Log: a.Log})
+		if err != nil {
+			a.Log.Warn("not serving "+ag.Title(), "err", err)
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
 }
 
 // languageServers is the bridge's own language-server manager for the workspace: servers start
@@ -120,6 +146,9 @@ func (a assembly) languageServers(folders []string, enc ide.Encoding, servers []
 // Close ends the bridge (lock removed, diffs settled, clients closed), then its language
 // servers: no getDiagnostics is running any more by then.
 func (r *running) Close() {
+	for _, c := range r.companions {
+		c.Close() // their discovery files go with the lock; their pending diffs are settled
+	}
 	r.Bridge.Close()
 	if r.lsp != nil {
 		r.lsp.Close()
