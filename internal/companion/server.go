@@ -33,15 +33,7 @@ const (
 )
 
 // Title is the agent's name for people.
-func (a Agent) Title() string {
-	switch a {
-	case Gemini:
-		return "Gemini"
-	case Qwen:
-		return "Qwen"
-	}
-	return string(a)
-}
+func (a Agent) Title() string { return ide.AgentTitle(string(a)) }
 
 // Config describes one agent's companion server.
 type Config struct {

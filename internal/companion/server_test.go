@@ -102,6 +102,9 @@ func TestOpenDiffAccept(t *testing.T) {
 	if p.FilePath != path || p.NewContents.String() != "proposed\n" {
 		t.Fatalf("editor shown %q %q", p.FilePath, p.NewContents.String())
 	}
+	if p.Agent != "gemini" {
+		t.Fatalf("showDiff's agent %q, want gemini", p.Agent)
+	}
 	if err := f.model.Decide(p.Seq, ide.Decision{Accept: true, Text: ide.TextOf("proposed, edited\n")}); err != nil {
 		t.Fatal(err)
 	}
@@ -126,6 +129,9 @@ func TestOpenDiffReject(t *testing.T) {
 	cs, n := f.connect(t)
 	callTool(t, cs, "openDiff", map[string]any{"filePath": path, "newContent": "proposed\n"})
 	p := f.shown(t)
+	if p.Agent != "qwen" {
+		t.Fatalf("showDiff's agent %q, want qwen", p.Agent)
+	}
 	if err := f.model.Decide(p.Seq, ide.Decision{}); err != nil {
 		t.Fatal(err)
 	}

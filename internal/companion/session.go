@@ -65,6 +65,7 @@ func (se *session) start(ss *mcp.ServerSession) {
 type modelClient struct{ se *session }
 
 func (c modelClient) Send([]byte)       {}
+func (c modelClient) Agent() string     { return string(c.se.srv.cfg.Agent) }
 func (c modelClient) SendLatest([]byte) { c.se.changed() }
 
 func (se *session) changed() {

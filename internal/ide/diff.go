@@ -123,6 +123,12 @@ func (m *Model) OpenDiff(ctx context.Context, id ClientID, a OpenDiffArgs) ([]Co
 		m.mu.Unlock()
 		return nil, jsonrpc.Errorf(jsonrpc.CodeServerError, "the bridge is shutting down")
 	}
+	agent := "claude"
+	if c := m.clients[id]; c != nil {
+		if ag, ok := c.conn.(interface{ Agent() string }); ok {
+			agent = ag.Agent()
+		}
+	}
 	old := m.diffs[a.TabName]
 	if old != nil && old.state == accepted && old.owner != id {
 		m.mu.Unlock()
@@ -154,7 +160,7 @@ func (m *Model) OpenDiff(ctx context.Context, id ClientID, a OpenDiffArgs) ([]Co
 	sctx, cancel := context.WithTimeout(ctx, m.ShowDiffTimeout)
 	err = m.editor.ShowDiff(sctx, ShowDiffParams{
 		TabName: a.TabName, FilePath: a.OldFilePath, NewFilePath: a.NewFilePath,
-		NewContents: a.NewFileContents, FileExists: statErr == nil, Seq: d.seq, Owner: id,
+		NewContents: a.NewFileContents, FileExists: statErr == nil, Seq: d.seq, Owner: id, Agent: agent,
 	})
 	cut := sctx.Err() != nil // the client left, or the editor did not answer in time
 	cancel()

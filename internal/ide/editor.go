@@ -118,6 +118,22 @@ type ShowDiffParams struct {
 	Seq uint64 `json:"-"`
 	// Owner is the client whose openDiff this is (sent to editors as clientId).
 	Owner ClientID `json:"-"`
+	// Agent is the CLI that proposes it: "claude", or what the client's Agent method says
+	// (internal/companion: "gemini", "qwen"). Sent to editors as agent.
+	Agent string `json:"-"`
+}
+
+// AgentTitle is an agent's name for people ("gemini" → "Gemini"; "" → "Claude").
+func AgentTitle(agent string) string {
+	switch agent {
+	case "", "claude":
+		return "Claude"
+	case "gemini":
+		return "Gemini"
+	case "qwen":
+		return "Qwen"
+	}
+	return agent
 }
 
 // OpenEditor is one open tab.

@@ -55,7 +55,9 @@ func showDiffParams(p ide.ShowDiffParams) jsonrpc.Pieces {
 		Proposal uint64 `json:"proposal,omitempty"`
 		// ClientID: whose openDiff (clientConnected's clientId; clientPid tells its process).
 		ClientID ide.ClientID `json:"clientId,omitempty"`
-	}{p.TabName, p.FilePath, p.NewFilePath, p.FileExists, p.Seq, p.Owner})
+		// Agent: which CLI proposes it ("claude", "gemini", "qwen").
+		Agent string `json:"agent,omitempty"`
+	}{p.TabName, p.FilePath, p.NewFilePath, p.FileExists, p.Seq, p.Owner, p.Agent})
 	return jsonrpc.Pieces{head[:len(head)-1], []byte(`,"newContents":`), p.NewContents.JSON(), []byte("}")}
 }
 

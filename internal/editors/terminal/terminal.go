@@ -231,7 +231,7 @@ func (e *Editor) paint(code, s string) string {
 // review shows one diff and settles it. It returns whether a line read is still outstanding.
 func (e *Editor) review(ctx context.Context, p ide.ShowDiffParams, pendingRead, afterReplace bool) bool {
 	pr := diffProposal(p.FilePath, string(readOld(p.FilePath)), p.NewContents.String())
-	fmt.Fprintf(e.out, "\n%s\n", e.paint("1", "Claude proposes a change to "+termtext.Line(p.FilePath)))
+	fmt.Fprintf(e.out, "\n%s\n", e.paint("1", ide.AgentTitle(p.Agent)+" proposes a change to "+termtext.Line(p.FilePath)))
 	e.showDiff(pr) // through the pager when long (pager.go)
 	fmt.Fprintln(e.out, e.paint("1", pr.Summary()))
 	shownAt := time.Now()
