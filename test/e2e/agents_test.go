@@ -203,6 +203,9 @@ func TestQwenThroughServe(t *testing.T) {
 	c.Type("make one")
 	s.answer(1, "Qwen", "y")
 	waitFile(s.bound(stepBound), t, one, "written by qwen\n")
+	if !strings.Contains(s.out.String(), "accepted: Qwen writes "+one) {
+		t.Fatalf("serve's confirmation does not name Qwen:\n%s", s.out.String())
+	}
 	c.WaitText(s.bound(stepBound), "QWEN TURN ONE DONE")
 	if reqs := api.Requests(); len(reqs) == 0 || !strings.Contains(reqs[0], "hello.txt") || !strings.Contains(reqs[0], "second line") {
 		t.Fatalf("the model's first request has no editor context:\n%s", api.Dump())
@@ -212,8 +215,13 @@ func TestQwenThroughServe(t *testing.T) {
 	api.Push(fakeagents.Call{Name: "write_file", Args: map[string]any{"file_path": two, "content": "rejected\n"}}, "QWEN TURN TWO DONE")
 	c.Type("make two")
 	s.answer(2, "Qwen", "n")
-	c.WaitText(s.bound(stepBound), "cancelled")
+	// Qwen marks the cancelled call with "-" (an accepted one "✓") and ends the turn: the model is
+	// not asked again.
+	c.WaitText(s.bound(stepBound), "- WriteFile Writing to two.txt")
 	if _, err := os.Stat(two); err == nil {
 		t.Fatal("after a reject the file was written")
+	}
+	if n := len(api.Requests()); n != 3 {
+		t.Fatalf("after the reject the model was sent %d requests, want 3 (the turn cancelled):\n%s", n, api.Dump())
 	}
 }

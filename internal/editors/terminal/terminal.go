@@ -285,7 +285,7 @@ func (e *Editor) review(ctx context.Context, p ide.ShowDiffParams, pendingRead, 
 		switch strings.ToLower(line) {
 		case "y", "yes":
 			fmt.Fprintln(e.out, "y")
-			e.confirm(d.Decide(p.Seq, ide.Decision{Accept: true}), "accepted: Claude writes "+name)
+			e.confirm(d.Decide(p.Seq, ide.Decision{Accept: true}), "accepted: "+ide.AgentTitle(p.Agent)+" writes "+name)
 			return false
 		case "n", "no":
 			fmt.Fprintln(e.out, "n")
@@ -298,7 +298,7 @@ func (e *Editor) review(ctx context.Context, p ide.ShowDiffParams, pendingRead, 
 				fmt.Fprintf(e.out, "%s\n", termtext.Line(err.Error()))
 				continue
 			}
-			e.confirm(d.Decide(p.Seq, ide.Decision{Accept: true, Text: ide.TextOf(text)}), "accepted with your edits: Claude writes "+name)
+			e.confirm(d.Decide(p.Seq, ide.Decision{Accept: true, Text: ide.TextOf(text)}), "accepted with your edits: "+ide.AgentTitle(p.Agent)+" writes "+name)
 			return false
 		case "":
 		default:
