@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -379,5 +380,34 @@ func TestDiscoveryRefusesSymlinkedFolder(t *testing.T) {
 			s.Close()
 		}
 		t.Fatalf("symlinked dir: %v", err)
+	}
+}
+
+// These CLIs have no @-mentions: the mentions held while no Claude is connected stay held when
+// an agent connects, and one made while only an agent is connected is held too, not counted as
+// delivered to the agent (and lost).
+func TestMentionHeldForClaude(t *testing.T) {
+	f := newFixture(t, Gemini)
+	a := f.write(t, "a.go", "package a\n")
+	if _, held, err := f.model.AtMentioned(ide.Mention{FilePath: a}); err != nil || !held {
+		t.Fatalf("AtMentioned with no client: held %v, %v", held, err)
+	}
+	f.connect(t)
+	deadline := time.Now().Add(10 * time.Second)
+	for f.model.Listeners() != 1 { // initialized and the GET stream open
+		if time.Now().After(deadline) {
+			t.Fatal("the session never listens")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n, _ := f.model.HeldMentions(); n != 1 {
+		t.Fatalf("%d mentions held after the agent connected, want 1", n)
+	}
+	delivered, held, err := f.model.AtMentioned(ide.Mention{FilePath: a})
+	if err != nil || delivered != 0 || !held {
+		t.Fatalf("AtMentioned: delivered %d, held %v, %v; want held for Claude", delivered, held, err)
+	}
+	if n, _ := f.model.HeldMentions(); n != 2 {
+		t.Fatalf("%d mentions held, want 2", n)
 	}
 }

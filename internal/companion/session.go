@@ -64,9 +64,10 @@ func (se *session) start(ss *mcp.ServerSession) {
 // context changed; at_mentioned (Send) has no counterpart in these CLIs.
 type modelClient struct{ se *session }
 
-func (c modelClient) Send([]byte)       {}
-func (c modelClient) Agent() string     { return string(c.se.srv.cfg.Agent) }
-func (c modelClient) SendLatest([]byte) { c.se.changed() }
+func (c modelClient) Send([]byte)         {}
+func (c modelClient) Agent() string       { return string(c.se.srv.cfg.Agent) }
+func (c modelClient) TakesMentions() bool { return false }
+func (c modelClient) SendLatest([]byte)   { c.se.changed() }
 
 func (se *session) changed() {
 	select {
