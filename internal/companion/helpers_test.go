@@ -213,6 +213,18 @@ func (f *fixture) shown(t *testing.T) ide.ShowDiffParams {
 	}
 }
 
+// closedTab waits for the editor to be told to close a diff and returns its tab name.
+func (f *fixture) closedTab(t *testing.T) string {
+	t.Helper()
+	select {
+	case tab := <-f.editor.closed:
+		return tab
+	case <-time.After(10 * time.Second):
+		t.Fatal("no diff closed")
+		return ""
+	}
+}
+
 func callTool(t *testing.T, cs *mcp.ClientSession, name string, args any) *mcp.CallToolResult {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

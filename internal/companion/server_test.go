@@ -116,7 +116,7 @@ func TestOpenDiffAccept(t *testing.T) {
 	if b, _ := os.ReadFile(path); string(b) != "old\n" {
 		t.Fatalf("the bridge wrote the file: %q", b)
 	}
-	if tab := <-f.editor.closed; tab != p.TabName {
+	if tab := f.closedTab(t); tab != p.TabName {
 		t.Fatalf("closed %q, want the accepted diff %q", tab, p.TabName)
 	}
 	if len(f.model.Diffs()) != 0 {
@@ -186,7 +186,7 @@ func TestCloseDiffAnswersContentJSON(t *testing.T) {
 	if f.model.Pending(p.Seq) {
 		t.Fatal("the diff is still pending after closeDiff")
 	}
-	if tab := <-f.editor.closed; tab != p.TabName {
+	if tab := f.closedTab(t); tab != p.TabName {
 		t.Fatalf("closed %q, want %q", tab, p.TabName)
 	}
 	// The next notification is the outcome of the next diff, not the closed one's rejection.
@@ -217,7 +217,7 @@ func TestDisconnectSettlesDiff(t *testing.T) {
 	callTool(t, cs, "openDiff", map[string]any{"filePath": path, "newContent": "proposed\n"})
 	p := f.shown(t)
 	cs.Close()
-	<-f.editor.closed
+	f.closedTab(t)
 	if f.model.Pending(p.Seq) {
 		t.Fatal("pending after the session left")
 	}
@@ -260,20 +260,30 @@ func TestContextUpdate(t *testing.T) {
 	}
 }
 
-// While sharing is paused no contextUpdate is sent.
+// While sharing is paused no contextUpdate is sent, not even an empty one.
 func TestContextUpdatePaused(t *testing.T) {
 	f := newFixture(t, Gemini)
 	a := f.write(t, "a.go", "package a\n")
 	b := f.write(t, "b.go", "package b\n")
+	f.editor.setFiles(ide.OpenEditor{FilePath: a, IsActive: true})
 	f.model.SetPaused(true)
-	_, n := f.connect(t)
+	cs, n := f.connect(t)
 	f.model.SelectionChanged(ide.Selection{Text: "paused", FilePath: a, Selection: ide.SelectionPos{End: ide.Position{Character: 6}}})
+	// A diff's round trip on the same stream: what the session sent meanwhile arrives before it.
+	callTool(t, cs, "openDiff", map[string]any{"filePath": b, "newContent": "x\n"})
+	f.model.Decide(f.shown(t).Seq, ide.Decision{})
+	for r := range n.ch {
+		if r.Method == "ide/diffRejected" {
+			break
+		}
+		t.Fatalf("sent while paused: %s %s", r.Method, r.Params)
+	}
 	f.model.SetPaused(false)
 	f.model.SelectionChanged(ide.Selection{Text: "resumed", FilePath: b, Selection: ide.SelectionPos{End: ide.Position{Character: 7}}})
 	st := n.next(t, "ide/contextUpdate")
-	s, _ := json.Marshal(st)
-	if strings.Contains(string(s), "paused") || !strings.Contains(string(s), "resumed") {
-		t.Fatalf("first contextUpdate %s, want the one after resuming", s)
+	got, _ := json.Marshal(st)
+	if strings.Contains(string(got), "paused") || !strings.Contains(string(got), "resumed") {
+		t.Fatalf("first contextUpdate %s, want the one after resuming", got)
 	}
 }
 
