@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -419,5 +421,42 @@ func TestMentionHeldForClaude(t *testing.T) {
 	}
 	if n, _ := f.model.HeldMentions(); n != 2 {
 		t.Fatalf("%d mentions held, want 2", n)
+	}
+}
+
+// A Gemini discovery file of a bridge that was killed (its pid dead, nothing on its port) is
+// removed when the next bridge starts; another program's file, and one whose pid lives, stay.
+func TestStaleGeminiFilesSwept(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "gemini", "ide")
+	os.MkdirAll(dir, 0o700)
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	closed := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	plant := func(pid, port int, marker string) string {
+		p := filepath.Join(dir, fmt.Sprintf("gemini-ide-server-%d-%d.json", pid, port))
+		os.WriteFile(p, []byte(`{"port":1,"authToken":"x","bridge":"`+marker+`"}`), 0o600)
+		return p
+	}
+	stale := plant(dead.Process.Pid, closed, discovery.BridgeMarker)
+	live := plant(os.Getpid(), closed, discovery.BridgeMarker)
+	foreign := plant(dead.Process.Pid, closed+1, "")
+	m := ide.New(newTestEditor(), ide.EditorInfo{Name: "Test"}, []string{dir}, ide.Events{}, nil)
+	defer m.Close()
+	s, err := Start(Config{Agent: Gemini, Model: m, Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := os.Stat(stale); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("stale file of a dead bridge kept: %v", err)
+	}
+	for _, p := range []string{live, foreign, s.Path()} {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("%s removed: %v", filepath.Base(p), err)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package discovery
 
 import (
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
@@ -55,4 +56,44 @@ func agentDirSafe(dir string, last bool) error {
 		return fmt.Errorf("%w: %s may be written by others (mode %v)", ErrUnsafeDir, dir, fi.Mode().Perm())
 	}
 	return nil
+}
+
+// SweepAgentFiles removes from dir the discovery files of bridges that died without removing
+// them (SIGKILL): a regular file of this user named by name (which also returns the pid and port
+// the name holds), written by claude-ide-bridge (its "bridge" field), whose pid is dead and whose
+// port nothing answers. A bridge that outlived its editor keeps the editor's pid in the name but
+// still answers on its port, so its file stays. Another program's file is never touched.
+func SweepAgentFiles(dir string, name func(string) (pid, port int, ok bool)) (removed []string) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	for _, e := range entries {
+		pid, port, ok := name(e.Name())
+		if !ok || !e.Type().IsRegular() {
+			continue
+		}
+		p := filepath.Join(dir, e.Name())
+		fi, err := os.Lstat(p)
+		if err != nil {
+			continue
+		}
+		if uid, ok := fileOwner(fi); ok && uid != os.Geteuid() {
+			continue
+		}
+		b, err := os.ReadFile(p)
+		var f struct {
+			Bridge string `json:"bridge"`
+		}
+		if err != nil || len(b) > maxLockSize || json.Unmarshal(b, &f) != nil || f.Bridge != BridgeMarker {
+			continue
+		}
+		if pidAlive(pid) || portAnswering(port) {
+			continue
+		}
+		if os.Remove(p) == nil {
+			removed = append(removed, p)
+		}
+	}
+	return removed
 }
