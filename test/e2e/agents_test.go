@@ -106,6 +106,27 @@ func (s *agentServe) selectLine(path string, n int) {
 	}
 }
 
+// prompt types text into the agent's TUI and presses Enter until the model is asked: under load
+// the TUI may take the Enter as part of a paste.
+func (s *agentServe) prompt(c *cli, api *fakeagents.Server, text string) {
+	s.t.Helper()
+	before := len(api.Requests())
+	c.Type(text)
+	ctx := s.bound(stepBound)
+	for len(api.Requests()) == before {
+		probe, cancel := context.WithTimeout(ctx, 3*time.Second)
+		err := waitFor(probe, func() bool { return len(api.Requests()) > before })
+		cancel()
+		if err == nil {
+			return
+		}
+		if ctx.Err() != nil {
+			s.t.Fatalf("%q never reached the model", text)
+		}
+		c.send("\r")
+	}
+}
+
 func waitFile(ctx context.Context, t *testing.T, path, want string) {
 	t.Helper()
 	waitUntil(ctx, t, path+" to hold the accepted text", func() bool { return readFileOr(path) == want })
@@ -151,7 +172,7 @@ func TestGeminiThroughServe(t *testing.T) {
 
 	// Accept in serve: the CLI writes the text it is sent.
 	api.Push(fakeagents.Call{Name: "write_file", Args: map[string]any{"file_path": hello, "content": "changed by gemini\n"}}, "GEMINI TURN ONE DONE")
-	c.Type("change hello")
+	s.prompt(c, api, "change hello")
 	s.answer(1, "Gemini", "y")
 	waitFile(s.bound(stepBound), t, hello, "changed by gemini\n")
 	c.WaitText(s.bound(stepBound), "GEMINI TURN ONE DONE")
@@ -163,7 +184,7 @@ func TestGeminiThroughServe(t *testing.T) {
 
 	// Reject in serve: the file stays, the CLI says the request was cancelled.
 	api.Push(fakeagents.Call{Name: "write_file", Args: map[string]any{"file_path": hello, "content": "rejected text\n"}}, "GEMINI TURN TWO DONE")
-	c.Type("change it again")
+	s.prompt(c, api, "change it again")
 	s.answer(2, "Gemini", "n")
 	c.WaitText(s.bound(stepBound), "Request cancelled")
 	if got := readFileOr(hello); got != "changed by gemini\n" {
@@ -200,7 +221,7 @@ func TestQwenThroughServe(t *testing.T) {
 	// Qwen writes an existing file only after reading it in the session: new files here.
 	one := filepath.Join(s.Project, "one.txt")
 	api.Push(fakeagents.Call{Name: "write_file", Args: map[string]any{"file_path": one, "content": "written by qwen\n"}}, "QWEN TURN ONE DONE")
-	c.Type("make one")
+	s.prompt(c, api, "make one")
 	s.answer(1, "Qwen", "y")
 	waitFile(s.bound(stepBound), t, one, "written by qwen\n")
 	if !strings.Contains(s.out.String(), "accepted: Qwen writes "+one) {
@@ -213,7 +234,7 @@ func TestQwenThroughServe(t *testing.T) {
 
 	two := filepath.Join(s.Project, "two.txt")
 	api.Push(fakeagents.Call{Name: "write_file", Args: map[string]any{"file_path": two, "content": "rejected\n"}}, "QWEN TURN TWO DONE")
-	c.Type("make two")
+	s.prompt(c, api, "make two")
 	s.answer(2, "Qwen", "n")
 	// Qwen marks the cancelled call with "-" (an accepted one "✓") and ends the turn: the model is
 	// not asked again.
