@@ -460,3 +460,65 @@ func TestStaleGeminiFilesSwept(t *testing.T) {
 		}
 	}
 }
+
+type claudeClient struct{}
+
+func (claudeClient) Send([]byte)       {}
+func (claudeClient) SendLatest([]byte) {}
+
+// A Claude and a Gemini session on one bridge at once, proposing for the same file: each diff is
+// its own (one pending per file and agent), and each session hears only of its own.
+func TestClaudeAndGeminiEachGetTheirOwnDiff(t *testing.T) {
+	f := newFixture(t, Gemini)
+	path := f.write(t, "a.txt", "old\n")
+	claude := f.model.Connect(claudeClient{})
+	f.model.Ready(claude)
+	defer f.model.Disconnect(claude)
+	args, _ := json.Marshal(map[string]any{"old_file_path": path, "new_file_path": path, "new_file_contents": "from claude\n", "tab_name": "✻ [Claude Code] a.txt ⧉"})
+	claudeDone := make(chan []ide.Content, 1)
+	go func() {
+		res, err := f.model.CallTool(t.Context(), claude, "openDiff", args)
+		if err != nil {
+			t.Error(err)
+			claudeDone <- nil
+			return
+		}
+		claudeDone <- res.Content
+	}()
+	cp := f.shown(t)
+	if cp.Agent != "claude" {
+		t.Fatalf("Claude's diff says agent %q", cp.Agent)
+	}
+	cs, n := f.connect(t)
+	callTool(t, cs, "openDiff", map[string]any{"filePath": path, "newContent": "from gemini\n"})
+	gp := f.shown(t)
+	if !f.model.Pending(cp.Seq) || !f.model.Pending(gp.Seq) {
+		t.Fatal("Gemini's proposal replaced Claude's for the same file")
+	}
+	if err := f.model.Decide(gp.Seq, ide.Decision{Accept: true}); err != nil {
+		t.Fatal(err)
+	}
+	if got := n.next(t, "ide/diffAccepted"); got["content"] != "from gemini\n" {
+		t.Fatalf("Gemini heard %v", got)
+	}
+	if !f.model.Pending(cp.Seq) {
+		t.Fatal("Gemini's accept settled Claude's diff")
+	}
+	if err := f.model.Decide(cp.Seq, ide.Decision{}); err != nil {
+		t.Fatal(err)
+	}
+	if c := <-claudeDone; len(c) == 0 || c[0].Text != "DIFF_REJECTED" {
+		t.Fatalf("Claude's openDiff answered %+v", c)
+	}
+	for {
+		select {
+		case r := <-n.ch:
+			if r.Method != "ide/contextUpdate" {
+				t.Fatalf("Gemini heard of Claude's diff: %s %s", r.Method, r.Params)
+			}
+			continue
+		default:
+		}
+		break
+	}
+}
