@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/bridge"
@@ -43,8 +44,17 @@ type assembly struct {
 // running is an assembled bridge and what it owns besides.
 type running struct {
 	*bridge.Bridge
-	lsp        *lsp.Manager // nil without language servers
+	lsp *lsp.Manager // nil without language servers
+
+	mu         sync.Mutex // companions is set after the bridge, whose events may come first
 	companions []*companion.Server
+}
+
+// agents are the companions serving other CLIs.
+func (r *running) agents() []*companion.Server {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.companions
 }
 
 // editorBridge adapts a running bridge to what the editor protocol needs of it (stdio.Bridge).
@@ -84,6 +94,16 @@ func (e lspError) Error() string { return "language servers: " + e.err.Error() }
 // no diagnostics of its own), the bridge's listener, lock and model.
 func (a assembly) start(e stdio.Hello) (*running, error) {
 	r := &running{}
+	// The companions' discovery files name the folders too.
+	userFolders := e.Events.FoldersChanged
+	e.Events.FoldersChanged = func(f []string) {
+		for _, c := range r.agents() {
+			c.FoldersChanged()
+		}
+		if userFolders != nil {
+			userFolders(f)
+		}
+	}
 	editor, info := e.Editor, e.Info
 	var code modeltools.Source // the model's code tools (/mcp) ask the same servers
 	if len(a.LSP) > 0 && !info.Caps.Diagnostics {
@@ -109,7 +129,10 @@ func (a assembly) start(e stdio.Hello) (*running, error) {
 		return nil, err
 	}
 	r.Bridge = b
-	r.companions = a.startCompanions(b, e)
+	cs := a.startCompanions(b, e)
+	r.mu.Lock()
+	r.companions = cs
+	r.mu.Unlock()
 	return r, nil
 }
 
@@ -146,7 +169,7 @@ func (a assembly) languageServers(folders []string, enc ide.Encoding, servers []
 // Close ends the bridge (lock removed, diffs settled, clients closed), then its language
 // servers: no getDiagnostics is running any more by then.
 func (r *running) Close() {
-	for _, c := range r.companions {
+	for _, c := range r.agents() {
 		c.Close() // their discovery files go with the lock; their pending diffs are settled
 	}
 	r.Bridge.Close()

@@ -169,7 +169,7 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		fmt.Fprintf(stdout, "note: %s\n\n", termtext.Line(c.Notice))
 	}
 	fmt.Fprintf(stdout, "language servers (getDiagnostics): %s\n\n", describeServers(servers, root))
-	for _, c := range b.companions {
+	for _, c := range b.agents() {
 		fmt.Fprintf(stdout, "%s: served at %s (%s); enable it there with /ide enable\n\n", c.Agent().Title(), c.URL(), termtext.Line(c.Path()))
 	}
 	ed.Run(ctx)

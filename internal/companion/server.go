@@ -120,6 +120,19 @@ func (s *Server) Agent() Agent      { return s.cfg.Agent }
 func (s *Server) URL() string       { return fmt.Sprintf("http://127.0.0.1:%d/mcp", s.port) }
 func (s *Server) model() *ide.Model { return s.cfg.Model }
 
+// FoldersChanged rewrites the discovery file with the model's folders now: the CLIs match their
+// folder against workspacePath.
+func (s *Server) FoldersChanged() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return
+	}
+	if _, err := s.writeDiscovery(); err != nil {
+		s.log.Warn("companion: rewriting the discovery file", "err", err)
+	}
+}
+
 // Close removes the discovery file, ends every session (their pending diffs settled as
 // rejected by the model) and stops serving. Safe to call more than once.
 func (s *Server) Close() {
@@ -131,8 +144,8 @@ func (s *Server) Close() {
 	s.closed = true
 	sessions := s.sessions
 	s.sessions = map[string]*session{}
+	s.removeDiscovery() // under mu: no FoldersChanged writes it again
 	s.mu.Unlock()
-	s.removeDiscovery()
 	s.srv.Close() // hanging GET streams too
 	<-s.done
 	for _, se := range sessions {

@@ -522,3 +522,30 @@ func TestClaudeAndGeminiEachGetTheirOwnDiff(t *testing.T) {
 		break
 	}
 }
+
+// The discovery file follows the editor's folders (the CLI matches its folder against them).
+func TestDiscoveryFollowsFolders(t *testing.T) {
+	f := newFixture(t, Gemini)
+	other := realTemp(t)
+	f.model.SetFolders([]string{f.dir, other})
+	f.srv.FoldersChanged()
+	var got geminiFile
+	b, _ := os.ReadFile(f.srv.Path())
+	json.Unmarshal(b, &got)
+	if got.WorkspacePath != f.dir+string(os.PathListSeparator)+other {
+		t.Fatalf("workspacePath %q", got.WorkspacePath)
+	}
+	f.srv.Close()
+	f.srv.FoldersChanged() // closed: never written again
+	if _, err := os.Stat(f.srv.Path()); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("written after Close: %v", err)
+	}
+}
+
+func realTemp(t *testing.T) string {
+	d, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
