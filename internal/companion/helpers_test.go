@@ -30,6 +30,23 @@ type testEditor struct {
 
 	mu    sync.Mutex
 	files []ide.OpenEditor
+	view  map[string]string // tab → the diff view's text now (diffText)
+}
+
+func (e *testEditor) DiffText(ctx context.Context, tab string) (string, bool, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	t, ok := e.view[tab]
+	return t, ok, nil
+}
+
+func (e *testEditor) edit(tab, text string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.view == nil {
+		e.view = map[string]string{}
+	}
+	e.view[tab] = text
 }
 
 func newTestEditor() *testEditor {
@@ -88,7 +105,7 @@ func newFixture(t *testing.T, agent Agent) *fixture {
 		t.Fatal(err)
 	}
 	f := &fixture{dir: ws, editor: newTestEditor(), disc: filepath.Join(t.TempDir(), "gemini", "ide")}
-	f.model = ide.New(f.editor, ide.EditorInfo{Name: "Test Editor", Caps: ide.Capabilities{ShowDiff: true, OpenEditors: true, CanCloseTabs: true},
+	f.model = ide.New(f.editor, ide.EditorInfo{Name: "Test Editor", Caps: ide.Capabilities{ShowDiff: true, OpenEditors: true, CanCloseTabs: true, DiffText: true},
 		TrackSelection: true, Exclude: ex}, []string{ws}, ide.Events{}, nil)
 	f.srv, err = Start(Config{Agent: agent, Model: f.model, Dir: f.disc, Version: "test"})
 	if err != nil {

@@ -168,8 +168,9 @@ func TestSecondProposalReplacesFirst(t *testing.T) {
 }
 
 // closeDiff (the user answered in the CLI's terminal) closes the diff and answers one text block
-// whose text is JSON {"content": text}: the CLI parses it and writes that text. With
-// suppressNotification the closed diff's outcome is not sent.
+// whose text is JSON {"content": text}: the CLI parses it and writes that text, the editor's view
+// as it is now (the user's edits kept). With suppressNotification the closed diff's outcome is
+// not sent.
 func TestCloseDiffAnswersContentJSON(t *testing.T) {
 	f := newFixture(t, Gemini)
 	path := f.write(t, "a.txt", "old\n")
@@ -177,12 +178,13 @@ func TestCloseDiffAnswersContentJSON(t *testing.T) {
 	cs, n := f.connect(t)
 	callTool(t, cs, "openDiff", map[string]any{"filePath": path, "newContent": "proposed\n"})
 	p := f.shown(t)
+	f.editor.edit(p.TabName, "proposed, edited in the view\n")
 	res := callTool(t, cs, "closeDiff", map[string]any{"filePath": path, "suppressNotification": true})
 	if res.IsError || len(res.Content) != 1 {
 		t.Fatalf("closeDiff answered %+v", res)
 	}
 	var got struct{ Content *string }
-	if err := json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &got); err != nil || got.Content == nil || *got.Content != "proposed\n" {
+	if err := json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &got); err != nil || got.Content == nil || *got.Content != "proposed, edited in the view\n" {
 		t.Fatalf("closeDiff text %q (%v), want JSON content", res.Content[0].(*mcp.TextContent).Text, err)
 	}
 	if f.model.Pending(p.Seq) {
@@ -548,4 +550,17 @@ func realTemp(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return d
+}
+
+// An editor that does not say what its view holds: closeDiff answers the proposal.
+func TestCloseDiffWithoutViewText(t *testing.T) {
+	f := newFixture(t, Gemini)
+	path := f.write(t, "a.txt", "old\n")
+	cs, _ := f.connect(t)
+	callTool(t, cs, "openDiff", map[string]any{"filePath": path, "newContent": "proposed\n"})
+	f.shown(t)
+	res := callTool(t, cs, "closeDiff", map[string]any{"filePath": path, "suppressNotification": true})
+	if txt := res.Content[0].(*mcp.TextContent).Text; txt != `{"content":"proposed\n"}` {
+		t.Fatalf("closeDiff %q", txt)
+	}
 }

@@ -241,6 +241,9 @@ func (se *session) await(asked, path string, p *proposal, args json.RawMessage) 
 // view's edited text), or the accepted one if the user accepted meanwhile; null without a diff.
 func (se *session) closeDiff(ctx context.Context, a closeDiffArgs) *mcp.CallToolResult {
 	path := filepath.Clean(a.FilePath)
+	// The editor's text now (the user may have edited the proposal in the view), read before
+	// the view closes.
+	shown, pending := se.srv.model().DiffText(ctx, se.client, se.tabName(path))
 	se.mu.Lock()
 	p, ok := se.proposals[path]
 	var content any
@@ -248,6 +251,9 @@ func (se *session) closeDiff(ctx context.Context, a closeDiffArgs) *mcp.CallTool
 		delete(se.proposals, path)
 		p.closing = a.SuppressNotification
 		content = p.text
+		if pending {
+			content = shown
+		}
 	}
 	se.mu.Unlock()
 	if ok {

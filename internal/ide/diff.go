@@ -308,6 +308,33 @@ func (m *Model) releaseWritten() {
 	}
 }
 
+// DiffText is the text of client id's pending diff tab as the user sees it now: what the editor
+// says its view holds (the user's edits kept) when it has the diffText capability, else the
+// proposal as sent. ok is false when id has no pending diff of that name. The other agents'
+// closeDiff answers it (internal/companion): the user answered in the agent's terminal.
+func (m *Model) DiffText(ctx context.Context, id ClientID, tab string) (text string, ok bool) {
+	m.mu.Lock()
+	d := m.diffs[tab]
+	if d == nil || d.owner != id || d.state != pending {
+		m.mu.Unlock()
+		return "", false
+	}
+	proposal := d.proposal
+	m.mu.Unlock()
+	if dt, can := m.editor.(DiffTexter); can && m.info.Caps.DiffText {
+		ectx, cancel := m.editorCtx(ctx)
+		t, shown, err := dt.DiffText(ectx, tab)
+		cancel()
+		if err == nil && shown {
+			return t, true
+		}
+		if err != nil {
+			m.log.Info("editor could not say its diff's text", "tab", tab, "err", err)
+		}
+	}
+	return proposal.String(), true
+}
+
 // DiffInfo describes an open diff for status displays.
 type DiffInfo struct {
 	TabName  string   `json:"tabName"`

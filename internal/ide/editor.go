@@ -54,6 +54,14 @@ type Capabilities struct {
 	// AskPermission: the editor shows the CLI's permission prompts (askPermission,
 	// internal/permission); the ide.Editor interface does not carry it.
 	AskPermission bool `json:"askPermission"`
+	// DiffText: the editor answers diffText, a diff view's text now (DiffTexter).
+	DiffText bool `json:"diffText"`
+}
+
+// DiffTexter is an Editor that can say what a diff view holds now: the proposal with the user's
+// edits. ok is false when it shows no diff of that name. An editor wrapping another forwards it.
+type DiffTexter interface {
+	DiffText(ctx context.Context, tab string) (text string, ok bool, err error)
 }
 
 // Encoding is the unit of Position.Character: of an editor, of a language server's answer, of

@@ -61,6 +61,17 @@ func showDiffParams(p ide.ShowDiffParams) jsonrpc.Pieces {
 	return jsonrpc.Pieces{head[:len(head)-1], []byte(`,"newContents":`), p.NewContents.JSON(), []byte("}")}
 }
 
+// DiffText is diffText: the diff view's text now; a null text: no such view.
+func (e remote) DiffText(ctx context.Context, tab string) (string, bool, error) {
+	var r struct {
+		Text *string `json:"text"`
+	}
+	if err := e.call(ctx, "diffText", map[string]string{"tabName": tab}, &r); err != nil || r.Text == nil {
+		return "", false, err
+	}
+	return *r.Text, true, nil
+}
+
 func (e remote) CloseDiff(ctx context.Context, tab string) error {
 	return e.call(ctx, "closeDiff", map[string]string{"tabName": tab}, nil)
 }
