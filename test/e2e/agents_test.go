@@ -190,6 +190,20 @@ func TestGeminiThroughServe(t *testing.T) {
 	if got := readFileOr(hello); got != "changed by gemini\n" {
 		t.Fatalf("after a reject the file holds %q", got)
 	}
+
+	// Answered in Gemini's own terminal first: the CLI closes the diff (closeDiff), serve's
+	// question is withdrawn, and the CLI writes the text the bridge answered.
+	api.Push(fakeagents.Call{Name: "write_file", Args: map[string]any{"file_path": hello, "content": "allowed in gemini\n"}}, "GEMINI TURN THREE DONE")
+	s.prompt(c, api, "change it in the terminal")
+	waitUntil(s.bound(stepBound), t, "serve's third question", func() bool {
+		return strings.Count(s.out.String(), "Accept this change?") >= 3
+	})
+	c.Choose(s.bound(stepBound), "Allow once", "1")
+	waitFile(s.bound(stepBound), t, hello, "allowed in gemini\n")
+	c.WaitText(s.bound(stepBound), "GEMINI TURN THREE DONE")
+	waitUntil(s.bound(stepBound), t, "serve's question withdrawn", func() bool {
+		return strings.Contains(s.out.String(), "(accepted in Gemini's terminal: Gemini wrote "+hello+")")
+	})
 }
 
 func TestQwenThroughServe(t *testing.T) {

@@ -338,12 +338,12 @@ func (e *Editor) withdrawn(ctx context.Context, p ide.ShowDiffParams) {
 		fmt.Fprintln(e.out, "\n(not answered: serve is stopping)")
 		return
 	}
-	name := termtext.Line(p.FilePath)
+	name, who := termtext.Line(p.FilePath), ide.AgentTitle(p.Agent)
 	if holds(p.FilePath, p.NewContents.String(), writeWait) {
-		fmt.Fprintln(e.out, "\n"+e.paint("32", "(accepted in Claude's terminal: Claude wrote "+name+")"))
+		fmt.Fprintln(e.out, "\n"+e.paint("32", "(accepted in "+who+"'s terminal: "+who+" wrote "+name+")"))
 		return
 	}
-	fmt.Fprintln(e.out, "\n(closed by Claude, not accepted: rejected in Claude's terminal, or Claude moved on; "+name+" is left as it is)")
+	fmt.Fprintln(e.out, "\n(closed by "+who+", not accepted: rejected in "+who+"'s terminal, or "+who+" moved on; "+name+" is left as it is)")
 }
 
 // holds reports whether the file at path holds text within wait.
