@@ -27,17 +27,21 @@ type Server struct {
 	srv *httptest.Server
 
 	mu       sync.Mutex
-	calls    []Call
-	final    string
+	turns    []turn
+	final    string // of the turn whose call was made last
 	requests []string // bodies of the main-turn requests
+}
+
+type turn struct {
+	call  Call
+	final string
 }
 
 // Push queues a turn: the model calls c, then says final once the CLI sends the call's result.
 func (s *Server) Push(c Call, final string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.calls = append(s.calls, c)
-	s.final = final
+	s.turns = append(s.turns, turn{c, final})
 }
 
 // Requests returns the bodies of the main-turn requests so far.
@@ -66,12 +70,13 @@ func (s *Server) next(body string, toolResult bool) (*Call, string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.requests = append(s.requests, body)
-	if toolResult || len(s.calls) == 0 {
+	if toolResult || len(s.turns) == 0 {
 		return nil, s.final
 	}
-	c := s.calls[0]
-	s.calls = s.calls[1:]
-	return &c, ""
+	t := s.turns[0]
+	s.turns = s.turns[1:]
+	s.final = t.final
+	return &t.call, ""
 }
 
 func sse(w http.ResponseWriter, frames ...any) {
