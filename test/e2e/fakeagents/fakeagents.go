@@ -28,7 +28,7 @@ type Server struct {
 
 	mu       sync.Mutex
 	turns    []turn
-	final    string // of the turn whose call was made last
+	final    string   // of the turn whose call was made last
 	requests []string // bodies of the main-turn requests
 }
 
