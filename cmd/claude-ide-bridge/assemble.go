@@ -7,11 +7,13 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/bridge"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/claudecmd"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/codexctx"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/companion"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/editors/stdio"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/lsp"
@@ -37,6 +39,9 @@ type assembly struct {
 	LSP []lsp.ServerConfig
 	// CodexIDE: answer Codex's /ide context socket (codexide.go); an editor may ask too.
 	CodexIDE bool
+	// Agents are the other CLIs served as an IDE companion beside Claude (internal/companion);
+	// Qwen Code only when it is set up for this user (companion.QwenDir).
+	Agents []companion.Agent
 }
 
 // running is an assembled bridge and what it owns besides.
@@ -44,6 +49,16 @@ type running struct {
 	*bridge.Bridge
 	lsp   *lsp.Manager     // nil without language servers
 	codex *codexctx.Server // nil unless CodexIDE and the socket was free
+
+	mu         sync.Mutex // companions is set after the bridge, whose events may come first
+	companions []*companion.Server
+}
+
+// agents are the companions serving other CLIs.
+func (r *running) agents() []*companion.Server {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.companions
 }
 
 // editorBridge adapts a running bridge to what the editor protocol needs of it (stdio.Bridge).
@@ -83,6 +98,16 @@ func (e lspError) Error() string { return "language servers: " + e.err.Error() }
 // no diagnostics of its own), the bridge's listener, lock and model.
 func (a assembly) start(e stdio.Hello) (*running, error) {
 	r := &running{}
+	// The companions' discovery files name the folders too.
+	userFolders := e.Events.FoldersChanged
+	e.Events.FoldersChanged = func(f []string) {
+		for _, c := range r.agents() {
+			c.FoldersChanged()
+		}
+		if userFolders != nil {
+			userFolders(f)
+		}
+	}
 	editor, info := e.Editor, e.Info
 	var code modeltools.Source // the model's code tools (/mcp) ask the same servers
 	if len(a.LSP) > 0 && !info.Caps.Diagnostics {
@@ -111,7 +136,31 @@ func (a assembly) start(e stdio.Hello) (*running, error) {
 	if a.CodexIDE || e.CodexIDE {
 		r.codex = a.codexIDE(b.Model)
 	}
+	cs := a.startCompanions(b, e)
+	r.mu.Lock()
+	r.companions = cs
+	r.mu.Unlock()
 	return r, nil
+}
+
+// startCompanions serves the other agents on the bridge's model. One that cannot start (its
+// discovery folder refused, say) is logged and left out: Claude's bridge runs without it.
+func (a assembly) startCompanions(b *bridge.Bridge, e stdio.Hello) []*companion.Server {
+	var out []*companion.Server
+	folders := b.Model.Folders()
+	trusted := func() bool { return len(folders) > 0 && trust.Gate(folders[0])() == nil }
+	for _, ag := range a.Agents {
+		if _, ok := companion.QwenDir(); ag == companion.Qwen && !ok {
+			continue
+		}
+		c, err := companion.Start(companion.Config{Agent: ag, Model: b.Model, PID: e.PID, Trusted: trusted, Version: version, Log: a.Log})
+		if err != nil {
+			a.Log.Warn("not serving "+ag.Title(), "err", err)
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
 }
 
 // languageServers is the bridge's own language-server manager for the workspace: servers start
@@ -129,6 +178,9 @@ func (a assembly) languageServers(folders []string, enc ide.Encoding, servers []
 func (r *running) Close() {
 	if r.codex != nil {
 		r.codex.Close()
+	}
+	for _, c := range r.agents() {
+		c.Close() // their discovery files go with the lock; their pending diffs are settled
 	}
 	r.Bridge.Close()
 	if r.lsp != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/bridge"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/claudecmd"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/claudestate"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/companion"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/editors/stdio"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/editors/terminal"
@@ -44,6 +45,7 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		maxClients = fs.Int("max-clients", 64, "most Claude connections at once; more are refused with 503")
 		openCmd    = fs.String("open-cmd", "", "run this to open the files Claude opens, e.g. 'hx {file}:{line}' ({file}, {line}, {column}; split into words, never run by a shell); default from $VISUAL when set; '' to only print them")
 		edTimeout  = fs.Duration("editor-timeout", 10*time.Second, "with --stdio: how long to wait for the editor's answer (showDiff 3x, executeCode 10x)")
+		agents     = fs.String("agents", "gemini,qwen", "other CLIs served as an IDE companion beside Claude (docs/gemini.md): gemini, qwen (only when $QWEN_HOME is set or ~/.qwen exists), comma-separated; none: Claude only")
 		outlive    = fs.Duration("outlive", 30*time.Second, "with --stdio: when the editor goes while Claude is connected, the bridge stays for the next editor of this workspace to attach, until this long after the last Claude left; 0: it ends with the editor")
 		codexIDE   = fs.Bool("codex-ide", false, "answer the Codex CLI's /ide with the editor's active file, selection and open tabs, on $TMPDIR/codex-ipc/ipc-<uid>.sock (never taken from a program already answering there; docs/codex.md)")
 		lspFlags   stringList
@@ -97,7 +99,12 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		fmt.Fprintln(stderr, "--exclude:", err)
 		return errUsage
 	}
-	asm := assembly{Port: *port, Trace: traceW, Log: log, Keepalive: *keepalive, MaxClients: *maxClients, LSP: servers, CodexIDE: *codexIDE}
+	ags, err := parseAgents(*agents)
+	if err != nil {
+		fmt.Fprintln(stderr, "--agents:", err)
+		return errUsage
+	}
+	asm := assembly{Port: *port, Trace: traceW, Log: log, Keepalive: *keepalive, MaxClients: *maxClients, LSP: servers, Agents: ags, CodexIDE: *codexIDE}
 	if *useStdio {
 		return serveStdio(ctx, asm, *outlive, stdin, stdout, stdio.Options{Log: log, EditorTimeout: *edTimeout, PathMap: pm, Exclude: excl})
 	}
@@ -163,6 +170,9 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		fmt.Fprintf(stdout, "note: %s\n\n", termtext.Line(c.Notice))
 	}
 	fmt.Fprintf(stdout, "language servers (getDiagnostics): %s\n\n", describeServers(servers, root))
+	for _, c := range b.agents() {
+		fmt.Fprintf(stdout, "%s: served at %s (%s); enable it there with /ide enable\n\n", c.Agent().Title(), c.URL(), termtext.Line(c.Path()))
+	}
 	ed.Run(ctx)
 	fmt.Fprintln(stdout, "\nclaude-ide-bridge: stopping")
 	return nil
@@ -314,6 +324,21 @@ func serveStdio(ctx context.Context, asm assembly, grace time.Duration, stdin io
 // (discovery.ExportLines, shell-quoted) as a block.
 func indent(s string) string {
 	return "  " + strings.ReplaceAll(strings.TrimSuffix(s, "\n"), "\n", "\n  ") + "\n"
+}
+
+// parseAgents reads --agents: names of companion.Agent, comma-separated, or none.
+func parseAgents(s string) ([]companion.Agent, error) {
+	var out []companion.Agent
+	for _, f := range strings.Split(s, ",") {
+		switch a := companion.Agent(strings.TrimSpace(f)); a {
+		case "", "none":
+		case companion.Gemini, companion.Qwen:
+			out = append(out, a)
+		default:
+			return nil, fmt.Errorf("unknown agent %q (gemini, qwen or none)", f)
+		}
+	}
+	return out, nil
 }
 
 // stringList is a repeatable string flag.

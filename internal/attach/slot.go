@@ -231,6 +231,18 @@ func (s *Slot) ShowDiff(ctx context.Context, p ide.ShowDiffParams) error {
 }
 
 // CloseDiff forgets the proposal and closes its view in the attached editor.
+// DiffText asks the attached editor; without one no diff is on screen.
+func (s *Slot) DiffText(ctx context.Context, tab string) (string, bool, error) {
+	cur := s.current()
+	if cur == nil {
+		return "", false, nil
+	}
+	if dt, ok := cur.Editor.(ide.DiffTexter); ok && cur.Info.Caps.DiffText {
+		return dt.DiffText(ctx, tab)
+	}
+	return "", false, nil
+}
+
 func (s *Slot) CloseDiff(ctx context.Context, tab string) error {
 	s.mu.Lock()
 	delete(s.shown, tab)

@@ -71,7 +71,14 @@ func writePrivate(dir string, port int, target string, data []byte) (path string
 	if err := ensureDir(dir); err != nil {
 		return "", err
 	}
-	f, err := os.CreateTemp(dir, "."+strconv.Itoa(port)+".*.tmp")
+	return writeAtomic(dir, "."+strconv.Itoa(port), target, data)
+}
+
+// writeAtomic writes data to target through a temporary file in dir (named prefix.*.tmp) made
+// 0600 and renamed over it: a reader never sees half a file, and a symlink at target is
+// replaced, never written through.
+func writeAtomic(dir, prefix, target string, data []byte) (path string, err error) {
+	f, err := os.CreateTemp(dir, prefix+".*.tmp")
 	if err != nil {
 		return "", fmt.Errorf("discovery: write %s: %w", filepath.Base(target), err)
 	}

@@ -123,6 +123,12 @@ func (m *Model) OpenDiff(ctx context.Context, id ClientID, a OpenDiffArgs) ([]Co
 		m.mu.Unlock()
 		return nil, jsonrpc.Errorf(jsonrpc.CodeServerError, "the bridge is shutting down")
 	}
+	agent := "claude"
+	if c := m.clients[id]; c != nil {
+		if ag, ok := c.conn.(interface{ Agent() string }); ok {
+			agent = ag.Agent()
+		}
+	}
 	old := m.diffs[a.TabName]
 	if old != nil && old.state == accepted && old.owner != id {
 		m.mu.Unlock()
@@ -154,7 +160,7 @@ func (m *Model) OpenDiff(ctx context.Context, id ClientID, a OpenDiffArgs) ([]Co
 	sctx, cancel := context.WithTimeout(ctx, m.ShowDiffTimeout)
 	err = m.editor.ShowDiff(sctx, ShowDiffParams{
 		TabName: a.TabName, FilePath: a.OldFilePath, NewFilePath: a.NewFilePath,
-		NewContents: a.NewFileContents, FileExists: statErr == nil, Seq: d.seq, Owner: id,
+		NewContents: a.NewFileContents, FileExists: statErr == nil, Seq: d.seq, Owner: id, Agent: agent,
 	})
 	cut := sctx.Err() != nil // the client left, or the editor did not answer in time
 	cancel()
@@ -300,6 +306,33 @@ func (m *Model) releaseWritten() {
 		m.mu.Unlock()
 		m.closeViews(gone)
 	}
+}
+
+// DiffText is the text of client id's pending diff tab as the user sees it now: what the editor
+// says its view holds (the user's edits kept) when it has the diffText capability, else the
+// proposal as sent. ok is false when id has no pending diff of that name. The other agents'
+// closeDiff answers it (internal/companion): the user answered in the agent's terminal.
+func (m *Model) DiffText(ctx context.Context, id ClientID, tab string) (text string, ok bool) {
+	m.mu.Lock()
+	d := m.diffs[tab]
+	if d == nil || d.owner != id || d.state != pending {
+		m.mu.Unlock()
+		return "", false
+	}
+	proposal := d.proposal
+	m.mu.Unlock()
+	if dt, can := m.editor.(DiffTexter); can && m.info.Caps.DiffText {
+		ectx, cancel := m.editorCtx(ctx)
+		t, shown, err := dt.DiffText(ectx, tab)
+		cancel()
+		if err == nil && shown {
+			return t, true
+		}
+		if err != nil {
+			m.log.Info("editor could not say its diff's text", "tab", tab, "err", err)
+		}
+	}
+	return proposal.String(), true
 }
 
 // DiffInfo describes an open diff for status displays.

@@ -56,6 +56,14 @@ type Capabilities struct {
 	// true, false or a list of names; internal/permission); the ide.Editor interface does
 	// not carry it.
 	AskPermission permission.Tools `json:"askPermission"`
+	// DiffText: the editor answers diffText, a diff view's text now (DiffTexter).
+	DiffText bool `json:"diffText"`
+}
+
+// DiffTexter is an Editor that can say what a diff view holds now: the proposal with the user's
+// edits. ok is false when it shows no diff of that name. An editor wrapping another forwards it.
+type DiffTexter interface {
+	DiffText(ctx context.Context, tab string) (text string, ok bool, err error)
 }
 
 // Encoding is the unit of Position.Character: of an editor, of a language server's answer, of
@@ -120,6 +128,22 @@ type ShowDiffParams struct {
 	Seq uint64 `json:"-"`
 	// Owner is the client whose openDiff this is (sent to editors as clientId).
 	Owner ClientID `json:"-"`
+	// Agent is the CLI that proposes it: "claude", or what the client's Agent method says
+	// (internal/companion: "gemini", "qwen"). Sent to editors as agent.
+	Agent string `json:"-"`
+}
+
+// AgentTitle is an agent's name for people ("gemini" → "Gemini"; "" → "Claude").
+func AgentTitle(agent string) string {
+	switch agent {
+	case "", "claude":
+		return "Claude"
+	case "gemini":
+		return "Gemini"
+	case "qwen":
+		return "Qwen"
+	}
+	return agent
 }
 
 // OpenEditor is one open tab.

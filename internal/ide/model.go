@@ -19,10 +19,18 @@ type ClientID uint64
 
 // Client is the Model's way to reach one connected Claude. Both methods must not block: the
 // transport queues (Send) or keeps only the latest (SendLatest) and drops a client that does not
-// read.
+// read. A client may also have `Agent() string` (ShowDiffParams.Agent) and `TakesMentions()
+// bool`: false for an agent without @-mentions (internal/companion), which is then never counted
+// as a mention's receiver, so a mention made while only such a client is connected is held.
 type Client interface {
 	Send(msg []byte)
 	SendLatest(msg []byte)
+}
+
+// takesMentions reports whether c is sent at_mentioned.
+func (c *client) takesMentions() bool {
+	t, ok := c.conn.(interface{ TakesMentions() bool })
+	return !ok || t.TakesMentions()
 }
 
 // Events are told to whoever runs the editor (connection status). Nil funcs are skipped.
@@ -172,6 +180,9 @@ func (m *Model) Listening(id ClientID) {
 	c.listening = true
 	if m.lastSent != nil && !m.paused {
 		c.conn.SendLatest(m.lastSent)
+	}
+	if !c.takesMentions() {
+		return
 	}
 	for _, msg := range m.held.replay(time.Now(), m.MentionHold) {
 		c.conn.Send(msg)

@@ -161,6 +161,8 @@ func (m *Model) AtMentioned(mention Mention) (delivered int, held bool, err erro
 	defer m.mu.Unlock()
 	for _, c := range m.clients {
 		switch {
+		case !c.takesMentions():
+			continue
 		case c.listening:
 			c.conn.Send(msg)
 		case c.ready:

@@ -28,6 +28,14 @@ type diagEditor struct {
 	m *Manager
 }
 
+// DiffText forwards to the editor (ide.DiffTexter).
+func (e diagEditor) DiffText(ctx context.Context, tab string) (string, bool, error) {
+	if dt, ok := e.Editor.(ide.DiffTexter); ok {
+		return dt.DiffText(ctx, tab)
+	}
+	return "", false, nil
+}
+
 // Diagnostics answers from the Manager (EditorDiagnostics).
 func (e diagEditor) Diagnostics(ctx context.Context, path string) ([]ide.FileDiagnostics, error) {
 	return e.m.EditorDiagnostics(ctx, path)

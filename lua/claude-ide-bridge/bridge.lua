@@ -224,7 +224,7 @@ function M.start(cb)
     capabilities = {
       openFile = true, showDiff = true, canCloseTabs = true, getOpenEditors = true,
       getCurrentSelection = true, checkDocumentDirty = true, saveDocument = true,
-      getDiagnostics = true, executeCode = false, setBufferText = true,
+      getDiagnostics = true, executeCode = false, setBufferText = true, diffText = true,
       lspRequest = true,
       askPermission = config.ask_permission(),
     },

@@ -566,6 +566,16 @@ function M.show(p, reply)
   events.emit("ClaudeCodeDiffOpened", { file = path, tab_name = tab_name })
 end
 
+--- Handles diffText {tabName}: the proposal buffer's text now, the user's
+--- edits included ({text = nil} -> null for a name not shown).
+function M.text(p, reply)
+  local d = diffs[p.tabName]
+  if not d or not vim.api.nvim_buf_is_valid(d.prop_buf) then
+    return reply({ text = vim.NIL })
+  end
+  reply({ text = files.text(d.prop_buf) })
+end
+
 --- Handles closeDiff {tabName}; unknown names are fine.
 function M.close(p, reply)
   local d = diffs[p.tabName]

@@ -187,6 +187,7 @@ end
 
 M.showDiff = diff.show
 M.closeDiff = diff.close
+M.diffText = diff.text
 M.setBufferText = diff.set_buffer_text
 M.lspRequest = require("claude-ide-bridge.lsp").request
 

@@ -88,12 +88,19 @@ func startCLI(t testing.TB, api *fakeapi.Server, o cliOptions) *cli {
 	}
 	cmd.Env = append(cmd.Env, o.Env...)
 
+	c := runInPTY(t, cmd, api.Dump)
+	c.Project, c.Config, c.API = o.Project, o.Config, api
+	return c
+}
+
+// runInPTY starts cmd in a 50x160 pty whose screen the cli keeps. It is killed (and reaped) at
+// cleanup; on failure the last screen and dump() (what the fake model API was sent) are logged.
+func runInPTY(t testing.TB, cmd *exec.Cmd, dump func() string) *cli {
 	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 50, Cols: 160})
 	if err != nil {
-		t.Fatalf("start claude: %v", err)
+		t.Fatalf("start %s: %v", cmd.Path, err)
 	}
-	c := &cli{t: t, cmd: cmd, pty: f, scr: newScreen(50, 160), exited: make(chan struct{}),
-		Project: o.Project, Config: o.Config, API: api}
+	c := &cli{t: t, cmd: cmd, pty: f, scr: newScreen(50, 160), exited: make(chan struct{})}
 	readDone := make(chan struct{})
 	go func() {
 		defer close(readDone)
@@ -115,8 +122,8 @@ func startCLI(t testing.TB, api *fakeapi.Server, o cliOptions) *cli {
 	}()
 	t.Cleanup(func() {
 		if t.Failed() {
-			t.Logf("last screen of claude (pid %d):\n%s", cmd.Process.Pid, c.scr.Dump())
-			t.Logf("fake API requests:\n%s", api.Dump())
+			t.Logf("last screen of %s (pid %d):\n%s", filepath.Base(cmd.Path), cmd.Process.Pid, c.scr.Dump())
+			t.Logf("fake API requests:\n%s", dump())
 		}
 		c.kill()
 		f.Close()

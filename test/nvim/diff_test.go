@@ -379,3 +379,25 @@ func TestDiffClosedFromAnotherTabPage(t *testing.T) {
 	}
 	e.n.waitLua(t, `1`, `return require("claude-ide-bridge").status().permissions`)
 }
+
+// Editor protocol: "`diffText` ... the proposal's text as its diff view holds it now, the user's
+// edits included, or `{"text": null}` when no view of that name is open" (the text an agent
+// served beside Claude writes when the user answers in its own terminal: docs/gemini.md).
+func TestDiffTextHasUserEdits(t *testing.T) {
+	e := newEnv(t, nil, true)
+	path := e.file(t, "a.txt", "old\n")
+	e.openDiff(t, path, "new\n", tabA)
+	e.waitDiffs(t, tabA+"=pending")
+	e.n.lua(t, `vim.api.nvim_buf_set_lines(0, 0, -1, false, {"new", "edited in the view"})`)
+	ask := `local out
+		require('claude-ide-bridge.handlers').diffText({tabName = ...}, function(r)
+			out = r.text == vim.NIL and "<null>" or r.text
+		end)
+		return out`
+	if got := e.n.str(t, ask, tabA); got != "new\nedited in the view\n" {
+		t.Fatalf("diffText %q", got)
+	}
+	if got := e.n.str(t, ask, "no such tab"); got != "<null>" {
+		t.Fatalf("diffText of no view %q", got)
+	}
+}

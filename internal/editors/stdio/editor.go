@@ -55,8 +55,21 @@ func showDiffParams(p ide.ShowDiffParams) jsonrpc.Pieces {
 		Proposal uint64 `json:"proposal,omitempty"`
 		// ClientID: whose openDiff (clientConnected's clientId; clientPid tells its process).
 		ClientID ide.ClientID `json:"clientId,omitempty"`
-	}{p.TabName, p.FilePath, p.NewFilePath, p.FileExists, p.Seq, p.Owner})
+		// Agent: which CLI proposes it ("claude", "gemini", "qwen").
+		Agent string `json:"agent,omitempty"`
+	}{p.TabName, p.FilePath, p.NewFilePath, p.FileExists, p.Seq, p.Owner, p.Agent})
 	return jsonrpc.Pieces{head[:len(head)-1], []byte(`,"newContents":`), p.NewContents.JSON(), []byte("}")}
+}
+
+// DiffText is diffText: the diff view's text now; a null text: no such view.
+func (e remote) DiffText(ctx context.Context, tab string) (string, bool, error) {
+	var r struct {
+		Text *string `json:"text"`
+	}
+	if err := e.call(ctx, "diffText", map[string]string{"tabName": tab}, &r); err != nil || r.Text == nil {
+		return "", false, err
+	}
+	return *r.Text, true, nil
 }
 
 func (e remote) CloseDiff(ctx context.Context, tab string) error {

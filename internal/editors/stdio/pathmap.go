@@ -215,6 +215,13 @@ func (e mappedEditor) ShowDiff(ctx context.Context, p ide.ShowDiffParams) error 
 	return e.ed.ShowDiff(ctx, p)
 }
 
+func (e mappedEditor) DiffText(ctx context.Context, tab string) (string, bool, error) {
+	if dt, ok := e.ed.(ide.DiffTexter); ok {
+		return dt.DiffText(ctx, tab)
+	}
+	return "", false, nil
+}
+
 func (e mappedEditor) CloseDiff(ctx context.Context, tab string) error {
 	return e.ed.CloseDiff(ctx, tab)
 }

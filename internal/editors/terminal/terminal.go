@@ -231,7 +231,7 @@ func (e *Editor) paint(code, s string) string {
 // review shows one diff and settles it. It returns whether a line read is still outstanding.
 func (e *Editor) review(ctx context.Context, p ide.ShowDiffParams, pendingRead, afterReplace bool) bool {
 	pr := e.diffProposal(p.FilePath, string(readOld(p.FilePath)), p.NewContents.String(), exists(p.FilePath))
-	fmt.Fprintf(e.out, "\n%s\n", e.paint("1", "Claude proposes a change to "+termtext.Line(p.FilePath)))
+	fmt.Fprintf(e.out, "\n%s\n", e.paint("1", ide.AgentTitle(p.Agent)+" proposes a change to "+termtext.Line(p.FilePath)))
 	e.showDiff(pr) // through the pager when long (pager.go)
 	fmt.Fprintln(e.out, e.paint("1", pr.Summary()))
 	shownAt := time.Now()
@@ -285,7 +285,7 @@ func (e *Editor) review(ctx context.Context, p ide.ShowDiffParams, pendingRead, 
 		switch strings.ToLower(line) {
 		case "y", "yes":
 			fmt.Fprintln(e.out, "y")
-			e.confirm(d.Decide(p.Seq, ide.Decision{Accept: true}), "accepted: Claude writes "+name)
+			e.confirm(d.Decide(p.Seq, ide.Decision{Accept: true}), "accepted: "+ide.AgentTitle(p.Agent)+" writes "+name)
 			return false
 		case "n", "no":
 			fmt.Fprintln(e.out, "n")
@@ -298,7 +298,7 @@ func (e *Editor) review(ctx context.Context, p ide.ShowDiffParams, pendingRead, 
 				fmt.Fprintf(e.out, "%s\n", termtext.Line(err.Error()))
 				continue
 			}
-			e.confirm(d.Decide(p.Seq, ide.Decision{Accept: true, Text: ide.TextOf(text)}), "accepted with your edits: Claude writes "+name)
+			e.confirm(d.Decide(p.Seq, ide.Decision{Accept: true, Text: ide.TextOf(text)}), "accepted with your edits: "+ide.AgentTitle(p.Agent)+" writes "+name)
 			return false
 		case "":
 		default:
@@ -338,12 +338,12 @@ func (e *Editor) withdrawn(ctx context.Context, p ide.ShowDiffParams) {
 		fmt.Fprintln(e.out, "\n(not answered: serve is stopping)")
 		return
 	}
-	name := termtext.Line(p.FilePath)
+	name, who := termtext.Line(p.FilePath), ide.AgentTitle(p.Agent)
 	if holds(p.FilePath, p.NewContents.String(), writeWait) {
-		fmt.Fprintln(e.out, "\n"+e.paint("32", "(accepted in Claude's terminal: Claude wrote "+name+")"))
+		fmt.Fprintln(e.out, "\n"+e.paint("32", "(accepted in "+who+"'s terminal: "+who+" wrote "+name+")"))
 		return
 	}
-	fmt.Fprintln(e.out, "\n(closed by Claude, not accepted: rejected in Claude's terminal, or Claude moved on; "+name+" is left as it is)")
+	fmt.Fprintln(e.out, "\n(closed by "+who+", not accepted: rejected in "+who+"'s terminal, or "+who+" moved on; "+name+" is left as it is)")
 }
 
 // holds reports whether the file at path holds text within wait.

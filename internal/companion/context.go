@@ -1,0 +1,139 @@
+package companion
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"time"
+	"unicode/utf8"
+)
+
+// What a contextUpdate carries, bounded as the CLIs keep it (facts §1: the 10 newest files, a
+// selected text of 16 KiB).
+const (
+	maxOpenFiles    = 10
+	maxSelectedText = 16 << 10
+)
+
+// The ide/contextUpdate payload (the CLIs' IdeContext schema).
+type workspaceState struct {
+	OpenFiles []openFile `json:"openFiles"`
+	IsTrusted *bool      `json:"isTrusted,omitempty"`
+}
+
+type openFile struct {
+	Path         string  `json:"path"`
+	Timestamp    int64   `json:"timestamp"`
+	IsActive     bool    `json:"isActive,omitempty"`
+	Cursor       *cursor `json:"cursor,omitempty"`
+	SelectedText string  `json:"selectedText,omitempty"`
+}
+
+// cursor is 1-based, line and character.
+type cursor struct {
+	Line      int `json:"line"`
+	Character int `json:"character"`
+}
+
+// sendContext sends a contextUpdate each time the context may have changed, from the moment
+// the CLI's GET stream is open, and only when it differs from the last one sent. While sharing
+// is paused nothing is sent.
+func (se *session) sendContext() {
+	select {
+	case <-se.opened:
+	case <-se.ctx.Done():
+		return
+	}
+	var last []byte
+	for {
+		select {
+		case <-se.poke:
+		case <-se.ctx.Done():
+			return
+		}
+		st, ok := se.srv.contextNow(se.ctx)
+		if !ok {
+			continue
+		}
+		b, _ := json.Marshal(st)
+		if bytes.Equal(b, last) {
+			continue
+		}
+		if se.notify("ide/contextUpdate", map[string]any{"workspaceState": st}) == nil {
+			last = b
+		}
+	}
+}
+
+// contextNow is what the editor shares now: its open files (never an excluded one), the active
+// one with the cursor and selected text of the latest selection. False while sharing is paused.
+func (s *Server) contextNow(ctx context.Context) (workspaceState, bool) {
+	m := s.model()
+	if m.Sharing().Paused {
+		return workspaceState{}, false
+	}
+	eds, err := m.OpenEditors(ctx)
+	if err != nil {
+		s.log.Info("companion context: open editors", "err", err)
+		eds = nil
+	}
+	sel := m.LatestSelection() // never of an excluded file, nil while paused
+	if sel != nil && m.Excluded(sel.FilePath) {
+		sel = nil
+	}
+	now := time.Now().UnixMilli()
+	st := workspaceState{OpenFiles: []openFile{}}
+	active := -1
+	for _, e := range eds {
+		f := openFile{Path: e.FilePath, Timestamp: now - int64(len(st.OpenFiles)) - 1}
+		if e.IsActive && active < 0 {
+			active = len(st.OpenFiles)
+		}
+		st.OpenFiles = append(st.OpenFiles, f)
+	}
+	if sel != nil {
+		// The selection names the file the user is in, even for an editor that lists no tabs.
+		found := -1
+		for i, f := range st.OpenFiles {
+			if f.Path == sel.FilePath {
+				found = i
+			}
+		}
+		if found < 0 {
+			st.OpenFiles = append(st.OpenFiles, openFile{Path: sel.FilePath})
+			found = len(st.OpenFiles) - 1
+		}
+		active = found
+		f := &st.OpenFiles[found]
+		f.Cursor = &cursor{Line: sel.Selection.End.Line + 1, Character: sel.Selection.End.Character + 1}
+		if !sel.Selection.IsEmpty {
+			f.SelectedText = truncate(sel.Text, maxSelectedText)
+		}
+	}
+	if active >= 0 {
+		// Only the newest file may be active (the CLI's rule): it gets the newest timestamp.
+		st.OpenFiles[active].IsActive = true
+		st.OpenFiles[active].Timestamp = now
+		a := st.OpenFiles[active]
+		st.OpenFiles = append(append([]openFile{a}, st.OpenFiles[:active]...), st.OpenFiles[active+1:]...)
+	}
+	if len(st.OpenFiles) > maxOpenFiles {
+		st.OpenFiles = st.OpenFiles[:maxOpenFiles]
+	}
+	if s.cfg.Trusted != nil && s.cfg.Trusted() {
+		t := true
+		st.IsTrusted = &t
+	}
+	return st, true
+}
+
+// truncate cuts s to at most n bytes on a character boundary.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}

@@ -1,0 +1,262 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/e2e/fakeagents"
+)
+
+// The Gemini CLI (0.61.0) and Qwen Code (0.24.4) served by `serve` as their IDE companion
+// (internal/companion, docs/gemini.md): each against a scripted fake model, in a pty, with
+// serve's terminal reviewer answering the diffs.
+
+// agentBin returns the CLI from env (scripts/ensure-agent-clis) or skips the test loudly.
+func agentBin(t *testing.T, env string) string {
+	bin := os.Getenv(env)
+	if bin == "" && os.Getenv("CI") != "" {
+		t.Fatalf("%s not set in CI: run set -a; eval \"$(scripts/ensure-agent-clis)\"; set +a", env)
+	}
+	if bin == "" {
+		t.Skipf("%s not set: set -a; eval \"$(scripts/ensure-agent-clis)\"; set +a -- the %s end-to-end test is NOT running", env, env)
+	}
+	return bin
+}
+
+// agentServe is serve in a workspace, with a private $TMPDIR (Gemini's discovery folder) and
+// $QWEN_HOME, answered through its stdin.
+type agentServe struct {
+	t       *testing.T
+	ctx     context.Context
+	Project string
+	Config  string
+	Tmp     string
+	Qwen    string
+	out     *testbin.Buffer
+	keys    io.Writer
+}
+
+func startAgentServe(t *testing.T, agents string) *agentServe {
+	ctx, cancel := context.WithTimeout(context.Background(), testBound)
+	t.Cleanup(cancel)
+	s := &agentServe{t: t, ctx: ctx, Project: realDir(t), Config: realDir(t), Tmp: realDir(t), Qwen: realDir(t), out: &testbin.Buffer{}}
+	p, cmd := startBridge(t, s.Config, "--workspace", s.Project, "--agents", agents)
+	cmd.Env = append(cmd.Env, "TMPDIR="+s.Tmp, "QWEN_HOME="+s.Qwen)
+	cmd.Stdout = s.out
+	keys, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.keys = keys
+	p.run(t)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("serve's output:\n%s", s.out.String())
+		}
+	})
+	return s
+}
+
+func (s *agentServe) bound(d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(s.ctx, d)
+	s.t.Cleanup(cancel)
+	return ctx
+}
+
+// discoveryFile waits for the one file matching pattern and returns its path.
+func (s *agentServe) discoveryFile(pattern string) string {
+	var path string
+	waitUntil(s.bound(stepBound), s.t, pattern, func() bool {
+		m, _ := filepath.Glob(pattern)
+		if len(m) == 1 {
+			path = m[0]
+		}
+		return path != ""
+	})
+	return path
+}
+
+// answer waits for the n-th question of serve's reviewer (from agent) and types key.
+func (s *agentServe) answer(n int, agent, key string) {
+	waitUntil(s.bound(stepBound), s.t, "serve's question", func() bool {
+		return strings.Count(s.out.String(), "Accept this change?") >= n
+	})
+	if !strings.Contains(s.out.String(), agent+" proposes a change to") {
+		s.t.Fatalf("serve does not say the diff is %s's:\n%s", agent, s.out.String())
+	}
+	io.WriteString(s.keys, key+"\n")
+}
+
+// selectLine makes line n of path the editor's selection, as a shell's `select` does.
+func (s *agentServe) selectLine(path string, n int) {
+	cmd := exec.Command(bridgeBin, "select", path+":"+strconv.Itoa(n)+"-"+strconv.Itoa(n))
+	cmd.Dir = s.Project
+	cmd.Env = append(os.Environ(), "CLAUDE_CONFIG_DIR="+s.Config, "HOME="+s.Config)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		s.t.Fatalf("select: %v\n%s", err, out)
+	}
+}
+
+// prompt types text into the agent's TUI and presses Enter until the model is asked: under load
+// the TUI may take the Enter as part of a paste.
+func (s *agentServe) prompt(c *cli, api *fakeagents.Server, text string) {
+	s.t.Helper()
+	before := len(api.Requests())
+	c.Type(text)
+	ctx := s.bound(stepBound)
+	for len(api.Requests()) == before {
+		probe, cancel := context.WithTimeout(ctx, 3*time.Second)
+		err := waitFor(probe, func() bool { return len(api.Requests()) > before })
+		cancel()
+		if err == nil {
+			return
+		}
+		if ctx.Err() != nil {
+			s.t.Fatalf("%q never reached the model", text)
+		}
+		c.send("\r")
+	}
+}
+
+func waitFile(ctx context.Context, t *testing.T, path, want string) {
+	t.Helper()
+	waitUntil(ctx, t, path+" to hold the accepted text", func() bool { return readFileOr(path) == want })
+}
+
+func writeJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	b, _ := json.Marshal(v)
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestGeminiThroughServe(t *testing.T) {
+	t.Parallel()
+	bin := agentBin(t, "GEMINI_BIN")
+	s := startAgentServe(t, "gemini")
+	s.discoveryFile(filepath.Join(s.Tmp, "gemini", "ide", "gemini-ide-server-*.json"))
+	hello := filepath.Join(s.Project, "hello.txt")
+	os.WriteFile(hello, []byte("first line\nsecond line\n"), 0o644)
+	s.selectLine(hello, 2)
+
+	api := fakeagents.Gemini()
+	t.Cleanup(api.Close)
+	home := realDir(t)
+	writeJSON(t, filepath.Join(home, ".gemini", "settings.json"), map[string]any{
+		"general":   map[string]any{"enableAutoUpdate": false},
+		"security":  map[string]any{"auth": map[string]any{"selectedType": "gemini-api-key"}, "folderTrust": map[string]any{"enabled": false}},
+		"telemetry": map[string]any{"enabled": false}, "model": map[string]any{"name": "gemini-2.5-flash"},
+		"ide": map[string]any{"enabled": true, "hasSeenNudge": true}})
+	writeJSON(t, filepath.Join(home, ".gemini", "state.json"), map[string]any{"terminalSetupPromptShown": true})
+	cmd := exec.Command(bin, "--approval-mode", "default")
+	cmd.Dir = s.Project
+	cmd.Env = []string{"HOME=" + home, "GEMINI_CLI_HOME=" + home, "TMPDIR=" + s.Tmp, "PATH=" + os.Getenv("PATH"),
+		"TERM=xterm-256color", "LANG=C.UTF-8", "GEMINI_API_KEY=fake", "GOOGLE_GEMINI_BASE_URL=" + api.URL,
+		"REMOTE_CONTAINERS=true", "NO_BROWSER=1", "no_proxy=127.0.0.1,localhost", "NO_PROXY=127.0.0.1,localhost"}
+	c := runInPTY(t, cmd, api.Dump)
+	// Connected, and told the editor's context ("1 open file" in the footer).
+	c.WaitText(s.bound(connectBound), "1 open file")
+
+	// Accept in serve: the CLI writes the text it is sent.
+	api.Push(fakeagents.Call{Name: "write_file", Args: map[string]any{"file_path": hello, "content": "changed by gemini\n"}}, "GEMINI TURN ONE DONE")
+	s.prompt(c, api, "change hello")
+	s.answer(1, "Gemini", "y")
+	waitFile(s.bound(stepBound), t, hello, "changed by gemini\n")
+	c.WaitText(s.bound(stepBound), "GEMINI TURN ONE DONE")
+	// The model was sent the editor's context: the selected file and line.
+	if reqs := api.Requests(); len(reqs) == 0 || !strings.Contains(reqs[0], "editor context") ||
+		!strings.Contains(reqs[0], "hello.txt") || !strings.Contains(reqs[0], "second line") {
+		t.Fatalf("the model's first request has no editor context:\n%s", api.Dump())
+	}
+
+	// Reject in serve: the file stays, the CLI says the request was cancelled.
+	api.Push(fakeagents.Call{Name: "write_file", Args: map[string]any{"file_path": hello, "content": "rejected text\n"}}, "GEMINI TURN TWO DONE")
+	s.prompt(c, api, "change it again")
+	s.answer(2, "Gemini", "n")
+	c.WaitText(s.bound(stepBound), "Request cancelled")
+	if got := readFileOr(hello); got != "changed by gemini\n" {
+		t.Fatalf("after a reject the file holds %q", got)
+	}
+
+	// Answered in Gemini's own terminal first: the CLI closes the diff (closeDiff), serve's
+	// question is withdrawn, and the CLI writes the text the bridge answered.
+	api.Push(fakeagents.Call{Name: "write_file", Args: map[string]any{"file_path": hello, "content": "allowed in gemini\n"}}, "GEMINI TURN THREE DONE")
+	s.prompt(c, api, "change it in the terminal")
+	waitUntil(s.bound(stepBound), t, "serve's third question", func() bool {
+		return strings.Count(s.out.String(), "Accept this change?") >= 3
+	})
+	c.Choose(s.bound(stepBound), "Allow once", "1")
+	waitFile(s.bound(stepBound), t, hello, "allowed in gemini\n")
+	c.WaitText(s.bound(stepBound), "GEMINI TURN THREE DONE")
+	waitUntil(s.bound(stepBound), t, "serve's question withdrawn", func() bool {
+		return strings.Contains(s.out.String(), "(accepted in Gemini's terminal: Gemini wrote "+hello+")")
+	})
+}
+
+func TestQwenThroughServe(t *testing.T) {
+	t.Parallel()
+	bin := agentBin(t, "QWEN_BIN")
+	s := startAgentServe(t, "qwen")
+	lock := s.discoveryFile(filepath.Join(s.Qwen, "ide", "*.lock"))
+	port := strings.TrimSuffix(filepath.Base(lock), ".lock")
+	hello := filepath.Join(s.Project, "hello.txt")
+	os.WriteFile(hello, []byte("first line\nsecond line\n"), 0o644)
+	s.selectLine(hello, 2)
+
+	api := fakeagents.OpenAI()
+	t.Cleanup(api.Close)
+	home := realDir(t)
+	writeJSON(t, filepath.Join(s.Qwen, "settings.json"), map[string]any{
+		"security": map[string]any{"auth": map[string]any{"selectedType": "openai"}, "folderTrust": map[string]any{"enabled": false}},
+		"model":    map[string]any{"name": "fake-model"}, "ide": map[string]any{"enabled": true, "hasSeenNudge": true}})
+	cmd := exec.Command(bin, "--approval-mode", "default")
+	cmd.Dir = s.Project
+	cmd.Env = []string{"HOME=" + home, "QWEN_HOME=" + s.Qwen, "TMPDIR=" + s.Tmp, "PATH=" + os.Getenv("PATH"),
+		"TERM=xterm-256color", "LANG=C.UTF-8", "OPENAI_BASE_URL=" + api.URL + "/v1", "OPENAI_API_KEY=fake", "OPENAI_MODEL=fake-model",
+		"QWEN_CODE_IDE_SERVER_PORT=" + port, "REMOTE_CONTAINERS=true", "NO_BROWSER=1", "no_proxy=127.0.0.1,localhost", "NO_PROXY=127.0.0.1,localhost"}
+	c := runInPTY(t, cmd, api.Dump)
+	c.WaitText(s.bound(connectBound), "Type your message")
+	c.Type("/ide status")
+	c.WaitText(s.bound(stepBound), "Connected to")
+
+	// Qwen writes an existing file only after reading it in the session: new files here.
+	one := filepath.Join(s.Project, "one.txt")
+	api.Push(fakeagents.Call{Name: "write_file", Args: map[string]any{"file_path": one, "content": "written by qwen\n"}}, "QWEN TURN ONE DONE")
+	s.prompt(c, api, "make one")
+	s.answer(1, "Qwen", "y")
+	waitFile(s.bound(stepBound), t, one, "written by qwen\n")
+	if !strings.Contains(s.out.String(), "accepted: Qwen writes "+one) {
+		t.Fatalf("serve's confirmation does not name Qwen:\n%s", s.out.String())
+	}
+	c.WaitText(s.bound(stepBound), "QWEN TURN ONE DONE")
+	if reqs := api.Requests(); len(reqs) == 0 || !strings.Contains(reqs[0], "hello.txt") || !strings.Contains(reqs[0], "second line") {
+		t.Fatalf("the model's first request has no editor context:\n%s", api.Dump())
+	}
+
+	two := filepath.Join(s.Project, "two.txt")
+	api.Push(fakeagents.Call{Name: "write_file", Args: map[string]any{"file_path": two, "content": "rejected\n"}}, "QWEN TURN TWO DONE")
+	s.prompt(c, api, "make two")
+	s.answer(2, "Qwen", "n")
+	// Qwen marks the cancelled call with "-" (an accepted one "✓") and ends the turn: the model is
+	// not asked again.
+	c.WaitText(s.bound(stepBound), "- WriteFile Writing to two.txt")
+	if _, err := os.Stat(two); err == nil {
+		t.Fatal("after a reject the file was written")
+	}
+	if n := len(api.Requests()); n != 3 {
+		t.Fatalf("after the reject the model was sent %d requests, want 3 (the turn cancelled):\n%s", n, api.Dump())
+	}
+}
