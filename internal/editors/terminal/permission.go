@@ -3,6 +3,7 @@ package terminal
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -30,6 +31,7 @@ type perms struct {
 	queue  []*asking
 	byID   map[uint64]*asking
 	decide func(uint64, permission.Decision) error
+	tools  permission.Tools // the tools asked about (serve --permissions; New: all)
 }
 
 // BindPermissions sets who takes the decisions (the bridge's permission.Broker.Decide).
@@ -39,12 +41,20 @@ func (e *Editor) BindPermissions(decide func(uint64, permission.Decision) error)
 	e.perm.mu.Unlock()
 }
 
+// AskAbout limits the prompts asked here to these tools' (serve --permissions); the others
+// stay in Claude's terminal alone, at once.
+func (e *Editor) AskAbout(tools permission.Tools) {
+	e.perm.mu.Lock()
+	e.perm.tools = tools
+	e.perm.mu.Unlock()
+}
+
 // Asker is this terminal as the editor that answers permission prompts (nil without
-// BindPermissions or with --auto: nobody reads the keys).
+// BindPermissions, with --auto: nobody reads the keys, or asked about no tool).
 func (e *Editor) Asker() permission.Asker {
 	e.perm.mu.Lock()
 	defer e.perm.mu.Unlock()
-	if e.perm.decide == nil || e.auto != Ask {
+	if e.perm.decide == nil || e.auto != Ask || !e.perm.tools.Any() {
 		return nil
 	}
 	return termAsker{e}
@@ -52,8 +62,17 @@ func (e *Editor) Asker() permission.Asker {
 
 type termAsker struct{ e *Editor }
 
+// errNotListed: --permissions leaves this tool out; the terminal decides at once.
+var errNotListed = errors.New("serve is not asked about this tool (--permissions)")
+
 // Ask queues the prompt for the Run loop: it is shown between diffs.
 func (a termAsker) Ask(_ context.Context, r permission.Request) error {
+	a.e.perm.mu.Lock()
+	listed := a.e.perm.tools.Match(r.Tool)
+	a.e.perm.mu.Unlock()
+	if !listed {
+		return errNotListed
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	q := &asking{req: r, ctx: ctx, cancel: cancel}
 	p := &a.e.perm

@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/permission"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/termtext"
 	"golang.org/x/term"
@@ -102,6 +103,7 @@ func Info(name string) ide.EditorInfo {
 func New(in io.Reader, out io.Writer, auto Auto, color bool) *Editor {
 	e := &Editor{out: out, lines: make(chan string, 1), want: make(chan struct{}), auto: auto, color: color,
 		editor: os.Getenv("EDITOR"), wake: make(chan struct{}, 1), guard: typeAheadGuard}
+	e.perm.tools = permission.AllTools()
 	if e.editor == "" {
 		e.editor = "vi"
 	}
