@@ -157,6 +157,9 @@ func (e *Editor) askPermission(ctx context.Context, q *asking, pendingRead bool)
 	}
 	reason := false
 	var typed reasonLine
+	deny := func(msg string) {
+		e.decidePermission(r.ID, permission.Decision{Behavior: "deny", Message: msg}, "denied: "+termtext.Line(msg))
+	}
 	for {
 		if !reason {
 			fmt.Fprint(e.out, e.paint("1", ask))
@@ -179,11 +182,11 @@ func (e *Editor) askPermission(ctx context.Context, q *asking, pendingRead bool)
 		}
 		if reason {
 			if e.keys == nil { // a whole line
-				e.decidePermission(r.ID, permission.Decision{Behavior: "deny", Message: read}, "denied: "+termtext.Line(read))
+				deny(read)
 				return false
 			}
 			if msg, done := typed.add(e.out, read); done {
-				e.decidePermission(r.ID, permission.Decision{Behavior: "deny", Message: msg}, "denied: "+termtext.Line(msg))
+				deny(msg)
 				return false
 			}
 			continue
@@ -212,7 +215,7 @@ func (e *Editor) askPermission(ctx context.Context, q *asking, pendingRead bool)
 			reason = true
 			if e.keys != nil && len(read) > 1 { // the reason typed or pasted right after r
 				if msg, done := typed.add(e.out, read[1:]); done {
-					e.decidePermission(r.ID, permission.Decision{Behavior: "deny", Message: msg}, "denied: "+termtext.Line(msg))
+					deny(msg)
 					return false
 				}
 			}
