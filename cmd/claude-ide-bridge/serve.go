@@ -23,6 +23,7 @@ import (
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/lsp"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/pathmap"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/permission"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/review"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/termtext"
 )
@@ -38,6 +39,7 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		ideName    = fs.String("ide-name", "Terminal", "the IDE name Claude shows")
 		port       = fs.Int("port", 0, "port to listen on (default: a random free port in 10000-65535)")
 		auto       = fs.String("auto", "", "answer diffs without asking: accept or reject")
+		perms      = fs.String("permissions", "all", "Claude's permission prompts asked here as well as in Claude's terminal: all, none, or tool names separated by commas (Bash,WebFetch,mcp__*); the others stay in Claude's terminal alone")
 		trace      = fs.String("trace", "", "append every WebSocket frame to this file, one JSON line each")
 		logFile    = fs.String("log-file", "", "write logs to this file (default: stderr)")
 		verbose    = fs.Bool("verbose", false, "debug logging")
@@ -114,6 +116,11 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		fmt.Fprintf(stderr, "--auto must be accept or reject, not %q\n", *auto)
 		return errUsage
 	}
+	askTools, err := permission.ParseTools(*perms)
+	if err != nil {
+		fmt.Fprintln(stderr, "--permissions:", err)
+		return errUsage
+	}
 	var folders []string
 	if *workspace != "" {
 		folders = []string{*workspace}
@@ -125,6 +132,7 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	trustWorkspace(root, servers, stdin, stdout) // before the reviewer reads stdin
 	ed := terminal.New(stdin, stdout, terminal.Auto(*auto), isTerminal(stdout))
 	defer ed.Close()
+	ed.AskAbout(askTools)
 	openSet := false
 	fs.Visit(func(f *flag.Flag) { openSet = openSet || f.Name == "open-cmd" })
 	tmpl := *openCmd

@@ -38,6 +38,25 @@ func (t *Tools) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// ParseTools reads a command-line flag: "all", "none", or tool names separated by commas
+// (an entry ending in "*" as in the capability).
+func ParseTools(s string) (Tools, error) {
+	switch s {
+	case "all":
+		return AllTools(), nil
+	case "none":
+		return Tools{}, nil
+	}
+	names := strings.Split(s, ",")
+	for i, n := range names {
+		names[i] = strings.TrimSpace(n)
+		if names[i] == "" {
+			return Tools{}, fmt.Errorf("want all, none or tool names separated by commas (Bash,WebFetch,mcp__*), not %q", s)
+		}
+	}
+	return Tools{names: names}, nil
+}
+
 // MarshalJSON writes what UnmarshalJSON reads.
 func (t Tools) MarshalJSON() ([]byte, error) {
 	if t.names == nil {

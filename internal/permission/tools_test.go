@@ -46,3 +46,21 @@ func TestToolsMatch(t *testing.T) {
 		}
 	}
 }
+
+// serve --permissions: the flag's words are the capability's values.
+func TestParseTools(t *testing.T) {
+	for flag, want := range map[string]string{"all": `true`, "none": `false`, "Bash": `["Bash"]`, "Bash, WebFetch,mcp__*": `["Bash","WebFetch","mcp__*"]`} {
+		tools, err := ParseTools(flag)
+		if err != nil {
+			t.Fatalf("%q: %v", flag, err)
+		}
+		if out, _ := json.Marshal(tools); string(out) != want {
+			t.Errorf("%q reads as %s, want %s", flag, out, want)
+		}
+	}
+	for _, bad := range []string{"", "Bash,", ",", "Bash,,WebFetch"} {
+		if _, err := ParseTools(bad); err == nil {
+			t.Errorf("%q was taken", bad)
+		}
+	}
+}

@@ -3,9 +3,13 @@ package terminal
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"sync"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/permission"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/termtext"
@@ -30,6 +34,7 @@ type perms struct {
 	queue  []*asking
 	byID   map[uint64]*asking
 	decide func(uint64, permission.Decision) error
+	tools  permission.Tools // the tools asked about (serve --permissions; New: all)
 }
 
 // BindPermissions sets who takes the decisions (the bridge's permission.Broker.Decide).
@@ -39,12 +44,20 @@ func (e *Editor) BindPermissions(decide func(uint64, permission.Decision) error)
 	e.perm.mu.Unlock()
 }
 
+// AskAbout limits the prompts asked here to these tools' (serve --permissions); the others
+// stay in Claude's terminal alone, at once.
+func (e *Editor) AskAbout(tools permission.Tools) {
+	e.perm.mu.Lock()
+	e.perm.tools = tools
+	e.perm.mu.Unlock()
+}
+
 // Asker is this terminal as the editor that answers permission prompts (nil without
-// BindPermissions or with --auto: nobody reads the keys).
+// BindPermissions, with --auto: nobody reads the keys, or asked about no tool).
 func (e *Editor) Asker() permission.Asker {
 	e.perm.mu.Lock()
 	defer e.perm.mu.Unlock()
-	if e.perm.decide == nil || e.auto != Ask {
+	if e.perm.decide == nil || e.auto != Ask || !e.perm.tools.Any() {
 		return nil
 	}
 	return termAsker{e}
@@ -52,8 +65,17 @@ func (e *Editor) Asker() permission.Asker {
 
 type termAsker struct{ e *Editor }
 
+// errNotListed: --permissions leaves this tool out; the terminal decides at once.
+var errNotListed = errors.New("serve is not asked about this tool (--permissions)")
+
 // Ask queues the prompt for the Run loop: it is shown between diffs.
 func (a termAsker) Ask(_ context.Context, r permission.Request) error {
+	a.e.perm.mu.Lock()
+	listed := a.e.perm.tools.Match(r.Tool)
+	a.e.perm.mu.Unlock()
+	if !listed {
+		return errNotListed
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	q := &asking{req: r, ctx: ctx, cancel: cancel}
 	p := &a.e.perm
@@ -134,15 +156,18 @@ func (e *Editor) askPermission(ctx context.Context, q *asking, pendingRead bool)
 		ask = "Allow? [y]es / [a]lways / [n]o / [r]eason, then deny: "
 	}
 	reason := false
-	var typed []rune
+	var typed reasonLine
+	deny := func(msg string) {
+		e.decidePermission(r.ID, permission.Decision{Behavior: "deny", Message: msg}, "denied: "+termtext.Line(msg))
+	}
 	for {
 		if !reason {
 			fmt.Fprint(e.out, e.paint("1", ask))
 		}
 		e.raw() // raw only while a key is awaited, as review does (keys.go)
-		key, ok, read := e.nextKey(ctx, q.ctx, pendingRead)
+		read, ok, stillPending := e.nextKey(ctx, q.ctx, pendingRead)
 		e.cooked()
-		pendingRead = read
+		pendingRead = stillPending
 		if ctx.Err() != nil { // serve is stopping
 			return pendingRead
 		}
@@ -156,24 +181,17 @@ func (e *Editor) askPermission(ctx context.Context, q *asking, pendingRead bool)
 			return false
 		}
 		if reason {
-			switch {
-			case key == "\r" || key == "\n":
-				e.decidePermission(r.ID, permission.Decision{Behavior: "deny", Message: string(typed)}, "denied: "+termtext.Line(string(typed)))
+			if e.keys == nil { // a whole line
+				deny(read)
 				return false
-			case key == "\x7f" || key == "\b":
-				if len(typed) > 0 {
-					typed = typed[:len(typed)-1]
-					fmt.Fprint(e.out, "\b \b")
-				}
-			case e.keys == nil: // a whole line
-				e.decidePermission(r.ID, permission.Decision{Behavior: "deny", Message: key}, "denied: "+termtext.Line(key))
+			}
+			if msg, done := typed.add(e.out, read); done {
+				deny(msg)
 				return false
-			case len(key) == 1 && key[0] >= 0x20:
-				typed = append(typed, rune(key[0]))
-				fmt.Fprint(e.out, key)
 			}
 			continue
 		}
+		key := e.firstKey(read)
 		switch strings.ToLower(key) {
 		case "y", "yes":
 			fmt.Fprintln(e.out, "y")
@@ -195,11 +213,71 @@ func (e *Editor) askPermission(ctx context.Context, q *asking, pendingRead bool)
 			fmt.Fprintln(e.out, "r")
 			fmt.Fprint(e.out, "reason (Enter sends): ")
 			reason = true
+			if e.keys != nil && len(read) > 1 { // the reason typed or pasted right after r
+				if msg, done := typed.add(e.out, read[1:]); done {
+					deny(msg)
+					return false
+				}
+			}
 		case "":
 		default:
 			fmt.Fprintf(e.out, "%s: press y, a, n or r\n", termtext.Line(key))
 		}
 	}
+}
+
+// reasonLine is a reason typed on a terminal in raw mode, from what each read returned: a
+// paste comes whole, a character split between two reads is kept until its last byte.
+type reasonLine struct {
+	typed   []rune
+	partial []byte // the first bytes of a character whose rest is still to come
+}
+
+// add takes one read, echoes what it keeps, and returns the reason when Enter ends it
+// (anything after Enter in the same read is dropped). Backspace erases a character; control
+// characters and escape sequences (an arrow) are not kept.
+func (l *reasonLine) add(out io.Writer, read string) (string, bool) {
+	b := append(l.partial, read...)
+	l.partial = nil
+	var echo strings.Builder
+	defer func() { io.WriteString(out, echo.String()) }()
+	for len(b) > 0 {
+		if !utf8.FullRune(b) {
+			l.partial = b
+			break
+		}
+		c, size := utf8.DecodeRune(b)
+		b = b[size:]
+		switch {
+		case c == '\r' || c == '\n':
+			return string(l.typed), true
+		case c == 0x7f || c == '\b':
+			if len(l.typed) > 0 {
+				l.typed = l.typed[:len(l.typed)-1]
+				echo.WriteString("\b \b")
+			}
+		case c == 0x1b: // an arrow, Home ...: ESC [ or O, parameters, a final byte
+			b = skipEscape(b)
+		case c != utf8.RuneError && unicode.IsPrint(c):
+			l.typed = append(l.typed, c)
+			echo.WriteRune(c)
+		}
+	}
+	return "", false
+}
+
+// skipEscape drops the rest of an escape sequence whose ESC was just read (CSI or SS3;
+// otherwise only the ESC goes).
+func skipEscape(b []byte) []byte {
+	if len(b) == 0 || (b[0] != '[' && b[0] != 'O') {
+		return b
+	}
+	for i := 1; i < len(b); i++ {
+		if b[i] >= 0x40 && b[i] <= 0x7e {
+			return b[i+1:]
+		}
+	}
+	return nil
 }
 
 // nextKey waits for one answer (a key, or a line off a terminal), or for run or q to end.

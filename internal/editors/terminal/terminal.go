@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/permission"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/termtext"
 	"golang.org/x/term"
@@ -102,6 +103,7 @@ func Info(name string) ide.EditorInfo {
 func New(in io.Reader, out io.Writer, auto Auto, color bool) *Editor {
 	e := &Editor{out: out, lines: make(chan string, 1), want: make(chan struct{}), auto: auto, color: color,
 		editor: os.Getenv("EDITOR"), wake: make(chan struct{}, 1), guard: typeAheadGuard}
+	e.perm.tools = permission.AllTools()
 	if e.editor == "" {
 		e.editor = "vi"
 	}
@@ -118,9 +120,10 @@ func New(in io.Reader, out io.Writer, auto Auto, color bool) *Editor {
 // mode only while a question waits for a key, so $EDITOR, Ctrl-C and the lines printed between
 // questions behave as usual: keyMode).
 // Ctrl-C during the wait is raised as the interrupt the terminal would have sent; Ctrl-D ends
-// the input. Of a key that sends several bytes (an arrow), the first is taken: not an answer.
+// the input. What one read returns goes out whole (a paste, a multi-byte character, an
+// arrow's sequence): a question takes its first byte (firstKey), a reason all of it.
 func (e *Editor) readKeys(f *os.File) {
-	buf := make([]byte, 16)
+	buf := make([]byte, 4096)
 	for range e.want {
 		// The question made the terminal raw before it asked for this read (review).
 		n, err := f.Read(buf)
@@ -134,8 +137,17 @@ func (e *Editor) readKeys(f *os.File) {
 				p.Signal(os.Interrupt)
 			}
 		}
-		e.lines <- string(buf[:1])
+		e.lines <- string(buf[:n])
 	}
+}
+
+// firstKey is the answer to a one-key question in what a read of a terminal returned: its
+// first byte (of an arrow's sequence, ESC: not an answer; of keys typed ahead, the first).
+func (e *Editor) firstKey(read string) string {
+	if e.keys != nil && len(read) > 1 {
+		return read[:1]
+	}
+	return read
 }
 
 // readLines reads a line only when one is wanted, so that $EDITOR gets the terminal to itself.
@@ -272,6 +284,7 @@ func (e *Editor) review(ctx context.Context, p ide.ShowDiffParams, pendingRead, 
 		}
 		pendingRead = false
 		e.cooked()
+		line = e.firstKey(line)
 		if !ok {
 			fmt.Fprintln(e.out, "\n(no more input: rejected)")
 			d.Decide(p.Seq, ide.Decision{})
