@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/permission"
 )
 
 // State is a session's state.
@@ -146,9 +148,6 @@ func (t *Tracker) boundLocked() {
 	}
 }
 
-// editTools are the tools whose permission prompt is a diff in the editor (openDiff).
-var editTools = map[string]bool{"Edit": true, "Write": true, "MultiEdit": true, "NotebookEdit": true}
-
 // DiffRejected is told that the user rejected a proposed diff in the editor: the sessions
 // waiting for permission to edit are idle again. No hook says so: a rejection aborts the turn
 // ("`[{text:"DIFF_REJECTED"}, {text:<tab_name>}]`: denied; the turn is aborted",
@@ -162,7 +161,7 @@ func (t *Tracker) DiffRejected() {
 	t.mu.Lock()
 	var out []Session
 	for _, s := range t.sessions {
-		if s.State == Waiting && editTools[strings.TrimPrefix(s.Reason, "permission for ")] {
+		if s.State == Waiting && permission.IsDiffTool(strings.TrimPrefix(s.Reason, "permission for ")) {
 			s.State, s.Reason, s.Since = Idle, "", time.Now()
 			out = append(out, *s)
 		}

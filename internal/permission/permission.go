@@ -99,8 +99,12 @@ func errUnknown(id uint64) error {
 }
 
 // Ask shows in to the editor and waits for its decision. ok false: no decision (the terminal
-// decides); ctx ending (the hook cancelled) withdraws the request.
+// decides); ctx ending (the hook cancelled) withdraws the request. An edit tool's prompt is
+// never asked: its question is the diff.
 func (b *Broker) Ask(ctx context.Context, in HookInput) (d Decision, suggestions json.RawMessage, ok bool) {
+	if IsDiffTool(in.Tool) {
+		return Decision{}, nil, false
+	}
 	var a Asker
 	if b.Asker != nil {
 		a = b.Asker()

@@ -212,3 +212,22 @@ func TestMovedOnWithdraws(t *testing.T) {
 		t.Fatalf("withdrew %d", id)
 	}
 }
+
+// An edit tool's prompt is its diff: never asked as a bare question (serve asked "Allow? Edit
+// file_path" before the diff, and its y wrote the file unseen), the terminal and the diff decide.
+func TestDiffToolsNotAsked(t *testing.T) {
+	e := newEditor()
+	b := &Broker{Asker: func() Asker { return e }, Timeout: 50 * time.Millisecond}
+	for _, tool := range []string{"Edit", "Write", "MultiEdit", "NotebookEdit"} {
+		q := in()
+		q.Tool = tool
+		if _, _, ok := b.Ask(context.Background(), q); ok {
+			t.Errorf("%s: a decision, want none", tool)
+		}
+		select {
+		case r := <-e.asked:
+			t.Errorf("%s: the editor was asked %+v", tool, r)
+		default:
+		}
+	}
+}

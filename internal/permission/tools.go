@@ -80,3 +80,13 @@ func (t Tools) Match(tool string) bool {
 	}
 	return false
 }
+
+// IsDiffTool is whether tool's permission prompt is the diff the editor shows (openDiff): asked
+// as well, the bare question (a path, no diff) came first and its Yes wrote the file unseen.
+func IsDiffTool(tool string) bool {
+	switch tool {
+	case "Edit", "Write", "MultiEdit", "NotebookEdit":
+		return true
+	}
+	return false
+}

@@ -221,3 +221,30 @@ func TestPermissionAskedInServe(t *testing.T) {
 		t.Fatal("denied in serve, the command ran")
 	}
 }
+
+// An Edit's permission prompt is its diff: an editor with askPermission is not asked about it
+// too (in serve the bare question came before the diff, and its y wrote the file unseen:
+// docs/newcomer-run.md). The real CLI fires the hook for an Edit in default mode.
+func TestEditNotAskedInEditor(t *testing.T) {
+	t.Parallel()
+	s := permSession(t, map[string]any{"askPermission": true})
+	f := s.path("hello.txt")
+	writeFile(t, f, "hello\n")
+	s.API.Push(fakeapi.Tool("Read", map[string]any{"file_path": f}),
+		fakeapi.Tool("Edit", map[string]any{"file_path": f, "old_string": "hello", "new_string": "goodbye"}),
+		fakeapi.Text("EDIT DONE"))
+	s.prompt("change the greeting")
+	s.Ed.Wait(s.bound(stepBound), "claudeState", func(p map[string]any) bool { return p["reason"] == "permission for Edit" })
+	s.CLI.Choose(s.bound(stepBound), "Do you want to make this edit", "\r")
+	s.CLI.WaitText(s.bound(stepBound), "EDIT DONE")
+	if got := readFile(t, f); got != "goodbye\n" {
+		t.Fatalf("hello.txt after Yes: %q", got)
+	}
+	s.Ed.mu.Lock()
+	defer s.Ed.mu.Unlock()
+	for _, m := range s.Ed.got {
+		if m.Method == "askPermission" {
+			t.Errorf("the editor was asked %v", m.Params)
+		}
+	}
+}
