@@ -136,6 +136,13 @@ func TestGeminiDiffInNeovim(t *testing.T) {
 
 	agentCall(t, cs, "openDiff", map[string]any{"filePath": path, "newContent": "new\n"})
 	e.waitDiffs(t, tab+"=pending")
+	// Issue 38 item 4: the view says whose proposal it is (Claude's says Claude: layout_test).
+	if sl := e.n.str(t, `return vim.api.nvim_eval_statusline(vim.wo.statusline, { winid = 0, maxwidth = 120 }).str`); !strings.Contains(sl, "a.txt (Gemini's proposal)") {
+		t.Errorf("the proposal's status line %q does not name Gemini", sl)
+	}
+	if tl := e.n.str(t, `return require("claude-ide-bridge.tabline").label(0)`); tl != "Diff a.txt (Gemini)" {
+		t.Errorf("the diff's tab label %q, want Diff a.txt (Gemini)", tl)
+	}
 	e.n.lua(t, `vim.api.nvim_buf_set_lines(0, 0, -1, false, {"new", "edited before :w"})`)
 	e.n.ex(t, "write")
 	if got := notes.next(t, "ide/diffAccepted"); got["filePath"] != path || got["content"] != "new\nedited before :w\n" {
