@@ -253,6 +253,13 @@ func TestGeminiDiffInEmacs(t *testing.T) {
 	}
 	w.e.keys(t, "C-e", ",", "Space", "e", "d", "i", "t", "e", "d")
 	w.e.waitEval(t, `"new, edited\n"`, `(with-current-buffer (window-buffer) (buffer-string))`)
+	// Only known names are shown; anything else the bridge sends is "An agent".
+	w.e.eval(t, `(progn (claude-ide-bridge--show-diff (list :tabName "odd" :filePath `+lispQuote(path)+` :newContents "x\n" :agent "\e]0;x\a")) nil)`)
+	odd := w.e.str(t, `(with-current-buffer "odd" (format-mode-line header-line-format))`)
+	w.e.eval(t, `(progn (claude-ide-bridge--close-diff '(:tabName "odd")) nil)`)
+	if !strings.HasPrefix(odd, "An agent’s proposal") {
+		t.Errorf("the header line of an unknown agent's proposal %q", odd)
+	}
 	r := harness.AgentCall(t, cs, "closeDiff", map[string]any{"filePath": path, "suppressNotification": true})
 	if txt := r.Content[0].(*mcp.TextContent).Text; txt != `{"content":"new, edited\n"}` {
 		t.Fatalf("closeDiff %s", txt)

@@ -37,6 +37,11 @@ func TestGeminiDiffInNeovim(t *testing.T) {
 	if tl := e.n.str(t, `return require("claude-ide-bridge.tabline").label(0)`); tl != "Diff a.txt (Gemini)" {
 		t.Errorf("the diff's tab label %q, want Diff a.txt (Gemini)", tl)
 	}
+	// Only known names are shown; anything else the bridge sends is "An agent".
+	if got := e.n.str(t, `local t = require("claude-ide-bridge.diff").agent_title
+		return table.concat({t("qwen"), t(nil), t(vim.NIL), t("\27]0;x\7"), t(3)}, "|")`); got != "Qwen|Claude|Claude|An agent|An agent" {
+		t.Errorf("agent titles %q", got)
+	}
 	e.n.lua(t, `vim.api.nvim_buf_set_lines(0, 0, -1, false, {"new", "edited before :w"})`)
 	e.n.ex(t, "write")
 	if got := notes.Next(t, "ide/diffAccepted"); got["filePath"] != path || got["content"] != "new\nedited before :w\n" {

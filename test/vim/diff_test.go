@@ -278,6 +278,12 @@ func TestGeminiDiffInVim(t *testing.T) {
 		t.Errorf("tab label: %q, want Gemini: a.txt", strings.SplitN(v.screen(), "\n", 2)[0])
 	}
 	v.ex("call setline(1, ['new', 'edited, answered in Gemini'])")
+	// Only known names are shown; anything else the bridge sends is "An agent".
+	v.ex(`call claude_ide_bridge#diff#Show({'tabName': 'odd', 'filePath': '` + path + `', 'newContents': "x\n", 'agent': "\e]0;x\x07"})`)
+	if sl := v.str(`&l:statusline`); !strings.Contains(sl, "a.txt (An agent's proposal%m)") {
+		t.Errorf("the status line of an unknown agent's proposal %q", sl)
+	}
+	v.ex("call claude_ide_bridge#diff#Close({'tabName': 'odd'})")
 	r := harness.AgentCall(t, cs, "closeDiff", map[string]any{"filePath": path, "suppressNotification": true})
 	if txt := r.Content[0].(*mcp.TextContent).Text; txt != `{"content":"new\nedited, answered in Gemini\n"}` {
 		t.Fatalf("closeDiff %s", txt)
