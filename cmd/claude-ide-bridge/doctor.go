@@ -25,7 +25,7 @@ func cmdDoctor(args []string, stdout, stderr io.Writer) error {
 	if dir == "" {
 		dir, _ = os.Getwd()
 	}
-	if doctor.Print(stdout, doctor.Check(doctor.Env{Dirs: discovery.Dirs(), Cwd: dir, Getenv: os.Getenv})) {
+	if doctor.Print(stdout, doctor.Check(doctor.Env{Dirs: discovery.Dirs(), Cwd: dir, Getenv: os.Getenv, Agents: doctor.AgentsHere()})) {
 		return errFindings
 	}
 	return nil

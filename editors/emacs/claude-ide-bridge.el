@@ -198,8 +198,7 @@ A raw byte counts as one byte, as it is in the file."
 (defun claude-ide-bridge--pos (point)
   "The protocol position {line, character} of POINT."
   (save-excursion
-    (save-restriction
-      (widen)
+    (save-restriction (widen)
       (goto-char point)
       (list :line (1- (line-number-at-pos point t))
             :character (claude-ide-bridge--units
@@ -208,8 +207,7 @@ A raw byte counts as one byte, as it is in the file."
 (defun claude-ide-bridge--point (pos)
   "The buffer position of protocol position POS, clamped to the buffer."
   (save-excursion
-    (save-restriction
-      (widen)
+    (save-restriction (widen)
       (goto-char (point-min))
       (forward-line (max 0 (or (plist-get pos :line) 0)))
       (let ((want (max 0 (or (plist-get pos :character) 0)))
@@ -364,9 +362,7 @@ buffer's last line.  Blockwise as a rectangle."
           (let ((s (claude-ide-bridge--point (plist-get sel :start)))
                 (e (claude-ide-bridge--point (plist-get sel :end))))
             (goto-char e)
-            (if (= s e)
-                (deactivate-mark)
-              (push-mark s t t)))))
+            (if (= s e) (deactivate-mark) (push-mark s t t)))))
       (with-current-buffer buf
         (list :languageId (claude-ide-bridge--language-id)
               :lineCount (claude-ide-bridge--line-count))))))
@@ -418,8 +414,7 @@ buffer's last line.  Blockwise as a rectangle."
       (condition-case err
           (with-current-buffer buf (save-buffer))
         (error (jsonrpc-error :code -32000
-                              :message (format "could not save %s: %s"
-                                               (file-name-nondirectory path)
+                              :message (format "could not save %s: %s" (file-name-nondirectory path)
                                                (error-message-string err)))))
       (list :isOpen t :saved (if (buffer-modified-p buf) :json-false t)))))
 
@@ -430,8 +425,7 @@ buffer's last line.  Blockwise as a rectangle."
     (unless (stringp text)
       (jsonrpc-error :code -32602 :message "setBufferText needs text"))
     (with-current-buffer (find-file-noselect path)
-      (save-restriction
-        (widen)
+      (save-restriction (widen)
         (let ((inhibit-read-only t))
           (atomic-change-group
             (delete-region (point-min) (point-max))
@@ -508,7 +502,6 @@ buffer's last line.  Blockwise as a rectangle."
   "A proposal shown for the bridge's showDiff."
   tab path number proposal original control tick state)
 
-
 (defvar claude-ide-bridge-diff-mode-map
   (let ((map (make-sparse-keymap)))
     (define-key map (kbd "C-c C-c") #'claude-ide-bridge-accept)
@@ -535,8 +528,7 @@ buffer's last line.  Blockwise as a rectangle."
   "Turn on the major mode `auto-mode-alist' gives PATH, in the current buffer."
   (let ((mode (assoc-default path auto-mode-alist #'string-match)))
     (when (and (consp mode) (not (functionp mode))) (setq mode (car mode)))
-    (when (functionp mode)
-      (ignore-errors (funcall mode)))))
+    (when (functionp mode) (ignore-errors (funcall mode)))))
 
 (defun claude-ide-bridge--show-diff (params)
   "Handle showDiff PARAMS: the proposal, editable, in an Ediff session."
@@ -558,8 +550,10 @@ buffer's last line.  Blockwise as a rectangle."
     (let* ((d (claude-ide-bridge--diff-new
                :tab tab :path path :number (plist-get params :proposal)
                :state 'pending))
-           (orig (generate-new-buffer
-                  (format "*Claude original: %s*" (file-name-nondirectory path))))
+           (who (or (cdr (assoc (or (plist-get params :agent) "claude") ; known names only
+                                '(("claude" . "Claude") ("gemini" . "Gemini") ("qwen" . "Qwen"))))
+                    "An agent"))
+           (orig (generate-new-buffer (format "*%s original: %s*" who (file-name-nondirectory path))))
            (prop (generate-new-buffer tab)))
       (with-current-buffer orig
         (when (and (not (eq (plist-get params :fileExists) :json-false))
@@ -579,7 +573,7 @@ buffer's last line.  Blockwise as a rectangle."
         (claude-ide-bridge-diff-mode 1)
         (setq header-line-format
               (substitute-command-keys
-               "Claude's proposal: edit it, \\<claude-ide-bridge-diff-mode-map>\\[claude-ide-bridge-accept] accepts, \\[claude-ide-bridge-reject] rejects"))
+               (concat who "'s proposal: edit it, \\<claude-ide-bridge-diff-mode-map>\\[claude-ide-bridge-accept] accepts, \\[claude-ide-bridge-reject] rejects")))
         (add-hook 'kill-buffer-hook #'claude-ide-bridge--user-closed nil t))
       (setf (claude-ide-bridge--diff-original d) orig
             (claude-ide-bridge--diff-proposal d) prop
@@ -632,9 +626,7 @@ The proposal's number is always named."
     (claude-ide-bridge--decide
      d :diffAccepted
      (unless (= (buffer-chars-modified-tick prop) (claude-ide-bridge--diff-tick d))
-       (with-current-buffer prop
-         (save-restriction (widen) (list :contents (buffer-substring-no-properties
-                                                    (point-min) (point-max)))))))
+       (list :contents (plist-get (claude-ide-bridge--diff-text nil d) :text))))
     (with-current-buffer prop (set-buffer-modified-p nil))
     (claude-ide-bridge--msg "accepted %s" (file-name-nondirectory (claude-ide-bridge--diff-path d)))))
 
@@ -675,6 +667,13 @@ The proposal's number is always named."
         (setq claude-ide-bridge--windows nil)
         (when (frame-live-p (window-configuration-frame conf))
           (set-window-configuration conf))))))
+
+(defun claude-ide-bridge--diff-text (params &optional d)
+  "Handle diffText PARAMS (or diff D): the proposal's text now, edits included, or nil."
+  (let ((prop (claude-ide-bridge--diff-proposal (or d (gethash (plist-get params :tabName) claude-ide-bridge--diffs)
+                                                    (claude-ide-bridge--diff-new)))))
+    (list :text (and (buffer-live-p prop) (with-current-buffer prop
+                                            (save-restriction (widen) (buffer-substring-no-properties (point-min) (point-max))))))))
 
 (defun claude-ide-bridge--close-diff (params)
   "Handle closeDiff PARAMS (idempotent)."
@@ -907,6 +906,7 @@ For the bridge binary; claude's program the bridge finds (claudeCommand)."
   `((openFile . claude-ide-bridge--open-file)
     (showDiff . claude-ide-bridge--show-diff)
     (closeDiff . claude-ide-bridge--close-diff)
+    (diffText . claude-ide-bridge--diff-text)
     (setBufferText . claude-ide-bridge--set-buffer-text)
     (getOpenEditors . claude-ide-bridge--open-editors)
     (getCurrentSelection . claude-ide-bridge--current-selection)
@@ -960,7 +960,7 @@ For the bridge binary; claude's program the bridge finds (claudeCommand)."
         :capabilities (list :openFile t :showDiff t :canCloseTabs t :getOpenEditors t
                             :getCurrentSelection t :checkDocumentDirty t :saveDocument t
                             :getDiagnostics t :executeCode :json-false :setBufferText t
-                            :lspRequest :json-false
+                            :lspRequest :json-false :diffText t
                             :askPermission (if (consp claude-ide-bridge-permissions)
                                                (vconcat claude-ide-bridge-permissions)
                                              (or claude-ide-bridge-permissions :json-false)))))

@@ -107,15 +107,15 @@ func (s *Server) writeDiscovery() (string, error) {
 	path, err := discovery.WriteAgentFile(dir, name, b)
 	if err == nil && s.cfg.Agent == Gemini {
 		// Qwen removes a lock whose ppid is dead itself; Gemini keeps trying dead files.
-		if gone := discovery.SweepAgentFiles(dir, geminiName); len(gone) > 0 {
+		if gone := discovery.SweepAgentFiles(dir, GeminiName); len(gone) > 0 {
 			s.log.Info("removed stale Gemini discovery files", "paths", gone)
 		}
 	}
 	return path, err
 }
 
-// geminiName reads a Gemini discovery file's name: gemini-ide-server-<pid>-<port>.json.
-func geminiName(n string) (pid, port int, ok bool) {
+// GeminiName reads a Gemini discovery file's name: gemini-ide-server-<pid>-<port>.json.
+func GeminiName(n string) (pid, port int, ok bool) {
 	rest, found := strings.CutPrefix(n, "gemini-ide-server-")
 	rest, found2 := strings.CutSuffix(rest, ".json")
 	a, b, found3 := strings.Cut(rest, "-")
@@ -125,6 +125,13 @@ func geminiName(n string) (pid, port int, ok bool) {
 	pid, err1 := strconv.Atoi(a)
 	port, err2 := strconv.Atoi(b)
 	return pid, port, err1 == nil && err2 == nil && pid > 0 && port > 0 && port < 65536
+}
+
+// QwenName reads a Qwen Code lock's name: <port>.lock (its pid is the file's "ppid").
+func QwenName(n string) (pid, port int, ok bool) {
+	p, found := strings.CutSuffix(n, ".lock")
+	port, err := strconv.Atoi(p)
+	return 0, port, found && err == nil && port > 0 && port < 65536
 }
 
 func (s *Server) removeDiscovery() {

@@ -21,13 +21,19 @@ func WriteAgentFile(dir, name string, data []byte) (string, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", fmt.Errorf("discovery: %s: %w", dir, err)
 	}
-	if err := agentDirSafe(dir, true); err != nil {
-		return "", err
-	}
-	if err := agentDirSafe(filepath.Dir(dir), false); err != nil {
+	if err := AgentDirSafe(dir); err != nil {
 		return "", err
 	}
 	return writeAtomic(dir, "."+name, filepath.Join(dir, name), data)
+}
+
+// AgentDirSafe reports whether dir, an existing folder, is one WriteAgentFile writes in (nil),
+// else why not (ErrUnsafeDir).
+func AgentDirSafe(dir string) error {
+	if err := agentDirSafe(dir, true); err != nil {
+		return err
+	}
+	return agentDirSafe(filepath.Dir(dir), false)
 }
 
 // agentDirSafe checks one folder for WriteAgentFile; last is the folder the file goes in (its
@@ -58,16 +64,29 @@ func agentDirSafe(dir string, last bool) error {
 	return nil
 }
 
-// SweepAgentFiles removes from dir the discovery files of bridges that died without removing
-// them (SIGKILL): a regular file of this user named by name (which also returns the pid and port
-// the name holds), written by claude-ide-bridge (its "bridge" field), whose pid is dead and whose
-// port nothing answers. A bridge that outlived its editor keeps the editor's pid in the name but
-// still answers on its port, so its file stays. Another program's file is never touched.
-func SweepAgentFiles(dir string, name func(string) (pid, port int, ok bool)) (removed []string) {
+// AgentFile is one discovery file of another agent's CLI found in its folder (AgentFiles).
+type AgentFile struct {
+	Path      string
+	PID, Port int         // from its name; PID from its "ppid" when the name has none (Qwen)
+	Mode      fs.FileMode // permission bits
+	Owner     int         // its owner's uid, -1 where unknown (Windows)
+	Bridge    bool        // written by claude-ide-bridge (its "bridge" field)
+	Workspace string      // its "workspacePath": the folders it serves, joined by os.PathListSeparator
+	// PIDAlive and PortAnswering: its pid runs, something answers on 127.0.0.1:Port.
+	PIDAlive, PortAnswering bool
+}
+
+// Live reports whether a CLI reading f would find a server: its pid runs or its port answers.
+func (f AgentFile) Live() bool { return f.PIDAlive || f.PortAnswering }
+
+// AgentFiles lists the regular files of dir that name accepts (it returns the pid, 0 for none,
+// and the port its name holds), for SweepAgentFiles and `claude-ide-bridge doctor`.
+func AgentFiles(dir string, name func(string) (pid, port int, ok bool)) []AgentFile {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil
 	}
+	var out []AgentFile
 	for _, e := range entries {
 		pid, port, ok := name(e.Name())
 		if !ok || !e.Type().IsRegular() {
@@ -78,21 +97,40 @@ func SweepAgentFiles(dir string, name func(string) (pid, port int, ok bool)) (re
 		if err != nil {
 			continue
 		}
-		if uid, ok := fileOwner(fi); ok && uid != os.Geteuid() {
-			continue
+		f := AgentFile{Path: p, PID: pid, Port: port, Mode: fi.Mode().Perm(), Owner: -1}
+		if uid, ok := fileOwner(fi); ok {
+			f.Owner = uid
 		}
-		b, err := os.ReadFile(p)
-		var f struct {
+		var c struct {
 			Bridge string `json:"bridge"`
+			PPID   int    `json:"ppid"`
+			WS     string `json:"workspacePath"`
 		}
-		if err != nil || len(b) > maxLockSize || json.Unmarshal(b, &f) != nil || f.Bridge != BridgeMarker {
+		if b, err := os.ReadFile(p); err == nil && len(b) <= maxLockSize && json.Unmarshal(b, &c) == nil {
+			f.Bridge, f.Workspace = c.Bridge == BridgeMarker, c.WS
+			if f.PID == 0 {
+				f.PID = c.PPID
+			}
+		}
+		f.PIDAlive = f.PID > 0 && pidAlive(f.PID)
+		f.PortAnswering = portAnswering(port)
+		out = append(out, f)
+	}
+	return out
+}
+
+// SweepAgentFiles removes from dir the discovery files of bridges that died without removing
+// them (SIGKILL): a regular file of this user named by name (which also returns the pid and port
+// the name holds), written by claude-ide-bridge (its "bridge" field), whose pid is dead and whose
+// port nothing answers. A bridge that outlived its editor keeps the editor's pid in the name but
+// still answers on its port, so its file stays. Another program's file is never touched.
+func SweepAgentFiles(dir string, name func(string) (pid, port int, ok bool)) (removed []string) {
+	for _, f := range AgentFiles(dir, name) {
+		if (f.Owner != -1 && f.Owner != os.Geteuid()) || !f.Bridge || f.Live() {
 			continue
 		}
-		if pidAlive(pid) || portAnswering(port) {
-			continue
-		}
-		if os.Remove(p) == nil {
-			removed = append(removed, p)
+		if os.Remove(f.Path) == nil {
+			removed = append(removed, f.Path)
 		}
 	}
 	return removed

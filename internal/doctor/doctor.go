@@ -1,5 +1,6 @@
 // Package doctor explains why a Claude Code CLI started on this machine would not see an IDE:
-// the checks of `claude-ide-bridge doctor`. Each check follows what the CLI does
+// the checks of `claude-ide-bridge doctor`, and where the other agents' CLIs (Gemini, Qwen,
+// Codex) find one (agents.go). Each check follows what the CLI does
 // (../shared/claude-cli-facts.md, "Discovery"): it scans $CLAUDE_CONFIG_DIR/ide and
 // ~/.claude/ide for *.lock, deletes locks whose pid is dead in its own process namespace,
 // matches a lock by CLAUDE_CODE_SSE_PORT or by its symlink-resolved cwd lying in a workspace
@@ -47,6 +48,8 @@ type Env struct {
 	Getenv func(string) string
 	// ManagedSettings is the administrator's Claude settings file ("": permmode.ManagedSettings).
 	ManagedSettings string
+	// Agents, when set: the other agents' discovery is explained too (AgentsHere).
+	Agents *Agents
 }
 
 // Check runs every check. It only reads: it never removes a lock.
@@ -57,6 +60,9 @@ func Check(e Env) []Finding {
 
 	out = append(out, proxy(e.Getenv)...)
 	out = append(out, permissionMode(e))
+	if e.Agents != nil {
+		out = append(out, agents(e.Agents)...)
+	}
 
 	cwd := e.Cwd
 	if r, err := filepath.EvalSymlinks(cwd); err == nil {

@@ -432,7 +432,21 @@ open_windows = function(d, o)
   d.wins = opened
 end
 
---- Handles showDiff {tabName, filePath, newFilePath, newContents, fileExists, proposal}.
+-- The agents the bridge serves, by showDiff's "agent" (absent: Claude's own diff).
+local AGENTS = { claude = "Claude", gemini = "Gemini", qwen = "Qwen" }
+
+--- The name for people of showDiff's agent: a known one, "Claude" when absent,
+--- "An agent" for anything else (never the bridge's text itself).
+---@param agent any
+---@return string
+function M.agent_title(agent)
+  if agent == nil or agent == vim.NIL then
+    return "Claude"
+  end
+  return AGENTS[agent] or "An agent"
+end
+
+--- Handles showDiff {tabName, filePath, newFilePath, newContents, fileExists, proposal, agent}.
 function M.show(p, reply)
   local path, tab_name = p.filePath, p.tabName
   if type(path) ~= "string" or type(tab_name) ~= "string" or type(p.newContents) ~= "string" then
@@ -476,7 +490,7 @@ function M.show(p, reply)
     wins = {}, state = "pending", closing = false,
     -- The bridge's number of this proposal (showDiff's "proposal"), and the
     -- buffer's changedtick and 'eol' holding it.
-    proposal = p.proposal, tick = prop_tick, eol = new_eol,
+    proposal = p.proposal, tick = prop_tick, eol = new_eol, who = M.agent_title(p.agent),
     big = #p.newContents + vim.api.nvim_buf_get_offset(orig, vim.api.nvim_buf_line_count(orig)) > M.BIG_DIFF,
   }
   diffs[tab_name] = d
@@ -512,7 +526,7 @@ function M.show(p, reply)
   local base = vim.fn.fnamemodify(path, ":t"):gsub("%%", "%%%%")
   for _, w in ipairs(d.wins) do
     vim.wo[w].statusline = w == prop_win
-      and (" " .. base .. " (Claude's proposal%m)%=:w accepts · :q rejects ")
+      and (" " .. base .. " (" .. d.who .. "'s proposal%m)%=:w accepts · :q rejects ")
       or (" " .. base .. " (now)%=")
   end
   -- Diff mode's 'nowrap' cuts a line at the window's edge, so a proposal line padded with
@@ -527,8 +541,8 @@ function M.show(p, reply)
   if o.keep_terminal_focus or typing(d.back) then
     local where = d.own_tab and (" in tab page " .. vim.api.nvim_tabpage_get_number(d.tab)) or ""
     go_back(d.back, true)
-    notify(("Claude proposes an edit of %s%s; :ClaudeCodeDiffAccept or :ClaudeCodeDiffDeny answers it from here")
-      :format(vim.fn.fnamemodify(path, ":t"), where))
+    notify(("%s proposes an edit of %s%s; :ClaudeCodeDiffAccept or :ClaudeCodeDiffDeny answers it from here")
+      :format(d.who, vim.fn.fnamemodify(path, ":t"), where))
   end
 
   vim.api.nvim_create_autocmd("BufWriteCmd", {

@@ -7,7 +7,7 @@
 -- what the default draws (window count, + for a modified buffer, the close X)
 -- with these labels:
 --   Claude's terminal   its buffer name, "Claude Code" (terminal.lua)
---   a diff              "Diff <file name>"
+--   a diff              "Diff <file name>", "Diff <file name> (Gemini)" for another agent's
 --   anything else       the default's shortened buffer name
 local M = {}
 
@@ -19,7 +19,7 @@ function M.label(tab)
   local buf = vim.api.nvim_win_get_buf(win)
   local d = require("claude-ide-bridge.diff").for_buf(buf)
   if d then
-    return "Diff " .. vim.fn.fnamemodify(d.file_path, ":t")
+    return "Diff " .. vim.fn.fnamemodify(d.file_path, ":t") .. (d.who ~= "Claude" and (" (" .. d.who .. ")") or "")
   end
   local name = vim.api.nvim_buf_get_name(buf)
   if vim.b[buf].claude_ide_bridge_terminal then

@@ -11,6 +11,7 @@ import (
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/probe"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/harness"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 const tabA = "✻ [Claude Code] a.txt (aa7495) ⧉"
@@ -120,6 +121,11 @@ func TestDiffEditThenAccept(t *testing.T) {
 	path := w.file(t, "a.txt", "old\n")
 	ch := w.openDiff(t, path, "new\n", tabA)
 	w.waitDiffs(t, tabA+"=pending")
+	// Issue 38 item 4: no agent named is Claude's proposal (Gemini's: TestGeminiDiffInEmacs);
+	// substitute-command-keys curves the quote.
+	if hl := w.e.str(t, `(with-current-buffer (window-buffer) (format-mode-line header-line-format))`); !strings.HasPrefix(hl, "Claude’s proposal: edit it") {
+		t.Errorf("the proposal's header line %q", hl)
+	}
 	w.e.keys(t, "C-e", ",", "Space", "e", "d", "i", "t", "e", "d", "C-c", "C-c")
 	wantTexts(t, ch, "FILE_SAVED", "new, edited\n")
 	if got := harness.FileText(path); got != "old\n" {
@@ -226,5 +232,43 @@ func TestDiffNewFile(t *testing.T) {
 	wantTexts(t, ch, "FILE_SAVED", "fresh\n")
 	if _, err := os.Stat(path); !os.IsNotExist(err) {
 		t.Fatalf("Emacs created %s: %v", path, err)
+	}
+}
+
+// Issue 38 item 4: a Gemini proposal (showDiff's agent "gemini") says it is Gemini's; answered in
+// Gemini's terminal (closeDiff), the CLI gets the view's text with the user's edits (diffText);
+// diffText of no view is null.
+func TestGeminiDiffInEmacs(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, "", false)
+	path := w.file(t, "a.txt", "old\n")
+	var pid int
+	w.e.value(t, &pid, "(emacs-pid)")
+	cs, _ := harness.GeminiSession(t, os.TempDir(), pid)
+	tab := "[Gemini] " + path
+	harness.AgentCall(t, cs, "openDiff", map[string]any{"filePath": path, "newContent": "new\n"})
+	w.waitDiffs(t, tab+"=pending")
+	if hl := w.e.str(t, `(with-current-buffer (window-buffer) (format-mode-line header-line-format))`); !strings.HasPrefix(hl, "Gemini’s proposal: edit it") {
+		t.Errorf("the proposal's header line %q does not name Gemini", hl)
+	}
+	w.e.keys(t, "C-e", ",", "Space", "e", "d", "i", "t", "e", "d")
+	w.e.waitEval(t, `"new, edited\n"`, `(with-current-buffer (window-buffer) (buffer-string))`)
+	// Only known names are shown; anything else the bridge sends is "An agent".
+	w.e.eval(t, `(progn (claude-ide-bridge--show-diff (list :tabName "odd" :filePath `+lispQuote(path)+` :newContents "x\n" :agent "\e]0;x\a")) nil)`)
+	odd := w.e.str(t, `(with-current-buffer "odd" (format-mode-line header-line-format))`)
+	w.e.eval(t, `(progn (claude-ide-bridge--close-diff '(:tabName "odd")) nil)`)
+	if !strings.HasPrefix(odd, "An agent’s proposal") {
+		t.Errorf("the header line of an unknown agent's proposal %q", odd)
+	}
+	r := harness.AgentCall(t, cs, "closeDiff", map[string]any{"filePath": path, "suppressNotification": true})
+	if txt := r.Content[0].(*mcp.TextContent).Text; txt != `{"content":"new, edited\n"}` {
+		t.Fatalf("closeDiff %s", txt)
+	}
+	w.waitDiffs(t)
+	if got := w.e.str(t, `(jsonrpc--json-encode (claude-ide-bridge--diff-text '(:tabName "none")))`); got != `{"text":null}` {
+		t.Errorf("diffText of no view %s", got)
+	}
+	if got := harness.FileText(path); got != "old\n" {
+		t.Fatalf("Emacs or the bridge wrote the file: %q", got)
 	}
 }

@@ -2,6 +2,7 @@ package vimtest
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/probe"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/harness"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 const tabA = "✻ [Claude Code] a.txt (aa7495) ⧉"
@@ -255,4 +257,42 @@ func TestDiffHintAndEditedQuit(t *testing.T) {
 	v.keys("Enter")
 	wantTexts(t, ch, "DIFF_REJECTED", tabA)
 	v.waitDiffs()
+}
+
+// Issue 38 item 4: a Gemini proposal (showDiff's agent "gemini") is labelled Gemini's (Claude's
+// stay "Claude: a.txt": TestDiffHintAndEditedQuit); answered in Gemini's terminal (closeDiff), the
+// CLI gets the view's text with the user's edits (diffText), and diffText of no view is null.
+func TestGeminiDiffInVim(t *testing.T) {
+	v := startVim(t)
+	path := v.file("a.txt", "old\n")
+	var pid int
+	v.evalInto(&pid, "getpid()")
+	cs, _ := harness.GeminiSession(t, filepath.Dir(v.home), pid)
+	tab := "[Gemini] " + path
+	harness.AgentCall(t, cs, "openDiff", map[string]any{"filePath": path, "newContent": "new\n"})
+	v.waitDiffs(tab + "=pending")
+	if sl := v.str(`&l:statusline`); !strings.Contains(sl, "a.txt (Gemini's proposal%m)") {
+		t.Errorf("the proposal's status line %q does not name Gemini", sl)
+	}
+	if !harness.Poll(5*time.Second, func() bool { return strings.Contains(strings.SplitN(v.screen(), "\n", 2)[0], "Gemini: a.txt ") }) {
+		t.Errorf("tab label: %q, want Gemini: a.txt", strings.SplitN(v.screen(), "\n", 2)[0])
+	}
+	v.ex("call setline(1, ['new', 'edited, answered in Gemini'])")
+	// Only known names are shown; anything else the bridge sends is "An agent".
+	v.ex(`call claude_ide_bridge#diff#Show({'tabName': 'odd', 'filePath': '` + path + `', 'newContents': "x\n", 'agent': "\e]0;x\x07"})`)
+	if sl := v.str(`&l:statusline`); !strings.Contains(sl, "a.txt (An agent's proposal%m)") {
+		t.Errorf("the status line of an unknown agent's proposal %q", sl)
+	}
+	v.ex("call claude_ide_bridge#diff#Close({'tabName': 'odd'})")
+	r := harness.AgentCall(t, cs, "closeDiff", map[string]any{"filePath": path, "suppressNotification": true})
+	if txt := r.Content[0].(*mcp.TextContent).Text; txt != `{"content":"new\nedited, answered in Gemini\n"}` {
+		t.Fatalf("closeDiff %s", txt)
+	}
+	v.waitDiffs()
+	if got := v.str(`json_encode(claude_ide_bridge#diff#Text({'tabName': 'none'}))`); got != `{"text":null}` {
+		t.Errorf("diffText of no view %s", got)
+	}
+	if got := harness.FileText(path); got != "old\n" {
+		t.Fatalf("Vim or the bridge wrote the file: %q", got)
+	}
 }

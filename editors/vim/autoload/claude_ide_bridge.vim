@@ -101,7 +101,7 @@ export def Start(Cb: func = null_function): bool
     pid: getpid(), workspaceFolders: [resolve(getcwd(-1))], positionEncoding: 'utf-8', trackSelection: !!Opt('track_selection', 1),
     capabilities: {openFile: true, showDiff: true, canCloseTabs: true, getOpenEditors: true,
       getCurrentSelection: true, checkDocumentDirty: true, saveDocument: true,
-      getDiagnostics: diag != '', executeCode: false, setBufferText: true, lspRequest: false,
+      getDiagnostics: diag != '', executeCode: false, setBufferText: true, diffText: true, lspRequest: false,
       askPermission: AskPermission()}},
     (e, r) => OnReady(e, r))
   return true
@@ -506,5 +506,5 @@ const HANDLERS = {
   openFile: OpenFile, getOpenEditors: (_) => OpenEditors(), checkDocumentDirty: Dirty, saveDocument: Save,
   getCurrentSelection: (_) => ({selection: ActiveSelection()}), getDiagnostics: Diagnostics,
   askPermission: (p) => perm.Ask(p),
-  showDiff: (p) => diff.Show(p), closeDiff: (p) => diff.Close(p), setBufferText: (p) => diff.SetBufferText(p),
+  showDiff: (p) => diff.Show(p), closeDiff: (p) => diff.Close(p), diffText: (p) => diff.Text(p), setBufferText: (p) => diff.SetBufferText(p),
 }

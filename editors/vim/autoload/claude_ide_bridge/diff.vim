@@ -65,7 +65,12 @@ def Teardown(d: dict<any>)
   if exists('#User#ClaudeCodeDiffClosed') | doautocmd <nomodeline> User ClaudeCodeDiffClosed | endif
 enddef
 
-# showDiff {tabName, filePath, newFilePath, newContents, fileExists, proposal}.
+# showDiff's agent for people: a known name only; absent, Claude's own diff.
+def Who(agent: any): string
+  return get({claude: 'Claude', gemini: 'Gemini', qwen: 'Qwen'}, type(agent) == v:t_string ? agent : 'claude', 'An agent')
+enddef
+
+# showDiff {tabName, filePath, newFilePath, newContents, fileExists, proposal, agent}.
 export def Show(p: dict<any>): dict<any>
   if !empty(filter(['tabName', 'filePath', 'newContents'], (_, k) => type(get(p, k, 0)) != v:t_string))
     throw 'showDiff needs tabName, filePath and newContents'
@@ -76,10 +81,10 @@ export def Show(p: dict<any>): dict<any>
   var orig_lines = buf > 0 ? getbufline(buf, 1, '$')
     : get(p, 'fileExists', true) != false && filereadable(p.filePath) ? Split(join(readfile(p.filePath, 'b'), "\n"))[0] : ['']
   var [new_lines, eol] = Split(p.newContents)
-  var base = fnamemodify(p.filePath, ':t')
-  var orig = Scratch('Claude: ' .. base .. ' (now)', orig_lines, 'nofile')
+  var [base, who] = [fnamemodify(p.filePath, ':t'), Who(get(p, 'agent', 'claude'))]
+  var orig = Scratch(who .. ': ' .. base .. ' (now)', orig_lines, 'nofile')
   setbufvar(orig, '&modifiable', 0) | setbufvar(orig, '&readonly', 1)
-  var prop = Scratch('Claude: ' .. base, new_lines, 'acwrite')
+  var prop = Scratch(who .. ': ' .. base, new_lines, 'acwrite')
   setbufvar(prop, '&eol', eol) | setbufvar(prop, '&fixeol', 0) | setbufvar(prop, '&bufhidden', 'unload') # :q! after edits (E37)
   var d: dict<any> = {tab: p.tabName, path: p.filePath, orig: orig, prop: prop, wins: [], state: 'pending',
     closing: false, proposal: get(p, 'proposal', 0), eol: eol, back: win_getid()}
@@ -90,10 +95,10 @@ export def Show(p: dict<any>): dict<any>
   diffthis
   execute 'rightbelow vertical sbuffer' prop
   diffthis
-  d.wins = [win_getid(winnr('#')), win_getid()] | setwinvar(d.wins[1], '&statusline', ' ' .. substitute(base, '%', '%%', 'g') .. " (Claude's proposal%m)%=:w accepts · :q rejects (:q! after edits) ")
+  d.wins = [win_getid(winnr('#')), win_getid()] | setwinvar(d.wins[1], '&statusline', ' ' .. substitute(base, '%', '%%', 'g') .. " (" .. who .. "'s proposal%m)%=:w accepts · :q rejects (:q! after edits) ")
   if typing
     win_gotoid(d.back)
-    cib.Notify(printf("Claude proposes an edit of %s in tab page %d; :ClaudeCodeDiffAccept or :ClaudeCodeDiffDeny answers it from here", base, win_id2tabwin(d.wins[1])[0]))
+    cib.Notify(printf("%s proposes an edit of %s in tab page %d; :ClaudeCodeDiffAccept or :ClaudeCodeDiffDeny answers it from here", who, base, win_id2tabwin(d.wins[1])[0]))
   endif
   var ft = buf > 0 ? getbufvar(buf, '&filetype') : ''
   for w in d.wins
@@ -126,9 +131,8 @@ enddef
 def DoAccept(d: dict<any>)
   if d.state != 'pending' | cib.Notify(d.tab .. ' was already ' .. d.state, 'warn') | return | endif
   var params: dict<any> = {tabName: d.tab, proposal: d.proposal}
-  var eol = getbufvar(d.prop, '&eol')
-  if getbufvar(d.prop, 'changedtick') != d.tick || eol != d.eol
-    params.contents = join(getbufline(d.prop, 1, '$'), "\n") .. (eol ? "\n" : '')
+  if getbufvar(d.prop, 'changedtick') != d.tick || getbufvar(d.prop, '&eol') != d.eol
+    params.contents = Text({tabName: d.tab}).text
   endif
   d.state = 'accepting'
   setbufvar(d.prop, '&modified', 0)
@@ -170,6 +174,12 @@ enddef
 export def Decide(accept: bool)
   var d = Target()
   if empty(d) | return | elseif accept | DoAccept(d) | else | Reject(d) | endif
+enddef
+
+# diffText {tabName}: the proposal's text now, the user's edits included (null: no such view).
+export def Text(p: dict<any>): dict<any>
+  var d = get(diffs, get(p, 'tabName', ''), {})
+  return {text: empty(d) ? null : join(getbufline(d.prop, 1, '$'), "\n") .. (getbufvar(d.prop, '&eol') ? "\n" : '')}
 enddef
 
 export def Close(p: dict<any>): dict<any>
