@@ -1,10 +1,7 @@
 package emacstest
 
 import (
-	"bytes"
-	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -25,27 +22,7 @@ func (w *world) hook(t *testing.T, input map[string]any) <-chan string {
 		t.Fatalf("lock files %v", names)
 	}
 	port, _ := strconv.Atoi(strings.TrimSuffix(filepath.Base(names[0]), ".lock"))
-	b, _ := json.Marshal(input)
-	cmd := exec.Command(bridgeBin, "hook", "--port", strconv.Itoa(port))
-	cmd.Env = []string{"CLAUDE_CONFIG_DIR=" + w.cfg, "HOME=" + filepath.Dir(w.cfg)}
-	cmd.Stdin = bytes.NewReader(b)
-	var out bytes.Buffer
-	cmd.Stdout = &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	ch := make(chan string, 1)
-	go func() { cmd.Wait(); ch <- out.String() }()
-	return ch
-}
-
-func bash(session, command string) map[string]any {
-	return map[string]any{"hook_event_name": "PermissionRequest", "session_id": session, "tool_name": "Bash",
-		"tool_input": map[string]any{"command": command}, "permission_suggestions": []any{map[string]any{"type": "addRules"}}}
-}
-
-func sessionEnd(session string) map[string]any {
-	return map[string]any{"hook_event_name": "SessionEnd", "session_id": session}
+	return harness.Hook(t, bridgeBin, w.cfg, port, input)
 }
 
 const messages = `(with-current-buffer (messages-buffer) (buffer-string))`
@@ -84,7 +61,7 @@ func TestPermissionQuestion(t *testing.T) {
 	w.e.keys(t, "M-:")
 	w.e.keys(t, "(+ 1 y")
 	w.e.waitEval(t, `"(+ 1 y"`, `(with-selected-window (active-minibuffer-window) (minibuffer-contents))`)
-	out := w.hook(t, bash("session-abcdef", "touch x\x1b[2J; echo"))
+	out := w.hook(t, harness.Bash("session-abcdef", "touch x\x1b[2J; echo"))
 	w.e.waitEval(t, "1", `(length claude-ide-bridge--questions)`)
 	w.e.keys(t, "BSpace", "2)", "Enter")
 	w.e.waitEval(t, "nil", `(and (active-minibuffer-window) t)`)
@@ -107,7 +84,7 @@ func TestPermissionQuestion(t *testing.T) {
 	}
 	w.e.waitEval(t, "0", `(length claude-ide-bridge--questions)`)
 
-	out = w.hook(t, bash("session-2", "make"))
+	out = w.hook(t, harness.Bash("session-2", "make"))
 	w.e.waitEval(t, "1", `(length claude-ide-bridge--questions)`)
 	w.answer(t, "r")
 	w.e.keys(t, "use make test", "Enter")
@@ -116,13 +93,13 @@ func TestPermissionQuestion(t *testing.T) {
 	}
 
 	// a: allow always (Claude's suggestion applied); n: deny.
-	out = w.hook(t, bash("session-a", "make"))
+	out = w.hook(t, harness.Bash("session-a", "make"))
 	w.e.waitEval(t, "1", `(length claude-ide-bridge--questions)`)
 	w.answer(t, "a")
 	if got := <-out; !strings.Contains(got, `"behavior":"allow"`) || !strings.Contains(got, `"updatedPermissions":[{"type":"addRules"}]`) {
 		t.Fatalf("the hook printed %q", got)
 	}
-	out = w.hook(t, bash("session-n", "make"))
+	out = w.hook(t, harness.Bash("session-n", "make"))
 	w.e.waitEval(t, "1", `(length claude-ide-bridge--questions)`)
 	w.answer(t, "n")
 	if got := <-out; !strings.Contains(got, `"behavior":"deny"`) || strings.Contains(got, "use make test") {
@@ -130,21 +107,21 @@ func TestPermissionQuestion(t *testing.T) {
 	}
 
 	// Withdrawn (the session ended): gone, the hook prints nothing.
-	out = w.hook(t, bash("session-3", "ls"))
+	out = w.hook(t, harness.Bash("session-3", "ls"))
 	w.e.waitEval(t, "1", `(length claude-ide-bridge--questions)`)
-	<-w.hook(t, sessionEnd("session-3"))
+	<-w.hook(t, harness.SessionEnd("session-3"))
 	w.e.waitEval(t, "0", `(length claude-ide-bridge--questions)`)
 	if got := <-out; got != "" {
 		t.Fatalf("a withdrawn question's hook printed %q", got)
 	}
 
 	// Withdrawn while the user types the reason: the reason is sent nowhere.
-	out = w.hook(t, bash("session-4", "rm -rf build"))
+	out = w.hook(t, harness.Bash("session-4", "rm -rf build"))
 	w.e.waitEval(t, "1", `(length claude-ide-bridge--questions)`)
 	w.answer(t, "r")
 	w.e.keys(t, "too late")
 	w.e.waitEval(t, "t", `(and (active-minibuffer-window) t)`)
-	<-w.hook(t, sessionEnd("session-4"))
+	<-w.hook(t, harness.SessionEnd("session-4"))
 	w.e.waitEval(t, "0", `(length claude-ide-bridge--questions)`)
 	if got := <-out; got != "" {
 		t.Fatalf("a withdrawn question's hook printed %q", got)
@@ -165,7 +142,7 @@ func TestPermissionQuestion(t *testing.T) {
 func TestPermissionsOff(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, `(setq claude-ide-bridge-permissions nil)`, false)
-	if got := <-w.hook(t, bash("s", "ls")); got != "" {
+	if got := <-w.hook(t, harness.Bash("s", "ls")); got != "" {
 		t.Fatalf("the hook printed %q", got)
 	}
 	if got := w.e.eval(t, `(length claude-ide-bridge--questions)`); got != "0" {

@@ -360,7 +360,7 @@ func TestDiffClosedFromAnotherTabPage(t *testing.T) {
 	height := e.n.str(t, `return tostring(vim.api.nvim_win_get_height(0))`)
 	ch := e.openDiff(t, path, "new\n", tabA)
 	e.waitDiffs(t, tabA+"=pending")
-	e.hook(t, bash("session-abcdef", "touch x"))
+	e.hook(t, harness.Bash("session-abcdef", "touch x"))
 	e.n.waitLua(t, `1`, `return require("claude-ide-bridge").status().permissions`)
 	e.n.waitLua(t, `true`, `for _, w in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
 			if vim.api.nvim_win_get_config(w).relative ~= "" then return true end

@@ -1,12 +1,8 @@
 package nvimtest
 
 import (
-	"bytes"
-	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -19,23 +15,7 @@ import (
 func (e *env) hook(t *testing.T, input map[string]any) <-chan string {
 	t.Helper()
 	port, _ := readLock(t, e.cfg)
-	b, _ := json.Marshal(input)
-	cmd := exec.Command(bridgeBin, "hook", "--port", strconv.Itoa(port))
-	cmd.Env = []string{"CLAUDE_CONFIG_DIR=" + e.cfg, "HOME=" + filepath.Dir(e.cfg)}
-	cmd.Stdin = bytes.NewReader(b)
-	var out bytes.Buffer
-	cmd.Stdout = &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	ch := make(chan string, 1)
-	go func() { cmd.Wait(); ch <- out.String() }()
-	return ch
-}
-
-func bash(session, command string) map[string]any {
-	return map[string]any{"hook_event_name": "PermissionRequest", "session_id": session, "tool_name": "Bash",
-		"tool_input": map[string]any{"command": command}, "permission_suggestions": []any{map[string]any{"type": "addRules"}}}
+	return harness.Hook(t, bridgeBin, e.cfg, port, input)
 }
 
 // Issue 37: Claude's permission prompt in a float that keeps the focus where it was, naming the
@@ -47,7 +27,7 @@ func TestPermissionPrompt(t *testing.T) {
 	e.n.lua(t, `vim.g.perm_events = 0
 		vim.api.nvim_create_autocmd("User", { pattern = "ClaudeCodePermission", callback = function() vim.g.perm_events = vim.g.perm_events + 1 end })`)
 	win := e.n.str(t, `return tostring(vim.api.nvim_get_current_win())`)
-	out := e.hook(t, bash("session-abcdef", "touch x\x1b[2J; echo"))
+	out := e.hook(t, harness.Bash("session-abcdef", "touch x\x1b[2J; echo"))
 	e.n.waitLua(t, `1`, `return require("claude-ide-bridge").status().permissions`)
 	e.n.waitLua(t, `1`, `return vim.g.perm_events`)
 	if got := e.n.str(t, `return tostring(vim.api.nvim_get_current_win())`); got != win {
@@ -70,7 +50,7 @@ func TestPermissionPrompt(t *testing.T) {
 	}
 	e.n.waitLua(t, `0`, `return require("claude-ide-bridge").status().permissions`)
 
-	out = e.hook(t, bash("session-2", "make"))
+	out = e.hook(t, harness.Bash("session-2", "make"))
 	e.n.waitLua(t, `1`, `return require("claude-ide-bridge").status().permissions`)
 	e.n.lua(t, `vim.ui.input = function(_, cb) cb("use make test") end`)
 	e.n.ex(t, "ClaudeCodePermissions")
@@ -80,7 +60,7 @@ func TestPermissionPrompt(t *testing.T) {
 	}
 
 	// Withdrawn (the session ended): the prompt goes, the hook prints nothing.
-	out = e.hook(t, bash("session-3", "ls"))
+	out = e.hook(t, harness.Bash("session-3", "ls"))
 	e.n.waitLua(t, `1`, `return require("claude-ide-bridge").status().permissions`)
 	<-e.hook(t, map[string]any{"hook_event_name": "SessionEnd", "session_id": "session-3"})
 	e.n.waitLua(t, `0`, `return require("claude-ide-bridge").status().permissions`)
@@ -92,7 +72,7 @@ func TestPermissionPrompt(t *testing.T) {
 // permissions = false: the capability is not declared, the terminal alone asks.
 func TestPermissionsOff(t *testing.T) {
 	e := newEnv(t, map[string]any{"model_tools": false, "permissions": false}, false)
-	if got := <-e.hook(t, bash("s", "ls")); got != "" {
+	if got := <-e.hook(t, harness.Bash("s", "ls")); got != "" {
 		t.Fatalf("the hook printed %q", got)
 	}
 	e.n.waitLua(t, `0`, `return require("claude-ide-bridge").status().permissions`)
@@ -112,7 +92,7 @@ func TestPermissionsPerTool(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("WebFetch's question waited for Neovim")
 	}
-	out := e.hook(t, bash("s", "ls"))
+	out := e.hook(t, harness.Bash("s", "ls"))
 	e.n.waitLua(t, `1`, `return require("claude-ide-bridge").status().permissions`)
 	if got := e.n.str(t, `return require("claude-ide-bridge.permission").list()[1].tool`); got != "Bash" {
 		t.Fatalf("pending: %s", got)

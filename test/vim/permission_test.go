@@ -1,10 +1,8 @@
 package vimtest
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -19,31 +17,7 @@ import (
 // hook runs the bridge's PermissionRequest hook as the CLI does and returns what it prints.
 func (v *vim) hook(input map[string]any) <-chan string {
 	v.t.Helper()
-	b, _ := json.Marshal(input)
-	cmd := exec.Command(bridgeBin, "hook", "--port", strconv.Itoa(v.state().Port))
-	cmd.Env = []string{"CLAUDE_CONFIG_DIR=" + v.cfg, "HOME=" + v.home}
-	cmd.Stdin = bytes.NewReader(b)
-	var out bytes.Buffer
-	cmd.Stdout = &out
-	if err := cmd.Start(); err != nil {
-		v.t.Fatal(err)
-	}
-	ch := make(chan string, 1)
-	go func() { cmd.Wait(); ch <- out.String() }()
-	return ch
-}
-
-func permRequest(session, tool string, input map[string]any) map[string]any {
-	return map[string]any{"hook_event_name": "PermissionRequest", "session_id": session, "tool_name": tool,
-		"tool_input": input, "permission_suggestions": []any{map[string]any{"type": "addRules"}}}
-}
-
-func bash(session, command string) map[string]any {
-	return permRequest(session, "Bash", map[string]any{"command": command})
-}
-
-func sessionEnd(session string) map[string]any {
-	return map[string]any{"hook_event_name": "SessionEnd", "session_id": session}
+	return harness.Hook(v.t, bridgeBin, v.cfg, v.state().Port, input)
 }
 
 // got waits for the hook's output.
@@ -83,7 +57,7 @@ func TestPermissionPopup(t *testing.T) {
 	v.waitEval("true", "claude_ide_bridge#State().ready")
 	v.ex(`autocmd User ClaudeCodePermission let g:perm_events = get(g:, 'perm_events', 0) + 1`)
 	win := v.str("string(win_getid())")
-	out := v.hook(bash("session-abcdef", "touch x\x1b[2J\x07; echo"))
+	out := v.hook(harness.Bash("session-abcdef", "touch x\x1b[2J\x07; echo"))
 	v.pending(1)
 	v.waitEval("1", "g:perm_events")
 	if !harness.Poll(5*time.Second, func() bool { return strings.Contains(v.screen(), `command: touch x\x1b[2J\x07; echo`) }) {
@@ -114,7 +88,7 @@ func TestPermissionPopup(t *testing.T) {
 	v.waitEval(`"n"`, "mode()")
 	v.waitEval("[]", "popup_list()")
 
-	out = v.hook(bash("session-2", "make"))
+	out = v.hook(harness.Bash("session-2", "make"))
 	v.pending(1)
 	v.answer()
 	v.keys("r")
@@ -129,11 +103,11 @@ func TestPermissionPopup(t *testing.T) {
 	v.pending(0)
 
 	// Withdrawn (the session ended): the popup goes, the hook prints nothing.
-	out = v.hook(bash("session-3", strings.Repeat("x", 20000)))
+	out = v.hook(harness.Bash("session-3", strings.Repeat("x", 20000)))
 	v.pending(1)
 	// Bounded: the bridge sends 16 KiB of its JSON as a string, the popup 4096 characters and a mark.
 	v.waitEval(`[4098, " …"]`, `[strchars(claude_ide_bridge#permission#List()[0].input), claude_ide_bridge#permission#List()[0].input[-4 :]]`)
-	got(t, v.hook(sessionEnd("session-3")))
+	got(t, v.hook(harness.SessionEnd("session-3")))
 	v.pending(0)
 	v.waitEval("[]", "popup_list()")
 	if s := got(t, out); s != "" {
@@ -141,7 +115,7 @@ func TestPermissionPopup(t *testing.T) {
 	}
 
 	// Withdrawn while the reason is typed: the reason is not sent.
-	out = v.hook(bash("session-4", "rm -rf build"))
+	out = v.hook(harness.Bash("session-4", "rm -rf build"))
 	v.pending(1)
 	v.answer()
 	v.keys("r")
@@ -149,7 +123,7 @@ func TestPermissionPopup(t *testing.T) {
 		t.Fatalf("no reason asked; screen:\n%s", v.screen())
 	}
 	v.typeText("too late")
-	got(t, v.hook(sessionEnd("session-4")))
+	got(t, v.hook(harness.SessionEnd("session-4")))
 	if s := got(t, out); s != "" {
 		t.Fatalf("withdrawn: the hook printed %q", s)
 	}
@@ -171,18 +145,18 @@ func TestPermissionPopup(t *testing.T) {
 func TestPermissionsOption(t *testing.T) {
 	v := startVim(t, "let g:claude_ide_bridge_permissions = v:false")
 	v.waitEval("true", "claude_ide_bridge#State().ready")
-	if s := got(t, v.hook(bash("s", "ls"))); s != "" {
+	if s := got(t, v.hook(harness.Bash("s", "ls"))); s != "" {
 		t.Fatalf("permissions off: the hook printed %q", s)
 	}
 	v.pending(0)
 
 	w := startVim(t, "let g:claude_ide_bridge_permissions = ['WebFetch', 'mcp__*']")
 	w.waitEval("true", "claude_ide_bridge#State().ready")
-	if s := got(t, w.hook(bash("s", "ls"))); s != "" {
+	if s := got(t, w.hook(harness.Bash("s", "ls"))); s != "" {
 		t.Fatalf("Bash, not listed: the hook printed %q", s)
 	}
 	w.pending(0)
-	out := w.hook(permRequest("s", "mcp__github__create_issue", map[string]any{"title": "x\x1by"}))
+	out := w.hook(harness.PermissionRequest("s", "mcp__github__create_issue", map[string]any{"title": "x\x1by"}))
 	w.pending(1)
 	if !harness.Poll(5*time.Second, func() bool { return strings.Contains(w.screen(), `{"title":"x\u001by"}`) }) {
 		t.Fatalf("the MCP tool's arguments are not shown; screen:\n%s", w.screen())
