@@ -669,7 +669,7 @@ The proposal's number is always named."
           (set-window-configuration conf))))))
 
 (defun claude-ide-bridge--diff-text (params &optional d)
-  "Handle diffText PARAMS (or diff D): the proposal's text now, edits included, or nil."
+  "Answer diffText PARAMS (or diff D): the proposal's text now, or nil."
   (let ((prop (claude-ide-bridge--diff-proposal (or d (gethash (plist-get params :tabName) claude-ide-bridge--diffs)
                                                     (claude-ide-bridge--diff-new)))))
     (list :text (and (buffer-live-p prop) (with-current-buffer prop
