@@ -41,6 +41,29 @@ func TestClaudeCodeAgentGemini(t *testing.T) {
 	a.acceptAndWait(t, hello, "from gemini\n", api.Dump)
 }
 
+// :ClaudeCodeAgent qwen: the same with the real Qwen Code ($QWEN_BIN) against a fake OpenAI API,
+// QWEN_CODE_IDE_SERVER_PORT from the bridge. A new file: Qwen writes an existing one only after
+// reading it in the session.
+func TestClaudeCodeAgentQwen(t *testing.T) {
+	bin := os.Getenv("QWEN_BIN")
+	if bin == "" {
+		t.Skip(`QWEN_BIN not set (set -a; eval "$(scripts/ensure-agent-clis)"; set +a): :ClaudeCodeAgent qwen is NOT tested`)
+	}
+	api := fakeagents.OpenAI()
+	t.Cleanup(api.Close)
+	a := startAgentNvim(t, "qwen", bin, func(qhome string) []string {
+		settings, _ := json.Marshal(map[string]any{
+			"security": map[string]any{"auth": map[string]any{"selectedType": "openai"}, "folderTrust": map[string]any{"enabled": false}},
+			"model":    map[string]any{"name": "fake-model"}, "ide": map[string]any{"enabled": true, "hasSeenNudge": true}})
+		os.WriteFile(filepath.Join(qhome, "settings.json"), settings, 0o600)
+		return []string{"QWEN_HOME=" + qhome, "OPENAI_BASE_URL=" + api.URL + "/v1", "OPENAI_API_KEY=fake", "OPENAI_MODEL=fake-model"}
+	})
+	one := filepath.Join(a.proj, "one.txt")
+	api.Push(fakeagents.Call{Name: "write_file", Args: map[string]any{"file_path": one, "content": "written by qwen\n"}}, "QWEN TURN ONE DONE")
+	a.prompt(t, "make one", func() int { return len(api.Requests()) })
+	a.acceptAndWait(t, one, "written by qwen\n", api.Dump)
+}
+
 // agentNvim is a Neovim (with the bridge) whose :ClaudeCodeAgent runs a real agent CLI.
 type agentNvim struct {
 	n     *nvim
@@ -82,6 +105,8 @@ func startAgentNvim(t *testing.T, name, bin string, setEnv func(home string) []s
 		require("claude-ide-bridge").setup(...)`, map[string]any{"bin": bridgeBin, "terminal": map[string]any{"split": "botright", "size": 0.6}})
 	n.waitLua(t, `true`, `return require("claude-ide-bridge").state().ready`)
 	n.ex(t, "ClaudeCodeAgent "+name+" --approval-mode default")
+	// Qwen connects once its start-up ends, which can take longer than waitLua's bound.
+	harness.Poll(60*time.Second, func() bool { return strings.Contains(a.screen(t), "Type your message") })
 	n.waitLua(t, `1`, `return require("claude-ide-bridge").state().clients`)
 	return a
 }
