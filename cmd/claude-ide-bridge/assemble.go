@@ -62,7 +62,7 @@ func (r *running) agents() []*companion.Server {
 }
 
 // editorBridge adapts a running bridge to what the editor protocol needs of it (stdio.Bridge).
-type editorBridge struct{ b *bridge.Bridge }
+type editorBridge struct{ b *running }
 
 func (e editorBridge) Model() *ide.Model { return e.b.Model }
 

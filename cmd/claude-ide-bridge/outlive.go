@@ -333,7 +333,7 @@ func (wb *workspaceBridge) serveAttached(ctx context.Context, c net.Conn) {
 		wb.slot.Attach(attach.Editor{Editor: h.Editor, Info: h.Info, Code: h.Code, Events: h.Events})
 		wb.r.Model.SetPaused(false) // a new editor starts sharing, whatever the last one paused
 		wb.log.Info("an editor attached", "ide", h.Info.Name, "pid", h.PID)
-		return editorBridge{wb.r.Bridge}, nil
+		return editorBridge{wb.r}, nil
 	}
 	opt.Ready = func() { go wb.replay() }
 	opt.Shutdown = func() { wb.stopped.Store(true) }

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/attach"
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/bridge"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/claudecmd"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/claudestate"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/companion"
@@ -167,7 +166,7 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	defer b.Close()
 	ed.Bind(b.Model)
 	ed.BindPermissions(b.Permissions.Decide)
-	c, err := claudeCommand(b.Bridge, claudecmd.Request{})
+	c, err := claudeCommand(b, claudecmd.Request{})
 	line := c.Display
 	if err != nil { // claude only in the workspace, or nowhere: say so rather than a line that runs it
 		line = termtext.Line(err.Error())
@@ -187,14 +186,18 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 }
 
 // claudeCommand is how to start claude against b (claudecmd.Compose): serve's banner and
-// every editor's claudeCommand request.
-func claudeCommand(b *bridge.Bridge, r claudecmd.Request) (claudecmd.Command, error) {
+// every editor's claudeCommand request, for claude or an agent b serves.
+func claudeCommand(b *running, r claudecmd.Request) (claudecmd.Command, error) {
 	folders := b.Model.Folders()
 	cwd := ""
 	if len(folders) > 0 {
 		cwd = folders[0]
 	}
-	return claudecmd.Compose(r, claudecmd.Bridge{Env: b.Env(), Cwd: cwd, Folders: folders, Hooks: b.HookSettingsPath(), MCPConfig: b.MCPConfigPath()})
+	agents := map[string]int{}
+	for _, c := range b.agents() {
+		agents[string(c.Agent())] = c.Port()
+	}
+	return claudecmd.Compose(r, claudecmd.Bridge{Env: b.Env(), Cwd: cwd, Folders: folders, Hooks: b.HookSettingsPath(), MCPConfig: b.MCPConfigPath(), Agents: agents})
 }
 
 // stateLine is serve's line for a session's new state; the reason is the CLI's text, escaped.
@@ -275,7 +278,7 @@ func serveStdio(ctx context.Context, asm assembly, grace time.Duration, stdin io
 			if r, err = asm.start(h); err != nil {
 				return nil, startError(err)
 			}
-			return editorBridge{r.Bridge}, nil
+			return editorBridge{r}, nil
 		}
 		err := stdio.Serve(ctx, stdin, w, opt)
 		if r != nil {
@@ -312,7 +315,7 @@ func serveStdio(ctx context.Context, asm assembly, grace time.Duration, stdin io
 			slot.Detach(nil)
 			return nil, startError(err)
 		}
-		return editorBridge{r.Bridge}, nil
+		return editorBridge{r}, nil
 	}
 	err = stdio.Serve(ctx, stdin, w, opt)
 	if r == nil {

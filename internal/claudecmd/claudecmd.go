@@ -33,6 +33,9 @@ type Request struct {
 	// Remote says the argv runs on another machine (the editor wraps it for ssh): its
 	// program is the remote's, not looked up here.
 	Remote bool `json:"remote"`
+	// Agent is the CLI to start: "claude" (""), or another the bridge serves as an IDE
+	// companion ("gemini", "qwen"; agent.go).
+	Agent string `json:"agent"`
 }
 
 // Mode is a permission mode the user chose: a string, or false (Off: add no flag).
@@ -66,6 +69,7 @@ type Bridge struct {
 	Folders   []string          // the workspace folders: claude's program is never found in them
 	Hooks     string            // the hooks' --settings file; "": none
 	MCPConfig string            // the code tools' --mcp-config file; "": none
+	Agents    map[string]int    // the other agents this bridge serves: name → its companion's port
 }
 
 // Command is how to start claude (the claudeCommand result).
@@ -95,17 +99,15 @@ type Command struct {
 // $PATH (direnv's PATH_add bin) would let a Write run code. The error says why when only the
 // workspace, or no folder, has it. A path or a shell word (an assignment, a quote) is the
 // user's own and left as given.
+//
+// Another Agent gets its own command line (composeAgent).
 func Compose(r Request, b Bridge) (Command, error) {
-	argv := append([]string{}, r.Command...)
-	if len(argv) == 0 {
-		argv = []string{"claude"}
+	if r.Agent != "" && r.Agent != "claude" {
+		return composeAgent(r, b)
 	}
-	if !r.Remote && plainName(argv[0]) {
-		p, err := trust.LookPath(argv[0], "", b.Folders)
-		if err != nil {
-			return Command{}, err
-		}
-		argv[0] = p
+	argv, err := program(r, "claude", b.Folders)
+	if err != nil {
+		return Command{}, err
 	}
 	user := append(append([]string{}, argv[1:]...), r.Args...)
 	var chosen []string
@@ -137,6 +139,28 @@ func Compose(r Request, b Bridge) (Command, error) {
 	if d.Source != "arguments" {
 		c.Notice = d.Warning()
 	}
+	c.lines()
+	return c, nil
+}
+
+// program is r.Command (default [name]) with its program looked up as Compose says.
+func program(r Request, name string, folders []string) ([]string, error) {
+	argv := append([]string{}, r.Command...)
+	if len(argv) == 0 {
+		argv = []string{name}
+	}
+	if !r.Remote && plainName(argv[0]) {
+		p, err := trust.LookPath(argv[0], "", folders)
+		if err != nil {
+			return nil, err
+		}
+		argv[0] = p
+	}
+	return argv, nil
+}
+
+// lines sets Display and Shell from Argv and Env.
+func (c *Command) lines() {
 	words := make([]string, len(c.Argv))
 	for i, w := range c.Argv {
 		words[i] = termtext.ShellQuote(w)
@@ -147,7 +171,6 @@ func Compose(r Request, b Bridge) (Command, error) {
 		assigns = append(assigns, k+"="+termtext.ShellQuote(c.Env[k]))
 	}
 	c.Shell = strings.Join(append(assigns, c.Display), " ")
-	return c, nil
 }
 
 // plainName reports whether w is a program name $PATH is searched for: no separator, and

@@ -155,3 +155,24 @@ func TestClaudeProgramNeverTheWorkspaces(t *testing.T) {
 		}
 	}
 }
+
+// An agent's command line: its program found outside the workspace only (a gemini in the
+// workspace is refused), a remote's left as named, the user's command kept, nothing of
+// Claude's; Qwen not served says how Qwen gets set up.
+func TestComposeAgent(t *testing.T) {
+	b := project(t, "")
+	b.Agents = map[string]int{"gemini": 5151}
+	os.MkdirAll(filepath.Join(b.Cwd, "bin"), 0o755)
+	os.WriteFile(filepath.Join(b.Cwd, "bin", "gemini"), []byte("#!/bin/sh\n"), 0o755)
+	t.Setenv("PATH", filepath.Join(b.Cwd, "bin")+string(os.PathListSeparator)+os.Getenv("PATH"))
+	if _, err := Compose(Request{Agent: "gemini"}, b); err == nil || !strings.Contains(err.Error(), "gemini: not found on $PATH outside the workspace") {
+		t.Errorf("a gemini only in the workspace: %v", err)
+	}
+	c, err := Compose(Request{Agent: "gemini", Remote: true, Command: []string{"gemini", "-m", "x"}, Args: []string{"--yolo"}, PermissionMode: "plan"}, b)
+	if err != nil || strings.Join(c.Argv, " ") != "gemini -m x --yolo" || c.Shell != "GEMINI_CLI_IDE_SERVER_PORT=5151 gemini -m x --yolo" || c.PermissionMode != "" {
+		t.Errorf("remote gemini: %+v %v", c, err)
+	}
+	if _, err := Compose(Request{Agent: "qwen", Remote: true}, b); err == nil || !strings.Contains(err.Error(), "does not serve Qwen Code") || !strings.Contains(err.Error(), "$QWEN_HOME") {
+		t.Errorf("qwen not served: %v", err)
+	}
+}

@@ -145,7 +145,7 @@ const (
 )
 
 // ruleAnchor is the line of internal/claudecmd's Compose the change goes before.
-const ruleAnchor = "\twords := make([]string, len(c.Argv))\n"
+const ruleAnchor = "\tc.lines()\n\treturn c, nil\n"
 
 const ruleChange = `	c.Argv = append(append(append([]string{}, c.Argv[:len(c.Argv)-len(r.Args)]...), %q), r.Args...)
 	c.Env = map[string]string{"CLAUDE_CODE_SSE_PORT": b.Env["CLAUDE_CODE_SSE_PORT"], "no_proxy": %[2]q, "NO_PROXY": %[2]q}

@@ -48,12 +48,18 @@ local mode_told = false
 -- a string terminal_cmd stays a shell line with argv[1] for its first word;
 -- in remote mode it runs through the remote command in the REMOTE folder of
 -- Neovim's cwd.
-local function with_command(args, done)
+-- With agent ("gemini", "qwen"), that agent's command line instead: the
+-- program, args and the port variable the bridge composes (terminal_cmd and
+-- the permission options are claude's).
+local function with_command(args, done, agent)
   local params, words = command_params(args)
+  if agent then
+    params, words = { agent = agent, args = args, remote = remote.enabled() }, {}
+  end
   state.request("claudeCommand", params, function(err, c)
     vim.schedule(function()
       if err or type(c) ~= "table" or type(c.argv) ~= "table" then
-        return notify("claude's command line: " .. tostring(err and err.message), vim.log.levels.ERROR)
+        return notify((agent or "claude") .. "'s command line: " .. tostring(err and err.message), vim.log.levels.ERROR)
       end
       if type(c.notice) == "string" and not mode_told then
         mode_told = true
@@ -61,7 +67,7 @@ local function with_command(args, done)
       end
       local cmd = c.argv
       local tc = config.options.terminal_cmd
-      if type(tc) == "string" then
+      if type(tc) == "string" and not agent then
         if words[1] and c.argv[1] ~= words[1] then
           local prog = vim.fn.shellescape(c.argv[1])
           tc = tc:gsub("^%s*%S+", function()
@@ -100,6 +106,26 @@ function M.open_terminal(args)
     with_command(args, function(cmd, env)
       terminal.open(cmd, env, config.options.terminal, args)
     end)
+  end)
+end
+
+--- The agents :ClaudeCodeAgent starts (the bridge serves them: docs/gemini.md).
+M.AGENTS = { "gemini", "qwen" }
+
+--- :ClaudeCodeAgent {name} [args]: shows and focuses that agent's terminal
+--- (a session of its own beside claude's), starting it when needed. A
+--- snacks terminal holds one CLI, so the agent's is then a native one.
+---@param name string "gemini" or "qwen"
+---@param args? string[]
+function M.agent(name, args)
+  local opts = vim.tbl_extend("force", {}, config.options.terminal)
+  if opts.provider == "snacks" then
+    opts.provider = "native"
+  end
+  bridge.start(function()
+    with_command(args, function(cmd, env)
+      terminal.open(cmd, env, opts, args, "agent:" .. name)
+    end, name)
   end)
 end
 

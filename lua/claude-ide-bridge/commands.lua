@@ -141,6 +141,20 @@ function M.create()
     local args = vim.list_slice(o.fargs, 2)
     claude().session(o.fargs[1], args)
   end, { nargs = "+", desc = "Open (or start) the Claude session {name} in this tab page" })
+  c("ClaudeCodeAgent", function(o)
+    local name = o.fargs[1]
+    if not vim.tbl_contains(claude().AGENTS, name) then
+      return notify("usage: :ClaudeCodeAgent {" .. table.concat(claude().AGENTS, "|") .. "} [args]", vim.log.levels.ERROR)
+    end
+    claude().agent(name, vim.list_slice(o.fargs, 2))
+  end, { nargs = "+", complete = function(lead, line)
+    if #vim.split(line, "%s+") > 2 then
+      return {}
+    end
+    return vim.tbl_filter(function(a)
+      return a:sub(1, #lead) == lead
+    end, claude().AGENTS)
+  end, desc = "Open (or start) the Gemini CLI or Qwen Code in a terminal, as the bridge composes its command line" })
   c("ClaudeCodePause", function()
     bridge().set_paused(true)
   end, { desc = "Pause sharing the selection, open files and diagnostics with Claude" })

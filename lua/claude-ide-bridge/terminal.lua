@@ -45,7 +45,7 @@ local function session_name(key)
   if key == "default" then
     return nil
   end
-  local name = key:match("^name:(.*)$")
+  local name = key:match("^name:(.*)$") or key:match("^agent:(.*)$")
   if name then
     return name
   end
@@ -317,9 +317,10 @@ end
 
 --- Shows and focuses claude, starting cmd (the full command line, args
 --- included: M.command) when it is not running. A running claude is focused
---- as it is; args (given for this message only) are then not applied.
-function M.open(cmd, env, opts, args)
-  M.use()
+--- as it is; args (given for this message only) are then not applied. key is
+--- the session's (default this tab page's; "agent:gemini" for an agent).
+function M.open(cmd, env, opts, args, key)
+  M.use(key)
   local p = M.provider(opts)
   if args and #args > 0 and p.running() then
     require("claude-ide-bridge.notice").show("claude is already running; :ClaudeCodeClose it to start one with " .. table.concat(args, " "), vim.log.levels.WARN)

@@ -152,3 +152,62 @@ func TestClaudeCommand(t *testing.T) {
 		t.Errorf("permissionMode 3: %v", err)
 	}
 }
+
+// claudeCommand's agent: gemini and qwen get their program (looked up as claude's is), the
+// user's args and the variable naming this bridge's companion port (the port of its discovery
+// file), nothing of Claude's and no token; an unknown agent, or one this bridge does not serve
+// (--agents none), is an error naming why.
+func TestClaudeCommandAgent(t *testing.T) {
+	t.Parallel()
+	tmp := t.TempDir()
+	bin, tmpdir, qhome := filepath.Join(tmp, "bin"), filepath.Join(tmp, "t"), filepath.Join(tmp, "qwen")
+	for _, d := range []string{bin, tmpdir, qhome} {
+		os.Mkdir(d, 0o700)
+	}
+	for _, p := range []string{"gemini", "qwen"} {
+		os.WriteFile(filepath.Join(bin, p), []byte("#!/bin/sh\n"), 0o755)
+	}
+	env := []string{"PATH=" + bin + string(os.PathListSeparator) + os.Getenv("PATH"), "TMPDIR=" + tmpdir, "QWEN_HOME=" + qhome}
+	s := startSidecarEnv(t, env, "ndjson")
+	s.initialize(t, nil)
+	port := func(glob string) string { // the companion's port, from its discovery file's name
+		m, _ := filepath.Glob(glob)
+		if len(m) != 1 {
+			t.Fatalf("discovery files %s: %q", glob, m)
+		}
+		n := strings.TrimSuffix(filepath.Base(m[0]), filepath.Ext(m[0]))
+		return n[strings.LastIndexAny(n, "-")+1:]
+	}
+	for _, tc := range []struct{ agent, env, port string }{
+		{"gemini", "GEMINI_CLI_IDE_SERVER_PORT", port(filepath.Join(tmpdir, "gemini", "ide", "gemini-ide-server-*.json"))},
+		{"qwen", "QWEN_CODE_IDE_SERVER_PORT", port(filepath.Join(qhome, "ide", "*.lock"))},
+	} {
+		var c struct {
+			Argv           []string
+			Env            map[string]string
+			Display, Shell string
+			PermissionMode string
+		}
+		if err := s.call(t, "claudeCommand", map[string]any{"agent": tc.agent, "args": []string{"--yolo"}}, &c); err != nil {
+			t.Fatal(tc.agent, err)
+		}
+		want := []string{filepath.Join(bin, tc.agent), "--yolo"}
+		if strings.Join(c.Argv, "\n") != strings.Join(want, "\n") || c.PermissionMode != "" {
+			t.Errorf("%s: %+v, want argv %q", tc.agent, c, want)
+		}
+		if len(c.Env) != 1 || c.Env[tc.env] != tc.port || c.Shell != tc.env+"="+tc.port+" "+c.Display {
+			t.Errorf("%s: env %v shell %q, want only %s=%s", tc.agent, c.Env, c.Shell, tc.env, tc.port)
+		}
+	}
+	err := s.call(t, "claudeCommand", map[string]any{"agent": "codex"}, nil)
+	if e, ok := err.(*jsonrpc.Error); !ok || !strings.Contains(e.Message, `unknown agent "codex"`) {
+		t.Errorf("agent codex: %v", err)
+	}
+
+	none := startSidecarEnv(t, env, "ndjson", "--agents", "none")
+	none.initialize(t, nil)
+	err = none.call(t, "claudeCommand", map[string]any{"agent": "gemini"}, nil)
+	if e, ok := err.(*jsonrpc.Error); !ok || !strings.Contains(e.Message, "does not serve Gemini CLI") {
+		t.Errorf("--agents none, gemini: %v", err)
+	}
+}

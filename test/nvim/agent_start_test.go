@@ -1,0 +1,161 @@
+package nvimtest
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/e2e/fakeagents"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/harness"
+)
+
+// :ClaudeCodeAgent gemini starts the real Gemini CLI ($GEMINI_BIN) in Neovim's terminal with the
+// command line the bridge composes (claudeCommand with agent: the program found on $PATH, the
+// user's args, GEMINI_CLI_IDE_SERVER_PORT): it connects to this bridge, its write_file proposal
+// is a Neovim diff, and :w makes the CLI write the file.
+func TestClaudeCodeAgentGemini(t *testing.T) {
+	bin := os.Getenv("GEMINI_BIN")
+	if bin == "" {
+		t.Skip(`GEMINI_BIN not set (set -a; eval "$(scripts/ensure-agent-clis)"; set +a): :ClaudeCodeAgent gemini is NOT tested`)
+	}
+	api := fakeagents.Gemini()
+	t.Cleanup(api.Close)
+	a := startAgentNvim(t, "gemini", bin, func(ghome string) []string {
+		settings, _ := json.Marshal(map[string]any{
+			"general":   map[string]any{"enableAutoUpdate": false},
+			"security":  map[string]any{"auth": map[string]any{"selectedType": "gemini-api-key"}, "folderTrust": map[string]any{"enabled": false}},
+			"telemetry": map[string]any{"enabled": false}, "model": map[string]any{"name": "gemini-2.5-flash"},
+			"ide": map[string]any{"enabled": true, "hasSeenNudge": true}})
+		os.MkdirAll(filepath.Join(ghome, ".gemini"), 0o700)
+		os.WriteFile(filepath.Join(ghome, ".gemini", "settings.json"), settings, 0o600)
+		os.WriteFile(filepath.Join(ghome, ".gemini", "state.json"), []byte(`{"terminalSetupPromptShown":true}`), 0o600)
+		return []string{"GEMINI_CLI_HOME=" + ghome, "GEMINI_API_KEY=fake", "GOOGLE_GEMINI_BASE_URL=" + api.URL}
+	})
+	hello := filepath.Join(a.proj, "hello.txt")
+	os.WriteFile(hello, []byte("first line\n"), 0o644)
+	api.Push(fakeagents.Call{Name: "write_file", Args: map[string]any{"file_path": hello, "content": "from gemini\n"}}, "TURN ONE DONE")
+	a.prompt(t, "change hello", func() int { return len(api.Requests()) })
+	a.acceptAndWait(t, hello, "from gemini\n", api.Dump)
+}
+
+// :ClaudeCodeAgent qwen: the same with the real Qwen Code ($QWEN_BIN) against a fake OpenAI API,
+// QWEN_CODE_IDE_SERVER_PORT from the bridge. A new file: Qwen writes an existing one only after
+// reading it in the session.
+func TestClaudeCodeAgentQwen(t *testing.T) {
+	bin := os.Getenv("QWEN_BIN")
+	if bin == "" {
+		t.Skip(`QWEN_BIN not set (set -a; eval "$(scripts/ensure-agent-clis)"; set +a): :ClaudeCodeAgent qwen is NOT tested`)
+	}
+	api := fakeagents.OpenAI()
+	t.Cleanup(api.Close)
+	a := startAgentNvim(t, "qwen", bin, func(qhome string) []string {
+		settings, _ := json.Marshal(map[string]any{
+			"security": map[string]any{"auth": map[string]any{"selectedType": "openai"}, "folderTrust": map[string]any{"enabled": false}},
+			"model":    map[string]any{"name": "fake-model"}, "ide": map[string]any{"enabled": true, "hasSeenNudge": true}})
+		os.WriteFile(filepath.Join(qhome, "settings.json"), settings, 0o600)
+		return []string{"QWEN_HOME=" + qhome, "OPENAI_BASE_URL=" + api.URL + "/v1", "OPENAI_API_KEY=fake", "OPENAI_MODEL=fake-model"}
+	})
+	one := filepath.Join(a.proj, "one.txt")
+	api.Push(fakeagents.Call{Name: "write_file", Args: map[string]any{"file_path": one, "content": "written by qwen\n"}}, "QWEN TURN ONE DONE")
+	a.prompt(t, "make one", func() int { return len(api.Requests()) })
+	a.acceptAndWait(t, one, "written by qwen\n", api.Dump)
+}
+
+// agentNvim is a Neovim (with the bridge) whose :ClaudeCodeAgent runs a real agent CLI.
+type agentNvim struct {
+	n     *nvim
+	proj  string
+	agent string
+}
+
+// startAgentNvim starts Neovim in a new project with the agent's program as `name` on $PATH
+// and the environment setEnv returns for its home (the fake model's address), runs
+// `:ClaudeCodeAgent name --approval-mode default` and waits until the CLI is the bridge's client.
+func startAgentNvim(t *testing.T, name, bin string, setEnv func(home string) []string) *agentNvim {
+	t.Helper()
+	root, _ := filepath.EvalSymlinks(t.TempDir())
+	proj, cfg, home, tmp, ahome, pathDir := filepath.Join(root, "proj"), filepath.Join(root, "cfg"), filepath.Join(root, "home"),
+		filepath.Join(root, "tmp"), filepath.Join(root, "ahome"), filepath.Join(root, "bin")
+	for _, d := range []string{proj, cfg, home, tmp, ahome, pathDir} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The bridge looks the program up by its name, as a user's $PATH has it.
+	if err := os.Symlink(bin, filepath.Join(pathDir, name)); err != nil {
+		t.Fatal(err)
+	}
+	vars := append([]string{"HOME=" + home, "CLAUDE_CONFIG_DIR=" + cfg, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "TMPDIR=" + tmp,
+		"PATH=" + pathDir + string(os.PathListSeparator) + os.Getenv("PATH"), "LANG=C.UTF-8",
+		"REMOTE_CONTAINERS=true", "NO_BROWSER=1", "no_proxy=127.0.0.1,localhost", "NO_PROXY=127.0.0.1,localhost"}, setEnv(ahome)...)
+	n := startNvim(t, proj, vars...)
+	e := &env{proj: proj, cfg: cfg, n: n}
+	a := &agentNvim{n: n, proj: proj, agent: name}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("%s's terminal:\n%s", name, a.screen(t))
+		}
+		n.lua(t, `for _, s in ipairs(require("claude-ide-bridge.terminal").sessions()) do pcall(vim.fn.jobstop, s.job or -1) end`)
+		e.stopBridge(t)
+	})
+	n.lua(t, `vim.o.columns, vim.o.lines = 200, 60
+		require("claude-ide-bridge").setup(...)`, map[string]any{"bin": bridgeBin, "terminal": map[string]any{"split": "botright", "size": 0.6}})
+	n.waitLua(t, `true`, `return require("claude-ide-bridge").state().ready`)
+	n.ex(t, "ClaudeCodeAgent "+name+" --approval-mode default")
+	// Qwen connects once its start-up ends, which can take longer than waitLua's bound.
+	harness.Poll(60*time.Second, func() bool { return strings.Contains(a.screen(t), "Type your message") })
+	n.waitLua(t, `1`, `return require("claude-ide-bridge").state().clients`)
+	return a
+}
+
+// screen is the text of the agent's terminal.
+func (a *agentNvim) screen(t *testing.T) string {
+	return a.n.str(t, `for _, s in ipairs(require("claude-ide-bridge.terminal").sessions()) do
+		if s.key == "agent:" .. ... then return table.concat(vim.api.nvim_buf_get_lines(s.buf, 0, -1, false), "\n") end
+	end
+	return "(no terminal)"`, a.agent)
+}
+
+// send types text into the agent's terminal.
+func (a *agentNvim) send(t *testing.T, text string) {
+	a.n.lua(t, `local name, text = ...
+	for _, s in ipairs(require("claude-ide-bridge.terminal").sessions()) do
+		if s.key == "agent:" .. name then vim.fn.chansend(vim.bo[s.buf].channel, text) end
+	end`, a.agent, text)
+}
+
+// prompt types text and Enter until the model has a new request (requests counts them).
+func (a *agentNvim) prompt(t *testing.T, text string, requests func() int) {
+	t.Helper()
+	before := requests()
+	a.send(t, text)
+	time.Sleep(300 * time.Millisecond) // not an assertion: the TUI takes a burst ending in Enter as a paste
+	for i := 0; requests() == before; i++ {
+		if i == 20 {
+			t.Fatalf("%q never reached the model", text)
+		}
+		a.send(t, "\r")
+		harness.Poll(3*time.Second, func() bool { return requests() > before })
+	}
+}
+
+// acceptAndWait waits for the proposal's diff, accepts it with :w and waits for the CLI to
+// write want to path.
+func (a *agentNvim) acceptAndWait(t *testing.T, path, want string, dump func() string) {
+	t.Helper()
+	a.n.waitLua(t, `1`, `return #require("claude-ide-bridge.diff").list()`)
+	// The proposal's window, wherever the terminal left the focus.
+	a.n.lua(t, `local d = require("claude-ide-bridge.diff").list()[1]
+		local b = vim.fn.bufnr("claude-ide-bridge://proposed/" .. d.tab_name)
+		vim.cmd("stopinsert")
+		vim.api.nvim_set_current_win(vim.fn.win_findbuf(b)[1])`)
+	a.n.ex(t, "write")
+	waitFor(t, "the CLI to write the accepted text", func() bool { return harness.FileText(path) == want })
+	a.n.waitLua(t, `0`, `return #require("claude-ide-bridge.diff").list()`)
+	if strings.Contains(a.screen(t), "(no terminal)") {
+		t.Fatalf("no %s terminal; model requests:\n%s", a.agent, dump())
+	}
+}
