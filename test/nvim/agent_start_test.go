@@ -90,7 +90,10 @@ func startAgentNvim(t *testing.T, name, bin string, setEnv func(home string) []s
 	}
 	vars := append([]string{"HOME=" + home, "CLAUDE_CONFIG_DIR=" + cfg, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "TMPDIR=" + tmp,
 		"PATH=" + pathDir + string(os.PathListSeparator) + os.Getenv("PATH"), "LANG=C.UTF-8",
-		"REMOTE_CONTAINERS=true", "NO_BROWSER=1", "no_proxy=127.0.0.1,localhost", "NO_PROXY=127.0.0.1,localhost"}, setEnv(ahome)...)
+		"REMOTE_CONTAINERS=true", "NO_BROWSER=1", "no_proxy=127.0.0.1,localhost", "NO_PROXY=127.0.0.1,localhost",
+		// A CI runner's CI=true makes the Gemini CLI refuse to start interactively ("No input
+		// provided via stdin", exit 42) even in Neovim's pty; a user's terminal has no CI.
+		"CI=false"}, setEnv(ahome)...)
 	n := startNvim(t, proj, vars...)
 	e := &env{proj: proj, cfg: cfg, n: n}
 	a := &agentNvim{n: n, proj: proj, agent: name}
