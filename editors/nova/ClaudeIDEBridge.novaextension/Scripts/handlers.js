@@ -90,6 +90,7 @@ function makeHandlers({ proposals, permissions }) {
 
     showDiff: (params) => proposals.show(params),
     closeDiff: (params) => proposals.close(params),
+    diffText: (params) => proposals.text(params),
     askPermission: (params) => permissions.ask(params),
   };
 }
@@ -98,6 +99,7 @@ function makeHandlers({ proposals, permissions }) {
 const capabilities = {
   openFile: true,
   showDiff: true,
+  diffText: true,
   canCloseTabs: false,
   getOpenEditors: true,
   getCurrentSelection: true,

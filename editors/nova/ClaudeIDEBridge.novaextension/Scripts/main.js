@@ -5,7 +5,7 @@
 
 const { Session, locateBinary } = require("./session.js");
 const { config: remoteConfig, toRemote, terminalCommand: remoteTerminalCommand } = require("./remote.js");
-const { escapeControls } = require("./text.js");
+const { escapeControls, agentTitle } = require("./text.js");
 const { Permissions } = require("./permissions.js");
 const { makeHandlers } = require("./handlers.js");
 const { Proposals, errorText } = require("./proposals.js");
@@ -50,7 +50,9 @@ class ClaudeBridgeExtension {
     const commands = {
       start: () => this.start(true),
       stop: () => this.stop(),
-      copyTerminalCommand: () => this.copyTerminalCommand(),
+      copyTerminalCommand: () => this.copyTerminalCommand(""),
+      copyGeminiCommand: () => this.copyTerminalCommand("gemini"),
+      copyQwenCommand: () => this.copyTerminalCommand("qwen"),
       sendSelection: (editor) => this.mention(editor, false),
       addFile: (editor) => this.mention(editor, true),
       closeAllDiffs: () => this.closeAllDiffs(),
@@ -155,7 +157,8 @@ class ClaudeBridgeExtension {
 
   guard(promise) {
     return Promise.resolve(promise).catch((err) => {
-      nova.workspace.showErrorMessage(`Claude IDE Bridge: ${errorText(err)}`);
+      // The bridge's words may carry a path the workspace chose.
+      nova.workspace.showErrorMessage(`Claude IDE Bridge: ${escapeControls(errorText(err))}`);
     });
   }
 
@@ -261,16 +264,17 @@ class ClaudeBridgeExtension {
   }
 
   /**
-   * copyTerminalCommand puts the line that runs claude on the clipboard, as the bridge composes it
-   * (claudeCommand: the permission flag, its hooks, --mcp-config, the environment for a shell that
-   * did not inherit it); its program the bridge found outside the workspace, or in remote mode
-   * the remote's, with argv run through the remote command.
+   * copyTerminalCommand puts the line that runs claude (or agent: "gemini", "qwen") on the
+   * clipboard, as the bridge composes it (claudeCommand: the permission flag, its hooks,
+   * --mcp-config, the environment for a shell that did not inherit it; for an agent, the
+   * variable naming this bridge's companion); its program the bridge found outside the
+   * workspace, or in remote mode the remote's, with argv run through the remote command.
    */
-  async copyTerminalCommand() {
+  async copyTerminalCommand(agent) {
     await this.start(false);
     if (!this.session) throw new Error("the bridge is not running");
     const remote = this.remote;
-    const c = await this.session.request("claudeCommand", remote ? { remote: true } : {});
+    const c = await this.session.request("claudeCommand", Object.assign(remote ? { remote: true } : {}, agent ? { agent } : {}));
     let line = c.shell;
     if (remote) {
       const dir = toRemote(remote, nova.workspace.path || "");
@@ -278,7 +282,8 @@ class ClaudeBridgeExtension {
       line = remoteTerminalCommand(remote, c.env, dir, c.argv);
     }
     await nova.clipboard.writeText(line);
-    this.tell("Terminal command copied", c.notice ? `${line}\n\n${c.notice}.` : line);
+    if (agent) this.tell(`${agentTitle(agent)} command copied`, `${line}\n\nIDE mode must be on in its settings (/ide enable once).`);
+    else this.tell("Terminal command copied", c.notice ? `${line}\n\n${c.notice}.` : line);
   }
 
   async mention(editor, wholeFile) {

@@ -4,7 +4,7 @@
 
 "use strict";
 
-const { escapeControls } = require("./text.js");
+const { escapeControls, agentTitle } = require("./text.js");
 const { errorText } = require("./proposals.js");
 
 const ID = "claude-ide-bridge";
@@ -50,8 +50,9 @@ class Permissions {
     const id = params.id;
     const note = new NotificationRequest(`${ID}-permission-${id}-${Date.now()}`);
     const tool = escapeControls(params.tool || "?", { oneLine: true, max: 200 });
-    note.title = `Claude asks to use ${tool}`;
-    note.body = `${describe(params.input)}\n\nSession ${escapeControls(params.session || "", { oneLine: true, max: 64 }).slice(0, 8)}. Claude's terminal asks too; the first answer wins.`;
+    const who = agentTitle(params.agent);
+    note.title = `${who} asks to use ${tool}`;
+    note.body = `${describe(params.input)}\n\nSession ${escapeControls(params.session || "", { oneLine: true, max: 64 }).slice(0, 8)}. ${who}'s terminal asks too; the first answer wins.`;
     const always = Array.isArray(params.suggestions) && params.suggestions.length > 0;
     const actions = ["Allow", ...(always ? ["Always Allow"] : []), "Deny", REASON];
     note.actions = actions;

@@ -11,6 +11,7 @@
 
 const { sameFile, documentFor, fullText } = require("./editors.js");
 const files = require("./files.js");
+const { agentTitle } = require("./text.js");
 
 class Proposals {
   /**
@@ -34,7 +35,7 @@ class Proposals {
 
   /** show handles the bridge's showDiff request. */
   async show(params) {
-    const { tabName, filePath, newContents, proposal } = params || {};
+    const { tabName, filePath, newContents, proposal, agent } = params || {};
     if (typeof tabName !== "string" || typeof filePath !== "string" || typeof newContents !== "string") {
       throw new Error("showDiff needs tabName, filePath and newContents");
     }
@@ -68,11 +69,13 @@ class Proposals {
     // proposal: the bridge's number of the proposal shown (showDiff's "proposal"); every
     // decision names it, so one that crosses a same-name replacement is refused, never taken
     // for the new proposal (docs/editor-protocol.md, diffAccepted).
-    const entry = { tabName, filePath, name, dir, stagedPath, editor: null, subs: [], decided: null, proposal };
+    // who: the agent proposing it (showDiff's "agent"), named in what the user is told.
+    const who = agentTitle(agent);
+    const entry = { tabName, filePath, name, dir, stagedPath, editor: null, subs: [], decided: null, proposal, who };
     this.byTab.set(tabName, entry);
     this.bind(entry, editor);
     this.tell(
-      `Claude proposes a change to ${name}`,
+      `${who} proposes a change to ${name}`,
       "Review and edit the proposal, then save it (⌘S) to accept or close its tab to reject."
     );
     return {};
@@ -122,6 +125,12 @@ class Proposals {
     });
   }
 
+  /** text answers diffText: the proposal's tab text now, the user's edits included; null when none is open. */
+  text(params) {
+    const entry = this.byTab.get(params && params.tabName);
+    return { text: entry && entry.editor ? fullText(entry.editor.document) : null };
+  }
+
   /** close handles the bridge's closeDiff request: idempotent, unknown names answer {}. */
   close(params) {
     const entry = this.byTab.get(params && params.tabName);
@@ -142,8 +151,8 @@ class Proposals {
     });
     const why =
       entry.decided === "accepted"
-        ? `Claude has your accepted version of ${entry.name}.`
-        : `Claude no longer waits for the proposal to ${entry.name}.`;
+        ? `${entry.who} has your accepted version of ${entry.name}.`
+        : `${entry.who} no longer waits for the proposal to ${entry.name}.`;
     this.tell(why, "Nova does not let extensions close tabs: close the proposal tab yourself; saving it changes nothing.");
     return {};
   }

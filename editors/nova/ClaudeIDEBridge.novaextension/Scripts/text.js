@@ -19,4 +19,12 @@ function escapeControls(s, opts = {}) {
   return cut ? t + " …" : t;
 }
 
-module.exports = { escapeControls };
+// The agents the bridge serves, by showDiff's or askPermission's "agent".
+const AGENTS = new Map([["claude", "Claude"], ["gemini", "Gemini"], ["qwen", "Qwen"]]);
+
+/** agentTitle names an agent for people: a known one, Claude when absent, else "An agent" (never the bridge's text). */
+function agentTitle(agent) {
+  return agent === undefined || agent === null ? "Claude" : AGENTS.get(agent) || "An agent";
+}
+
+module.exports = { escapeControls, agentTitle };

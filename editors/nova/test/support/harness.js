@@ -72,6 +72,9 @@ async function setup(t, opts = {}) {
   const configDir = path.join(root, "claude-config");
   fs.mkdirSync(workspace);
   fs.mkdirSync(configDir);
+  // TMPDIR: the Gemini CLI's discovery files (docs/gemini.md) are the test's.
+  const tmp = path.join(root, "tmp");
+  fs.mkdirSync(tmp);
   for (const [name, text] of Object.entries(opts.files || {})) {
     fs.mkdirSync(path.dirname(path.join(workspace, name)), { recursive: true });
     fs.writeFileSync(path.join(workspace, name), text);
@@ -86,7 +89,7 @@ async function setup(t, opts = {}) {
   const claude = path.join(root, "bin", "claude");
   fs.mkdirSync(path.dirname(claude));
   fs.writeFileSync(claude, "#!/bin/sh\n", { mode: 0o755 });
-  const processEnv = Object.assign({}, process.env, { CLAUDE_CONFIG_DIR: configDir, HOME: root, XDG_CONFIG_HOME: path.join(root, "xdg"), PATH: `${path.dirname(claude)}${path.delimiter}${process.env.PATH}` });
+  const processEnv = Object.assign({}, process.env, { CLAUDE_CONFIG_DIR: configDir, HOME: root, XDG_CONFIG_HOME: path.join(root, "xdg"), TMPDIR: tmp, PATH: `${path.dirname(claude)}${path.delimiter}${process.env.PATH}` });
   const trust = () => execFileSync(bridgeBinary(), ["trust", workspace], { env: processEnv, stdio: "ignore" });
   if (opts.trusted) trust();
   const standin = standinNova.install({
@@ -106,7 +109,7 @@ async function setup(t, opts = {}) {
   const ext = freshExtension();
   ext.activate();
 
-  const env = { root, workspace, configDir, claude, standin, ext, log, trust, processEnv, file: (name) => path.join(workspace, name), clients: [] };
+  const env = { root, workspace, configDir, tmp, claude, standin, ext, log, trust, processEnv, file: (name) => path.join(workspace, name), clients: [] };
   t.after(async () => {
     for (const c of env.clients) c.close();
     await ext.deactivate();
