@@ -177,9 +177,7 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		fmt.Fprintf(stdout, "note: %s\n\n", termtext.Line(c.Notice))
 	}
 	fmt.Fprintf(stdout, "language servers (getDiagnostics): %s\n\n", describeServers(servers, root))
-	for _, c := range b.agents() {
-		fmt.Fprintf(stdout, "%s: served at %s (%s); enable it there with /ide enable\n\n", c.Agent().Title(), c.URL(), termtext.Line(c.Path()))
-	}
+	fmt.Fprint(stdout, agentLines(b, ags))
 	ed.Run(ctx)
 	fmt.Fprintln(stdout, "\nclaude-ide-bridge: stopping")
 	return nil
@@ -198,6 +196,37 @@ func claudeCommand(b *running, r claudecmd.Request) (claudecmd.Command, error) {
 		agents[string(c.Agent())] = c.Port()
 	}
 	return claudecmd.Compose(r, claudecmd.Bridge{Env: b.Env(), Cwd: cwd, Folders: folders, Hooks: b.HookSettingsPath(), MCPConfig: b.MCPConfigPath(), Agents: agents})
+}
+
+// agentLines is serve's banner for the other agents asked for (--agents): where each is
+// served and the line that starts it against this bridge, from claudeCommand as an editor's
+// (its port variable picks this bridge when several serve the folder); or, in one line, why
+// there is none: not served, or its program not found (what to install).
+func agentLines(b *running, asked []companion.Agent) string {
+	if len(asked) == 0 {
+		return "Gemini and Qwen: not served (--agents none)\n\n"
+	}
+	served := map[companion.Agent]*companion.Server{}
+	for _, c := range b.agents() {
+		served[c.Agent()] = c
+	}
+	var out strings.Builder
+	for _, a := range asked {
+		c, err := claudeCommand(b, claudecmd.Request{Agent: string(a)})
+		s := served[a]
+		switch {
+		case s == nil || err != nil:
+			where := ""
+			if s != nil {
+				where = "served at " + s.URL() + ", but "
+			}
+			fmt.Fprintf(&out, "%s: %s%s\n\n", a.Title(), where, termtext.Line(err.Error()))
+		default:
+			fmt.Fprintf(&out, "%s: served at %s (%s); in the terminal where you run it (IDE mode on: /ide enable once):\n\n  %s\n\n",
+				a.Title(), s.URL(), termtext.Line(s.Path()), c.Shell)
+		}
+	}
+	return out.String()
 }
 
 // stateLine is serve's line for a session's new state; the reason is the CLI's text, escaped.

@@ -1,8 +1,11 @@
 package claudecmd
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/trust"
 )
 
 // agentPortEnv is, per agent the bridge serves as an IDE companion, the variable that makes
@@ -17,10 +20,15 @@ var agentPortEnv = map[string]string{
 // agentTitles name the agents in errors.
 var agentTitles = map[string]string{"gemini": "Gemini CLI", "qwen": "Qwen Code"}
 
+// agentPackages are the npm packages that install each agent, for the error saying it is
+// not found.
+var agentPackages = map[string]string{"gemini": "@google/gemini-cli", "qwen": "@qwen-code/qwen-code"}
+
 // composeAgent is r's command line for an agent other than claude: its program (looked up
 // as claude's is), the user's words and Args, and the variable naming its companion's port.
-// No permission flag, hooks or --mcp-config: those are Claude's. An agent unknown, or one
-// this bridge does not serve, is an error saying so.
+// No permission flag, hooks or --mcp-config: those are Claude's. An agent unknown, one this
+// bridge does not serve, or one whose program is not found (the error says what to install)
+// is an error saying so.
 func composeAgent(r Request, b Bridge) (Command, error) {
 	env, ok := agentPortEnv[r.Agent]
 	if !ok {
@@ -36,6 +44,9 @@ func composeAgent(r Request, b Bridge) (Command, error) {
 	}
 	argv, err := program(r, r.Agent, b.Folders)
 	if err != nil {
+		if len(r.Command) == 0 && !errors.Is(err, trust.ErrUnsafeProgram) { // not found
+			err = fmt.Errorf("%w; to install %s: npm install -g %s", err, agentTitles[r.Agent], agentPackages[r.Agent])
+		}
 		return Command{}, err
 	}
 	c := Command{Argv: append(argv, r.Args...), Env: map[string]string{env: strconv.Itoa(port)}}

@@ -157,7 +157,7 @@ func TestClaudeProgramNeverTheWorkspaces(t *testing.T) {
 }
 
 // An agent's command line: its program found outside the workspace only (a gemini in the
-// workspace is refused), a remote's left as named, the user's command kept, nothing of
+// workspace is refused, the error saying what to install), a remote's left as named, the user's command kept, nothing of
 // Claude's; Qwen not served says how Qwen gets set up.
 func TestComposeAgent(t *testing.T) {
 	b := project(t, "")
@@ -165,7 +165,9 @@ func TestComposeAgent(t *testing.T) {
 	os.MkdirAll(filepath.Join(b.Cwd, "bin"), 0o755)
 	os.WriteFile(filepath.Join(b.Cwd, "bin", "gemini"), []byte("#!/bin/sh\n"), 0o755)
 	t.Setenv("PATH", filepath.Join(b.Cwd, "bin")+string(os.PathListSeparator)+os.Getenv("PATH"))
-	if _, err := Compose(Request{Agent: "gemini"}, b); err == nil || !strings.Contains(err.Error(), "gemini: not found on $PATH outside the workspace") {
+	// Not found: the error says what to install (serve's banner and :ClaudeCodeAgent show it).
+	if _, err := Compose(Request{Agent: "gemini"}, b); err == nil || !strings.Contains(err.Error(), "gemini: not found on $PATH outside the workspace") ||
+		!strings.HasSuffix(err.Error(), "; to install Gemini CLI: npm install -g @google/gemini-cli") {
 		t.Errorf("a gemini only in the workspace: %v", err)
 	}
 	c, err := Compose(Request{Agent: "gemini", Remote: true, Command: []string{"gemini", "-m", "x"}, Args: []string{"--yolo"}, PermissionMode: "plan"}, b)

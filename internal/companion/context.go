@@ -6,6 +6,9 @@ import (
 	"encoding/json"
 	"time"
 	"unicode/utf8"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/userfile"
 )
 
 // What a contextUpdate carries, bounded as the CLIs keep it (facts §1: the 10 newest files, a
@@ -13,6 +16,8 @@ import (
 const (
 	maxOpenFiles    = 10
 	maxSelectedText = 16 << 10
+	// maxCursorFile bounds the file read to convert the cursor's column (column).
+	maxCursorFile = 1 << 20
 )
 
 // The ide/contextUpdate payload (the CLIs' IdeContext schema).
@@ -105,7 +110,7 @@ func (s *Server) contextNow(ctx context.Context) (workspaceState, bool) {
 		}
 		active = found
 		f := &st.OpenFiles[found]
-		f.Cursor = &cursor{Line: sel.Selection.End.Line + 1, Character: sel.Selection.End.Character + 1}
+		f.Cursor = &cursor{Line: sel.Selection.End.Line + 1, Character: column(sel.FilePath, sel.Selection.End, m.Info().Encoding) + 1}
 		if !sel.Selection.IsEmpty {
 			f.SelectedText = truncate(sel.Text, maxSelectedText)
 		}
@@ -125,6 +130,33 @@ func (s *Server) contextNow(ctx context.Context) (workspaceState, bool) {
 		st.IsTrusted = &t
 	}
 	return st, true
+}
+
+// column is p's character in UTF-16 code units, the unit of the CLIs' reference companion (VS
+// Code's positions): an editor counts in its own enc (Neovim: bytes), so with another enc the
+// line is read from the file on disk and converted (ide.ByteOffset, ide.Units); a line edited
+// and not saved is converted on its text on disk. A file that cannot be read, is over
+// maxCursorFile or has no such line keeps the editor's count.
+func column(path string, p ide.Position, enc ide.Encoding) int {
+	if enc == ide.UTF16 || p.Character <= 0 {
+		return p.Character
+	}
+	b, err := userfile.Read(path, maxCursorFile)
+	if err != nil {
+		return p.Character
+	}
+	for range p.Line {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			return p.Character
+		}
+		b = b[i+1:]
+	}
+	if i := bytes.IndexByte(b, '\n'); i >= 0 {
+		b = b[:i+1]
+	}
+	line := string(b)
+	return ide.Units(line[:ide.ByteOffset(line, p.Character, enc)], ide.UTF16)
 }
 
 // truncate cuts s to at most n bytes on a character boundary.

@@ -264,6 +264,26 @@ func TestContextUpdate(t *testing.T) {
 	}
 }
 
+// The cursor's column goes out in UTF-16 code units (VS Code's, the CLIs' reference companion),
+// whatever the editor counts in: here bytes (Neovim's), with non-ASCII text before the cursor on
+// the file's second line. "héllo 🙂 " is 12 bytes and 9 UTF-16 units: character 10, 1-based.
+func TestContextUpdateCursorInUTF16(t *testing.T) {
+	f := newFixture(t, Gemini)
+	if enc := f.model.Info().Encoding; enc != ide.UTF8 {
+		t.Fatalf("the fixture's editor counts in %q, want bytes", enc)
+	}
+	a := f.write(t, "a.txt", "première ligne\nhéllo 🙂 wörld\n")
+	f.editor.setFiles(ide.OpenEditor{FilePath: a, IsActive: true})
+	at := ide.Position{Line: 1, Character: len("héllo 🙂 ")}
+	f.model.SelectionChanged(ide.Selection{FilePath: a, Selection: ide.SelectionPos{Start: at, End: at, IsEmpty: true}})
+	_, n := f.connect(t)
+	st := n.next(t, "ide/contextUpdate")
+	c := st["workspaceState"].(map[string]any)["openFiles"].([]any)[0].(map[string]any)["cursor"].(map[string]any)
+	if c["line"] != float64(2) || c["character"] != float64(10) {
+		t.Fatalf("cursor %v, want line 2 character 10 (1-based, UTF-16 units)", c)
+	}
+}
+
 // While sharing is paused no contextUpdate is sent, not even an empty one.
 func TestContextUpdatePaused(t *testing.T) {
 	f := newFixture(t, Gemini)

@@ -41,16 +41,37 @@ type agentServe struct {
 	Config  string
 	Tmp     string
 	Qwen    string
+	proc    *proc
 	out     *testbin.Buffer
 	keys    io.Writer
 }
 
-func startAgentServe(t *testing.T, agents string) *agentServe {
+// agentServeOptions are a test's changes to startAgentServe's serve.
+type agentServeOptions struct {
+	// Like shares its workspace, $TMPDIR and $QWEN_HOME: a second bridge for the same folder,
+	// whose discovery files the agents see beside the first's.
+	Like *agentServe
+	// Path goes first on serve's $PATH: where it finds the agents' programs for its banner.
+	Path string
+	// Args are more serve flags.
+	Args []string
+}
+
+func startAgentServe(t *testing.T, agents string, o agentServeOptions) *agentServe {
 	ctx, cancel := context.WithTimeout(context.Background(), testBound)
 	t.Cleanup(cancel)
-	s := &agentServe{t: t, ctx: ctx, Project: realDir(t), Config: realDir(t), Tmp: realDir(t), Qwen: realDir(t), out: &testbin.Buffer{}}
-	p, cmd := startBridge(t, s.Config, "--workspace", s.Project, "--agents", agents)
+	s := &agentServe{t: t, ctx: ctx, Config: realDir(t), out: &testbin.Buffer{}}
+	if o.Like != nil {
+		s.Project, s.Tmp, s.Qwen = o.Like.Project, o.Like.Tmp, o.Like.Qwen
+	} else {
+		s.Project, s.Tmp, s.Qwen = realDir(t), realDir(t), realDir(t)
+	}
+	p, cmd := startBridge(t, s.Config, append([]string{"--workspace", s.Project, "--agents", agents}, o.Args...)...)
+	s.proc = p
 	cmd.Env = append(cmd.Env, "TMPDIR="+s.Tmp, "QWEN_HOME="+s.Qwen)
+	if o.Path != "" {
+		cmd.Env = append(cmd.Env, "PATH="+o.Path+string(os.PathListSeparator)+filepath.Dir(claudeBin(t))+string(os.PathListSeparator)+os.Getenv("PATH"))
+	}
 	cmd.Stdout = s.out
 	keys, err := cmd.StdinPipe()
 	if err != nil {
@@ -127,6 +148,32 @@ func (s *agentServe) prompt(c *cli, api *fakeagents.Server, text string) {
 	}
 }
 
+// geminiEnv is the whole environment of a Gemini CLI against api, IDE mode on, finding s's
+// discovery files (its $TMPDIR): a private home with the settings it needs offline, and no CI
+// (with CI=true the CLI refuses to start interactively).
+func (s *agentServe) geminiEnv(api *fakeagents.Server) []string {
+	home := realDir(s.t)
+	writeJSON(s.t, filepath.Join(home, ".gemini", "settings.json"), map[string]any{
+		"general":   map[string]any{"enableAutoUpdate": false},
+		"security":  map[string]any{"auth": map[string]any{"selectedType": "gemini-api-key"}, "folderTrust": map[string]any{"enabled": false}},
+		"telemetry": map[string]any{"enabled": false}, "model": map[string]any{"name": "gemini-2.5-flash"},
+		"ide": map[string]any{"enabled": true, "hasSeenNudge": true}})
+	writeJSON(s.t, filepath.Join(home, ".gemini", "state.json"), map[string]any{"terminalSetupPromptShown": true})
+	return []string{"HOME=" + home, "GEMINI_CLI_HOME=" + home, "TMPDIR=" + s.Tmp, "PATH=" + os.Getenv("PATH"),
+		"TERM=xterm-256color", "LANG=C.UTF-8", "GEMINI_API_KEY=fake", "GOOGLE_GEMINI_BASE_URL=" + api.URL,
+		"REMOTE_CONTAINERS=true", "NO_BROWSER=1", "no_proxy=127.0.0.1,localhost", "NO_PROXY=127.0.0.1,localhost"}
+}
+
+// qwenEnv is geminiEnv for Qwen Code: its settings in s's $QWEN_HOME (where its locks are).
+func (s *agentServe) qwenEnv(api *fakeagents.Server) []string {
+	writeJSON(s.t, filepath.Join(s.Qwen, "settings.json"), map[string]any{
+		"security": map[string]any{"auth": map[string]any{"selectedType": "openai"}, "folderTrust": map[string]any{"enabled": false}},
+		"model":    map[string]any{"name": "fake-model"}, "ide": map[string]any{"enabled": true, "hasSeenNudge": true}})
+	return []string{"HOME=" + realDir(s.t), "QWEN_HOME=" + s.Qwen, "TMPDIR=" + s.Tmp, "PATH=" + os.Getenv("PATH"),
+		"TERM=xterm-256color", "LANG=C.UTF-8", "OPENAI_BASE_URL=" + api.URL + "/v1", "OPENAI_API_KEY=fake", "OPENAI_MODEL=fake-model",
+		"REMOTE_CONTAINERS=true", "NO_BROWSER=1", "no_proxy=127.0.0.1,localhost", "NO_PROXY=127.0.0.1,localhost"}
+}
+
 func waitFile(ctx context.Context, t *testing.T, path, want string) {
 	t.Helper()
 	waitUntil(ctx, t, path+" to hold the accepted text", func() bool { return readFileOr(path) == want })
@@ -146,7 +193,7 @@ func writeJSON(t *testing.T, path string, v any) {
 func TestGeminiThroughServe(t *testing.T) {
 	t.Parallel()
 	bin := agentBin(t, "GEMINI_BIN")
-	s := startAgentServe(t, "gemini")
+	s := startAgentServe(t, "gemini", agentServeOptions{})
 	s.discoveryFile(filepath.Join(s.Tmp, "gemini", "ide", "gemini-ide-server-*.json"))
 	hello := filepath.Join(s.Project, "hello.txt")
 	os.WriteFile(hello, []byte("first line\nsecond line\n"), 0o644)
@@ -154,18 +201,9 @@ func TestGeminiThroughServe(t *testing.T) {
 
 	api := fakeagents.Gemini()
 	t.Cleanup(api.Close)
-	home := realDir(t)
-	writeJSON(t, filepath.Join(home, ".gemini", "settings.json"), map[string]any{
-		"general":   map[string]any{"enableAutoUpdate": false},
-		"security":  map[string]any{"auth": map[string]any{"selectedType": "gemini-api-key"}, "folderTrust": map[string]any{"enabled": false}},
-		"telemetry": map[string]any{"enabled": false}, "model": map[string]any{"name": "gemini-2.5-flash"},
-		"ide": map[string]any{"enabled": true, "hasSeenNudge": true}})
-	writeJSON(t, filepath.Join(home, ".gemini", "state.json"), map[string]any{"terminalSetupPromptShown": true})
 	cmd := exec.Command(bin, "--approval-mode", "default")
 	cmd.Dir = s.Project
-	cmd.Env = []string{"HOME=" + home, "GEMINI_CLI_HOME=" + home, "TMPDIR=" + s.Tmp, "PATH=" + os.Getenv("PATH"),
-		"TERM=xterm-256color", "LANG=C.UTF-8", "GEMINI_API_KEY=fake", "GOOGLE_GEMINI_BASE_URL=" + api.URL,
-		"REMOTE_CONTAINERS=true", "NO_BROWSER=1", "no_proxy=127.0.0.1,localhost", "NO_PROXY=127.0.0.1,localhost"}
+	cmd.Env = s.geminiEnv(api)
 	c := runInPTY(t, cmd, api.Dump)
 	// Connected, and told the editor's context ("1 open file" in the footer).
 	c.WaitText(s.bound(connectBound), "1 open file")
@@ -209,7 +247,7 @@ func TestGeminiThroughServe(t *testing.T) {
 func TestQwenThroughServe(t *testing.T) {
 	t.Parallel()
 	bin := agentBin(t, "QWEN_BIN")
-	s := startAgentServe(t, "qwen")
+	s := startAgentServe(t, "qwen", agentServeOptions{})
 	lock := s.discoveryFile(filepath.Join(s.Qwen, "ide", "*.lock"))
 	port := strings.TrimSuffix(filepath.Base(lock), ".lock")
 	hello := filepath.Join(s.Project, "hello.txt")
@@ -218,15 +256,9 @@ func TestQwenThroughServe(t *testing.T) {
 
 	api := fakeagents.OpenAI()
 	t.Cleanup(api.Close)
-	home := realDir(t)
-	writeJSON(t, filepath.Join(s.Qwen, "settings.json"), map[string]any{
-		"security": map[string]any{"auth": map[string]any{"selectedType": "openai"}, "folderTrust": map[string]any{"enabled": false}},
-		"model":    map[string]any{"name": "fake-model"}, "ide": map[string]any{"enabled": true, "hasSeenNudge": true}})
 	cmd := exec.Command(bin, "--approval-mode", "default")
 	cmd.Dir = s.Project
-	cmd.Env = []string{"HOME=" + home, "QWEN_HOME=" + s.Qwen, "TMPDIR=" + s.Tmp, "PATH=" + os.Getenv("PATH"),
-		"TERM=xterm-256color", "LANG=C.UTF-8", "OPENAI_BASE_URL=" + api.URL + "/v1", "OPENAI_API_KEY=fake", "OPENAI_MODEL=fake-model",
-		"QWEN_CODE_IDE_SERVER_PORT=" + port, "REMOTE_CONTAINERS=true", "NO_BROWSER=1", "no_proxy=127.0.0.1,localhost", "NO_PROXY=127.0.0.1,localhost"}
+	cmd.Env = append(s.qwenEnv(api), "QWEN_CODE_IDE_SERVER_PORT="+port)
 	c := runInPTY(t, cmd, api.Dump)
 	c.WaitText(s.bound(connectBound), "Type your message")
 	c.Type("/ide status")
