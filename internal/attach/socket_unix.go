@@ -11,6 +11,8 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
 )
 
 // Listener accepts editors of this user only.
@@ -70,7 +72,7 @@ func RemoveStale(path string) (removed bool, err error) {
 	if before.Mode().Type() != fs.ModeSocket {
 		return false, fmt.Errorf("%w: %s is not a socket", ErrUnsafe, path)
 	}
-	if uid, ok := owner(before); !ok || uid != os.Geteuid() {
+	if uid, ok := discovery.FileOwner(before); !ok || uid != os.Geteuid() {
 		return false, fmt.Errorf("%w: %s is owned by uid %d", ErrUnsafe, path, uid)
 	}
 	c, err := net.Dial("unix", path)
@@ -131,7 +133,7 @@ func Dial(ctx context.Context, path string) (net.Conn, error) {
 	if fi.Mode().Type() != fs.ModeSocket {
 		return nil, fmt.Errorf("%w: %s is not a socket", ErrUnsafe, path)
 	}
-	if uid, ok := owner(fi); !ok || uid != os.Geteuid() {
+	if uid, ok := discovery.FileOwner(fi); !ok || uid != os.Geteuid() {
 		return nil, fmt.Errorf("%w: %s is owned by uid %d", ErrUnsafe, path, uid)
 	}
 	if fi.Mode().Perm()&0o077 != 0 {
@@ -152,26 +154,6 @@ func Dial(ctx context.Context, path string) (net.Conn, error) {
 
 // checkDir refuses a directory that is a symlink, not this user's, or open to others.
 func checkDir(dir string) error {
-	fi, err := os.Lstat(dir)
-	if err != nil {
-		return fmt.Errorf("attach: %w", err)
-	}
-	if !fi.IsDir() {
-		return fmt.Errorf("%w: %s is not a directory", ErrUnsafe, dir)
-	}
-	if uid, ok := owner(fi); !ok || uid != os.Geteuid() {
-		return fmt.Errorf("%w: %s is owned by uid %d, not %d", ErrUnsafe, dir, uid, os.Geteuid())
-	}
-	if fi.Mode().Perm()&0o077 != 0 {
-		return fmt.Errorf("%w: %s has mode %v, not 0700", ErrUnsafe, dir, fi.Mode().Perm())
-	}
-	return nil
-}
-
-func owner(fi fs.FileInfo) (int, bool) {
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return -1, false
-	}
-	return int(st.Uid), true
+	_, err := discovery.OwnDir(dir, discovery.DirRule{Refuse: 0o077, Err: ErrUnsafe})
+	return err
 }

@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 )
 
 // WriteAgentFile publishes data as dir/name for another agent's CLI (Gemini CLI's
@@ -28,40 +27,13 @@ func WriteAgentFile(dir, name string, data []byte) (string, error) {
 }
 
 // AgentDirSafe reports whether dir, an existing folder, is one WriteAgentFile writes in (nil),
-// else why not (ErrUnsafeDir).
+// else why not (ErrUnsafeDir). Its parent may be a symlink: dotfile setups link ~/.qwen.
 func AgentDirSafe(dir string) error {
-	if err := agentDirSafe(dir, true); err != nil {
+	if _, err := OwnDir(dir, DirRule{Refuse: 0o022}); err != nil {
 		return err
 	}
-	return agentDirSafe(filepath.Dir(dir), false)
-}
-
-// agentDirSafe checks one folder for WriteAgentFile; last is the folder the file goes in (its
-// parent may be a symlink: dotfile setups link ~/.qwen).
-func agentDirSafe(dir string, last bool) error {
-	var fi fs.FileInfo
-	var err error
-	if last {
-		fi, err = os.Lstat(dir)
-	} else {
-		fi, err = os.Stat(dir)
-	}
-	if err != nil {
-		return fmt.Errorf("discovery: %s: %w", dir, err)
-	}
-	switch {
-	case fi.Mode()&fs.ModeSymlink != 0:
-		return fmt.Errorf("%w: %s is a symlink", ErrUnsafeDir, dir)
-	case !fi.IsDir():
-		return fmt.Errorf("%w: %s is not a directory", ErrUnsafeDir, dir)
-	}
-	if uid, ok := fileOwner(fi); ok && uid != os.Geteuid() {
-		return fmt.Errorf("%w: %s is owned by uid %d, not %d", ErrUnsafeDir, dir, uid, os.Geteuid())
-	}
-	if runtime.GOOS != "windows" && fi.Mode().Perm()&0o022 != 0 {
-		return fmt.Errorf("%w: %s may be written by others (mode %v)", ErrUnsafeDir, dir, fi.Mode().Perm())
-	}
-	return nil
+	_, err := OwnDir(filepath.Dir(dir), DirRule{Refuse: 0o022, Follow: true})
+	return err
 }
 
 // AgentFile is one discovery file of another agent's CLI found in its folder (AgentFiles).
@@ -98,7 +70,7 @@ func AgentFiles(dir string, name func(string) (pid, port int, ok bool)) []AgentF
 			continue
 		}
 		f := AgentFile{Path: p, PID: pid, Port: port, Mode: fi.Mode().Perm(), Owner: -1}
-		if uid, ok := fileOwner(fi); ok {
+		if uid, ok := FileOwner(fi); ok {
 			f.Owner = uid
 		}
 		var c struct {

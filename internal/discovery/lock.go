@@ -152,32 +152,15 @@ func WriteLock(dir string, port int, l Lock) (path string, err error) {
 	return target, nil
 }
 
-// ensureDir creates dir as 0700 or checks that an existing one is safe to write in.
-// Only the last element is checked: a symlinked ~/.claude (dotfile setups) is normal.
+// ensureDir creates dir as 0700 or makes an existing one so (OwnDir). Only the last element is
+// checked: a symlinked ~/.claude (dotfile setups) is normal.
 func ensureDir(dir string) error {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("discovery: lock dir: %w", err)
-	}
-	fi, err := os.Lstat(dir)
+	fi, err := OwnDir(dir, DirRule{Create: true, Tighten: true})
 	if err != nil {
-		return fmt.Errorf("discovery: lock dir: %w", err)
+		return err
 	}
-	if fi.Mode()&fs.ModeSymlink != 0 {
-		return fmt.Errorf("%w: %s is a symlink", ErrUnsafeDir, dir)
-	}
-	if !fi.IsDir() {
-		return fmt.Errorf("%w: %s is not a directory", ErrUnsafeDir, dir)
-	}
-	if uid, ok := fileOwner(fi); ok && uid != os.Geteuid() {
-		return fmt.Errorf("%w: %s is owned by uid %d, not %d", ErrUnsafeDir, dir, uid, os.Geteuid())
-	}
-	if fi.Mode().Perm() != 0o700 {
-		if err := os.Chmod(dir, 0o700); err != nil {
-			return fmt.Errorf("discovery: lock dir: %w", err)
-		}
-		if fi.Mode().Perm()&0o022 != 0 {
-			return removePlanted(dir)
-		}
+	if fi.Mode().Perm()&0o022 != 0 {
+		return removePlanted(dir)
 	}
 	return nil
 }
@@ -198,7 +181,7 @@ func removePlanted(dir string) error {
 		if err != nil {
 			continue
 		}
-		uid, ok := fileOwner(fi)
+		uid, ok := FileOwner(fi)
 		if !ok || uid == os.Geteuid() {
 			continue
 		}

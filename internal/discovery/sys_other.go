@@ -7,7 +7,7 @@ import (
 	"os"
 )
 
-func fileOwner(fs.FileInfo) (int, bool) { return 0, false }
+func FileOwner(fs.FileInfo) (int, bool) { return 0, false }
 
 // pidAlive is best effort off unix: FindProcess fails for a pid that does not exist on Windows.
 func pidAlive(pid int) bool {

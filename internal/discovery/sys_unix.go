@@ -8,8 +8,8 @@ import (
 	"syscall"
 )
 
-// fileOwner returns the uid owning fi, and false if the platform does not say.
-func fileOwner(fi fs.FileInfo) (int, bool) {
+// FileOwner returns the uid owning fi, and false where the platform does not say (Windows).
+func FileOwner(fi fs.FileInfo) (int, bool) {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	if !ok {
 		return 0, false

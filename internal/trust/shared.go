@@ -1,8 +1,12 @@
 package trust
 
 import (
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
 )
 
 // Identity is a folder's owner, device and inode (unix). A folder deleted and made again at the
@@ -55,4 +59,39 @@ func Exposed(folder string) ([]Exposure, error) {
 			return out, nil
 		}
 	}
+}
+
+// othersCanWrite returns why a user other than this one and root could change what is at p: it
+// is theirs, or group or others may write it. stickyOK exempts a sticky folder (others may only
+// replace their own entries in it), which is safe above a program of ours; it is not safe for a
+// folder a language server searches, where a new entry of theirs (/tmp/node_modules) is the
+// attack.
+func othersCanWrite(p string, fi fs.FileInfo, stickyOK bool) error {
+	uid, ok := discovery.FileOwner(fi)
+	if !ok { // off unix: folder ACLs are not read (docs/security.md)
+		return nil
+	}
+	if uid != 0 && uid != os.Geteuid() {
+		return fmt.Errorf("%s belongs to uid %d, another user", p, uid)
+	}
+	if fi.Mode().Perm()&0o022 == 0 {
+		return nil
+	}
+	sticky := fi.IsDir() && fi.Mode()&fs.ModeSticky != 0
+	switch {
+	case sticky && stickyOK:
+		return nil
+	case sticky:
+		return fmt.Errorf("%s can be written by other users (mode %04o: sticky, but any user can create new files and folders in it)", p, modeBits(fi))
+	}
+	return fmt.Errorf("%s can be written by other users (mode %04o)", p, modeBits(fi))
+}
+
+// modeBits is fi's permission and sticky bits as chmod writes them (1777 for /tmp).
+func modeBits(fi fs.FileInfo) uint32 {
+	m := uint32(fi.Mode().Perm())
+	if fi.Mode()&fs.ModeSticky != 0 {
+		m |= 0o1000
+	}
+	return m
 }

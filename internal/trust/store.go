@@ -31,6 +31,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
 )
 
 // Store is a trust store in one directory.
@@ -347,23 +349,8 @@ func (s *Store) read(name string) (Entry, bool) {
 // ensureDir creates the store's directory 0700 (its parent too) or checks an existing one:
 // not a symlink, ours, and tightened to 0700 if it was looser.
 func (s *Store) ensureDir() error {
-	if err := os.MkdirAll(s.dir, 0o700); err != nil {
+	if _, err := discovery.OwnDir(s.dir, discovery.DirRule{Create: true, Tighten: true}); err != nil {
 		return fmt.Errorf("trust: %w", err)
-	}
-	fi, err := os.Lstat(s.dir)
-	if err != nil {
-		return fmt.Errorf("trust: %w", err)
-	}
-	if fi.Mode()&fs.ModeSymlink != 0 || !fi.IsDir() {
-		return fmt.Errorf("trust: %s is not a directory (a symlink?): refusing to write there", s.dir)
-	}
-	if !ownedByMe(fi) {
-		return fmt.Errorf("trust: %s belongs to another user: refusing to write there", s.dir)
-	}
-	if fi.Mode().Perm() != 0o700 {
-		if err := os.Chmod(s.dir, 0o700); err != nil {
-			return fmt.Errorf("trust: %w", err)
-		}
 	}
 	return nil
 }
@@ -371,6 +358,13 @@ func (s *Store) ensureDir() error {
 // dirSafe reports whether entries in the directory can be believed: it is a real directory of
 // ours that no one else can write.
 func (s *Store) dirSafe() bool {
-	fi, err := os.Lstat(s.dir)
-	return err == nil && fi.IsDir() && ownedSafe(fi)
+	_, err := discovery.OwnDir(s.dir, discovery.DirRule{Refuse: 0o022})
+	return err == nil
+}
+
+// ownedSafe reports whether fi belongs to this user and no group or other user can write it
+// (off unix, where no owner is read, true).
+func ownedSafe(fi fs.FileInfo) bool {
+	uid, ok := discovery.FileOwner(fi)
+	return !ok || (uid == os.Geteuid() && fi.Mode().Perm()&0o022 == 0)
 }

@@ -50,40 +50,47 @@ local mode_told = false
 -- Neovim's cwd.
 -- With agent ("gemini", "qwen"), that agent's command line instead: the
 -- program, args and the port variable the bridge composes (terminal_cmd and
--- the permission options are claude's).
+-- the permission options are claude's). done runs in the tab page the command
+-- was typed in: a :tabnew typed before the bridge answers must not take it.
 local function with_command(args, done, agent)
-  local params, words = command_params(args)
-  if agent then
-    params, words = { agent = agent, args = args, remote = remote.enabled() }, {}
-  end
-  state.request("claudeCommand", params, function(err, c)
-    vim.schedule(function()
-      if err or type(c) ~= "table" or type(c.argv) ~= "table" then
-        return notify((agent or "claude") .. "'s command line: " .. tostring(err and err.message), vim.log.levels.ERROR)
-      end
-      if type(c.notice) == "string" and not mode_told then
-        mode_told = true
-        notify(c.notice .. ". :help claude-ide-bridge-permission-mode", vim.log.levels.WARN)
-      end
-      local cmd = c.argv
-      local tc = config.options.terminal_cmd
-      if type(tc) == "string" and not agent then
-        if words[1] and c.argv[1] ~= words[1] then
-          local prog = vim.fn.shellescape(c.argv[1])
-          tc = tc:gsub("^%s*%S+", function()
-            return prog
-          end, 1)
+  local tab = vim.api.nvim_get_current_tabpage()
+  bridge.start(function()
+    local params, words = command_params(args)
+    if agent then
+      params, words = { agent = agent, args = args, remote = remote.enabled() }, {}
+    end
+    state.request("claudeCommand", params, function(err, c)
+      vim.schedule(function()
+        if err or type(c) ~= "table" or type(c.argv) ~= "table" then
+          return notify((agent or "claude") .. "'s command line: " .. tostring(err and err.message), vim.log.levels.ERROR)
         end
-        cmd = terminal.command(tc, vim.list_slice(c.argv, #words + 1))
-      end
-      if remote.enabled() then
-        local dir, why = remote.to_remote(bridge.workspace_folders()[1])
-        if not dir then
-          return notify(why, vim.log.levels.ERROR)
+        if type(c.notice) == "string" and not mode_told then
+          mode_told = true
+          notify(c.notice .. ". :help claude-ide-bridge-permission-mode", vim.log.levels.WARN)
         end
-        cmd = remote.terminal_cmd(cmd, c.env, dir)
-      end
-      done(cmd, c.env)
+        local cmd = c.argv
+        local tc = config.options.terminal_cmd
+        if type(tc) == "string" and not agent then
+          if words[1] and c.argv[1] ~= words[1] then
+            local prog = vim.fn.shellescape(c.argv[1])
+            tc = tc:gsub("^%s*%S+", function()
+              return prog
+            end, 1)
+          end
+          cmd = terminal.command(tc, vim.list_slice(c.argv, #words + 1))
+        end
+        if remote.enabled() then
+          local dir, why = remote.to_remote(bridge.workspace_folders()[1])
+          if not dir then
+            return notify(why, vim.log.levels.ERROR)
+          end
+          cmd = remote.terminal_cmd(cmd, c.env, dir)
+        end
+        if vim.api.nvim_tabpage_is_valid(tab) then
+          vim.api.nvim_set_current_tabpage(tab)
+        end
+        done(cmd, c.env)
+      end)
     end)
   end)
 end
@@ -92,20 +99,16 @@ end
 --- shows and focuses it, starting `terminal_cmd args` when it is not running.
 ---@param args? string[] extra CLI arguments, e.g. { "--resume" }
 function M.toggle(args)
-  bridge.start(function()
-    with_command(args, function(cmd, env)
-      terminal.toggle(cmd, env, config.options.terminal, args)
-    end)
+  with_command(args, function(cmd, env)
+    terminal.toggle(cmd, env, config.options.terminal, args)
   end)
 end
 
 --- :ClaudeCodeFocus [args]: shows and focuses claude (starting it when needed).
 ---@param args? string[]
 function M.open_terminal(args)
-  bridge.start(function()
-    with_command(args, function(cmd, env)
-      terminal.open(cmd, env, config.options.terminal, args)
-    end)
+  with_command(args, function(cmd, env)
+    terminal.open(cmd, env, config.options.terminal, args)
   end)
 end
 
@@ -122,11 +125,9 @@ function M.agent(name, args)
   if opts.provider == "snacks" then
     opts.provider = "native"
   end
-  bridge.start(function()
-    with_command(args, function(cmd, env)
-      terminal.open(cmd, env, opts, args, "agent:" .. name)
-    end, name)
-  end)
+  with_command(args, function(cmd, env)
+    terminal.open(cmd, env, opts, args, "agent:" .. name)
+  end, name)
 end
 
 --- :ClaudeCodeClose: stops the claude the plugin started.

@@ -128,7 +128,7 @@ end
 local REMOTE_MSG = "false, or { cmd = { \"ssh\", \"host\" }, path_map? = { [LOCAL] = REMOTE }, bin? = string,"
   .. " terminal_cmd? = list of strings, shell? = boolean }"
 
--- The CLI's --permission-mode values (internal/permmode.Modes).
+-- The CLI's --permission-mode values: internal/permmode.Modes (a test/nvim test keeps them equal).
 local PERMISSION_MODES = { "default", "acceptEdits", "plan", "auto", "dontAsk", "bypassPermissions" }
 local provider_ok, provider_msg = one_of({ "native", "snacks", "external", "none" })
 

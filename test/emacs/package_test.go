@@ -5,9 +5,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/permmode"
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/harness"
 )
 
@@ -157,5 +159,29 @@ func TestPackageInstalls(t *testing.T) {
 				t.Fatalf("installed, defined, from the package dir: want %q:\n%s", want, out)
 			}
 		})
+	}
+}
+
+// The modes the customize menu of claude-ide-bridge-permission-mode offers (a few, then any
+// string) are the bridge's (internal/permmode.Modes): a mode renamed there fails here.
+func TestPermissionModeChoicesAreTheBridges(t *testing.T) {
+	t.Parallel()
+	out := batch(t, copyPackage(t), nil, "-L", ".", "-l", "claude-ide-bridge", "--eval",
+		`(dolist (e (cdr (get 'claude-ide-bridge-permission-mode 'custom-type)))
+		   (when (and (eq (car-safe e) 'const) (stringp (car (last e))))
+		     (princ (format "mode %s\n" (car (last e))))))`)
+	var modes []string
+	for _, l := range strings.Split(out, "\n") {
+		if m, ok := strings.CutPrefix(l, "mode "); ok {
+			modes = append(modes, m)
+		}
+	}
+	if len(modes) == 0 {
+		t.Fatalf("no mode among claude-ide-bridge-permission-mode's choices:\n%s", out)
+	}
+	for _, m := range modes {
+		if !slices.Contains(permmode.Modes, m) {
+			t.Errorf("claude-ide-bridge-permission-mode offers %q, not one of the bridge's modes %v", m, permmode.Modes)
+		}
 	}
 }

@@ -3,9 +3,11 @@ package nvimtest
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/permmode"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/harness"
 )
@@ -116,5 +118,60 @@ func TestClaudeCodeFollowsTheBridgesRule(t *testing.T) {
 			e.waitNotice(t, testbin.ChangedNotice)
 			e.n.ex(t, "ClaudeCodeClose")
 		})
+	}
+}
+
+// The CLI's modes are listed once, in internal/permmode.Modes; the plugin's copies (the
+// permission_mode option's rule, its LuaCATS type and the help's list) are kept equal to it here.
+func TestPermissionModesAreTheBridges(t *testing.T) {
+	want := strings.Join(permmode.Modes, ", ")
+	n := startNvim(t, t.TempDir())
+	var got struct {
+		Msg      string `json:"msg"`
+		Accepted []bool `json:"accepted"`
+	}
+	n.luaInto(t, &got, `local modes = ...
+		for _, opt in ipairs(require("claude-ide-bridge.config").OPTIONS) do
+			if opt[1] == "permission_mode" then
+				local accepted = {}
+				for i, m in ipairs(modes) do accepted[i] = opt[3](m) end
+				return { msg = opt[4], accepted = accepted }
+			end
+		end
+		return { msg = "no permission_mode option", accepted = {} }`, permmode.Modes)
+	if got.Msg != "false or one of "+want {
+		t.Errorf("the permission_mode option says %q, want the bridge's modes: false or one of %s", got.Msg, want)
+	}
+	for i, m := range permmode.Modes {
+		if i >= len(got.Accepted) || !got.Accepted[i] {
+			t.Errorf("the permission_mode option refuses %q, one of the bridge's modes", m)
+		}
+	}
+
+	// words is the quoted words of re's first group in src.
+	words := func(re string, src []byte) string {
+		m := regexp.MustCompile(re).FindSubmatch(src)
+		if m == nil {
+			return "nothing"
+		}
+		var out []string
+		for _, w := range regexp.MustCompile(`"(\w+)"`).FindAllSubmatch(m[1], -1) {
+			out = append(out, string(w[1]))
+		}
+		return strings.Join(out, ", ")
+	}
+	src, err := os.ReadFile(filepath.Join(pluginDir, "lua", "claude-ide-bridge", "config.lua"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := words(`---@field permission_mode\? (\S+)`, src); got != want {
+		t.Errorf("config.lua's ---@field permission_mode lists %s, want the bridge's modes: %s", got, want)
+	}
+	help, err := os.ReadFile(filepath.Join(pluginDir, "doc", "claude-ide-bridge.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := words("the option `permission_mode` \\(([^;]*);", help); got != want {
+		t.Errorf("the help lists %s for the option permission_mode, want the bridge's modes: %s", got, want)
 	}
 }

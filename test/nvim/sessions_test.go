@@ -115,3 +115,46 @@ func TestSessionsPerTab(t *testing.T) {
 	wantTexts(t, toolOf(t, await(t, ch)), "FILE_SAVED", "from review\n")
 	_ = c1
 }
+
+// :ClaudeCode waits for the bridge's claudeCommand answer; a :tabnew typed before it arrives
+// (a user typing fast) must not take the terminal: it opens in the tab page the command was
+// typed in, as that tab's session. The answer is held here until :tabnew has run.
+func TestClaudeCodeOpensInTheTabItWasTypedIn(t *testing.T) {
+	e := newEnv(t, map[string]any{"model_tools": false, "permission_mode": false,
+		"terminal": map[string]any{"sessions": "tab"}, "terminal_cmd": []string{"sh", "-c", "exec cat"}}, false)
+	e.n.lua(t, `local state = require("claude-ide-bridge.state")
+		local request = state.request
+		_G.held = {}
+		state.request = function(method, params, cb)
+			if method ~= "claudeCommand" then return request(method, params, cb) end
+			request(method, params, function(...)
+				local answer = { ... }
+				table.insert(_G.held, function() cb(unpack(answer, 1, 2)) end)
+			end)
+		end`)
+	typedIn := e.n.str(t, `return tostring(vim.api.nvim_get_current_tabpage())`)
+	e.n.ex(t, "ClaudeCode")
+	e.n.waitLua(t, `1`, `return #_G.held`)
+	e.n.ex(t, "tabnew")
+	e.n.lua(t, `_G.held[1]()`)
+	e.n.waitLua(t, `"t"`, `return vim.api.nvim_get_mode().mode`)
+	var got struct {
+		Current string   `json:"current"`
+		Tabs    []string `json:"tabs"`
+		Keys    []string `json:"keys"`
+	}
+	e.n.luaInto(t, &got, `local out = { current = tostring(vim.api.nvim_get_current_tabpage()), tabs = {}, keys = {} }
+		for _, tab in ipairs(vim.api.nvim_list_tabpages()) do
+			for _, win in ipairs(vim.api.nvim_tabpage_list_wins(tab)) do
+				if vim.b[vim.api.nvim_win_get_buf(win)].claude_ide_bridge_terminal then out.tabs[#out.tabs + 1] = tostring(tab) end
+			end
+		end
+		for _, s in ipairs(require("claude-ide-bridge.terminal").sessions()) do out.keys[#out.keys + 1] = s.key end
+		return out`)
+	if strings.Join(got.Tabs, ",") != typedIn || got.Current != typedIn {
+		t.Errorf("the terminal is shown in tab pages %v (tab page %s current), want only %s, where :ClaudeCode was typed", got.Tabs, got.Current, typedIn)
+	}
+	if strings.Join(got.Keys, ",") != "tab:"+typedIn {
+		t.Errorf("sessions %v, want the one of tab page %s", got.Keys, typedIn)
+	}
+}
