@@ -7,9 +7,9 @@ package discovery
 
 import "errors"
 
-// ErrUnsafeDir is returned (wrapped with context) when the lock directory or a lock path
+// ErrUnsafeDir is returned (wrapped with context) when a folder of ours (OwnDir) or a lock path
 // could let another user or a planted symlink redirect what we write.
-var ErrUnsafeDir = errors.New("discovery: unsafe lock directory")
+var ErrUnsafeDir = errors.New("discovery: unsafe directory")
 
 // BridgeMarker is the value of Lock.Bridge in lock files written by claude-ide-bridge.
 // ListLocks uses it to tell our own locks from those of other IDEs.
