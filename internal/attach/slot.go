@@ -39,13 +39,13 @@ type Slot struct {
 	cur     *Editor
 	last    string                        // the last editor's name, for messages
 	shown   map[string]ide.ShowDiffParams // proposals not yet closed, by tab
-	clients map[ide.ClientID]int          // connected Claude clients and their pids (0: not said)
+	clients map[ide.ClientID]clientInfo   // connected clients (Claude and the other agents)
 	changed chan struct{}                 // 1-buffered: a Claude client came or went
 }
 
 // NewSlot returns a slot with no editor attached.
 func NewSlot() *Slot {
-	return &Slot{shown: map[string]ide.ShowDiffParams{}, clients: map[ide.ClientID]int{}, changed: make(chan struct{}, 1)}
+	return &Slot{shown: map[string]ide.ShowDiffParams{}, clients: map[ide.ClientID]clientInfo{}, changed: make(chan struct{}, 1)}
 }
 
 // Attach makes e the editor; the proposals still pending go to it with Replay.
@@ -92,7 +92,7 @@ func (s *Slot) Replay(ctx context.Context, pending map[string]bool) error {
 		ids = append(ids, id)
 	}
 	slices.Sort(ids)
-	pids := maps.Clone(s.clients)
+	info := maps.Clone(s.clients)
 	var todo []ide.ShowDiffParams
 	for tab, p := range s.shown {
 		if pending[tab] {
@@ -107,10 +107,10 @@ func (s *Slot) Replay(ctx context.Context, pending map[string]bool) error {
 	}
 	for i, id := range ids {
 		if f := cur.Events.ClientConnected; f != nil {
-			f(id, i+1)
+			f(id, i+1, info[id].agent)
 		}
-		if f := cur.Events.ClientPID; f != nil && pids[id] > 0 {
-			f(id, pids[id])
+		if f := cur.Events.ClientPID; f != nil && info[id].pid > 0 {
+			f(id, info[id].pid)
 		}
 	}
 	sortBySeq(todo)
@@ -123,6 +123,12 @@ func (s *Slot) Replay(ctx context.Context, pending map[string]bool) error {
 	return errors.Join(errs...)
 }
 
+// clientInfo is what Replay tells a newly attached editor of a connected client.
+type clientInfo struct {
+	agent string
+	pid   int // 0: not said
+}
+
 func sortBySeq(ps []ide.ShowDiffParams) {
 	slices.SortFunc(ps, func(a, b ide.ShowDiffParams) int { return cmp.Compare(a.Seq, b.Seq) })
 }
@@ -133,19 +139,20 @@ func (s *Slot) Changed() <-chan struct{} { return s.changed }
 // Events are the bridge's: they reach the attached editor's Events and signal Changed.
 func (s *Slot) Events() ide.Events {
 	return ide.Events{
-		ClientConnected: func(id ide.ClientID, n int) {
+		ClientConnected: func(id ide.ClientID, n int, agent string) {
 			s.mu.Lock()
-			s.clients[id] = 0
+			s.clients[id] = clientInfo{agent: agent}
 			s.mu.Unlock()
 			if e := s.current(); e != nil && e.Events.ClientConnected != nil {
-				e.Events.ClientConnected(id, n)
+				e.Events.ClientConnected(id, n, agent)
 			}
 			s.signal()
 		},
 		ClientPID: func(id ide.ClientID, pid int) {
 			s.mu.Lock()
-			if _, ok := s.clients[id]; ok {
-				s.clients[id] = pid
+			if c, ok := s.clients[id]; ok {
+				c.pid = pid
+				s.clients[id] = c
 			}
 			s.mu.Unlock()
 			if e := s.current(); e != nil && e.Events.ClientPID != nil {

@@ -147,27 +147,29 @@ func TestSlotWithoutEditor(t *testing.T) {
 
 func contains(s, sub string) bool { return strings.Contains(s, sub) }
 
-// An attaching editor is told every connected Claude before any proposal, as if each had just
+// An attaching editor is told every connected client (and its agent) before any proposal, as if each had just
 // connected (its status and its sessions-per-tab placement need them); gone ones are not told.
 func TestSlotReplayTellsConnectedClients(t *testing.T) {
 	t.Parallel()
 	s := attach.NewSlot()
 	ev := s.Events()
-	ev.ClientConnected(1, 1)
+	ev.ClientConnected(1, 1, "claude")
 	ev.ClientPID(1, 4242)
-	ev.ClientConnected(2, 2)
-	ev.ClientConnected(3, 3)
+	ev.ClientConnected(2, 2, "claude")
+	ev.ClientConnected(3, 3, "gemini")
 	ev.ClientPID(3, 4343)
 	ev.ClientDisconnected(2, 2)
 	show(t, s, "A", 1)
 	var got []string
 	next := &editor{}
 	s.Attach(attach.Editor{Editor: next, Events: ide.Events{
-		ClientConnected: func(id ide.ClientID, n int) { got = append(got, fmt.Sprintf("connected %d (%d)", id, n)) },
-		ClientPID:       func(id ide.ClientID, pid int) { got = append(got, fmt.Sprintf("pid %d %d", id, pid)) },
+		ClientConnected: func(id ide.ClientID, n int, agent string) {
+			got = append(got, fmt.Sprintf("%s connected %d (%d)", agent, id, n))
+		},
+		ClientPID: func(id ide.ClientID, pid int) { got = append(got, fmt.Sprintf("pid %d %d", id, pid)) },
 	}})
 	s.Replay(context.Background(), map[string]bool{"A": true})
-	want := []string{"connected 1 (1)", "pid 1 4242", "connected 3 (2)", "pid 3 4343"}
+	want := []string{"claude connected 1 (1)", "pid 1 4242", "gemini connected 3 (2)", "pid 3 4343"}
 	if !slices.Equal(got, want) {
 		t.Errorf("told %q, want %q", got, want)
 	}

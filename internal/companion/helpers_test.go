@@ -91,7 +91,8 @@ type fixture struct {
 	editor *testEditor
 	model  *ide.Model
 	srv    *Server
-	disc   string // the discovery folder
+	disc   string     // the discovery folder
+	events ide.Events // the model's; set a field before connect
 }
 
 func newFixture(t *testing.T, agent Agent) *fixture {
@@ -106,7 +107,13 @@ func newFixture(t *testing.T, agent Agent) *fixture {
 	}
 	f := &fixture{dir: ws, editor: newTestEditor(), disc: filepath.Join(t.TempDir(), "gemini", "ide")}
 	f.model = ide.New(f.editor, ide.EditorInfo{Name: "Test Editor", Caps: ide.Capabilities{ShowDiff: true, OpenEditors: true, CanCloseTabs: true, DiffText: true},
-		TrackSelection: true, Exclude: ex}, []string{ws}, ide.Events{}, nil)
+		TrackSelection: true, Exclude: ex}, []string{ws}, ide.Events{
+		ClientConnected: func(id ide.ClientID, n int, a string) {
+			if c := f.events.ClientConnected; c != nil {
+				c(id, n, a)
+			}
+		},
+	}, nil)
 	f.srv, err = Start(Config{Agent: agent, Model: f.model, Dir: f.disc, Version: "test"})
 	if err != nil {
 		t.Fatal(err)

@@ -584,3 +584,24 @@ func TestCloseDiffWithoutViewText(t *testing.T) {
 		t.Fatalf("closeDiff %q", txt)
 	}
 }
+
+// The editor is told which CLI connected (clientConnected's agent), so it never says "Claude
+// connected" for a Gemini or a Qwen.
+func TestClientConnectedNamesTheAgent(t *testing.T) {
+	for _, agent := range []Agent{Gemini, Qwen} {
+		t.Run(string(agent), func(t *testing.T) {
+			f := newFixture(t, agent)
+			got := make(chan string, 1)
+			f.events.ClientConnected = func(_ ide.ClientID, _ int, a string) { got <- a }
+			f.connect(t)
+			select {
+			case a := <-got:
+				if a != string(agent) {
+					t.Fatalf("clientConnected's agent %q, want %q", a, agent)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("no clientConnected")
+			}
+		})
+	}
+}

@@ -125,9 +125,7 @@ func (m *Model) OpenDiff(ctx context.Context, id ClientID, a OpenDiffArgs) ([]Co
 	}
 	agent := "claude"
 	if c := m.clients[id]; c != nil {
-		if ag, ok := c.conn.(interface{ Agent() string }); ok {
-			agent = ag.Agent()
-		}
+		agent = c.agent()
 	}
 	old := m.diffs[a.TabName]
 	if old != nil && old.state == accepted && old.owner != id {

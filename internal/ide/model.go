@@ -35,7 +35,8 @@ func (c *client) takesMentions() bool {
 
 // Events are told to whoever runs the editor (connection status). Nil funcs are skipped.
 type Events struct {
-	ClientConnected    func(id ClientID, clients int)
+	// ClientConnected: agent is the CLI ("claude", "gemini", "qwen"; ShowDiffParams.Agent).
+	ClientConnected    func(id ClientID, clients int, agent string)
 	ClientDisconnected func(id ClientID, clients int)
 	FoldersChanged     func(folders []string)
 	// ClientPID: the client said which process it is (the CLI's ide_connected), so that an
@@ -101,6 +102,14 @@ type client struct {
 	writes    writeWatch // skipped.go
 }
 
+// agent is the CLI behind the client: its conn's Agent(), "claude" when it has none.
+func (c *client) agent() string {
+	if ag, ok := c.conn.(interface{ Agent() string }); ok {
+		return ag.Agent()
+	}
+	return "claude"
+}
+
 // New returns a Model for editor. folders are absolute workspace folders.
 func New(editor Editor, info EditorInfo, folders []string, events Events, log *slog.Logger) *Model {
 	if log == nil {
@@ -147,7 +156,7 @@ func (m *Model) Ready(id ClientID) {
 	n := m.readyCountLocked()
 	m.mu.Unlock()
 	if f := m.events.ClientConnected; f != nil {
-		f(id, n)
+		f(id, n, c.agent())
 	}
 }
 

@@ -62,7 +62,7 @@ local function bridge_handlers()
   h.clientConnected = function(p)
     local n = state.set_clients(p.clients)
     vim.schedule(function()
-      events.emit("ClaudeCodeConnected", { clients = n })
+      events.emit("ClaudeCodeConnected", { clients = n, agent = p.agent or "claude" })
     end)
   end
   h.clientPid = function(p)

@@ -1,6 +1,6 @@
 -- User autocommands for statuslines and user config:
 --
---   ClaudeCodeConnected     data = { clients = n }     a Claude client connected
+--   ClaudeCodeConnected     data = { clients = n, agent = "claude"|"gemini"|"qwen" }  a client connected
 --   ClaudeCodeDisconnected  data = { clients = n }     one went away
 --   ClaudeCodeDiffOpened    data = { file = path, tab_name = name }
 --   ClaudeCodeDiffClosed    data = { file = path, tab_name = name, accepted = bool }

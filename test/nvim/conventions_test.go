@@ -244,7 +244,7 @@ func TestEventsAndStatus(t *testing.T) {
 	}
 
 	e.c = dialClaude(t, e.cfg)
-	waitEvent("ClaudeCodeConnected", map[string]any{"clients": 1})
+	waitEvent("ClaudeCodeConnected", map[string]any{"clients": 1, "agent": "claude"})
 	if s := st(); s != (status{true, port, 1, 0}) {
 		t.Fatalf("status() %+v with a client", s)
 	}

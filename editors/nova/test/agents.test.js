@@ -40,6 +40,9 @@ test("a Gemini proposal is named Gemini's; saving it sends the user's text to th
   const editor = await proposal(env);
   assert.strictEqual(editor.document.text, PROPOSAL);
   assert.ok(env.standin.notifications.some((n) => n.title === "Gemini proposes a change to main.go"), JSON.stringify(env.standin.notifications.map((n) => n.title)));
+  // clientConnected names the agent: never "Claude connected" for Gemini.
+  const titles = env.standin.notifications.map((n) => n.title);
+  assert.ok(titles.includes("Gemini connected") && !titles.includes("Claude connected"), JSON.stringify(titles));
 
   const edited = PROPOSAL.replace("println(1)", "println(2) // 本");
   await env.standin.user.type(editor, edited);

@@ -147,8 +147,9 @@ func TestClientNotifications(t *testing.T) {
 		s := startSidecar(t, framing)
 		r := s.initialize(t, nil)
 		type note struct {
-			ClientID int `json:"clientId"`
-			Clients  int `json:"clients"`
+			ClientID int    `json:"clientId"`
+			Clients  int    `json:"clients"`
+			Agent    string `json:"agent"`
 		}
 		parse := func(c call) note {
 			var n note
@@ -160,7 +161,7 @@ func TestClientNotifications(t *testing.T) {
 		n1 := parse(s.next(t, "clientConnected"))
 		c2 := claude(t, r)
 		n2 := parse(s.next(t, "clientConnected"))
-		if n1.Clients != 1 || n2.Clients != 2 || n1.ClientID == n2.ClientID {
+		if n1.Clients != 1 || n2.Clients != 2 || n1.ClientID == n2.ClientID || n1.Agent != "claude" {
 			t.Errorf("connected: %+v then %+v", n1, n2)
 		}
 		c1.Close()

@@ -237,8 +237,8 @@ func (s *server) initialize(req *jsonrpc.Request) (any, error) {
 		PID:     p.PID,
 		Code:    s.editorCode(conn, p.Capabilities),
 		Events: ide.Events{
-			ClientConnected: func(id ide.ClientID, n int) {
-				conn.Notify(context.Background(), "clientConnected", map[string]any{"clientId": id, "clients": n})
+			ClientConnected: func(id ide.ClientID, n int, agent string) {
+				conn.Notify(context.Background(), "clientConnected", map[string]any{"clientId": id, "clients": n, "agent": agent})
 			},
 			ClientPID: func(id ide.ClientID, pid int) {
 				conn.Notify(context.Background(), "clientPid", map[string]any{"clientId": id, "pid": pid})

@@ -206,7 +206,9 @@ class ClaudeBridgeExtension {
         if (method === "claudeState") return review.state(params);
         if (method === "turnEnded") return review.turnEnded(params);
         this.clients = (params && params.clients) || 0;
-        if (method === "clientConnected" && this.clients === 1) this.tell("Claude connected", "Claude Code is attached to this workspace.");
+        // Claude is told once; each other agent (it connects once) when it comes.
+        const who = params && agentTitle(params.agent);
+        if (method === "clientConnected" && (this.clients === 1 || who !== "Claude")) this.tell(`${who} connected`, `${who} is attached to this workspace.`);
       },
       onExit: (status, stderr) => this.exited(session, status, stderr),
     });
