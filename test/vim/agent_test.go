@@ -89,7 +89,8 @@ func TestAgentTerminals(t *testing.T) {
 	}
 	v.waitEval("1", "len(term_list())")
 
-	if msgs := v.str(`execute('call claude_ide_bridge#Notify("x\e]0;pwned\x07 \u202ey")')`); !strings.Contains(msgs, `x\x1b]0;pwned\x07 \u{202e}y`) || strings.ContainsAny(msgs, "\x1b\x07\u202e") {
+	// Vim's echo shows ESC as ^[ and U+202E as <202e> itself, but U+061C (a bidi mark) as it is.
+	if msgs := v.str(`execute('call claude_ide_bridge#Notify("x\e]0;pwned\x07 \u202e\u061cy")')`); !strings.Contains(msgs, `x\x1b]0;pwned\x07 \u{202e}\u{061c}y`) || strings.ContainsAny(msgs, "\x1b\x07\u202e\u061c") {
 		t.Errorf("a message with control and bidi characters is shown as\n%q", msgs)
 	}
 
