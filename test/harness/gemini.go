@@ -150,3 +150,20 @@ func GeminiHome(t *testing.T, home, api string) []string {
 	}
 	return []string{"GEMINI_CLI_HOME=" + home, "GEMINI_API_KEY=fake", "GOOGLE_GEMINI_BASE_URL=" + api}
 }
+
+// QwenHome configures real Qwen Code in home (its QWEN_HOME: OpenAI-compatible auth, IDE mode on
+// without its nudge, no folder-trust prompt) and returns the environment that points it there and
+// at the fake OpenAI API at api (test/e2e/fakeagents).
+func QwenHome(t *testing.T, home, api string) []string {
+	t.Helper()
+	settings, _ := json.Marshal(map[string]any{
+		"security": map[string]any{"auth": map[string]any{"selectedType": "openai"}, "folderTrust": map[string]any{"enabled": false}},
+		"model":    map[string]any{"name": "fake-model"}, "ide": map[string]any{"enabled": true, "hasSeenNudge": true}})
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, "settings.json"), settings, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return []string{"QWEN_HOME=" + home, "OPENAI_BASE_URL=" + api + "/v1", "OPENAI_API_KEY=fake", "OPENAI_MODEL=fake-model"}
+}

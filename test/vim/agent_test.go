@@ -115,32 +115,67 @@ func TestClaudeCodeAgentGeminiInVim(t *testing.T) {
 	}
 	api := fakeagents.Gemini()
 	t.Cleanup(api.Close)
+	v := startAgentVim(t, "gemini", bin, func(home string) []string { return harness.GeminiHome(t, home, api.URL) })
+	hello := v.file("hello.txt", "first line\n")
+	api.Push(fakeagents.Call{Name: "write_file", Args: map[string]any{"file_path": hello, "content": "from gemini\n"}}, "TURN ONE DONE")
+	acceptAgentDiff(t, v, "gemini", api, "change hello", hello, "from gemini\n", "TURN ONE DONE")
+}
+
+// :ClaudeCodeAgent qwen: the same with real Qwen Code ($QWEN_BIN) against a fake OpenAI API,
+// QWEN_CODE_IDE_SERVER_PORT from the bridge. A new file: Qwen writes an existing one only after
+// reading it in the session.
+func TestClaudeCodeAgentQwenInVim(t *testing.T) {
+	bin := os.Getenv("QWEN_BIN")
+	if bin == "" {
+		t.Skip(`QWEN_BIN not set (set -a; eval "$(scripts/ensure-agent-clis)"; set +a): :ClaudeCodeAgent qwen in Vim is NOT tested`)
+	}
+	api := fakeagents.OpenAI()
+	t.Cleanup(api.Close)
+	v := startAgentVim(t, "qwen", bin, func(home string) []string { return harness.QwenHome(t, home, api.URL) })
+	one := filepath.Join(v.ws, "one.txt")
+	api.Push(fakeagents.Call{Name: "write_file", Args: map[string]any{"file_path": one, "content": "written by qwen\n"}}, "QWEN TURN ONE DONE")
+	acceptAgentDiff(t, v, "qwen", api, "make one", one, "written by qwen\n", "QWEN TURN ONE DONE")
+}
+
+// startAgentVim starts Vim with the agent's program as name on $PATH and the environment
+// setEnv returns for the agent's home (the fake model's address), runs
+// :ClaudeCodeAgent name --approval-mode default, and waits until the CLI is the bridge's client,
+// ready for a prompt in its terminal, which has the focus.
+func startAgentVim(t *testing.T, name, bin string, setEnv func(home string) []string) *vim {
+	t.Helper()
 	dir, _ := filepath.EvalSymlinks(t.TempDir())
 	pathDir := filepath.Join(dir, "bin")
 	os.Mkdir(pathDir, 0o700)
 	// The bridge looks the program up by its name, as a user's $PATH has it.
-	if err := os.Symlink(bin, filepath.Join(pathDir, "gemini")); err != nil {
+	if err := os.Symlink(bin, filepath.Join(pathDir, name)); err != nil {
 		t.Fatal(err)
 	}
 	env := append([]string{"PATH=" + pathDir + string(os.PathListSeparator) + os.Getenv("PATH"),
 		// A CI runner's CI=true makes the Gemini CLI refuse to start interactively ("No input
 		// provided via stdin", exit 42) even in Vim's terminal; a user's terminal has no CI.
 		"CI=false", "REMOTE_CONTAINERS=true", "NO_BROWSER=1", "no_proxy=127.0.0.1,localhost", "NO_PROXY=127.0.0.1,localhost"},
-		harness.GeminiHome(t, filepath.Join(dir, "ghome"), api.URL)...)
+		setEnv(filepath.Join(dir, "home"))...)
 	v := startVimEnv(t, env, "let g:claude_ide_bridge_split = 'botright'", "let g:claude_ide_bridge_size = 0.6")
-	hello := v.file("hello.txt", "first line\n")
 	v.waitEval("true", "claude_ide_bridge#State().ready")
-	v.ex("ClaudeCodeAgent gemini --approval-mode default")
-	t.Cleanup(func() { v.tryEval("execute('ClaudeCodeClose gemini')") })
+	v.ex("ClaudeCodeAgent " + name + " --approval-mode default")
+	t.Cleanup(func() { v.tryEval("execute('ClaudeCodeClose " + name + "')") })
+	// Qwen connects once its start-up ends, which can take half a minute.
 	if !harness.Poll(90*time.Second, func() bool {
 		return v.state().Clients == 1 && strings.Contains(v.screen(), "Type your message")
 	}) {
-		t.Fatalf("the Gemini CLI did not connect and get ready; screen:\n%s\nmessages:\n%s\nmodel requests:\n%s", v.screen(), v.messages(), api.Dump())
+		t.Fatalf("%s did not connect and get ready; screen:\n%s\nmessages:\n%s", name, v.screen(), v.messages())
 	}
-	v.waitEval(`"gemini t"`, whereTerm)
+	v.waitEval(`"`+name+` t"`, whereTerm)
+	return v
+}
 
-	api.Push(fakeagents.Call{Name: "write_file", Args: map[string]any{"file_path": hello, "content": "from gemini\n"}}, "TURN ONE DONE")
-	v.typeText("change hello")
+// acceptAgentDiff types prompt to the agent (its answer pushed to api), waits for the proposal's
+// diff, goes to it as a user does (CTRL-W gt: it left the keys in the agent's terminal) and
+// accepts it with :w, then waits for the CLI to write want to path and end its turn with done.
+func acceptAgentDiff(t *testing.T, v *vim, name string, api *fakeagents.Server, prompt, path, want, done string) {
+	t.Helper()
+	before := harness.FileText(path)
+	v.typeText(prompt)
 	time.Sleep(300 * time.Millisecond) // not an assertion: the TUI takes a burst ending in Enter as a paste
 	for i := 0; len(api.Requests()) == 0; i++ {
 		if i == 20 {
@@ -152,28 +187,28 @@ func TestClaudeCodeAgentGeminiInVim(t *testing.T) {
 	if !harness.Poll(60*time.Second, func() bool { return len(v.state().Diffs) == 1 }) {
 		t.Fatalf("no diff shown; screen:\n%s\nmodel requests:\n%s", v.screen(), api.Dump())
 	}
-	if got := harness.FileText(hello); got != "first line\n" {
+	if got := harness.FileText(path); got != before {
 		t.Fatalf("the file changed before the accept: %q", got)
 	}
-	// The diff came while the user typed to Gemini: it left the keys there; CTRL-W gt goes to it.
-	v.waitEval(`"gemini t"`, whereTerm)
+	v.waitEval(`"`+name+` t"`, whereTerm)
 	v.keys("C-w")
 	v.typeText("gt")
 	v.waitEval(`"acwrite"`, "&buftype")
-	if sl := v.str("&l:statusline"); !strings.Contains(sl, "hello.txt (Gemini's proposal%m)") {
-		t.Errorf("the proposal's status line %q does not name Gemini", sl)
+	title := map[string]string{"gemini": "Gemini", "qwen": "Qwen"}[name]
+	if sl := v.str("&l:statusline"); !strings.Contains(sl, filepath.Base(path)+" ("+title+"'s proposal%m)") {
+		t.Errorf("the proposal's status line %q does not name %s", sl, title)
 	}
 	v.normal()
 	v.typeText(":w")
 	v.keys("Enter")
-	if !harness.Poll(60*time.Second, func() bool { return harness.FileText(hello) == "from gemini\n" }) {
-		t.Fatalf("the CLI did not write the accepted text; file %q; screen:\n%s", harness.FileText(hello), v.screen())
+	if !harness.Poll(60*time.Second, func() bool { return harness.FileText(path) == want }) {
+		t.Fatalf("the CLI did not write the accepted text; file %q; screen:\n%s", harness.FileText(path), v.screen())
 	}
 	v.waitDiffs()
-	// Back in Gemini's terminal, in Terminal-Normal mode (Vim draws the job's output again after i).
-	v.waitEval(`"gemini n"`, whereTerm)
+	// Back in the agent's terminal, in Terminal-Normal mode (Vim draws the job's output again after i).
+	v.waitEval(`"`+name+` n"`, whereTerm)
 	v.keys("i")
-	if !harness.Poll(60*time.Second, func() bool { return strings.Contains(v.screen(), "TURN ONE DONE") }) {
+	if !harness.Poll(60*time.Second, func() bool { return strings.Contains(v.screen(), done) }) {
 		t.Errorf("the turn did not finish; screen:\n%s\nmodel requests:\n%s", v.screen(), api.Dump())
 	}
 }
