@@ -128,3 +128,42 @@ func AgentCall(t *testing.T, cs *mcp.ClientSession, name string, args map[string
 	}
 	return r
 }
+
+// GeminiHome configures the real Gemini CLI in home (an API key, IDE mode on without its nudge,
+// no folder-trust prompt, no update check or telemetry) and returns the environment that points
+// it there and at the fake Gemini API at api (test/e2e/fakeagents).
+func GeminiHome(t *testing.T, home, api string) []string {
+	t.Helper()
+	settings, _ := json.Marshal(map[string]any{
+		"general":   map[string]any{"enableAutoUpdate": false},
+		"security":  map[string]any{"auth": map[string]any{"selectedType": "gemini-api-key"}, "folderTrust": map[string]any{"enabled": false}},
+		"telemetry": map[string]any{"enabled": false}, "model": map[string]any{"name": "gemini-2.5-flash"},
+		"ide": map[string]any{"enabled": true, "hasSeenNudge": true}})
+	dir := filepath.Join(home, ".gemini")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range map[string][]byte{"settings.json": settings, "state.json": []byte(`{"terminalSetupPromptShown":true}`)} {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return []string{"GEMINI_CLI_HOME=" + home, "GEMINI_API_KEY=fake", "GOOGLE_GEMINI_BASE_URL=" + api}
+}
+
+// QwenHome configures real Qwen Code in home (its QWEN_HOME: OpenAI-compatible auth, IDE mode on
+// without its nudge, no folder-trust prompt) and returns the environment that points it there and
+// at the fake OpenAI API at api (test/e2e/fakeagents).
+func QwenHome(t *testing.T, home, api string) []string {
+	t.Helper()
+	settings, _ := json.Marshal(map[string]any{
+		"security": map[string]any{"auth": map[string]any{"selectedType": "openai"}, "folderTrust": map[string]any{"enabled": false}},
+		"model":    map[string]any{"name": "fake-model"}, "ide": map[string]any{"enabled": true, "hasSeenNudge": true}})
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, "settings.json"), settings, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return []string{"QWEN_HOME=" + home, "OPENAI_BASE_URL=" + api + "/v1", "OPENAI_API_KEY=fake", "OPENAI_MODEL=fake-model"}
+}

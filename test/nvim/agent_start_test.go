@@ -1,7 +1,6 @@
 package nvimtest
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,17 +22,7 @@ func TestClaudeCodeAgentGemini(t *testing.T) {
 	}
 	api := fakeagents.Gemini()
 	t.Cleanup(api.Close)
-	a := startAgentNvim(t, "gemini", bin, func(ghome string) []string {
-		settings, _ := json.Marshal(map[string]any{
-			"general":   map[string]any{"enableAutoUpdate": false},
-			"security":  map[string]any{"auth": map[string]any{"selectedType": "gemini-api-key"}, "folderTrust": map[string]any{"enabled": false}},
-			"telemetry": map[string]any{"enabled": false}, "model": map[string]any{"name": "gemini-2.5-flash"},
-			"ide": map[string]any{"enabled": true, "hasSeenNudge": true}})
-		os.MkdirAll(filepath.Join(ghome, ".gemini"), 0o700)
-		os.WriteFile(filepath.Join(ghome, ".gemini", "settings.json"), settings, 0o600)
-		os.WriteFile(filepath.Join(ghome, ".gemini", "state.json"), []byte(`{"terminalSetupPromptShown":true}`), 0o600)
-		return []string{"GEMINI_CLI_HOME=" + ghome, "GEMINI_API_KEY=fake", "GOOGLE_GEMINI_BASE_URL=" + api.URL}
-	})
+	a := startAgentNvim(t, "gemini", bin, func(ghome string) []string { return harness.GeminiHome(t, ghome, api.URL) })
 	hello := filepath.Join(a.proj, "hello.txt")
 	os.WriteFile(hello, []byte("first line\n"), 0o644)
 	api.Push(fakeagents.Call{Name: "write_file", Args: map[string]any{"file_path": hello, "content": "from gemini\n"}}, "TURN ONE DONE")
@@ -51,13 +40,7 @@ func TestClaudeCodeAgentQwen(t *testing.T) {
 	}
 	api := fakeagents.OpenAI()
 	t.Cleanup(api.Close)
-	a := startAgentNvim(t, "qwen", bin, func(qhome string) []string {
-		settings, _ := json.Marshal(map[string]any{
-			"security": map[string]any{"auth": map[string]any{"selectedType": "openai"}, "folderTrust": map[string]any{"enabled": false}},
-			"model":    map[string]any{"name": "fake-model"}, "ide": map[string]any{"enabled": true, "hasSeenNudge": true}})
-		os.WriteFile(filepath.Join(qhome, "settings.json"), settings, 0o600)
-		return []string{"QWEN_HOME=" + qhome, "OPENAI_BASE_URL=" + api.URL + "/v1", "OPENAI_API_KEY=fake", "OPENAI_MODEL=fake-model"}
-	})
+	a := startAgentNvim(t, "qwen", bin, func(qhome string) []string { return harness.QwenHome(t, qhome, api.URL) })
 	one := filepath.Join(a.proj, "one.txt")
 	api.Push(fakeagents.Call{Name: "write_file", Args: map[string]any{"file_path": one, "content": "written by qwen\n"}}, "QWEN TURN ONE DONE")
 	a.prompt(t, "make one", func() int { return len(api.Requests()) })

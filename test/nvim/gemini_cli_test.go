@@ -1,7 +1,6 @@
 package nvimtest
 
 import (
-	"encoding/json"
 	"io"
 	"os"
 	"os/exec"
@@ -49,19 +48,11 @@ func TestRealGeminiWithNeovim(t *testing.T) {
 
 	api := fakeagents.Gemini()
 	t.Cleanup(api.Close)
-	settings, _ := json.Marshal(map[string]any{
-		"general":   map[string]any{"enableAutoUpdate": false},
-		"security":  map[string]any{"auth": map[string]any{"selectedType": "gemini-api-key"}, "folderTrust": map[string]any{"enabled": false}},
-		"telemetry": map[string]any{"enabled": false}, "model": map[string]any{"name": "gemini-2.5-flash"},
-		"ide": map[string]any{"enabled": true, "hasSeenNudge": true}})
-	os.MkdirAll(filepath.Join(ghome, ".gemini"), 0o700)
-	os.WriteFile(filepath.Join(ghome, ".gemini", "settings.json"), settings, 0o600)
-	os.WriteFile(filepath.Join(ghome, ".gemini", "state.json"), []byte(`{"terminalSetupPromptShown":true}`), 0o600)
 	cmd := exec.Command(bin, "--approval-mode", "default")
 	cmd.Dir = proj
-	cmd.Env = []string{"HOME=" + ghome, "GEMINI_CLI_HOME=" + ghome, "TMPDIR=" + tmp, "PATH=" + os.Getenv("PATH"),
-		"TERM=xterm-256color", "LANG=C.UTF-8", "GEMINI_API_KEY=fake", "GOOGLE_GEMINI_BASE_URL=" + api.URL,
-		"REMOTE_CONTAINERS=true", "NO_BROWSER=1", "no_proxy=127.0.0.1,localhost", "NO_PROXY=127.0.0.1,localhost"}
+	cmd.Env = append([]string{"HOME=" + ghome, "TMPDIR=" + tmp, "PATH=" + os.Getenv("PATH"), "TERM=xterm-256color", "LANG=C.UTF-8",
+		"REMOTE_CONTAINERS=true", "NO_BROWSER=1", "no_proxy=127.0.0.1,localhost", "NO_PROXY=127.0.0.1,localhost"},
+		harness.GeminiHome(t, ghome, api.URL)...)
 	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 50, Cols: 160})
 	if err != nil {
 		t.Fatal(err)

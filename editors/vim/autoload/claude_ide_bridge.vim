@@ -20,14 +20,16 @@ export def Opt(name: string, default: any): any
   return get(g:, 'claude_ide_bridge_' .. name, default)
 enddef
 
+# msg's lines with control and bidi characters made visible: it may hold the bridge's or the model's text.
 export def Notify(msg: string, level = 'info')
   execute 'echohl' get({error: 'ErrorMsg', warn: 'WarningMsg'}, level, 'None')
-  for l in split('claude-ide-bridge: ' .. msg, "\n") | echomsg l | endfor
+  for l in split('claude-ide-bridge: ' .. msg, "\n") | echomsg perm.Clean(l) | endfor
   echohl None
 enddef
 
 # The bridge binary: the bin option, else $PATH skipping relative entries and entries inside the workspace,
-# never a program in it (Claude writes there: docs/security.md section 15), else :ClaudeCodeInstall's copy.
+# never a program in it (Claude writes there: docs/security.md section 15), else :ClaudeCodeInstall's copy;
+# none: '', and the user is told how to get one.
 export def Bin(): string
   var b = Opt('bin', '')
   if b != '' | return expand(b) | endif
@@ -36,7 +38,9 @@ export def Bin(): string
     var p = substitute(d, '/\+$', '', '') .. '/claude-ide-bridge'
     if d =~ '^/' && stridx(resolve(d) .. '/', ws) != 0 && executable(p) && !isdirectory(p) && stridx(resolve(p), ws) != 0 | return p | endif
   endfor
-  return executable(InstallPath()) ? InstallPath() : ''
+  if executable(InstallPath()) | return InstallPath() | endif
+  Notify('claude-ide-bridge not found: set g:claude_ide_bridge_bin, put it on $PATH or run :ClaudeCodeInstall (:help claude-ide-bridge-install)', 'error')
+  return ''
 enddef
 
 export def InstallPath(): string
@@ -78,11 +82,7 @@ export def Start(Cb: func = null_function): bool
   if Cb != null_function | add(S.waiting, Cb) | endif
   if Running() | return true | endif
   var bin = Bin()
-  if bin == ''
-    S.waiting = []
-    Notify('claude-ide-bridge not found: set g:claude_ide_bridge_bin, put it on $PATH or run :ClaudeCodeInstall (:help claude-ide-bridge-install)', 'error')
-    return false
-  endif
+  if bin == '' | S.waiting = [] | return false | endif
   var diag = DiagSource()
   # Without diagnostics of Vim's own the bridge's language servers answer
   # (under its workspace trust rules).
@@ -102,15 +102,9 @@ export def Start(Cb: func = null_function): bool
     capabilities: {openFile: true, showDiff: true, canCloseTabs: true, getOpenEditors: true,
       getCurrentSelection: true, checkDocumentDirty: true, saveDocument: true,
       getDiagnostics: diag != '', executeCode: false, setBufferText: true, diffText: true, lspRequest: false,
-      askPermission: AskPermission()}},
+      askPermission: type(Opt('permissions', true)) == v:t_list ? Opt('permissions', true) : !!Opt('permissions', true)}},
     (e, r) => OnReady(e, r))
   return true
-enddef
-
-# The askPermission capability: true, false or the tool names the bridge asks about.
-def AskPermission(): any
-  var o = Opt('permissions', true)
-  return type(o) == v:t_list ? o : !!o
 enddef
 
 def OnReady(e: dict<any>, r: any)
@@ -160,8 +154,7 @@ def OnLine(line: string)
   endtry
   if type(m) != v:t_dict | return | endif
   var method = get(m, 'method', '')
-  var p = get(m, 'params', {})
-  p = type(p) == v:t_dict ? p : {}
+  var p = type(get(m, 'params', 0)) == v:t_dict ? m.params : {}
   if method == '' && has_key(S.pending, string(get(m, 'id', '')))
     var Cb = remove(S.pending, string(m.id))
     Cb(get(m, 'error', {}), get(m, 'result', {}))
@@ -171,9 +164,9 @@ def OnLine(line: string)
   elseif method == 'permissionWithdrawn'
     perm.Withdrawn(p)
   elseif method == 'diffsSkipped' && type(get(p, 'message', 0)) == v:t_string
-    Notify(strtrans(p.message), 'warn')   # a Claude writes its edits without diffs
+    Notify(p.message, 'warn')   # a Claude writes its edits without diffs
   elseif method == 'claudeState' && type(get(p, 'sessionId', 0)) == v:t_string && type(get(p, 'state', 0)) == v:t_string
-    var reason = type(get(p, 'reason', 0)) == v:t_string && p.reason != '' ? ': ' .. strtrans(p.reason) : ''
+    var reason = type(get(p, 'reason', 0)) == v:t_string && p.reason != '' ? ': ' .. p.reason : ''
     if p.state == 'waiting' && get(get(S.claude, p.sessionId, {}), 'state', '') != 'waiting' && &buftype != 'terminal' | Notify('Claude is waiting for you' .. reason, 'warn') | endif
     S.claude = filter(extend(S.claude, {[p.sessionId]: {state: p.state, reason: reason}}), (_, c) => c.state != 'ended')
   elseif has_key(m, 'id') && method != ''
@@ -442,20 +435,25 @@ export def Status()
   })
 enddef
 
-export def Toggle(focus: bool, ...args: list<string>)
-  Start((_) => WithCommand(args, (cmd, env, line) => term.Open(focus, args, cmd, env, line)))
+# :ClaudeCode, :ClaudeCodeFocus (agent claude) and :ClaudeCodeAgent: agent's terminal (terminal.vim).
+export def Toggle(focus: bool, agent: string, ...args: list<string>)
+  Start((_) => WithCommand(agent, args, (cmd, env, line) => term.Open(agent, focus, args, cmd, env, line)))
+enddef
+
+# :ClaudeCodeAgent's completion: the agents besides claude the bridge may serve, for the first argument.
+export def Agents(_: string, line: string, _: number): string
+  return line =~ '^\S\+\s\+\S*$' ? "gemini\nqwen" : ''
 enddef
 
 var notice_told = false
 
-# Calls Done(cmd, env, line) with the command that runs claude as the bridge composes it (claudeCommand:
-# the permission flag, its hooks, --mcp-config); its notice (edits skip diffs) is shown once. A String
-# terminal_cmd stays a shell command line, its first word the program the bridge found (argv[0]).
-def WithCommand(args: list<string>, Done: func)
-  var base = Opt('terminal_cmd', 'claude')
+# Calls Done(cmd, env, line) with the command that runs agent as the bridge composes it (claudeCommand:
+# for claude the permission flag, its hooks, --mcp-config); its notice (edits skip diffs) is shown once.
+# A String terminal_cmd (claude's) stays a shell command line, its first word the program the bridge found.
+def WithCommand(agent: string, args: list<string>, Done: func)
+  var base = agent == 'claude' ? Opt('terminal_cmd', 'claude') : []
   var words = type(base) == v:t_list ? base : split(base)
-  var p: dict<any> = {command: words, modelTools: !!Opt('model_tools', 1)}
-  if !empty(args) | p.args = args | endif
+  var p: dict<any> = {agent: agent, command: words, modelTools: !!Opt('model_tools', 1), args: args}
   var opt = Opt('permission_mode', null)
   if type(opt) == v:t_string && opt != ''
     p.permissionMode = opt
@@ -463,7 +461,7 @@ def WithCommand(args: list<string>, Done: func)
     p.permissionMode = false
   endif
   Request('claudeCommand', p, (e, c) => {
-    if !empty(e) || type(c) != v:t_dict | Notify("claude's command line: " .. get(e, 'message', ''), 'error') | return | endif
+    if !empty(e) || type(c) != v:t_dict | Notify(agent .. "'s command line: " .. get(e, 'message', ''), 'error') | return | endif
     if get(c, 'notice', '') != '' && !notice_told
       notice_told = true
       Notify(c.notice .. '. :help claude-ide-bridge-permission-mode', 'warn')
@@ -489,7 +487,7 @@ enddef
 # folder trusted in its store (`claude-ide-bridge trust`; ! revokes).
 export def Trust(revoke: bool, dir: string)
   var bin = Bin()
-  if bin == '' | Notify('the claude-ide-bridge binary is not installed: run :ClaudeCodeInstall', 'error') | return | endif
+  if bin == '' | return | endif
   var argv = [bin, 'trust'] + (revoke ? ['--revoke'] : []) + [fnamemodify(expand(dir == '' ? getcwd(-1) : dir), ':p')]
   var out = trim(system(join(mapnew(argv, (_, a) => shellescape(a)), ' ')))
   var ok = v:shell_error == 0

@@ -11,9 +11,10 @@ import autoload 'claude_ide_bridge/terminal.vim' as term
 import autoload 'claude_ide_bridge/install.vim'
 import autoload 'claude_ide_bridge/permission.vim' as perm
 
-command -nargs=* ClaudeCode cib.Toggle(false, <f-args>)
-command -nargs=* ClaudeCodeFocus cib.Toggle(true, <f-args>)
-command ClaudeCodeClose term.Close()
+command -nargs=* ClaudeCode cib.Toggle(false, 'claude', <f-args>)
+command -nargs=* ClaudeCodeFocus cib.Toggle(true, 'claude', <f-args>)
+command -nargs=+ -complete=custom,claude_ide_bridge#Agents ClaudeCodeAgent cib.Toggle(true, <f-args>)
+command -nargs=? -complete=custom,claude_ide_bridge#Agents ClaudeCodeClose term.Close(<f-args>)
 command ClaudeCodeStart cib.Start()
 command ClaudeCodeStop cib.Stop()
 command ClaudeCodeStatus cib.Status()

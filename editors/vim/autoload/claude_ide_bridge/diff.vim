@@ -9,9 +9,6 @@ import autoload 'claude_ide_bridge.vim' as cib
 # tabName -> {tab, path, orig, prop, wins, state, closing, proposal, tick, eol, back}
 var diffs: dict<dict<any>> = {}
 
-augroup ClaudeIdeBridgeDiff
-augroup END
-
 # [lines, 'eol'] of a text as a buffer holds it.
 export def Split(text: string): list<any>
   var lines = split(text, "\n", true)
