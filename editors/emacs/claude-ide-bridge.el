@@ -20,10 +20,10 @@
 ;; cursor) and open files, shows its edits as Ediff sessions (C-c C-c
 ;; accepts, C-c C-k rejects; Claude writes the file and the buffer
 ;; follows), reads flymake or flycheck diagnostics; `claude-ide-bridge-send'
-;; mentions the region, file or Dired's files; `claude-ide-bridge-claude'
-;; runs claude in eat, vterm or term; `claude-ide-bridge-permissions'
-;; answers Claude's permission questions.  M-x claude-ide-bridge-install gets
-;; the binary (SHA-256 checked) or builds it.  See docs/emacs.md.
+;; mentions the region, file or Dired's files; `claude-ide-bridge-agent'
+;; runs claude, gemini or qwen in eat, vterm or term (docs/emacs.md);
+;; `claude-ide-bridge-permissions' answers Claude's permission questions.
+;; M-x claude-ide-bridge-install gets the binary (SHA-256 checked) or builds it.
 
 ;;; Code:
 
@@ -1005,8 +1005,8 @@ For the bridge binary; claude's program the bridge finds (claudeCommand)."
 With LEAVING (Emacs quits) and a Claude outside Emacs connected, it stays
 for that Claude (the next Emacs here attaches): it is let go, not killed."
   (let* ((conn claude-ide-bridge--conn) (proc (and conn (jsonrpc--process conn)))
-         (stay (and leaving (> claude-ide-bridge--clients 0) ; none in Emacs's terminal
-                    (not (seq-some (lambda (c) (get-buffer-process (cdr c))) claude-ide-bridge--terminals))))
+         (stay (and leaving ; more clients than agents in Emacs's terminals, which end with it
+                    (> claude-ide-bridge--clients (seq-count (lambda (c) (get-buffer-process (cdr c))) claude-ide-bridge--terminals))))
          (log (get-buffer "*claude-ide-bridge stderr*")) (from (if log (with-current-buffer log (point-max)) 1)))
     (setq claude-ide-bridge--stopping t)
     (maphash (lambda (_ d) (claude-ide-bridge--close-view d)) claude-ide-bridge--diffs)

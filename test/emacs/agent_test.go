@@ -1,13 +1,17 @@
+//go:build unix
+
 package emacstest
 
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/termtext"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/e2e/fakeagents"
@@ -48,6 +52,23 @@ func TestAgentGeminiInEmacs(t *testing.T) {
 		return e.str(t, `(with-current-buffer (get-file-buffer `+lispQuote(hello)+`) (buffer-string))`) == "from gemini\n"
 	}) {
 		t.Fatal("hello.txt's buffer does not show the CLI's write")
+	}
+	// Emacs quits with a Claude outside it connected too: the bridge stays for that Claude
+	// (Gemini in Emacs's terminal ends with Emacs; it is not a client outside).
+	a.w.stopBridges(t)
+	a.w.dial(t)
+	var pid int
+	e.value(t, &pid, `(process-id (jsonrpc--process claude-ide-bridge--conn))`)
+	e.try(`(run-at-time 0 nil #'kill-emacs)`)
+	if !harness.Poll(testbin.Bound, func() bool { return exec.Command(e.tmux, "-S", e.tsock, "has-session").Run() != nil }) {
+		t.Fatalf("Emacs did not quit:\n%s", e.screen(t))
+	}
+	time.Sleep(3 * time.Second) // past the 2 s after which Emacs deletes a bridge that does not stay
+	if lock, lpid := a.w.lockPID(t); lpid != pid {
+		t.Fatalf("lock %q names pid %d, want the staying bridge's %d", lock, lpid, pid)
+	}
+	if locks, err := discovery.ListLocks([]string{filepath.Join(a.w.cfg, "ide")}); err != nil || len(locks) != 1 || locks[0].Live() != nil {
+		t.Fatalf("the bridge did not stay for the Claude outside Emacs: %v %+v", err, locks)
 	}
 }
 
