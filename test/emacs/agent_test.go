@@ -72,6 +72,30 @@ func TestAgentGeminiInEmacs(t *testing.T) {
 	}
 }
 
+// claude-ide-bridge-agent qwen: the same with the real Qwen Code ($QWEN_BIN) against a fake
+// OpenAI API, QWEN_CODE_IDE_SERVER_PORT from the bridge. A new file: Qwen writes an existing one
+// only after reading it in the session.
+func TestAgentQwenInEmacs(t *testing.T) {
+	t.Parallel()
+	bin := os.Getenv("QWEN_BIN")
+	if bin == "" {
+		t.Skip(`QWEN_BIN not set (set -a; eval "$(scripts/ensure-agent-clis)"; set +a): claude-ide-bridge-agent qwen is NOT tested`)
+	}
+	api := fakeagents.OpenAI()
+	t.Cleanup(api.Close)
+	a := startAgentEmacs(t, "qwen", bin, func(qhome string) []string {
+		settings, _ := json.Marshal(map[string]any{
+			"security": map[string]any{"auth": map[string]any{"selectedType": "openai"}, "folderTrust": map[string]any{"enabled": false}},
+			"model":    map[string]any{"name": "fake-model"}, "ide": map[string]any{"enabled": true, "hasSeenNudge": true}})
+		os.WriteFile(filepath.Join(qhome, "settings.json"), settings, 0o600)
+		return []string{"QWEN_HOME=" + qhome, "OPENAI_BASE_URL=" + api.URL + "/v1", "OPENAI_API_KEY=fake", "OPENAI_MODEL=fake-model"}
+	})
+	one := filepath.Join(a.w.proj, "one.txt")
+	api.Push(fakeagents.Call{Name: "write_file", Args: map[string]any{"file_path": one, "content": "written by qwen\n"}}, "QWEN TURN ONE DONE")
+	a.prompt(t, "make one", func() int { return len(api.Requests()) })
+	a.acceptAndWait(t, one, "written by qwen\n", "[Qwen] ", api.Dump)
+}
+
 // agentEmacs is an Emacs (with the bridge) whose claude-ide-bridge-agent runs a real agent CLI.
 type agentEmacs struct {
 	w     *world
