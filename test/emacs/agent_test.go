@@ -140,8 +140,8 @@ func startAgentEmacs(t *testing.T, name, bin string, setEnv func(home string) []
 	e.keys(t, name, "Enter")
 	e.tm(t, "send-keys", "-t", "0", "-l", "--", "--approval-mode default")
 	e.keys(t, "Enter")
-	// Gemini connects once its start-up ends, which can take longer than waitEval's bound.
-	if !harness.Poll(90*time.Second, func() bool {
+	// The CLI connects once its start-up ends: up to a minute and more on a loaded machine.
+	if !harness.Poll(180*time.Second, func() bool {
 		c, _ := e.try("claude-ide-bridge--clients")
 		return c == "1" && strings.Contains(a.screen(t), "Type your message")
 	}) {
@@ -198,7 +198,7 @@ func (a *agentEmacs) acceptAndWait(t *testing.T, path, want, prefix string, dump
 	t.Helper()
 	e := a.w.e
 	var tabs []string
-	if !harness.Poll(60*time.Second, func() bool {
+	if !harness.Poll(120*time.Second, func() bool {
 		tabs = nil
 		e.value(t, &tabs, `(vconcat (mapcar #'car (claude-ide-bridge-diffs)))`)
 		return len(tabs) == 1
@@ -213,7 +213,7 @@ func (a *agentEmacs) acceptAndWait(t *testing.T, path, want, prefix string, dump
 	}
 	e.eval(t, `(progn (select-window (get-buffer-window (claude-ide-bridge--diff-proposal (car (hash-table-values claude-ide-bridge--diffs))))) nil)`)
 	e.keys(t, "C-c", "C-c")
-	if !harness.Poll(60*time.Second, func() bool { return harness.FileText(path) == want }) {
+	if !harness.Poll(120*time.Second, func() bool { return harness.FileText(path) == want }) {
 		t.Fatalf("the CLI did not write the accepted text; file %q", harness.FileText(path))
 	}
 	e.waitEval(t, "0", `(length (claude-ide-bridge-diffs))`)
