@@ -20,10 +20,10 @@
 ;; cursor) and open files, shows its edits as Ediff sessions (C-c C-c
 ;; accepts, C-c C-k rejects; Claude writes the file and the buffer
 ;; follows), reads flymake or flycheck diagnostics; `claude-ide-bridge-send'
-;; mentions the region, file or Dired's files; `claude-ide-bridge-claude'
-;; runs claude in eat, vterm or term; `claude-ide-bridge-permissions'
-;; answers Claude's permission questions.  M-x claude-ide-bridge-install gets
-;; the binary (SHA-256 checked) or builds it.  See docs/emacs.md.
+;; mentions the region, file or Dired's files; `claude-ide-bridge-agent'
+;; runs claude, gemini or qwen in eat, vterm or term (docs/emacs.md);
+;; `claude-ide-bridge-permissions' answers Claude's permission questions.
+;; M-x claude-ide-bridge-install gets the binary (SHA-256 checked) or builds it.
 
 ;;; Code:
 
@@ -116,7 +116,7 @@ string: that mode.  `none': no flag, and not the bridge's --settings."
 (defcustom claude-ide-bridge-claude-display-action
   '((display-buffer-reuse-window display-buffer-in-side-window)
     (side . right) (window-width . 0.45))
-  "The `display-buffer' action that shows Claude's terminal."
+  "The `display-buffer' action that shows an agent's terminal."
   :type 'sexp)
 
 (defcustom claude-ide-bridge-install-base-url
@@ -160,7 +160,7 @@ bridge starts."
 (defvar claude-ide-bridge--selection-timer nil)
 (defvar claude-ide-bridge--last-selection nil "The last selection sent.")
 (defvar claude-ide-bridge--active-buffer nil "The file buffer the user was last in.")
-(defvar claude-ide-bridge--claude-buffer nil "The buffer of Claude's terminal.")
+(defvar claude-ide-bridge--terminals nil "Each agent's terminal buffer: (AGENT . BUFFER).")
 (defvar claude-ide-bridge--paused nil "Whether sharing is paused.")
 (defvar claude-ide-bridge--questions nil "Claude's pending permission questions, oldest first.")
 (defvar-local claude-ide-bridge--diff nil
@@ -332,9 +332,9 @@ buffer's last line.  Blockwise as a rectangle."
   (save-restriction (widen) (max 1 (count-lines (point-min) (point-max)))))
 
 (defun claude-ide-bridge--ordinary-window-p (win)
-  "Return non-nil when WIN is not Claude's terminal nor a diff."
+  "Return non-nil when WIN is not an agent's terminal nor a diff."
   (let ((buf (window-buffer win)))
-    (not (or (eq buf claude-ide-bridge--claude-buffer)
+    (not (or (rassq buf claude-ide-bridge--terminals)
              (buffer-local-value 'claude-ide-bridge--diff buf)
              (window-parameter win 'window-side)
              (window-minibuffer-p win)))))
@@ -519,9 +519,7 @@ buffer's last line.  Blockwise as a rectangle."
 (defun claude-ide-bridge--diff-here ()
   "The pending or accepted diff of the current buffer, else the only one."
   (or claude-ide-bridge--diff
-      (let (all)
-        (maphash (lambda (_ d) (push d all)) claude-ide-bridge--diffs)
-        (and (= (length all) 1) (car all)))
+      (let ((all (hash-table-values claude-ide-bridge--diffs))) (and (= (length all) 1) (car all)))
       (user-error "No Claude diff here")))
 
 (defun claude-ide-bridge--proposal-mode (path)
@@ -683,10 +681,9 @@ The proposal's number is always named."
 
 (defun claude-ide-bridge-diffs ()
   "The diffs shown now, as a list of (TAB-NAME . STATE)."
-  (let (out)
-    (maphash (lambda (tab d) (push (cons tab (claude-ide-bridge--diff-state d)) out))
-             claude-ide-bridge--diffs)
-    (sort out (lambda (a b) (string< (car a) (car b))))))
+  (sort (mapcar (lambda (d) (cons (claude-ide-bridge--diff-tab d) (claude-ide-bridge--diff-state d)))
+                (hash-table-values claude-ide-bridge--diffs))
+        (lambda (a b) (string< (car a) (car b)))))
 
 (defun claude-ide-bridge-close-all-diffs ()
   "Reject every pending diff and close them all (the bridge decides)."
@@ -1008,8 +1005,8 @@ For the bridge binary; claude's program the bridge finds (claudeCommand)."
 With LEAVING (Emacs quits) and a Claude outside Emacs connected, it stays
 for that Claude (the next Emacs here attaches): it is let go, not killed."
   (let* ((conn claude-ide-bridge--conn) (proc (and conn (jsonrpc--process conn)))
-         (stay (and leaving (> claude-ide-bridge--clients 0) ; none in Emacs's terminal
-                    (not (and claude-ide-bridge--claude-buffer (get-buffer-process claude-ide-bridge--claude-buffer)))))
+         (stay (and leaving ; more clients than agents in Emacs's terminals, which end with it
+                    (> claude-ide-bridge--clients (seq-count (lambda (c) (get-buffer-process (cdr c))) claude-ide-bridge--terminals))))
          (log (get-buffer "*claude-ide-bridge stderr*")) (from (if log (with-current-buffer log (point-max)) 1)))
     (setq claude-ide-bridge--stopping t)
     (maphash (lambda (_ d) (claude-ide-bridge--close-view d)) claude-ide-bridge--diffs)
@@ -1102,77 +1099,79 @@ Mentions you send still go."
                             (length (plist-get r :diffs))
                             (mapconcat #'abbreviate-file-name claude-ide-bridge--folders ", "))))
 
-;;;; Claude in a terminal
+;;;; Agents in a terminal
 
 (defvar claude-ide-bridge--mode-told nil "Whether the user was told edits skip diffs.")
 
-(defun claude-ide-bridge--claude-command (&optional args)
-  "How to start claude with ARGS, as the bridge composes it (claudeCommand).
-A plist :argv :env :display :permissionMode :why :notice: the program,
-the permission flag (`claude-ide-bridge-permission-mode'), the bridge's
-hooks and code tools, `claude-ide-bridge-claude-args' and ARGS.  The
-notice (edits skip diffs) is shown once."
+(defun claude-ide-bridge--claude-command (&optional args agent)
+  "How to start AGENT (default claude) with ARGS, as the bridge composes it.
+A plist :argv :env :display :permissionMode :why :notice (claudeCommand).
+For claude: its program, the permission flag
+\(`claude-ide-bridge-permission-mode'), the bridge's hooks and code tools,
+`claude-ide-bridge-claude-args' and ARGS; for gemini or qwen: its program,
+ARGS and its companion's port.  The notice (edits skip diffs) is shown
+once; an error answer is a `user-error' with the bridge's text, escaped."
   (let* ((mode claude-ide-bridge-permission-mode)
-         (r (jsonrpc-request claude-ide-bridge--conn :claudeCommand
-                             (list :command (vector claude-ide-bridge-claude-program)
-                                   :args (vconcat claude-ide-bridge-claude-args args)
-                                   :permissionMode (cond ((stringp mode) mode) ((eq mode 'none) :json-false))
-                                   :modelTools (if claude-ide-bridge-model-tools t :json-false))
-                             :timeout 5)))
+         (r (condition-case err
+                (jsonrpc-request claude-ide-bridge--conn :claudeCommand
+                                 (if (member agent '(nil "claude"))
+                                     (list :command (vector claude-ide-bridge-claude-program)
+                                           :args (vconcat claude-ide-bridge-claude-args args)
+                                           :permissionMode (cond ((stringp mode) mode) ((eq mode 'none) :json-false))
+                                           :modelTools (if claude-ide-bridge-model-tools t :json-false))
+                                   (list :agent agent :args (vconcat args)))
+                                 :timeout 5)
+              (jsonrpc-error (user-error "%s" (claude-ide-bridge--clean (alist-get 'jsonrpc-error-message (cddr err))))))))
     (when (and (stringp (plist-get r :notice)) (not claude-ide-bridge--mode-told))
       (setq claude-ide-bridge--mode-told t)
       (claude-ide-bridge--msg "%s" (plist-get r :notice)))
     r))
 
-(defun claude-ide-bridge-claude-command (&optional args)
-  "The command line of claude with ARGS, as the bridge composes it."
-  (append (plist-get (claude-ide-bridge--claude-command args) :argv) nil))
-
 (defun claude-ide-bridge-claude-environment (&optional env)
   "`process-environment' with ENV (a plist; default: the bridge's) first."
-  (let ((env (or env (plist-get claude-ide-bridge--info :env))) out)
-    (while env
-      (push (format "%s=%s" (substring (symbol-name (car env)) 1) (cadr env)) out)
-      (setq env (cddr env)))
-    (append (nreverse out) process-environment)))
-
-(defun claude-ide-bridge--terminal ()
-  "The terminal to use."
-  (if (not (eq claude-ide-bridge-terminal 'auto))
-      claude-ide-bridge-terminal
-    (cond ((require 'eat nil t) 'eat)
-          ((require 'vterm nil t) 'vterm)
-          (t 'term))))
+  (append (cl-loop for (k v) on (or env (plist-get claude-ide-bridge--info :env)) by #'cddr
+                   collect (format "%s=%s" (substring (symbol-name k) 1) v))
+          process-environment))
 
 ;;;###autoload
-(defun claude-ide-bridge-claude (&optional args)
-  "Run claude in a terminal wired to this Emacs, or show the running one.
-With a prefix argument, read extra ARGS for claude first.  The
-project of the current buffer becomes a workspace folder."
-  (interactive (list (and current-prefix-arg
-                          (split-string-and-unquote (read-string "claude arguments: ")))))
+(defun claude-ide-bridge-agent (agent &optional args)
+  "Run AGENT (claude, gemini or qwen) in a terminal wired to this Emacs.
+Shows AGENT's terminal instead when it runs.  With a prefix argument,
+read extra ARGS first.  The project of the current buffer becomes a
+workspace folder.  The bridge composes the command line (claudeCommand)."
+  (interactive (let ((a (completing-read "Agent: " '("claude" "gemini" "qwen") nil t)))
+                 (list a (and current-prefix-arg
+                              (split-string-and-unquote (read-string (format "%s arguments: " a)))))))
   (unless claude-ide-bridge-mode (claude-ide-bridge-mode 1))
   (with-timeout (10 (user-error "The bridge did not start; see the buffer \" *claude-ide-bridge stderr*\""))
     (while (not (claude-ide-bridge--ready-p)) (accept-process-output nil 0.05)))
-  (if (and (buffer-live-p claude-ide-bridge--claude-buffer)
-           (get-buffer-process claude-ide-bridge--claude-buffer))
-      (pop-to-buffer claude-ide-bridge--claude-buffer claude-ide-bridge-claude-display-action)
-    (let* ((default-directory (file-name-as-directory (claude-ide-bridge--root)))
-           (c (claude-ide-bridge--claude-command args))
-           (cmd (append (plist-get c :argv) nil)) ; its program: the bridge's find, never the workspace's
-           (process-environment (claude-ide-bridge-claude-environment (plist-get c :env)))
-           (name "*claude*")
-           (buf (pcase (claude-ide-bridge--terminal)
-                  ('eat (apply #'eat-make "claude" (car cmd) nil (cdr cmd)))
-                  ('vterm (let ((vterm-shell (mapconcat #'shell-quote-argument cmd " "))
-                                (vterm-buffer-name name))
-                            (save-window-excursion (vterm name))))
-                  (_ (with-current-buffer (apply #'make-term "claude" (car cmd) nil (cdr cmd))
-                       (term-char-mode)
-                       (current-buffer))))))
-      (claude-ide-bridge--add-folder default-directory)
-      (setq claude-ide-bridge--claude-buffer buf)
-      (pop-to-buffer buf claude-ide-bridge-claude-display-action))))
+  (let ((old (cdr (assoc agent claude-ide-bridge--terminals))))
+    (if (and (buffer-live-p old) (get-buffer-process old))
+        (pop-to-buffer old claude-ide-bridge-claude-display-action)
+      (let* ((default-directory (file-name-as-directory (claude-ide-bridge--root)))
+             (c (claude-ide-bridge--claude-command args agent))
+             (cmd (append (plist-get c :argv) nil)) ; its program: the bridge's find, never the workspace's
+             (process-environment (claude-ide-bridge-claude-environment (plist-get c :env)))
+             (name (format "*%s*" agent))
+             (buf (pcase (if (not (eq claude-ide-bridge-terminal 'auto)) claude-ide-bridge-terminal
+                           (cond ((require 'eat nil t) 'eat) ((require 'vterm nil t) 'vterm)))
+                    ('eat (apply #'eat-make agent (car cmd) nil (cdr cmd)))
+                    ('vterm (let ((vterm-shell (mapconcat #'shell-quote-argument cmd " "))
+                                  (vterm-buffer-name name))
+                              (save-window-excursion (vterm name))))
+                    (_ (with-current-buffer (apply #'make-term agent (car cmd) nil (cdr cmd))
+                         (term-char-mode)
+                         (current-buffer))))))
+        (claude-ide-bridge--add-folder default-directory)
+        (setf (alist-get agent claude-ide-bridge--terminals nil nil #'equal) buf)
+        (pop-to-buffer buf claude-ide-bridge-claude-display-action)))))
+
+;;;###autoload
+(defun claude-ide-bridge-claude (&optional args)
+  "Run claude with ARGS as `claude-ide-bridge-agent' does, or show it.
+With a prefix argument, read extra ARGS for claude first."
+  (interactive (list (and current-prefix-arg (split-string-and-unquote (read-string "claude arguments: ")))))
+  (claude-ide-bridge-agent "claude" args))
 
 ;;;; Installing the bridge
 
@@ -1284,6 +1283,7 @@ BUILD (a prefix argument), builds from the checkout directly."
 (defvar claude-ide-bridge-command-map
   (let ((map (make-sparse-keymap)))
     (define-key map "c" #'claude-ide-bridge-claude)
+    (define-key map "g" #'claude-ide-bridge-agent)
     (define-key map "s" #'claude-ide-bridge-send)
     (define-key map "a" #'claude-ide-bridge-accept)
     (define-key map "k" #'claude-ide-bridge-reject)

@@ -173,6 +173,31 @@ own bytes); LINK: make the binary a symbolic link to SCRIPT."
        (delete-directory cfg t)
        (delete-directory ws t))))
 
+(defun cibt-claude-command (&optional args)
+  "The command line of claude with ARGS, as the bridge composes it."
+  (append (plist-get (claude-ide-bridge--claude-command args) :argv) nil))
+
+(ert-deftest cibt-agent-command ()
+  "An agent's command line is the bridge's: its program, the args, its port.
+An error answer is a `user-error' with the bridge's text, its control
+characters escaped, and starts nothing (issue 38 item 4)."
+  (cibt-with-bridge
+    (let* ((gemini (expand-file-name "gemini" (file-name-directory cibt-claude)))
+           (odd (expand-file-name "e\e]0;x\a" ws)))
+      (copy-file cibt-claude gemini)
+      (let ((c (claude-ide-bridge--claude-command '("--x") "gemini")))
+        (should (equal (plist-get c :argv) (vector gemini "--x")))
+        (should (string-match-p "\\`[0-9]+\\'" (plist-get (plist-get c :env) :GEMINI_CLI_IDE_SERVER_PORT))))
+      ;; gemini on PATH is a link to a program in the workspace, in a folder named with
+      ;; control characters: the bridge refuses it, naming the folder.
+      (make-directory odd)
+      (rename-file gemini (file-name-as-directory odd))
+      (make-symbolic-link (expand-file-name "gemini" odd) gemini)
+      (let ((msg (cadr (should-error (claude-ide-bridge-agent "gemini") :type 'user-error))))
+        (should (string-match-p "/e\\\\x1b]0;x\\\\x07/gemini is inside the workspace" msg))
+        (should-not (string-match-p "[\e\a]" msg)))
+      (should-not claude-ide-bridge--terminals))))
+
 (ert-deftest cibt-bridge-framing ()
   "Check that the bridge accepts jsonrpc.el's Content-Length framing.
 initialize and status answer; turning the mode off removes the lock file."
@@ -193,15 +218,15 @@ choose a mode; the option overrides; `none' adds nothing."
           (settings (list "--settings" (concat (file-name-sans-extension
                                                 (plist-get claude-ide-bridge--info :lockPath))
                                                ".settings.json"))))
-      (should (equal (claude-ide-bridge-claude-command)
+      (should (equal (cibt-claude-command)
                      `(,cibt-claude "--permission-mode" "default" ,@settings ,@mcp)))
-      (should (equal (claude-ide-bridge-claude-command '("--permission-mode" "plan"))
+      (should (equal (cibt-claude-command '("--permission-mode" "plan"))
                      `(,cibt-claude ,@settings ,@mcp "--permission-mode" "plan")))
       (let ((claude-ide-bridge-permission-mode "acceptEdits"))
-        (should (equal (claude-ide-bridge-claude-command '("-c"))
+        (should (equal (cibt-claude-command '("-c"))
                        `(,cibt-claude "--permission-mode" "acceptEdits" ,@settings ,@mcp "-c"))))
       (let ((claude-ide-bridge-permission-mode 'none) (claude-ide-bridge-model-tools nil))
-        (should (equal (claude-ide-bridge-claude-command '("-c")) (list cibt-claude "-c"))))
+        (should (equal (cibt-claude-command '("-c")) (list cibt-claude "-c"))))
       ;; The project's Claude settings choose a mode that writes without a diff: no flag, and
       ;; the user is told.
       (make-directory (expand-file-name ".claude" ws))
@@ -210,7 +235,7 @@ choose a mode; the option overrides; `none' adds nothing."
       (let ((claude-ide-bridge--mode-told nil) told)
         (cl-letf (((symbol-function 'claude-ide-bridge--msg)
                    (lambda (&rest args) (push (apply #'format args) told))))
-          (should (equal (claude-ide-bridge-claude-command) `(,cibt-claude ,@settings ,@mcp))))
+          (should (equal (cibt-claude-command) `(,cibt-claude ,@settings ,@mcp))))
         (should (string-match-p "permission mode acceptEdits (set by .*settings.json): Claude writes its edits without showing them as diffs" (car told)))))))
 
 (ert-deftest cibt-programs-not-from-workspace ()
@@ -248,7 +273,7 @@ folders, or an error when only the workspace has one."
               (copy-file (expand-file-name "claude" outside) ws)
               (set-file-modes (expand-file-name "claude" ws) #o755)
               (jsonrpc-request claude-ide-bridge--conn :status (make-hash-table))
-              (should (equal (car (claude-ide-bridge-claude-command)) (expand-file-name "claude" outside))))))
+              (should (equal (car (cibt-claude-command)) (expand-file-name "claude" outside))))))
       (delete-directory ws t)
       (delete-directory outside t))))
 

@@ -90,13 +90,13 @@ func startRealClaude(t *testing.T) *realClaude {
 	w := &world{proj: proj, cfg: cfg, e: e}
 	t.Cleanup(func() {
 		// claude first, so it does not outlive the test.
-		e.try(`(let ((p (get-buffer-process claude-ide-bridge--claude-buffer))) (when p (delete-process p)))`)
+		e.try(`(let ((p (get-buffer-process (cdr (assoc "claude" claude-ide-bridge--terminals))))) (when p (delete-process p)))`)
 	})
 	w.visit(t, path)
 	e.eval(t, `(progn (with-current-buffer (window-buffer (selected-window)) (claude-ide-bridge-claude)) nil)`)
 	screen := func() string {
 		var s string
-		e.value(t, &s, `(if (buffer-live-p claude-ide-bridge--claude-buffer) (with-current-buffer claude-ide-bridge--claude-buffer (buffer-substring-no-properties (point-min) (point-max))) "")`)
+		e.value(t, &s, `(if (buffer-live-p (cdr (assoc "claude" claude-ide-bridge--terminals))) (with-current-buffer (cdr (assoc "claude" claude-ide-bridge--terminals)) (buffer-substring-no-properties (point-min) (point-max))) "")`)
 		return s
 	}
 	// Facts: "With no network, expect up to ~20 s before it connects".
@@ -107,11 +107,11 @@ func startRealClaude(t *testing.T) *realClaude {
 		t.Fatalf("the CLI did not connect and get ready; screen:\n%s", screen())
 	}
 	// The command line had the permission mode (the CLI's auto mode would write with no diff).
-	if cmd := e.eval(t, `(process-command (get-buffer-process claude-ide-bridge--claude-buffer))`); !strings.Contains(cmd, `"--permission-mode" "default"`) {
+	if cmd := e.eval(t, `(process-command (get-buffer-process (cdr (assoc "claude" claude-ide-bridge--terminals))))`); !strings.Contains(cmd, `"--permission-mode" "default"`) {
 		t.Fatalf("claude ran as %s", cmd)
 	}
 	send := func(s string) {
-		e.eval(t, `(process-send-string (get-buffer-process claude-ide-bridge--claude-buffer) `+lispQuote(s)+`)`)
+		e.eval(t, `(process-send-string (get-buffer-process (cdr (assoc "claude" claude-ide-bridge--terminals))) `+lispQuote(s)+`)`)
 	}
 	return &realClaude{w: w, api: api, path: path, screen: screen, send: send}
 }

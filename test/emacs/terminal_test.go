@@ -74,10 +74,10 @@ func TestClaudeTerminal(t *testing.T) {
 			if _, err := strconv.Atoi(port); err != nil {
 				t.Fatal(err)
 			}
-			if mode := w.e.eval(t, `(buffer-local-value 'major-mode claude-ide-bridge--claude-buffer)`); mode != tc.mode {
+			if mode := w.e.eval(t, `(buffer-local-value 'major-mode (cdr (assoc "claude" claude-ide-bridge--terminals)))`); mode != tc.mode {
 				t.Fatalf("claude runs in %s, want %s", mode, tc.mode)
 			}
-			if side := w.e.eval(t, `(window-parameter (get-buffer-window claude-ide-bridge--claude-buffer) 'window-side)`); side != "right" {
+			if side := w.e.eval(t, `(window-parameter (get-buffer-window (cdr (assoc "claude" claude-ide-bridge--terminals))) 'window-side)`); side != "right" {
 				t.Fatalf("claude's window side %s, want right", side)
 			}
 			w.e.eval(t, `(progn (select-window (get-buffer-window (get-file-buffer `+lispQuote(path)+`))) nil)`)
