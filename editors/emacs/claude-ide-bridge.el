@@ -548,9 +548,7 @@ buffer's last line.  Blockwise as a rectangle."
     (let* ((d (claude-ide-bridge--diff-new
                :tab tab :path path :number (plist-get params :proposal)
                :state 'pending))
-           (who (or (cdr (assoc (or (plist-get params :agent) "claude") ; known names only
-                                '(("claude" . "Claude") ("gemini" . "Gemini") ("qwen" . "Qwen"))))
-                    "An agent"))
+           (who (claude-ide-bridge--who (plist-get params :agent)))
            (orig (generate-new-buffer (format "*%s original: %s*" who (file-name-nondirectory path))))
            (prop (generate-new-buffer tab)))
       (with-current-buffer orig
@@ -926,7 +924,7 @@ For the bridge binary; claude's program the bridge finds (claudeCommand)."
   (when (memq method '(clientConnected clientDisconnected))
     (setq claude-ide-bridge--clients (or (plist-get params :clients) 0))
     (claude-ide-bridge--msg "%s (%d connected)"
-                            (if (eq method 'clientConnected) "Claude connected" "Claude disconnected")
+                            (if (eq method 'clientConnected) (concat (claude-ide-bridge--who (plist-get params :agent)) " connected") "Disconnected")
                             claude-ide-bridge--clients))
   (when (eq method 'permissionWithdrawn) (claude-ide-bridge--withdrawn params))
   (when (and (eq method 'diffsSkipped) (stringp (plist-get params :message))) ; edits without diffs
@@ -1101,16 +1099,18 @@ Mentions you send still go."
 
 ;;;; Agents in a terminal
 
+(defun claude-ide-bridge--who (agent)
+  "The name to show for AGENT, a bridge's string: known names only."
+  (or (cdr (assoc (or agent "claude") '(("claude" . "Claude") ("gemini" . "Gemini") ("qwen" . "Qwen"))))
+      "An agent"))
+
 (defvar claude-ide-bridge--mode-told nil "Whether the user was told edits skip diffs.")
 
 (defun claude-ide-bridge--claude-command (&optional args agent)
   "How to start AGENT (default claude) with ARGS, as the bridge composes it.
 A plist :argv :env :display :permissionMode :why :notice (claudeCommand).
-For claude: its program, the permission flag
-\(`claude-ide-bridge-permission-mode'), the bridge's hooks and code tools,
-`claude-ide-bridge-claude-args' and ARGS; for gemini or qwen: its program,
-ARGS and its companion's port.  The notice (edits skip diffs) is shown
-once; an error answer is a `user-error' with the bridge's text, escaped."
+The notice (edits skip diffs) is shown once; an error answer is a
+`user-error' with the bridge's text, escaped."
   (let* ((mode claude-ide-bridge-permission-mode)
          (r (condition-case err
                 (jsonrpc-request claude-ide-bridge--conn :claudeCommand

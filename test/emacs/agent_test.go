@@ -3,7 +3,6 @@
 package emacstest
 
 import (
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -31,23 +30,17 @@ func TestAgentGeminiInEmacs(t *testing.T) {
 	}
 	api := fakeagents.Gemini()
 	t.Cleanup(api.Close)
-	a := startAgentEmacs(t, "gemini", bin, func(ghome string) []string {
-		settings, _ := json.Marshal(map[string]any{
-			"general":   map[string]any{"enableAutoUpdate": false},
-			"security":  map[string]any{"auth": map[string]any{"selectedType": "gemini-api-key"}, "folderTrust": map[string]any{"enabled": false}},
-			"telemetry": map[string]any{"enabled": false}, "model": map[string]any{"name": "gemini-2.5-flash"},
-			"ide": map[string]any{"enabled": true, "hasSeenNudge": true}})
-		os.MkdirAll(filepath.Join(ghome, ".gemini"), 0o700)
-		os.WriteFile(filepath.Join(ghome, ".gemini", "settings.json"), settings, 0o600)
-		os.WriteFile(filepath.Join(ghome, ".gemini", "state.json"), []byte(`{"terminalSetupPromptShown":true}`), 0o600)
-		return []string{"GEMINI_CLI_HOME=" + ghome, "GEMINI_API_KEY=fake", "GOOGLE_GEMINI_BASE_URL=" + api.URL}
-	})
+	a := startAgentEmacs(t, "gemini", bin, func(home string) []string { return harness.GeminiHome(t, home, api.URL) })
 	hello := a.w.file(t, "hello.txt", "first line\n")
 	a.w.visit(t, hello)
 	api.Push(fakeagents.Call{Name: "write_file", Args: map[string]any{"file_path": hello, "content": "from gemini\n"}}, "TURN ONE DONE")
 	a.prompt(t, "change hello", func() int { return len(api.Requests()) })
 	a.acceptAndWait(t, hello, "from gemini\n", "[Gemini] ", api.Dump)
 	e := a.w.e
+	// clientConnected names the agent: Emacs never says "Claude connected" for Gemini.
+	if m := e.str(t, `(with-current-buffer "*Messages*" (buffer-string))`); !strings.Contains(m, "Gemini connected") || strings.Contains(m, "Claude connected") {
+		t.Fatalf("*Messages* does not say Gemini connected:\n%s", m)
+	}
 	if !harness.Poll(testbin.Bound, func() bool {
 		return e.str(t, `(with-current-buffer (get-file-buffer `+lispQuote(hello)+`) (buffer-string))`) == "from gemini\n"
 	}) {
@@ -83,13 +76,7 @@ func TestAgentQwenInEmacs(t *testing.T) {
 	}
 	api := fakeagents.OpenAI()
 	t.Cleanup(api.Close)
-	a := startAgentEmacs(t, "qwen", bin, func(qhome string) []string {
-		settings, _ := json.Marshal(map[string]any{
-			"security": map[string]any{"auth": map[string]any{"selectedType": "openai"}, "folderTrust": map[string]any{"enabled": false}},
-			"model":    map[string]any{"name": "fake-model"}, "ide": map[string]any{"enabled": true, "hasSeenNudge": true}})
-		os.WriteFile(filepath.Join(qhome, "settings.json"), settings, 0o600)
-		return []string{"QWEN_HOME=" + qhome, "OPENAI_BASE_URL=" + api.URL + "/v1", "OPENAI_API_KEY=fake", "OPENAI_MODEL=fake-model"}
-	})
+	a := startAgentEmacs(t, "qwen", bin, func(home string) []string { return harness.QwenHome(t, home, api.URL) })
 	one := filepath.Join(a.w.proj, "one.txt")
 	api.Push(fakeagents.Call{Name: "write_file", Args: map[string]any{"file_path": one, "content": "written by qwen\n"}}, "QWEN TURN ONE DONE")
 	a.prompt(t, "make one", func() int { return len(api.Requests()) })
