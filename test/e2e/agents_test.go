@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"context"
-	"encoding/json"
 	"io"
 	"os"
 	"os/exec"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/e2e/fakeagents"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/harness"
 )
 
 // The Gemini CLI (0.61.0) and Qwen Code (0.24.4) served by `serve` as their IDE companion
@@ -22,14 +22,7 @@ import (
 
 // agentBin returns the CLI from env (scripts/ensure-agent-clis) or skips the test loudly.
 func agentBin(t *testing.T, env string) string {
-	bin := os.Getenv(env)
-	if bin == "" && os.Getenv("CI") != "" {
-		t.Fatalf("%s not set in CI: run set -a; eval \"$(scripts/ensure-agent-clis)\"; set +a", env)
-	}
-	if bin == "" {
-		t.Skipf("%s not set: set -a; eval \"$(scripts/ensure-agent-clis)\"; set +a -- the %s end-to-end test is NOT running", env, env)
-	}
-	return bin
+	return harness.AgentBin(t, env, "the "+env+" end-to-end test")
 }
 
 // agentServe is serve in a workspace, with a private $TMPDIR (Gemini's discovery folder) and
@@ -132,17 +125,6 @@ func waitFile(ctx context.Context, t *testing.T, path, want string) {
 	waitUntil(ctx, t, path+" to hold the accepted text", func() bool { return readFileOr(path) == want })
 }
 
-func writeJSON(t *testing.T, path string, v any) {
-	t.Helper()
-	b, _ := json.Marshal(v)
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
-}
-
 func TestGeminiThroughServe(t *testing.T) {
 	t.Parallel()
 	bin := agentBin(t, "GEMINI_BIN")
@@ -155,17 +137,10 @@ func TestGeminiThroughServe(t *testing.T) {
 	api := fakeagents.Gemini()
 	t.Cleanup(api.Close)
 	home := realDir(t)
-	writeJSON(t, filepath.Join(home, ".gemini", "settings.json"), map[string]any{
-		"general":   map[string]any{"enableAutoUpdate": false},
-		"security":  map[string]any{"auth": map[string]any{"selectedType": "gemini-api-key"}, "folderTrust": map[string]any{"enabled": false}},
-		"telemetry": map[string]any{"enabled": false}, "model": map[string]any{"name": "gemini-2.5-flash"},
-		"ide": map[string]any{"enabled": true, "hasSeenNudge": true}})
-	writeJSON(t, filepath.Join(home, ".gemini", "state.json"), map[string]any{"terminalSetupPromptShown": true})
 	cmd := exec.Command(bin, "--approval-mode", "default")
 	cmd.Dir = s.Project
-	cmd.Env = []string{"HOME=" + home, "GEMINI_CLI_HOME=" + home, "TMPDIR=" + s.Tmp, "PATH=" + os.Getenv("PATH"),
-		"TERM=xterm-256color", "LANG=C.UTF-8", "GEMINI_API_KEY=fake", "GOOGLE_GEMINI_BASE_URL=" + api.URL,
-		"REMOTE_CONTAINERS=true", "NO_BROWSER=1", "no_proxy=127.0.0.1,localhost", "NO_PROXY=127.0.0.1,localhost"}
+	cmd.Env = append(append([]string{"HOME=" + home, "TMPDIR=" + s.Tmp, "PATH=" + os.Getenv("PATH"),
+		"TERM=xterm-256color", "LANG=C.UTF-8"}, api.GeminiHome(t, home)...), fakeagents.QuietEnv...)
 	c := runInPTY(t, cmd, api.Dump)
 	// Connected, and told the editor's context ("1 open file" in the footer).
 	c.WaitText(s.bound(connectBound), "1 open file")
@@ -219,14 +194,10 @@ func TestQwenThroughServe(t *testing.T) {
 	api := fakeagents.OpenAI()
 	t.Cleanup(api.Close)
 	home := realDir(t)
-	writeJSON(t, filepath.Join(s.Qwen, "settings.json"), map[string]any{
-		"security": map[string]any{"auth": map[string]any{"selectedType": "openai"}, "folderTrust": map[string]any{"enabled": false}},
-		"model":    map[string]any{"name": "fake-model"}, "ide": map[string]any{"enabled": true, "hasSeenNudge": true}})
 	cmd := exec.Command(bin, "--approval-mode", "default")
 	cmd.Dir = s.Project
-	cmd.Env = []string{"HOME=" + home, "QWEN_HOME=" + s.Qwen, "TMPDIR=" + s.Tmp, "PATH=" + os.Getenv("PATH"),
-		"TERM=xterm-256color", "LANG=C.UTF-8", "OPENAI_BASE_URL=" + api.URL + "/v1", "OPENAI_API_KEY=fake", "OPENAI_MODEL=fake-model",
-		"QWEN_CODE_IDE_SERVER_PORT=" + port, "REMOTE_CONTAINERS=true", "NO_BROWSER=1", "no_proxy=127.0.0.1,localhost", "NO_PROXY=127.0.0.1,localhost"}
+	cmd.Env = append(append([]string{"HOME=" + home, "TMPDIR=" + s.Tmp, "PATH=" + os.Getenv("PATH"),
+		"TERM=xterm-256color", "LANG=C.UTF-8", "QWEN_CODE_IDE_SERVER_PORT=" + port}, api.QwenHome(t, s.Qwen)...), fakeagents.QuietEnv...)
 	c := runInPTY(t, cmd, api.Dump)
 	c.WaitText(s.bound(connectBound), "Type your message")
 	c.Type("/ide status")
