@@ -72,6 +72,28 @@ func AgentBin(t testing.TB, env, what string) string {
 	return bin
 }
 
+// Gopls returns $GOPLS (scripts/ensure-language-servers installs gopls v0.23.0), else gopls on
+// $PATH or in $GOPATH/bin; without one it skips the test saying so, or fails in CI.
+func Gopls(t testing.TB) string {
+	t.Helper()
+	if p := os.Getenv("GOPLS"); p != "" {
+		return p
+	}
+	if p, err := exec.LookPath("gopls"); err == nil {
+		return p
+	}
+	out, _ := exec.Command("go", "env", "GOPATH").Output()
+	p := filepath.Join(strings.TrimSpace(string(out)), "bin", "gopls")
+	if _, err := os.Stat(p); err == nil {
+		return p
+	}
+	if os.Getenv("CI") != "" {
+		t.Fatal("gopls not found ($GOPLS unset, not on PATH or in $GOPATH/bin): scripts/test installs it")
+	}
+	t.Skip("SKIPPED: gopls not found ($GOPLS unset, not on PATH or in $GOPATH/bin): set -a; eval \"$(scripts/ensure-language-servers)\"; set +a")
+	return ""
+}
+
 // FakeKey is the API key the CLI is given; the fake model API takes any.
 const FakeKey = "sk-ant-api03-fake-test-key-0123456789abcdefghij"
 
@@ -132,6 +154,18 @@ func JSONEqual(a, b []byte) bool {
 	xa, _ := json.Marshal(x)
 	ya, _ := json.Marshal(y)
 	return string(xa) == string(ya)
+}
+
+// Mention is at_mentioned as Claude receives it; nil lines mean "absent".
+type Mention struct {
+	FilePath  string `json:"filePath"`
+	LineStart *int   `json:"lineStart"`
+	LineEnd   *int   `json:"lineEnd"`
+}
+
+// LinesOf is the Mention of the 0-based lines start to end of path.
+func LinesOf(path string, start, end int) Mention {
+	return Mention{FilePath: path, LineStart: &start, LineEnd: &end}
 }
 
 // The release archive of a bridge binary, packed once per test process.
