@@ -14,24 +14,11 @@ import (
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/probe"
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/e2e/fakeapi"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/harness"
 )
 
-// goplsBin is $GOPLS, else gopls on PATH; the test skips without it (fails under CI, where
-// scripts/test installs it).
-func goplsBin(t *testing.T) string {
-	t.Helper()
-	if p := os.Getenv("GOPLS"); p != "" {
-		return p
-	}
-	if p, err := exec.LookPath("gopls"); err == nil {
-		return p
-	}
-	if os.Getenv("CI") != "" {
-		t.Fatal("gopls not found ($GOPLS unset, not on PATH): scripts/test installs it")
-	}
-	t.Skip("gopls not found ($GOPLS unset, not on PATH)")
-	return ""
-}
+// goplsBin finds gopls as harness.Gopls does.
+func goplsBin(t *testing.T) string { return harness.Gopls(t) }
 
 // End to end with the real CLI against `serve --lsp .go=gopls`: the CLI's own diagnostics flow
 // (facts: getDiagnostics {uri} before an edit, {} after it, "New diagnostics reach the model as

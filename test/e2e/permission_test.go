@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"context"
 	"errors"
 	"io"
 	"strings"
@@ -17,11 +16,7 @@ import (
 // --settings), its editor declaring caps.
 func permSession(t *testing.T, caps map[string]any) *session {
 	t.Helper()
-	claudeBin(t)
-	ctx, cancel := context.WithTimeout(context.Background(), testBound)
-	t.Cleanup(cancel)
-	s := &session{t: t, ctx: ctx, Project: realDir(t), Config: realDir(t)}
-	writeFile(t, s.path(readyFile), "")
+	s := emptySession(t, map[string]string{readyFile: ""})
 	s.Ed = startEditorCaps(t, s.Config, s.Project, caps)
 	var c claudecmd.Command
 	if err := s.Ed.Call(s.bound(stepBound), "claudeCommand", map[string]any{}, &c); err != nil {
@@ -36,17 +31,7 @@ func permSession(t *testing.T, caps map[string]any) *session {
 	if settings == nil {
 		t.Fatalf("claudeCommand has no --settings: %v", c.Argv)
 	}
-	s.API = fakeapi.New()
-	t.Cleanup(s.API.Close)
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("editor received:\n%s", s.Ed.dump())
-		}
-	})
-	s.CLI = startCLI(t, s.API, cliOptions{Project: s.Project, Config: s.Config, Port: s.Ed.Init.Port, Args: settings})
-	s.waitConnected(1)
-	s.CLI.WaitText(s.bound(stepBound), "? for shortcuts")
-	s.ready(s.path(readyFile))
+	s.claudeReady(settings)
 	return s
 }
 

@@ -45,16 +45,24 @@ func newSessionArgs(t *testing.T, files map[string]string, args ...string) *sess
 	s := emptySession(t, files)
 	writeFile(t, s.path(readyFile), "")
 	s.Ed = startEditor(t, s.Config, s.Project, args...)
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("editor received:\n%s", s.Ed.dump())
+	s.claudeReady(nil)
+	return s
+}
+
+// claudeReady starts a fake API and a CLI with args (after the default permission mode)
+// against the session's editor, and waits until the CLI acts on its notifications. A failed
+// test logs what the editor received.
+func (s *session) claudeReady(args []string) {
+	s.t.Helper()
+	s.t.Cleanup(func() {
+		if s.t.Failed() {
+			s.t.Logf("editor received:\n%s", s.Ed.dump())
 		}
 	})
-	s.startClaude(cliOptions{Port: s.Ed.Init.Port})
+	s.startClaude(cliOptions{Port: s.Ed.Init.Port, Args: args})
 	s.waitConnected(1)
 	s.CLI.WaitText(s.bound(stepBound), "? for shortcuts")
 	s.ready(s.path(readyFile))
-	return s
 }
 
 // helloDiff starts a session whose hello.txt says "hello world", has the model edit "world" to

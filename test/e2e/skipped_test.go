@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -24,24 +25,14 @@ func TestServeNoticesEditWithoutDiff(t *testing.T) {
 	// A plain claude in acceptEdits mode: its Edit is written, no diff, and serve says so.
 	s.serveClaude(p, cliOptions{Port: port, Args: []string{"--permission-mode", "acceptEdits"}, AsGiven: true})
 	s.CLI.WaitText(s.bound(stepBound), "accept edits on")
-	s.API.Push(fakeapi.Edit(f, "world", "there", "EDITED")...)
-	s.prompt("edit a")
-	s.CLI.WaitText(s.bound(stepBound), "EDITED")
-	if got := readFile(t, f); got != "hello there\n" {
-		t.Fatalf("a.txt %q: the Edit was not written", got)
-	}
+	s.editWorld(f, "EDITED")
 	waitUntil(s.bound(stepBound), t, "serve's note", func() bool { return strings.Contains(out.String(), "note: Claude wrote a.txt "+skippedNote) })
 	s.CLI.kill()
 
 	// The printed command: default mode, the Edit is a diff (auto-accepted), no note.
 	s.startClaude(cliOptions{Port: port, Args: strings.Fields(line), AsGiven: true})
 	s.CLI.WaitText(s.bound(stepBound), "? for shortcuts")
-	s.API.Push(fakeapi.Edit(g, "world", "there", "EDITED TOO")...)
-	s.prompt("edit b")
-	s.CLI.WaitText(s.bound(stepBound), "EDITED TOO")
-	if got := readFile(t, g); got != "hello there\n" {
-		t.Fatalf("b.txt %q after the accepted diff", got)
-	}
+	s.editWorld(g, "EDITED TOO")
 	if got := diffAnswers(readTrace(t, p.Trace)); len(got) != 1 {
 		t.Errorf("openDiff answers %q, want b.txt's Edit as one diff", got)
 	}
@@ -67,4 +58,16 @@ func TestEditorNoticesEditWithoutDiff(t *testing.T) {
 		t.Errorf("diffsSkipped %v", m.Params)
 	}
 	s.CLI.WaitText(s.bound(stepBound), "EDITED")
+}
+
+// editWorld has the model edit "world" to "there" in path and say after, and checks that the
+// turn ended with the Edit written.
+func (s *session) editWorld(path, after string) {
+	s.t.Helper()
+	s.API.Push(fakeapi.Edit(path, "world", "there", after)...)
+	s.prompt("edit " + filepath.Base(path))
+	s.CLI.WaitText(s.bound(stepBound), after)
+	if got := readFile(s.t, path); got != "hello there\n" {
+		s.t.Fatalf("%s %q: the Edit was not written", filepath.Base(path), got)
+	}
 }
