@@ -48,11 +48,7 @@ func (w *world) stopBridges(t *testing.T) {
 // started again in the project attaches and shows the diff again.
 func TestBridgeStaysForOutsideClaude(t *testing.T) {
 	t.Parallel()
-	w := newWorld(t, "", true)
-	w.stopBridges(t)
-	path := w.file(t, "a.txt", "one\n")
-	ans := w.openDiff(t, path, "two\n", tabA)
-	w.waitDiffs(t, tabA+"=pending")
+	w, ans := pendingWorld(t)
 	pid := w.bridgePID(t)
 	w.quitEmacs(t)
 	if err := syscall.Kill(pid, 0); err != nil {
@@ -83,11 +79,7 @@ func TestBridgeStaysForOutsideClaude(t *testing.T) {
 // bridge stayed, and Emacs killed it 2 s later: the lock stayed behind).
 func TestModeOffStopsTheBridge(t *testing.T) {
 	t.Parallel()
-	w := newWorld(t, "", true)
-	w.stopBridges(t)
-	path := w.file(t, "a.txt", "one\n")
-	ans := w.openDiff(t, path, "two\n", tabA)
-	w.waitDiffs(t, tabA+"=pending")
+	w, ans := pendingWorld(t)
 	lock, _ := w.lockPID(t)
 	pid := w.bridgePID(t)
 	w.e.keys(t, "M-x", "claude-ide-bridge-mode", "Enter")
@@ -131,4 +123,15 @@ func (w *world) quitEmacs(t *testing.T) {
 		t.Fatalf("Emacs did not quit:\n%s", w.e.screen(t))
 	}
 	time.Sleep(3 * time.Second) // past the 2 s after which Emacs deleted the process
+}
+
+// pendingWorld is a world (its bridges stopped at the test's end) with a pending diff of a.txt.
+func pendingWorld(t *testing.T) (*world, chan toolAnswer) {
+	t.Helper()
+	w := newWorld(t, "", true)
+	w.stopBridges(t)
+	path := w.file(t, "a.txt", "one\n")
+	ans := w.openDiff(t, path, "two\n", tabA)
+	w.waitDiffs(t, tabA+"=pending")
+	return w, ans
 }
