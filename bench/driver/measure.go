@@ -17,6 +17,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/claude-ide-bridge/claude-ide-bridge/bench/internal/child"
 	"github.com/claude-ide-bridge/claude-ide-bridge/bench/internal/procstat"
 )
 
@@ -561,11 +562,7 @@ func measureClients(t target, cfg config) (metrics, error) {
 // args "-relay": through the echo and a cat child on stdio pipes).
 func measureEcho(bin string, cfg config, args ...string) (metrics, error) {
 	cmd := exec.Command(bin, args...)
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		return nil, err
-	}
-	out, err := cmd.StdoutPipe()
+	in, out, err := child.Pipes(cmd)
 	if err != nil {
 		return nil, err
 	}

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/claude-ide-bridge/claude-ide-bridge/bench/internal/child"
 	"github.com/claude-ide-bridge/claude-ide-bridge/bench/internal/lines"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/bench/internal/claudews"
@@ -57,11 +58,7 @@ func startSidecar(argv []string, workspace string, stderr io.Writer) (*sidecar, 
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), "CLAUDE_CONFIG_DIR="+cfgDir)
 	cmd.Stderr = stderr
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		return nil, err
-	}
-	out, err := cmd.StdoutPipe()
+	in, out, err := child.Pipes(cmd)
 	if err != nil {
 		return nil, err
 	}

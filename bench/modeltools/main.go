@@ -25,6 +25,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/claude-ide-bridge/claude-ide-bridge/bench/internal/child"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/jsonrpc"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/modeltools"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/transport"
@@ -226,11 +227,7 @@ type gopls struct {
 func startGopls(bin, root string) (*gopls, error) {
 	cmd := exec.Command(bin)
 	cmd.Dir = root
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		return nil, err
-	}
-	stdout, err := cmd.StdoutPipe()
+	stdin, stdout, err := child.Pipes(cmd)
 	if err != nil {
 		return nil, err
 	}

@@ -21,10 +21,7 @@ import (
 // write, an openDiff every 5th turn, and the Claude connection renewed every 10th right after
 // the accept, as a restarted CLI or a dropped connection does. SOAK_TURNS as TestSoak.
 func TestSoakAutoAccept(t *testing.T) {
-	turns := 60
-	if v := os.Getenv("SOAK_TURNS"); v != "" {
-		turns, _ = strconv.Atoi(v)
-	}
+	turns := soakTurns()
 	s := newSoak(t)
 	s.startServe()
 	for i := 1; i <= turns; i++ {

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/bench/internal/child"
 )
 
 // editor is a scripted editor on one `serve --stdio` process (docs/editor-protocol.md): the
@@ -59,11 +61,7 @@ type reply struct {
 func startEditor(bin, workspace string, env []string, stderr io.Writer) (*editor, error) {
 	cmd := exec.Command(bin, "serve", "--stdio")
 	cmd.Env, cmd.Stderr, cmd.Dir = env, stderr, workspace
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		return nil, err
-	}
-	out, err := cmd.StdoutPipe()
+	in, out, err := child.Pipes(cmd)
 	if err != nil {
 		return nil, err
 	}

@@ -63,10 +63,7 @@ type claude struct {
 }
 
 func TestSoak(t *testing.T) {
-	turns := 60
-	if v := os.Getenv("SOAK_TURNS"); v != "" {
-		turns, _ = strconv.Atoi(v)
-	}
+	turns := soakTurns()
 	s := newSoak(t)
 	s.start()
 	for i := 1; i <= turns; i++ {
@@ -78,6 +75,15 @@ func TestSoak(t *testing.T) {
 	s.shutdown()
 	s.report(turns)
 	s.judge(turns)
+}
+
+// soakTurns is $SOAK_TURNS, 60 by default (the smoke).
+func soakTurns() int {
+	if v := os.Getenv("SOAK_TURNS"); v != "" {
+		n, _ := strconv.Atoi(v)
+		return n
+	}
+	return 60
 }
 
 func newSoak(t *testing.T) *soak {

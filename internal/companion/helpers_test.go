@@ -226,6 +226,14 @@ func (n *notes) next(t *testing.T, method string) map[string]any {
 	}
 }
 
+// propose calls openDiff of path with text as the agent cs, and returns the diff the editor is
+// shown.
+func (f *fixture) propose(t *testing.T, cs *mcp.ClientSession, path, text string) ide.ShowDiffParams {
+	t.Helper()
+	callTool(t, cs, "openDiff", map[string]any{"filePath": path, "newContent": text})
+	return f.shown(t)
+}
+
 func (f *fixture) shown(t *testing.T) ide.ShowDiffParams {
 	t.Helper()
 	select {

@@ -130,8 +130,7 @@ func TestOpenDiffReject(t *testing.T) {
 	f := newFixture(t, Qwen)
 	path := f.write(t, "a.txt", "old\n")
 	cs, n := f.connect(t)
-	callTool(t, cs, "openDiff", map[string]any{"filePath": path, "newContent": "proposed\n"})
-	p := f.shown(t)
+	p := f.propose(t, cs, path, "proposed\n")
 	if p.Agent != "qwen" {
 		t.Fatalf("showDiff's agent %q, want qwen", p.Agent)
 	}
@@ -149,8 +148,7 @@ func TestSecondProposalReplacesFirst(t *testing.T) {
 	f := newFixture(t, Gemini)
 	path := f.write(t, "a.txt", "old\n")
 	cs, n := f.connect(t)
-	callTool(t, cs, "openDiff", map[string]any{"filePath": path, "newContent": "one\n"})
-	first := f.shown(t)
+	first := f.propose(t, cs, path, "one\n")
 	callTool(t, cs, "openDiff", map[string]any{"filePath": path, "newContent": "two\n"})
 	if got := n.next(t, "ide/diffRejected"); got["filePath"] != path {
 		t.Fatalf("ide/diffRejected %v", got)
@@ -176,8 +174,7 @@ func TestCloseDiffAnswersContentJSON(t *testing.T) {
 	path := f.write(t, "a.txt", "old\n")
 	other := f.write(t, "b.txt", "old\n")
 	cs, n := f.connect(t)
-	callTool(t, cs, "openDiff", map[string]any{"filePath": path, "newContent": "proposed\n"})
-	p := f.shown(t)
+	p := f.propose(t, cs, path, "proposed\n")
 	f.editor.edit(p.TabName, "proposed, edited in the view\n")
 	res := callTool(t, cs, "closeDiff", map[string]any{"filePath": path, "suppressNotification": true})
 	if res.IsError || len(res.Content) != 1 {
@@ -194,8 +191,7 @@ func TestCloseDiffAnswersContentJSON(t *testing.T) {
 		t.Fatalf("closed %q, want %q", tab, p.TabName)
 	}
 	// The next notification is the outcome of the next diff, not the closed one's rejection.
-	callTool(t, cs, "openDiff", map[string]any{"filePath": other, "newContent": "x\n"})
-	q := f.shown(t)
+	q := f.propose(t, cs, other, "x\n")
 	f.model.Decide(q.Seq, ide.Decision{})
 	for r := range n.ch {
 		if r.Method == "ide/contextUpdate" {
@@ -218,8 +214,7 @@ func TestDisconnectSettlesDiff(t *testing.T) {
 	f := newFixture(t, Gemini)
 	path := f.write(t, "a.txt", "old\n")
 	cs, _ := f.connect(t)
-	callTool(t, cs, "openDiff", map[string]any{"filePath": path, "newContent": "proposed\n"})
-	p := f.shown(t)
+	p := f.propose(t, cs, path, "proposed\n")
 	cs.Close()
 	f.closedTab(t)
 	if f.model.Pending(p.Seq) {
@@ -512,8 +507,7 @@ func TestClaudeAndGeminiEachGetTheirOwnDiff(t *testing.T) {
 		t.Fatalf("Claude's diff says agent %q", cp.Agent)
 	}
 	cs, n := f.connect(t)
-	callTool(t, cs, "openDiff", map[string]any{"filePath": path, "newContent": "from gemini\n"})
-	gp := f.shown(t)
+	gp := f.propose(t, cs, path, "from gemini\n")
 	if !f.model.Pending(cp.Seq) || !f.model.Pending(gp.Seq) {
 		t.Fatal("Gemini's proposal replaced Claude's for the same file")
 	}

@@ -1,12 +1,9 @@
 package modeltools_test
 
 import (
-	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/exclude"
@@ -39,19 +36,13 @@ func excludedLayout(t *testing.T) (ws string, excluded []string) {
 }
 
 // secretServer stands in for a language server that knows the excluded files: every answer
-// points into target, with the secret as a symbol's and a caller's name, and it records every
-// path it is asked about.
-type secretServer struct {
-	mu     sync.Mutex
-	asked  []string
-	target string
+// points into target, with the secret as a symbol's and a caller's name.
+func secretServer(target string) *recorder {
+	return &recorder{answer: func(method string) string { return secretAnswer(target, method) }}
 }
 
-func (s *secretServer) Request(_ context.Context, path, method string, _, result any) (modeltools.Answer, error) {
-	s.mu.Lock()
-	s.asked = append(s.asked, path)
-	s.mu.Unlock()
-	uri := "file://" + filepath.ToSlash(s.target)
+func secretAnswer(target, method string) string {
+	uri := "file://" + filepath.ToSlash(target)
 	rng := `{"start":{"line":0,"character":0},"end":{"line":0,"character":3}}`
 	var ans string
 	switch method {
@@ -68,8 +59,7 @@ func (s *secretServer) Request(_ context.Context, path, method string, _, result
 	default:
 		ans = `[{"uri":"` + uri + `","range":` + rng + `}]`
 	}
-	*result.(*json.RawMessage) = json.RawMessage(ans)
-	return modeltools.Answer{Encoding: "utf-16", Server: "secretServer"}, nil
+	return ans
 }
 
 var positionTools = []string{"definition", "references", "hover", "implementations", "incoming_calls", "rename_preview"}
@@ -85,7 +75,7 @@ func TestToolsRefuseExcludedFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	folders := func() []string { return []string{ws} }
-	src := &secretServer{target: filepath.Join(ws, "use.go")}
+	src := secretServer(filepath.Join(ws, "use.go"))
 	for name, o := range map[string]modeltools.Options{
 		"the bridge's rule":    {Source: src, Folders: folders, Excluded: func(p string) bool { return set.Excludes(p, folders()) }},
 		"no rule: the default": {Source: src, Folders: folders},
@@ -116,9 +106,7 @@ func TestToolsRefuseExcludedFiles(t *testing.T) {
 			}
 		}
 	}
-	if len(src.asked) != 0 {
-		t.Errorf("the source was asked about %q", src.asked)
-	}
+	src.checkUnasked(t)
 }
 
 // TestAnswersDoNotQuoteExcluded (issue 35 item 2): a server's answer pointing into .env,
@@ -127,7 +115,7 @@ func TestToolsRefuseExcludedFiles(t *testing.T) {
 func TestAnswersDoNotQuoteExcluded(t *testing.T) {
 	ws, excluded := excludedLayout(t)
 	for _, rel := range excluded {
-		src := &secretServer{target: filepath.Join(ws, rel)}
+		src := secretServer(filepath.Join(ws, rel))
 		s := serveTools(t, modeltools.Options{Source: src, Folders: func() []string { return []string{ws} }})
 		pos := map[string]any{"path": "use.go", "line": 5, "symbol": "Total"}
 		for _, tool := range positionTools {

@@ -45,23 +45,40 @@ func hostileLayout(t *testing.T) (ws, key string) {
 	return ws, key
 }
 
-// recorder is a stand-in language server answer (no real server runs: refusals must happen
-// before any source is asked). It records every path it is asked about and answers a
-// definition in answerIn, line 0.
+// recorder is a stand-in language server (no real server runs: refusals must happen before any
+// source is asked). It records every path it is asked about and answers what answer returns
+// for the method (nothing without it).
 type recorder struct {
-	mu       sync.Mutex
-	asked    []string
-	answerIn string
+	mu     sync.Mutex
+	asked  []string
+	answer func(method string) string
 }
 
 func (r *recorder) Request(_ context.Context, path, method string, _, result any) (modeltools.Answer, error) {
 	r.mu.Lock()
 	r.asked = append(r.asked, path)
 	r.mu.Unlock()
-	if raw, ok := result.(*json.RawMessage); ok && r.answerIn != "" {
-		*raw = json.RawMessage(`[{"uri":"file://` + filepath.ToSlash(r.answerIn) + `","range":{"start":{"line":0,"character":0},"end":{"line":0,"character":3}}}]`)
+	if raw, ok := result.(*json.RawMessage); ok && r.answer != nil {
+		*raw = json.RawMessage(r.answer(method))
 	}
 	return modeltools.Answer{Encoding: "utf-16", Server: "recorder"}, nil
+}
+
+// checkUnasked fails the test when the recorder was asked about any path.
+func (r *recorder) checkUnasked(t *testing.T) {
+	t.Helper()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.asked) != 0 {
+		t.Errorf("the source was asked about %q", r.asked)
+	}
+}
+
+// definitionIn answers a definition in target, line 0.
+func definitionIn(target string) func(string) string {
+	return func(string) string {
+		return `[{"uri":"file://` + filepath.ToSlash(target) + `","range":{"start":{"line":0,"character":0},"end":{"line":0,"character":3}}}]`
+	}
 }
 
 // TestToolsReadOnlyTheWorkspace (issue 25 item 2): a path outside every workspace folder,
@@ -101,9 +118,7 @@ func TestToolsReadOnlyTheWorkspace(t *testing.T) {
 			}
 		}
 	}
-	if len(rec.asked) != 0 {
-		t.Errorf("the source was asked about %q", rec.asked)
-	}
+	rec.checkUnasked(t)
 	// Inside the workspace the tools still work (the recorder answers).
 	if text, isErr := call(t, s, "document_symbols", map[string]any{"path": "use.go"}); isErr {
 		t.Errorf("use.go: %s", text)
@@ -115,7 +130,7 @@ func TestToolsReadOnlyTheWorkspace(t *testing.T) {
 func TestAnswersDoNotQuoteOutside(t *testing.T) {
 	ws, key := hostileLayout(t)
 	for _, target := range []string{key, filepath.Join(ws, "key.go")} {
-		rec := &recorder{answerIn: target}
+		rec := &recorder{answer: definitionIn(target)}
 		s := serveTools(t, modeltools.Options{Source: rec, Folders: func() []string { return []string{ws} }})
 		text, isErr := call(t, s, "definition", map[string]any{"path": "use.go", "line": 5, "symbol": "Total"})
 		if isErr || strings.Contains(text, secret) || !strings.Contains(text, "outside the workspace") {

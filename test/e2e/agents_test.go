@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"context"
-	"encoding/json"
 	"io"
 	"os"
 	"os/exec"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/e2e/fakeagents"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/harness"
 )
 
 // The Gemini CLI (0.61.0) and Qwen Code (0.24.4) served by `serve` as their IDE companion
@@ -22,14 +22,7 @@ import (
 
 // agentBin returns the CLI from env (scripts/ensure-agent-clis) or skips the test loudly.
 func agentBin(t *testing.T, env string) string {
-	bin := os.Getenv(env)
-	if bin == "" && os.Getenv("CI") != "" {
-		t.Fatalf("%s not set in CI: run set -a; eval \"$(scripts/ensure-agent-clis)\"; set +a", env)
-	}
-	if bin == "" {
-		t.Skipf("%s not set: set -a; eval \"$(scripts/ensure-agent-clis)\"; set +a -- the %s end-to-end test is NOT running", env, env)
-	}
-	return bin
+	return harness.AgentBin(t, env, "the "+env+" end-to-end test")
 }
 
 // agentServe is serve in a workspace, with a private $TMPDIR (Gemini's discovery folder) and
@@ -153,41 +146,19 @@ func (s *agentServe) prompt(c *cli, api *fakeagents.Server, text string) {
 // (with CI=true the CLI refuses to start interactively).
 func (s *agentServe) geminiEnv(api *fakeagents.Server) []string {
 	home := realDir(s.t)
-	writeJSON(s.t, filepath.Join(home, ".gemini", "settings.json"), map[string]any{
-		"general":   map[string]any{"enableAutoUpdate": false},
-		"security":  map[string]any{"auth": map[string]any{"selectedType": "gemini-api-key"}, "folderTrust": map[string]any{"enabled": false}},
-		"telemetry": map[string]any{"enabled": false}, "model": map[string]any{"name": "gemini-2.5-flash"},
-		"ide": map[string]any{"enabled": true, "hasSeenNudge": true}})
-	writeJSON(s.t, filepath.Join(home, ".gemini", "state.json"), map[string]any{"terminalSetupPromptShown": true})
-	return []string{"HOME=" + home, "GEMINI_CLI_HOME=" + home, "TMPDIR=" + s.Tmp, "PATH=" + os.Getenv("PATH"),
-		"TERM=xterm-256color", "LANG=C.UTF-8", "GEMINI_API_KEY=fake", "GOOGLE_GEMINI_BASE_URL=" + api.URL,
-		"REMOTE_CONTAINERS=true", "NO_BROWSER=1", "no_proxy=127.0.0.1,localhost", "NO_PROXY=127.0.0.1,localhost"}
+	return append(append([]string{"HOME=" + home, "TMPDIR=" + s.Tmp, "PATH=" + os.Getenv("PATH"),
+		"TERM=xterm-256color", "LANG=C.UTF-8"}, api.GeminiHome(s.t, home)...), fakeagents.QuietEnv...)
 }
 
 // qwenEnv is geminiEnv for Qwen Code: its settings in s's $QWEN_HOME (where its locks are).
 func (s *agentServe) qwenEnv(api *fakeagents.Server) []string {
-	writeJSON(s.t, filepath.Join(s.Qwen, "settings.json"), map[string]any{
-		"security": map[string]any{"auth": map[string]any{"selectedType": "openai"}, "folderTrust": map[string]any{"enabled": false}},
-		"model":    map[string]any{"name": "fake-model"}, "ide": map[string]any{"enabled": true, "hasSeenNudge": true}})
-	return []string{"HOME=" + realDir(s.t), "QWEN_HOME=" + s.Qwen, "TMPDIR=" + s.Tmp, "PATH=" + os.Getenv("PATH"),
-		"TERM=xterm-256color", "LANG=C.UTF-8", "OPENAI_BASE_URL=" + api.URL + "/v1", "OPENAI_API_KEY=fake", "OPENAI_MODEL=fake-model",
-		"REMOTE_CONTAINERS=true", "NO_BROWSER=1", "no_proxy=127.0.0.1,localhost", "NO_PROXY=127.0.0.1,localhost"}
+	return append(append([]string{"HOME=" + realDir(s.t), "TMPDIR=" + s.Tmp, "PATH=" + os.Getenv("PATH"),
+		"TERM=xterm-256color", "LANG=C.UTF-8"}, api.QwenHome(s.t, s.Qwen)...), fakeagents.QuietEnv...)
 }
 
 func waitFile(ctx context.Context, t *testing.T, path, want string) {
 	t.Helper()
 	waitUntil(ctx, t, path+" to hold the accepted text", func() bool { return readFileOr(path) == want })
-}
-
-func writeJSON(t *testing.T, path string, v any) {
-	t.Helper()
-	b, _ := json.Marshal(v)
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
 }
 
 func TestGeminiThroughServe(t *testing.T) {

@@ -242,3 +242,25 @@ func serveClaudeLine(t *testing.T, s *session, out *testbin.Buffer) string {
 	})
 	return line
 }
+
+// runServe runs serve (p and cmd as startBridge made them, set up further by the caller) with
+// its output in the buffer it returns, which a failed test logs, and returns its lock's port.
+func (s *session) runServe(p *proc, cmd *exec.Cmd) (*testbin.Buffer, int) {
+	s.t.Helper()
+	out := &testbin.Buffer{}
+	cmd.Stdout = out
+	p.run(s.t)
+	s.t.Cleanup(func() {
+		if s.t.Failed() {
+			s.t.Logf("serve's output:\n%s", out.String())
+		}
+	})
+	return out, waitLockPort(s.bound(stepBound), s.t, s.Config)
+}
+
+// serveClaude starts a fake API and a CLI with o, and waits until serve p saw it connect.
+func (s *session) serveClaude(p *proc, o cliOptions) {
+	s.t.Helper()
+	s.startClaude(o)
+	waitTrace(s.bound(connectBound), s.t, p.Trace, "ide_connected", func(fs []frame) bool { return hasMethod(fs, "in", "ide_connected") })
+}

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -108,6 +109,10 @@ func runInPTY(t testing.TB, cmd *exec.Cmd, dump func() string) *cli {
 		for {
 			n, err := f.Read(buf)
 			if n > 0 {
+				// A TUI that asks where the cursor is (Codex) waits for the terminal's answer.
+				if bytes.Contains(buf[:n], []byte("\x1b[6n")) {
+					f.Write([]byte("\x1b[1;1R"))
+				}
 				c.scr.write(buf[:n])
 			}
 			if err != nil {

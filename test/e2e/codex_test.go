@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -13,20 +12,15 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
-	"github.com/creack/pty"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/harness"
 )
 
 // codexBin returns $CODEX_BIN (scripts/ensure-agent-clis) or skips the test.
 func codexBin(t testing.TB) string {
-	bin := os.Getenv("CODEX_BIN")
-	if bin == "" {
-		t.Skip("CODEX_BIN not set: set -a; eval \"$(scripts/ensure-agent-clis)\"; set +a -- the Codex /ide test is NOT running")
-	}
-	return bin
+	return harness.AgentBin(t, "CODEX_BIN", "the Codex /ide test")
 }
 
 // responsesAPI is a fake OpenAI Responses API on loopback: every POST /v1/responses is kept and
@@ -115,14 +109,8 @@ func (a *responsesAPI) dump() string {
 	return b.String()
 }
 
-// codexTUI is the real Codex CLI in a pty.
-type codexTUI struct {
-	t   *testing.T
-	pty *os.File
-	scr *screen
-}
-
-func startCodex(t *testing.T, api *responsesAPI, project, tmp string) *codexTUI {
+// startCodex runs the real Codex CLI in a pty, in project, against api.
+func startCodex(t *testing.T, api *responsesAPI, project, tmp string) *cli {
 	bin := codexBin(t)
 	home, chome := realDir(t), realDir(t)
 	config := fmt.Sprintf(`model = "fake-model"
@@ -146,68 +134,7 @@ trust_level = "trusted"
 	cmd.Env = []string{"HOME=" + home, "CODEX_HOME=" + chome, "TMPDIR=" + tmp, "FAKE_API_KEY=fake",
 		"PATH=" + os.Getenv("PATH"), "TERM=xterm-256color", "LANG=C.UTF-8",
 		"no_proxy=127.0.0.1,localhost", "NO_PROXY=127.0.0.1,localhost"}
-	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 50, Cols: 160})
-	if err != nil {
-		t.Fatalf("start codex: %v", err)
-	}
-	c := &codexTUI{t: t, pty: f, scr: newScreen(50, 160)}
-	readDone, exited := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(readDone)
-		buf := make([]byte, 32<<10)
-		for {
-			n, err := f.Read(buf)
-			if n > 0 {
-				// The TUI asks where the cursor is and waits for the terminal's answer.
-				if bytes.Contains(buf[:n], []byte("\x1b[6n")) {
-					f.Write([]byte("\x1b[1;1R"))
-				}
-				c.scr.write(buf[:n])
-			}
-			if err != nil {
-				c.scr.eof()
-				return
-			}
-		}
-	}()
-	go func() {
-		_ = cmd.Wait()
-		close(exited)
-	}()
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("last screen of codex:\n%s", c.scr.Dump())
-		}
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(5 * time.Second):
-			_ = cmd.Process.Kill()
-			<-exited
-		}
-		f.Close()
-		<-readDone
-	})
-	return c
-}
-
-func (c *codexTUI) waitText(ctx context.Context, want string) {
-	c.t.Helper()
-	if err := c.scr.waitFor(ctx, fmt.Sprintf("%q", want), func(s *screen) bool { return s.containsLocked(want) }); err != nil {
-		c.t.Fatalf("codex: %v", err)
-	}
-}
-
-// typeLine types s, then Enter on its own (a fast burst ending in Enter reads as a paste).
-func (c *codexTUI) typeLine(s string) {
-	c.t.Helper()
-	if _, err := c.pty.Write([]byte(s)); err != nil {
-		c.t.Fatal(err)
-	}
-	time.Sleep(300 * time.Millisecond) // not an assertion: lets the TUI leave paste detection
-	if _, err := c.pty.Write([]byte("\r")); err != nil {
-		c.t.Fatal(err)
-	}
+	return runInPTY(t, cmd, api.dump)
 }
 
 // Issue 38 item 3 with the real Codex 0.171.0: a bridge whose editor asked for it answers
@@ -241,10 +168,10 @@ func TestCodexIDEContext(t *testing.T) {
 
 	api := newResponsesAPI(t, "CODEX SAW IT")
 	c := startCodex(t, api, project, tmp)
-	c.waitText(ctx, "fake-model")
-	c.typeLine("/ide")
-	c.waitText(ctx, "IDE context is on")
-	c.typeLine("what did I select")
+	c.WaitText(ctx, "fake-model")
+	c.Type("/ide")
+	c.WaitText(ctx, "IDE context is on")
+	c.Type("what did I select")
 	text := api.userText(ctx, t, func(s string) bool { return strings.Contains(s, "what did I select") })
 	if !strings.HasPrefix(text, "# Context from my IDE setup:") || !strings.Contains(text, "poem.txt") ||
 		!strings.Contains(text, "line two") {
@@ -254,5 +181,5 @@ func TestCodexIDEContext(t *testing.T) {
 		t.Errorf("an excluded file reached the model:\n%s", text)
 	}
 	t.Logf("sent to the model: %q", firstLines(text, 12))
-	c.waitText(ctx, "CODEX SAW IT")
+	c.WaitText(ctx, "CODEX SAW IT")
 }

@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -162,8 +161,8 @@ func TestTwoCLIs(t *testing.T) {
 	// CLI 1 proposes an edit; while it is pending, CLI 2 starts a prompt,
 	// and with it its closeAllDiffTabs.
 	a, b := s.path("a.txt"), s.path("b.txt")
-	s.API.Push(edit(a, "alpha", "ALPHA", "A DONE")...)
-	api2.Push(edit(b, "bravo", "BRAVO", "B DONE")...)
+	s.API.Push(fakeapi.Edit(a, "alpha", "ALPHA", "A DONE")...)
+	api2.Push(fakeapi.Edit(b, "bravo", "BRAVO", "B DONE")...)
 	s.prompt("edit a")
 	da := s.showDiff(a)
 	c2.Type("edit b")
@@ -214,16 +213,7 @@ func firstLines(s string, n int) string {
 // is a lost mention.
 func TestAtMentionedRightAfterConnect(t *testing.T) {
 	t.Parallel()
-	claudeBin(t)
-	ctx, cancel := context.WithTimeout(context.Background(), testBound)
-	t.Cleanup(cancel)
-	s := &session{t: t, ctx: ctx, Project: realDir(t), Config: realDir(t)}
-	writeFile(t, s.path("poem.txt"), "line one\nline two\nline three\n")
-	s.Ed = startEditor(t, s.Config, s.Project)
-	s.API = fakeapi.New()
-	t.Cleanup(s.API.Close)
-	s.CLI = startCLI(t, s.API, cliOptions{Project: s.Project, Config: s.Config, Port: s.Ed.Init.Port})
-	s.waitConnected(1)
+	s := connectedSession(t, "line one\nline two\nline three\n")
 	if err := s.Ed.Call(s.bound(stepBound), "atMentioned", map[string]any{"filePath": s.path("poem.txt"), "lineStart": 1, "lineEnd": 2}, nil); err != nil {
 		t.Fatalf("atMentioned: %v", err)
 	}
@@ -236,18 +226,20 @@ func TestAtMentionedRightAfterConnect(t *testing.T) {
 // the CLI dropped stays lost until the user moves the cursor.
 func TestSelectionRightAfterConnect(t *testing.T) {
 	t.Parallel()
-	claudeBin(t)
-	ctx, cancel := context.WithTimeout(context.Background(), testBound)
-	t.Cleanup(cancel)
-	s := &session{t: t, ctx: ctx, Project: realDir(t), Config: realDir(t)}
-	writeFile(t, s.path("poem.txt"), "line one\n")
-	s.Ed = startEditor(t, s.Config, s.Project)
-	s.API = fakeapi.New()
-	t.Cleanup(s.API.Close)
-	s.CLI = startCLI(t, s.API, cliOptions{Project: s.Project, Config: s.Config, Port: s.Ed.Init.Port})
-	s.waitConnected(1)
+	s := connectedSession(t, "line one\n")
 	cur := map[string]any{"line": 0, "character": 0}
 	s.Ed.Notify(s.bound(stepBound), "selectionChanged", map[string]any{"text": "", "filePath": s.path("poem.txt"),
 		"selection": map[string]any{"start": cur, "end": cur, "isEmpty": true}})
 	s.CLI.WaitText(s.bound(stepBound), "⧉ In poem.txt")
+}
+
+// connectedSession is a session whose poem.txt holds poem, as soon as its CLI completed the
+// handshake with the editor's bridge (newSession waits further, until it acts on notifications).
+func connectedSession(t *testing.T, poem string) *session {
+	t.Helper()
+	s := emptySession(t, map[string]string{"poem.txt": poem})
+	s.Ed = startEditor(t, s.Config, s.Project)
+	s.startClaude(cliOptions{Port: s.Ed.Init.Port})
+	s.waitConnected(1)
+	return s
 }

@@ -72,12 +72,7 @@ func lastToolResult(t *testing.T, r fakeapi.Request) fakeapi.ToolResult {
 // bridge does not.
 func TestEditAccepted(t *testing.T) {
 	t.Parallel()
-	s := newSession(t, map[string]string{"hello.txt": "hello world\n"})
-	f := s.path("hello.txt")
-	s.API.Push(edit(f, "world", "there", "EDIT ACCEPTED")...)
-	s.prompt("edit hello")
-
-	d := s.showDiff(f)
+	s, f, d := helloDiff(t, "EDIT ACCEPTED")
 	tab := str(d.Params["tabName"])
 	if got := str(d.Params["newContents"]); got != "hello there\n" {
 		t.Fatalf("showDiff newContents %q", got)
@@ -89,9 +84,7 @@ func TestEditAccepted(t *testing.T) {
 	if got := readFile(t, f); got != "hello world\n" {
 		t.Fatalf("file changed while the diff is pending: %q", got)
 	}
-	if err := s.Ed.Call(s.bound(stepBound), "diffAccepted", map[string]any{"tabName": tab, "proposal": d.Params["proposal"], "contents": "hello there\n"}, nil); err != nil {
-		t.Fatalf("diffAccepted: %v", err)
-	}
+	s.accept(d, "hello there\n")
 	// Facts: accepted "[{text:"FILE_SAVED"}, {text:<final file contents>}]".
 	if got := s.openDiffAnswer(tab); len(got) != 2 || got[0] != "FILE_SAVED" || got[1] != "hello there\n" {
 		t.Errorf("openDiff answered %q, want [FILE_SAVED, contents]", got)
@@ -119,17 +112,10 @@ func TestEditAccepted(t *testing.T) {
 // the model is told.
 func TestEditAcceptedWithUserEdits(t *testing.T) {
 	t.Parallel()
-	s := newSession(t, map[string]string{"hello.txt": "hello world\n"})
-	f := s.path("hello.txt")
-	s.API.Push(edit(f, "world", "there", "EDIT MODIFIED")...)
-	s.prompt("edit hello")
-
-	d := s.showDiff(f)
+	s, f, d := helloDiff(t, "EDIT MODIFIED")
 	tab := str(d.Params["tabName"])
 	const mine = "hello there\nand a line the user typed\n"
-	if err := s.Ed.Call(s.bound(stepBound), "diffAccepted", map[string]any{"tabName": tab, "proposal": d.Params["proposal"], "contents": mine}, nil); err != nil {
-		t.Fatalf("diffAccepted: %v", err)
-	}
+	s.accept(d, mine)
 	if got := s.openDiffAnswer(tab); len(got) != 2 || got[0] != "FILE_SAVED" || got[1] != mine {
 		t.Errorf("openDiff answered %q, want [FILE_SAVED, the user's text]", got)
 	}
@@ -147,12 +133,7 @@ func TestEditAcceptedWithUserEdits(t *testing.T) {
 // without the model being asked again.
 func TestEditRejected(t *testing.T) {
 	t.Parallel()
-	s := newSession(t, map[string]string{"hello.txt": "hello world\n"})
-	f := s.path("hello.txt")
-	s.API.Push(edit(f, "world", "there", "AFTER REJECT")...)
-	s.prompt("edit hello")
-
-	d := s.showDiff(f)
+	s, f, d := helloDiff(t, "AFTER REJECT")
 	tab := str(d.Params["tabName"])
 	if err := s.Ed.Call(s.bound(stepBound), "diffRejected", map[string]any{"tabName": tab, "proposal": d.Params["proposal"]}, nil); err != nil {
 		t.Fatalf("diffRejected: %v", err)
@@ -196,9 +177,7 @@ func TestWriteNewFile(t *testing.T) {
 	if exists(f) {
 		t.Fatalf("%s exists before the diff was accepted", f)
 	}
-	if err := s.Ed.Call(s.bound(stepBound), "diffAccepted", map[string]any{"tabName": tab, "proposal": d.Params["proposal"], "contents": "brand new"}, nil); err != nil {
-		t.Fatalf("diffAccepted: %v", err)
-	}
+	s.accept(d, "brand new")
 	tr := lastToolResult(t, s.waitMain(2))
 	if !strings.Contains(tr.Content, createdOK) || tr.IsError {
 		t.Errorf("Write tool result %+v", tr)
@@ -229,9 +208,7 @@ func TestWriteBigNewFile(t *testing.T) {
 	if got := str(d.Params["newContents"]); got != content {
 		t.Fatalf("showDiff newContents: %d bytes, want the %d proposed", len(got), len(content))
 	}
-	if err := s.Ed.Call(s.bound(stepBound), "diffAccepted", map[string]any{"tabName": tab, "proposal": d.Params["proposal"], "contents": content}, nil); err != nil {
-		t.Fatalf("diffAccepted: %v", err)
-	}
+	s.accept(d, content)
 	if got := s.openDiffAnswer(tab); len(got) != 2 || got[0] != "FILE_SAVED" || got[1] != content {
 		t.Errorf("openDiff answered %d blocks, want [FILE_SAVED, the %d-byte text]", len(got), len(content))
 	}
@@ -250,12 +227,7 @@ func TestWriteBigNewFile(t *testing.T) {
 // settles it, never as an accept.
 func TestTerminalAnswerWhileDiffPending(t *testing.T) {
 	t.Parallel()
-	s := newSession(t, map[string]string{"hello.txt": "hello world\n"})
-	f := s.path("hello.txt")
-	s.API.Push(edit(f, "world", "there", "TERMINAL ACCEPTED")...)
-	s.prompt("edit hello")
-
-	d := s.showDiff(f)
+	s, f, d := helloDiff(t, "TERMINAL ACCEPTED")
 	tab := str(d.Params["tabName"])
 	s.CLI.Choose(s.bound(stepBound), "Do you want to make this edit", "1") // "❯ 1. Yes"
 	s.waitCloseTab(tab)
@@ -331,14 +303,11 @@ func TestNewDiagnostics(t *testing.T) {
 		}
 		return map[string]any{"files": []any{map[string]any{"filePath": f, "diagnostics": diags}}}, nil
 	})
-	s.API.Push(edit(f, "func main() {}", "func main() { x := 1 }", "DIAG DONE")...)
+	s.API.Push(fakeapi.Edit(f, "func main() {}", "func main() { x := 1 }", "DIAG DONE")...)
 	s.prompt("add x")
 
 	d := s.showDiff(f)
-	tab := str(d.Params["tabName"])
-	if err := s.Ed.Call(s.bound(stepBound), "diffAccepted", map[string]any{"tabName": tab, "proposal": d.Params["proposal"], "contents": "package main\n\nfunc main() { x := 1 }\n"}, nil); err != nil {
-		t.Fatalf("diffAccepted: %v", err)
-	}
+	s.accept(d, "package main\n\nfunc main() { x := 1 }\n")
 	r := s.waitMain(3)
 	// Facts: "New diagnostics reach the model as <new-diagnostics>."
 	if !strings.Contains(r.Text(), "<new-diagnostics>") || !strings.Contains(r.Text(), "E2E: x declared and not used") {

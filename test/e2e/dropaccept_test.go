@@ -3,7 +3,6 @@
 package e2e
 
 import (
-	"syscall"
 	"testing"
 	"time"
 
@@ -16,32 +15,12 @@ import (
 // bridge must hold no diff whose text is in the file (59dbe19 held it, with its proposal, for
 // its life), and the file holds the accepted text or the diff stays for the user.
 func TestAcceptedDiffOfDroppedCLIReleased(t *testing.T) {
-	t.Parallel()
-	if testing.Short() {
-		t.Skip("waits for the bridge's keepalive timeout")
-	}
-	s := newSession(t, map[string]string{"hello.txt": "hello world\n"})
-	f := s.path("hello.txt")
-	s.API.Push(edit(f, "world", "there", "EDIT DONE")...)
-	s.prompt("edit hello")
-	d := s.showDiff(f)
-
-	pid := s.CLI.cmd.Process.Pid
-	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
-		t.Fatal(err)
-	}
-	stopped := true
-	t.Cleanup(func() {
-		if stopped {
-			_ = syscall.Kill(pid, syscall.SIGCONT)
-		}
-	})
-	if err := s.Ed.Call(s.bound(stepBound), "diffAccepted", map[string]any{"tabName": d.Params["tabName"], "proposal": d.Params["proposal"], "contents": "hello there\n"}, nil); err != nil {
-		t.Fatalf("diffAccepted: %v", err)
-	}
+	waitsForKeepalive(t)
+	s, f, d := helloDiff(t, "EDIT DONE")
+	resume := s.pauseCLI()
+	s.accept(d, "hello there\n")
 	s.Ed.Wait(s.bound(30*time.Second), "clientDisconnected", nil)
-	_ = syscall.Kill(pid, syscall.SIGCONT)
-	stopped = false
+	resume()
 	s.Ed.Wait(s.bound(connectBound), "clientConnected", func(p map[string]any) bool { return p["clientId"] != float64(1) })
 	s.CLI.WaitText(s.bound(stepBound), "EDIT DONE") // it got FILE_SAVED late, and wrote the file
 	if got := readFile(t, f); got != "hello there\n" {

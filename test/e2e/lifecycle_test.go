@@ -46,7 +46,7 @@ func TestEditorExitSettlesPendingDiff(t *testing.T) {
 	t.Parallel()
 	s := newSessionArgs(t, map[string]string{"hello.txt": "hello world\n"}, "--outlive", "0")
 	f := s.path("hello.txt")
-	s.API.Push(edit(f, "world", "there", "AFTER EXIT")...)
+	s.API.Push(fakeapi.Edit(f, "world", "there", "AFTER EXIT")...)
 	s.prompt("edit hello")
 	s.showDiff(f)
 
@@ -89,11 +89,7 @@ func TestEditorExitSettlesPendingDiff(t *testing.T) {
 // same port), is shown the proposal, accepts it, and the CLI writes the file.
 func TestEditorExitWhileClaudeWaitsThenAttach(t *testing.T) {
 	t.Parallel()
-	s := newSession(t, map[string]string{"hello.txt": "hello world\n"})
-	f := s.path("hello.txt")
-	s.API.Push(edit(f, "world", "there", "AFTER ATTACH")...)
-	s.prompt("edit hello")
-	first := s.showDiff(f)
+	s, f, first := helloDiff(t, "AFTER ATTACH")
 
 	s.Ed.conn.Close() // the editor goes away: stdin EOF
 	ctx := s.bound(stepBound)

@@ -13,26 +13,12 @@ import (
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/probe"
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/e2e/fakeapi"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/harness"
 )
 
-// goplsBin is $GOPLS, else gopls on PATH; the test skips without it (fails under CI, where
-// scripts/test installs it).
-func goplsBin(t *testing.T) string {
-	t.Helper()
-	if p := os.Getenv("GOPLS"); p != "" {
-		return p
-	}
-	if p, err := exec.LookPath("gopls"); err == nil {
-		return p
-	}
-	if os.Getenv("CI") != "" {
-		t.Fatal("gopls not found ($GOPLS unset, not on PATH): scripts/test installs it")
-	}
-	t.Skip("gopls not found ($GOPLS unset, not on PATH)")
-	return ""
-}
+// goplsBin finds gopls as harness.Gopls does.
+func goplsBin(t *testing.T) string { return harness.Gopls(t) }
 
 // End to end with the real CLI against `serve --lsp .go=gopls`: the CLI's own diagnostics flow
 // (facts: getDiagnostics {uri} before an edit, {} after it, "New diagnostics reach the model as
@@ -41,13 +27,8 @@ func goplsBin(t *testing.T) string {
 func TestStandaloneGoplsDiagnostics(t *testing.T) {
 	t.Parallel()
 	gopls := goplsBin(t)
-	claudeBin(t)
-	ctx, cancel := context.WithTimeout(context.Background(), testBound)
-	t.Cleanup(cancel)
-	s := &session{t: t, ctx: ctx, Project: realDir(t), Config: realDir(t)}
-	writeFile(t, s.path("go.mod"), "module example.com/e2e\n\ngo 1.22\n")
+	s := emptySession(t, map[string]string{"go.mod": "module example.com/e2e\n\ngo 1.22\n", "main.go": "package main\n\nfunc main() {}\n"})
 	f := s.path("main.go")
-	writeFile(t, f, "package main\n\nfunc main() {}\n")
 	p, cmd := startBridge(t, s.Config, "--workspace", s.Project, "--auto", "accept", "--lsp", ".go="+gopls)
 	// HOME is the test's config dir: keep the go command's caches where they are (gopls runs
 	// go list; cold caches make it slow) and offline.
@@ -63,19 +44,13 @@ func TestStandaloneGoplsDiagnostics(t *testing.T) {
 	if out, err := tr.CombinedOutput(); err != nil {
 		t.Fatalf("trust: %v %s", err, out)
 	}
-	stdout := &testbin.Buffer{}
-	cmd.Stdout = stdout
-	p.run(t)
-	port := waitLockPort(s.bound(stepBound), t, s.Config)
+	stdout, port := s.runServe(p, cmd)
 
 	// The CLI gives its baseline call 500 ms (facts); gopls's first answer on a busy machine
 	// takes longer, so a Claude-side client asks first, as an earlier edit would have.
 	warm(t, s, port)
 
-	s.API = fakeapi.New()
-	t.Cleanup(s.API.Close)
-	s.CLI = startCLI(t, s.API, cliOptions{Project: s.Project, Config: s.Config, Port: port})
-	waitTrace(s.bound(connectBound), t, p.Trace, "ide_connected", func(fs []frame) bool { return hasMethod(fs, "in", "ide_connected") })
+	s.serveClaude(p, cliOptions{Port: port})
 	s.CLI.WaitText(s.bound(stepBound), "? for shortcuts")
 
 	// The CLI skips its own IDE calls for a prompt typed too soon after the handshake (see

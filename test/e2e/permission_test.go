@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"context"
 	"errors"
 	"io"
 	"strings"
@@ -10,7 +9,6 @@ import (
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/claudecmd"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/jsonrpc"
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/e2e/fakeapi"
 )
 
@@ -18,11 +16,7 @@ import (
 // --settings), its editor declaring caps.
 func permSession(t *testing.T, caps map[string]any) *session {
 	t.Helper()
-	claudeBin(t)
-	ctx, cancel := context.WithTimeout(context.Background(), testBound)
-	t.Cleanup(cancel)
-	s := &session{t: t, ctx: ctx, Project: realDir(t), Config: realDir(t)}
-	writeFile(t, s.path(readyFile), "")
+	s := emptySession(t, map[string]string{readyFile: ""})
 	s.Ed = startEditorCaps(t, s.Config, s.Project, caps)
 	var c claudecmd.Command
 	if err := s.Ed.Call(s.bound(stepBound), "claudeCommand", map[string]any{}, &c); err != nil {
@@ -37,17 +31,7 @@ func permSession(t *testing.T, caps map[string]any) *session {
 	if settings == nil {
 		t.Fatalf("claudeCommand has no --settings: %v", c.Argv)
 	}
-	s.API = fakeapi.New()
-	t.Cleanup(s.API.Close)
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("editor received:\n%s", s.Ed.dump())
-		}
-	})
-	s.CLI = startCLI(t, s.API, cliOptions{Project: s.Project, Config: s.Config, Port: s.Ed.Init.Port, Args: settings})
-	s.waitConnected(1)
-	s.CLI.WaitText(s.bound(stepBound), "? for shortcuts")
-	s.ready(s.path(readyFile))
+	s.claudeReady(settings)
 	return s
 }
 
@@ -169,29 +153,15 @@ func TestPermissionWithoutCapability(t *testing.T) {
 // a reason denies (the model gets the reason).
 func TestPermissionAskedInServe(t *testing.T) {
 	t.Parallel()
-	claudeBin(t)
-	ctx, cancel := context.WithTimeout(context.Background(), testBound)
-	t.Cleanup(cancel)
-	s := &session{t: t, ctx: ctx, Project: realDir(t), Config: realDir(t)}
+	s := emptySession(t, nil)
 	p, cmd := startBridge(t, s.Config, "--workspace", s.Project)
-	out := &testbin.Buffer{}
-	cmd.Stdout = out
 	keys, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	p.run(t)
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("serve's output:\n%s", out.String())
-		}
-	})
-	port := waitLockPort(s.bound(stepBound), t, s.Config)
+	out, port := s.runServe(p, cmd)
 	line := serveClaudeLine(t, s, out)
-	s.API = fakeapi.New()
-	t.Cleanup(s.API.Close)
-	s.CLI = startCLI(t, s.API, cliOptions{Project: s.Project, Config: s.Config, Port: port, Args: strings.Fields(line), AsGiven: true})
-	waitTrace(s.bound(connectBound), t, p.Trace, "ide_connected", func(fs []frame) bool { return hasMethod(fs, "in", "ide_connected") })
+	s.serveClaude(p, cliOptions{Port: port, Args: strings.Fields(line), AsGiven: true})
 	s.CLI.WaitText(s.bound(stepBound), "? for shortcuts")
 
 	a := s.path("allowed.txt")

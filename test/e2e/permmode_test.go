@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/e2e/fakeapi"
 )
 
@@ -16,19 +15,13 @@ import (
 // serve: the printed line carries --permission-mode default.
 func TestServePrintedCommandShowsDiff(t *testing.T) {
 	t.Parallel()
-	cli := claudeBin(t)
-	ctx, cancel := context.WithTimeout(context.Background(), testBound)
-	t.Cleanup(cancel)
-	s := &session{t: t, ctx: ctx, Project: realDir(t), Config: realDir(t)}
+	s := emptySession(t, map[string]string{"hello.txt": "hello world\n"})
 	f := s.path("hello.txt")
-	writeFile(t, f, "hello world\n")
 	p, cmd := startBridge(t, s.Config, "--workspace", s.Project, "--auto", "accept")
-	out := &testbin.Buffer{}
-	cmd.Stdout = out
 	// serve's line names the claude it finds on $PATH outside the workspace (claudecmd);
 	// startBridge puts CLAUDE_BIN's folder there.
-	p.run(t)
-	port := waitLockPort(s.bound(stepBound), t, s.Config)
+	out, port := s.runServe(p, cmd)
+	cli := claudeBin(t)
 	var line string
 	re := regexp.MustCompile(`(?m)^  ` + regexp.QuoteMeta(cli) + ` (.*)$`)
 	waitUntil(s.bound(stepBound), t, "serve's claude line", func() bool {
@@ -41,13 +34,10 @@ func TestServePrintedCommandShowsDiff(t *testing.T) {
 	if !strings.Contains(line, "--permission-mode default") {
 		t.Fatalf("serve printed %q", line)
 	}
-	s.API = fakeapi.New()
-	t.Cleanup(s.API.Close)
-	s.CLI = startCLI(t, s.API, cliOptions{Project: s.Project, Config: s.Config, Port: port, Args: strings.Fields(line), AsGiven: true})
-	waitTrace(s.bound(connectBound), t, p.Trace, "ide_connected", func(fs []frame) bool { return hasMethod(fs, "in", "ide_connected") })
+	s.serveClaude(p, cliOptions{Port: port, Args: strings.Fields(line), AsGiven: true})
 	s.CLI.WaitText(s.bound(stepBound), "? for shortcuts")
 
-	s.API.Push(edit(f, "world", "there", "EDITED")...)
+	s.API.Push(fakeapi.Edit(f, "world", "there", "EDITED")...)
 	s.prompt("edit hello")
 	s.waitMain(3)
 	if got := diffAnswers(readTrace(t, p.Trace)); len(got) != 1 {

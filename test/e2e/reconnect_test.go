@@ -4,9 +4,12 @@ package e2e
 
 import (
 	"encoding/json"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/e2e/fakeapi"
 )
 
 // The bridge drops a CLI that stops answering its keepalive pings (close
@@ -19,24 +22,12 @@ import (
 // The drop takes up to two keepalive periods of the bridge (the sessions run it
 // with --keepalive 3s); it runs in parallel with the rest.
 func TestReconnectAfterDrop(t *testing.T) {
-	t.Parallel()
-	if testing.Short() {
-		t.Skip("waits for the bridge's keepalive timeout")
-	}
+	waitsForKeepalive(t)
 	s := newSession(t, map[string]string{"hello.txt": "hello world\n"})
 	pid := s.CLI.cmd.Process.Pid
-	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
-		t.Fatal(err)
-	}
-	stopped := true
-	t.Cleanup(func() {
-		if stopped {
-			_ = syscall.Kill(pid, syscall.SIGCONT)
-		}
-	})
+	resume := s.pauseCLI()
 	s.Ed.Wait(s.bound(30*time.Second), "clientDisconnected", nil)
-	_ = syscall.Kill(pid, syscall.SIGCONT)
-	stopped = false
+	resume()
 	s.Ed.Wait(s.bound(connectBound), "clientConnected", func(p map[string]any) bool { return p["clientId"] != float64(1) })
 
 	fs := waitTrace(s.bound(stepBound), t, s.Ed.bridge.Trace, "a second ide_connected", func(fs []frame) bool {
@@ -65,14 +56,34 @@ func TestReconnectAfterDrop(t *testing.T) {
 	// The new connection carries diffs as before.
 	f := s.path("hello.txt")
 	s.ready(f)
-	s.API.Push(edit(f, "world", "again", "RECONNECTED")...)
+	s.API.Push(fakeapi.Edit(f, "world", "again", "RECONNECTED")...)
 	s.prompt("edit after reconnect")
 	d := s.showDiff(f)
-	if err := s.Ed.Call(s.bound(stepBound), "diffAccepted", map[string]any{"tabName": d.Params["tabName"], "proposal": d.Params["proposal"], "contents": "hello again\n"}, nil); err != nil {
-		t.Fatalf("diffAccepted: %v", err)
-	}
+	s.accept(d, "hello again\n")
 	s.waitMain(3)
 	if got := readFile(t, f); got != "hello again\n" {
 		t.Errorf("file %q", got)
+	}
+}
+
+// pauseCLI stops the CLI's process (SIGSTOP) until resume is called, or the test ends.
+func (s *session) pauseCLI() (resume func()) {
+	s.t.Helper()
+	pid := s.CLI.cmd.Process.Pid
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		s.t.Fatal(err)
+	}
+	var once sync.Once
+	resume = func() { once.Do(func() { _ = syscall.Kill(pid, syscall.SIGCONT) }) }
+	s.t.Cleanup(resume)
+	return resume
+}
+
+// waitsForKeepalive runs the test in parallel, as it waits for the bridge's keepalive timeout,
+// which -short skips.
+func waitsForKeepalive(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("waits for the bridge's keepalive timeout")
 	}
 }

@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -12,7 +11,6 @@ import (
 	"time"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/review"
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/e2e/fakeapi"
 )
 
@@ -52,28 +50,15 @@ func reviewJSON(t *testing.T, config, dir string, args ...string) review.Answer 
 // waiting during the Bash permission prompt and idle after the turn (item 3).
 func TestReviewTurnInAcceptEdits(t *testing.T) {
 	t.Parallel()
-	claudeBin(t)
-	ctx, cancel := context.WithTimeout(context.Background(), testBound)
-	t.Cleanup(cancel)
-	s := &session{t: t, ctx: ctx, Project: realDir(t), Config: realDir(t)}
+	s := emptySession(t, map[string]string{"a.txt": "alpha\nbeta\ngamma\n", "c.txt": "one\ntwo\nthree\n"})
 	a, b, c := s.path("a.txt"), s.path("b.txt"), s.path("c.txt")
-	writeFile(t, a, "alpha\nbeta\ngamma\n")
-	writeFile(t, c, "one\ntwo\nthree\n")
 	git(t, s.Project, "init", "-q")
 	git(t, s.Project, "add", "a.txt", "c.txt")
 	git(t, s.Project, "commit", "-qm", "start")
 	writeFile(t, filepath.Join(s.Config, "settings.json"), `{"permissions":{"defaultMode":"acceptEdits"}}`)
 
 	p, cmd := startBridge(t, s.Config, "--workspace", s.Project, "--auto", "accept")
-	out := &testbin.Buffer{}
-	cmd.Stdout = out
-	p.run(t)
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("serve's output:\n%s", out.String())
-		}
-	})
-	port := waitLockPort(s.bound(stepBound), t, s.Config)
+	out, port := s.runServe(p, cmd)
 	line := serveClaudeLine(t, s, out)
 	if strings.Contains(line, "--permission-mode") || !strings.Contains(line, "--settings ") {
 		t.Fatalf("serve printed %q: want the user's mode kept and the bridge's hooks", line)
@@ -82,10 +67,7 @@ func TestReviewTurnInAcceptEdits(t *testing.T) {
 	if dump := os.Getenv("HOOKDUMP"); dump != "" { // exploring the CLI's hooks (docs/claude-cli-notes.md)
 		args = replaceSettings(t, args, dump)
 	}
-	s.API = fakeapi.New()
-	t.Cleanup(s.API.Close)
-	s.CLI = startCLI(t, s.API, cliOptions{Project: s.Project, Config: s.Config, Port: port, Args: args, AsGiven: true})
-	waitTrace(s.bound(connectBound), t, p.Trace, "ide_connected", func(fs []frame) bool { return hasMethod(fs, "in", "ide_connected") })
+	s.serveClaude(p, cliOptions{Port: port, Args: args, AsGiven: true})
 	// Seen with 2.1.328: a config whose defaultMode is acceptEdits is asked at start whether
 	// auto mode should become the default. Keep accept edits.
 	s.CLI.Choose(s.bound(connectBound), "Make auto mode your default permission mode?", "2")

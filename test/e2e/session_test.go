@@ -42,6 +42,44 @@ func newSession(t *testing.T, files map[string]string) *session {
 // newSessionArgs is newSession with args added to the editor's serve --stdio.
 func newSessionArgs(t *testing.T, files map[string]string, args ...string) *session {
 	t.Helper()
+	s := emptySession(t, files)
+	writeFile(t, s.path(readyFile), "")
+	s.Ed = startEditor(t, s.Config, s.Project, args...)
+	s.claudeReady(nil)
+	return s
+}
+
+// claudeReady starts a fake API and a CLI with args (after the default permission mode)
+// against the session's editor, and waits until the CLI acts on its notifications. A failed
+// test logs what the editor received.
+func (s *session) claudeReady(args []string) {
+	s.t.Helper()
+	s.t.Cleanup(func() {
+		if s.t.Failed() {
+			s.t.Logf("editor received:\n%s", s.Ed.dump())
+		}
+	})
+	s.startClaude(cliOptions{Port: s.Ed.Init.Port, Args: args})
+	s.waitConnected(1)
+	s.CLI.WaitText(s.bound(stepBound), "? for shortcuts")
+	s.ready(s.path(readyFile))
+}
+
+// helloDiff starts a session whose hello.txt says "hello world", has the model edit "world" to
+// "there" (then answer after) and returns the file and the diff the editor is shown.
+func helloDiff(t *testing.T, after string) (*session, string, editorMsg) {
+	t.Helper()
+	s := newSession(t, map[string]string{"hello.txt": "hello world\n"})
+	f := s.path("hello.txt")
+	s.API.Push(fakeapi.Edit(f, "world", "there", after)...)
+	s.prompt("edit hello")
+	return s, f, s.showDiff(f)
+}
+
+// emptySession is a session's bound and folders, files written into the project, nothing
+// started.
+func emptySession(t *testing.T, files map[string]string) *session {
+	t.Helper()
 	claudeBin(t)
 	ctx, cancel := context.WithTimeout(context.Background(), testBound)
 	t.Cleanup(cancel)
@@ -49,20 +87,17 @@ func newSessionArgs(t *testing.T, files map[string]string, args ...string) *sess
 	for name, content := range files {
 		writeFile(t, s.path(name), content)
 	}
-	writeFile(t, s.path(readyFile), "")
-	s.Ed = startEditor(t, s.Config, s.Project, args...)
-	s.API = fakeapi.New()
-	t.Cleanup(s.API.Close)
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("editor received:\n%s", s.Ed.dump())
-		}
-	})
-	s.CLI = startCLI(t, s.API, cliOptions{Project: s.Project, Config: s.Config, Port: s.Ed.Init.Port})
-	s.waitConnected(1)
-	s.CLI.WaitText(s.bound(stepBound), "? for shortcuts")
-	s.ready(s.path(readyFile))
 	return s
+}
+
+// startClaude starts a fake API and a CLI against it with o, in the session's project and
+// config.
+func (s *session) startClaude(o cliOptions) {
+	s.t.Helper()
+	s.API = fakeapi.New()
+	s.t.Cleanup(s.API.Close)
+	o.Project, o.Config = s.Project, s.Config
+	s.CLI = startCLI(s.t, s.API, o)
 }
 
 // bound returns a context for one step, inside the test's overall bound.
@@ -144,6 +179,14 @@ func (s *session) showDiff(file string) editorMsg {
 	return s.Ed.Wait(s.bound(stepBound), "showDiff", func(p map[string]any) bool { return p["filePath"] == file })
 }
 
+// accept answers the diff d as the user accepting contents.
+func (s *session) accept(d editorMsg, contents string) {
+	s.t.Helper()
+	if err := s.Ed.Call(s.bound(stepBound), "diffAccepted", map[string]any{"tabName": d.Params["tabName"], "proposal": d.Params["proposal"], "contents": contents}, nil); err != nil {
+		s.t.Fatalf("diffAccepted: %v", err)
+	}
+}
+
 func writeFile(t testing.TB, path, content string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
@@ -161,15 +204,6 @@ func readFile(t testing.TB, path string) string {
 }
 
 func str(v any) string { s, _ := v.(string); return s }
-
-// edit returns the script Read(file), Edit(old->new), then a text turn.
-func edit(file, old, new, after string) []fakeapi.Turn {
-	return []fakeapi.Turn{
-		fakeapi.Tool("Read", map[string]any{"file_path": file}),
-		fakeapi.Tool("Edit", map[string]any{"file_path": file, "old_string": old, "new_string": new}),
-		fakeapi.Text(after),
-	}
-}
 
 func exists(path string) bool {
 	_, err := os.Stat(path)

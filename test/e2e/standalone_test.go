@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/e2e/fakeapi"
 )
 
@@ -16,22 +15,10 @@ import (
 // (no editor) and a CLI connected to it.
 func newStandalone(t *testing.T, mode string, files map[string]string) (*session, *proc) {
 	t.Helper()
-	claudeBin(t)
-	ctx, cancel := context.WithTimeout(context.Background(), testBound)
-	t.Cleanup(cancel)
-	s := &session{t: t, ctx: ctx, Project: realDir(t), Config: realDir(t)}
-	for name, content := range files {
-		writeFile(t, s.path(name), content)
-	}
+	s := emptySession(t, files)
 	p, cmd := startBridge(t, s.Config, "--workspace", s.Project, "--auto", mode)
-	out := &testbin.Buffer{}
-	cmd.Stdout = out
-	p.run(t)
-	port := waitLockPort(s.bound(stepBound), t, s.Config)
-	s.API = fakeapi.New()
-	t.Cleanup(s.API.Close)
-	s.CLI = startCLI(t, s.API, cliOptions{Project: s.Project, Config: s.Config, Port: port})
-	waitTrace(s.bound(connectBound), t, p.Trace, "ide_connected", func(fs []frame) bool { return hasMethod(fs, "in", "ide_connected") })
+	_, port := s.runServe(p, cmd)
+	s.serveClaude(p, cliOptions{Port: port})
 	s.CLI.WaitText(s.bound(stepBound), "? for shortcuts")
 	return s, p
 }
@@ -59,6 +46,17 @@ func waitLockPort(ctx context.Context, t *testing.T, config string) int {
 	}
 }
 
+// standaloneEdit runs newStandalone in mode with hello.txt ("hello world") and has the model
+// edit "world" to "there" in it (then say after); it returns the file too.
+func standaloneEdit(t *testing.T, mode, after string) (*session, *proc, string) {
+	t.Helper()
+	s, p := newStandalone(t, mode, map[string]string{"hello.txt": "hello world\n"})
+	f := s.path("hello.txt")
+	s.API.Push(fakeapi.Edit(f, "world", "there", after)...)
+	s.prompt("edit hello")
+	return s, p, f
+}
+
 // diffAnswers returns the first text of every openDiff answer in the trace.
 func diffAnswers(fs []frame) []string {
 	var out []string
@@ -76,10 +74,7 @@ func diffAnswers(fs []frame) []string {
 // writes it.
 func TestStandaloneAutoAccept(t *testing.T) {
 	t.Parallel()
-	s, p := newStandalone(t, "accept", map[string]string{"hello.txt": "hello world\n"})
-	f := s.path("hello.txt")
-	s.API.Push(edit(f, "world", "there", "AUTO ACCEPTED")...)
-	s.prompt("edit hello")
+	s, p, f := standaloneEdit(t, "accept", "AUTO ACCEPTED")
 	tr := lastToolResult(t, s.waitMain(3))
 	if !strings.Contains(tr.Content, editedOK) || strings.Contains(tr.Content, staleFile) || strings.Contains(tr.Content, userModified) {
 		t.Errorf("Edit tool result %+v", tr)
@@ -96,10 +91,7 @@ func TestStandaloneAutoAccept(t *testing.T) {
 // Standalone --auto reject: the file stays as it was.
 func TestStandaloneAutoReject(t *testing.T) {
 	t.Parallel()
-	s, p := newStandalone(t, "reject", map[string]string{"hello.txt": "hello world\n"})
-	f := s.path("hello.txt")
-	s.API.Push(edit(f, "world", "there", "AUTO REJECTED")...)
-	s.prompt("edit hello")
+	s, p, f := standaloneEdit(t, "reject", "AUTO REJECTED")
 	s.CLI.WaitText(s.bound(stepBound), "Rejected update to hello.txt")
 	if got := diffAnswers(readTrace(t, p.Trace)); len(got) != 1 || got[0] != "DIFF_REJECTED" {
 		t.Errorf("openDiff answers %q, want DIFF_REJECTED", got)

@@ -11,8 +11,7 @@ import (
 func TestVimBinding(t *testing.T) {
 	vim := need(t, "vim")
 	w := newWorld(t, fileName)
-	rc := filepath.Join(t.TempDir(), "vimrc")
-	os.WriteFile(rc, []byte("let mapleader = ','\n"+snippet(t, "vim")+"\n"), 0o644)
+	rc := configFile(t, "vimrc", "let mapleader = ','\n"+snippet(t, "vim"))
 	w.run(t, vim, "-es", "-N", "-u", rc, "-i", "NONE",
 		"-c", `exe "normal 2GVj,cm"`, "-c", `exe "normal 4G,cs"`, "-c", "qa!", w.file)
 	w.expect(t, 2, 3, "four")
@@ -23,8 +22,7 @@ func TestVimBinding(t *testing.T) {
 func TestKakouneBinding(t *testing.T) {
 	kak := need(t, "kak")
 	w := newWorld(t, fileName)
-	rc := filepath.Join(t.TempDir(), "kakrc")
-	os.WriteFile(rc, []byte(snippet(t, "kakoune")+"\n"), 0o644)
+	rc := configFile(t, "kakrc", snippet(t, "kakoune"))
 	errFile := filepath.Join(t.TempDir(), "errors")
 	w.run(t, kak, "-n", "-ui", "dummy", "-e",
 		"try %{ source '"+rc+"'; execute-keys -with-maps 2gJ<space>m; execute-keys -with-maps 4g<space>s } "+
@@ -40,8 +38,7 @@ func TestKakouneBinding(t *testing.T) {
 func TestEmacsBinding(t *testing.T) {
 	emacs := need(t, "emacs")
 	w := newWorld(t, fileName)
-	initEl := filepath.Join(t.TempDir(), "init.el")
-	os.WriteFile(initEl, []byte(snippet(t, "emacs")+"\n"), 0o644)
+	initEl := configFile(t, "init.el", snippet(t, "emacs"))
 	w.run(t, emacs, "--batch", "-Q", "-l", initEl, w.file, "--eval", `(progn
   (transient-mark-mode 1)
   (goto-char (point-min)) (forward-line 1) (set-mark (point)) (forward-line 2) (activate-mark)
@@ -50,4 +47,15 @@ func TestEmacsBinding(t *testing.T) {
   (goto-char (point-min)) (forward-line 3)
   (call-interactively (key-binding (kbd "C-c c s"))))`)
 	w.expect(t, 2, 3, "four")
+}
+
+// configFile writes an editor's configuration file name, text and a line break, in a new
+// temporary folder and returns its path.
+func configFile(t *testing.T, name, text string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, []byte(text+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }

@@ -4,11 +4,10 @@
 package editorstest
 
 import (
-	"path/filepath"
-	"runtime"
 	"testing"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/harness"
 )
 
 // bin is the bridge binary built for this run; its directory is put first on the editors' PATH.
@@ -18,7 +17,6 @@ var bin string
 var root string
 
 func TestMain(m *testing.M) {
-	_, file, _, _ := runtime.Caller(0)
-	root = filepath.Dir(filepath.Dir(filepath.Dir(file)))
+	root = harness.Root
 	testbin.Main(m, &bin)
 }

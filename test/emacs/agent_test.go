@@ -30,7 +30,7 @@ func TestAgentGeminiInEmacs(t *testing.T) {
 	}
 	api := fakeagents.Gemini()
 	t.Cleanup(api.Close)
-	a := startAgentEmacs(t, "gemini", bin, func(home string) []string { return harness.GeminiHome(t, home, api.URL) })
+	a := startAgentEmacs(t, "gemini", bin, func(home string) []string { return api.GeminiHome(t, home) })
 	hello := a.w.file(t, "hello.txt", "first line\n")
 	a.w.visit(t, hello)
 	api.Push(fakeagents.Call{Name: "write_file", Args: map[string]any{"file_path": hello, "content": "from gemini\n"}}, "TURN ONE DONE")
@@ -76,7 +76,7 @@ func TestAgentQwenInEmacs(t *testing.T) {
 	}
 	api := fakeagents.OpenAI()
 	t.Cleanup(api.Close)
-	a := startAgentEmacs(t, "qwen", bin, func(home string) []string { return harness.QwenHome(t, home, api.URL) })
+	a := startAgentEmacs(t, "qwen", bin, func(home string) []string { return api.QwenHome(t, home) })
 	one := filepath.Join(a.w.proj, "one.txt")
 	api.Push(fakeagents.Call{Name: "write_file", Args: map[string]any{"file_path": one, "content": "written by qwen\n"}}, "QWEN TURN ONE DONE")
 	a.prompt(t, "make one", func() int { return len(api.Requests()) })

@@ -1,7 +1,6 @@
 package emacstest
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,17 +21,9 @@ func TestRealClaudeEditAccepted(t *testing.T) {
 	t.Parallel()
 	rc := startRealClaude(t)
 	e, api, screen, path := rc.w.e, rc.api, rc.screen, rc.path
-	api.Push(
-		fakeapi.Tool("Read", map[string]any{"file_path": path}),
-		fakeapi.Tool("Edit", map[string]any{"file_path": path, "old_string": "world", "new_string": "there"}),
-		fakeapi.Text("EDIT ACCEPTED"),
-	)
+	api.Push(fakeapi.Edit(path, "world", "there", "EDIT ACCEPTED")...)
 	rc.prompt("edit hello")
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	if _, err := api.WaitMain(ctx, 1); err != nil {
-		t.Fatalf("no request from the CLI: %v; screen:\n%s", err, screen())
-	}
+	api.MustMain(t, 60*time.Second, 1, screen)
 	if !harness.Poll(60*time.Second, func() bool { n, _ := e.try(`(length (claude-ide-bridge-diffs))`); return n == "1" }) {
 		t.Fatalf("no diff shown; screen:\n%s", screen())
 	}
@@ -78,11 +69,8 @@ func startRealClaude(t *testing.T) *realClaude {
 	bin := harness.ClaudeBin(t, "the Emacs test with the real Claude Code CLI")
 	api := fakeapi.New()
 	t.Cleanup(api.Close)
-	tmp, _ := filepath.EvalSymlinks(t.TempDir())
-	proj, cfg, home := filepath.Join(tmp, "proj"), filepath.Join(tmp, "cfg"), filepath.Join(tmp, "home")
-	for _, d := range []string{proj, cfg, home} {
-		os.MkdirAll(d, 0o755)
-	}
+	d := harness.Dirs(t, "proj", "cfg", "home")
+	proj, cfg, home := d[0], d[1], d[2]
 	harness.SeedConfig(t, cfg, proj)
 	path := filepath.Join(proj, "hello.txt")
 	os.WriteFile(path, []byte("hello world\n"), 0o644)

@@ -205,12 +205,9 @@ func (e *emacs) waitEval(t *testing.T, want, expr string) {
 // newWorld starts Emacs in a fresh project and, with connect, a Claude client.
 func newWorld(t *testing.T, setup string, connect bool) *world {
 	t.Helper()
-	tmp, _ := filepath.EvalSymlinks(t.TempDir())
-	w := &world{proj: filepath.Join(tmp, "proj"), cfg: filepath.Join(tmp, "cfg")}
-	for _, d := range []string{w.proj, w.cfg, filepath.Join(tmp, "home")} {
-		os.MkdirAll(d, 0o755)
-	}
-	w.e = startEmacs(t, w.proj, []string{"CLAUDE_CONFIG_DIR=" + w.cfg, "HOME=" + filepath.Join(tmp, "home")}, setup)
+	d := harness.Dirs(t, "proj", "cfg", "home")
+	w := &world{proj: d[0], cfg: d[1]}
+	w.e = startEmacs(t, w.proj, []string{"CLAUDE_CONFIG_DIR=" + w.cfg, "HOME=" + d[2]}, setup)
 	if connect {
 		w.dial(t)
 	}

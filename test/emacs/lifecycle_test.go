@@ -22,8 +22,7 @@ func TestBridgeEndsWithEmacs(t *testing.T) {
 	if len(names) != 1 {
 		t.Fatalf("lock files %v", names)
 	}
-	var pid int
-	w.e.value(t, &pid, `(process-id (jsonrpc--process claude-ide-bridge--conn))`)
+	pid := w.bridgePID(t)
 	w.e.keys(t, "C-x", "C-c")
 	gone := func() bool {
 		_, err := os.Stat(names[0])

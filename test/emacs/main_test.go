@@ -5,12 +5,7 @@
 package emacstest
 
 import (
-	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
-	"strings"
 	"testing"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
@@ -28,16 +23,9 @@ var root, pkgFile string
 var emacsBin = "emacs"
 
 func TestMain(m *testing.M) {
-	_, file, _, _ := runtime.Caller(0)
-	root = filepath.Dir(filepath.Dir(filepath.Dir(file)))
+	root = harness.Root
 	pkgFile = filepath.Join(root, "editors", "emacs", "claude-ide-bridge.el")
-	if b := os.Getenv("EMACS_BIN"); b != "" {
-		emacsBin = b
-	}
-	if out, err := exec.Command(emacsBin, "--version").Output(); err == nil {
-		first, _, _ := strings.Cut(string(out), "\n")
-		fmt.Fprintf(os.Stderr, "test/emacs: %s (%s)\n", first, emacsBin)
-	}
+	emacsBin = harness.EditorBin("test/emacs", "EMACS_BIN", "emacs")
 	testbin.Main(m, &bridgeBin)
 }
 

@@ -3,7 +3,6 @@
 package emacstest
 
 import (
-	"context"
 	"io"
 	"os"
 	"os/exec"
@@ -31,12 +30,9 @@ func TestRealClaudeOutlivesEmacs(t *testing.T) {
 	bin := harness.ClaudeBin(t, "the Emacs test with the real Claude Code CLI")
 	api := fakeapi.New()
 	t.Cleanup(api.Close)
-	tmp, _ := filepath.EvalSymlinks(t.TempDir())
-	w := &world{proj: filepath.Join(tmp, "proj"), cfg: filepath.Join(tmp, "cfg")}
-	home := filepath.Join(tmp, "home")
-	for _, d := range []string{w.proj, w.cfg, home} {
-		os.MkdirAll(d, 0o755)
-	}
+	d := harness.Dirs(t, "proj", "cfg", "home")
+	w := &world{proj: d[0], cfg: d[1]}
+	home := d[2]
 	w.stopBridges(t)
 	harness.SeedConfig(t, w.cfg, w.proj)
 	path := filepath.Join(w.proj, "hello.txt")
@@ -65,19 +61,11 @@ func TestRealClaudeOutlivesEmacs(t *testing.T) {
 	}) {
 		t.Fatalf("the CLI did not connect and get ready; its output:\n%q", screen.String())
 	}
-	api.Push(
-		fakeapi.Tool("Read", map[string]any{"file_path": path}),
-		fakeapi.Tool("Edit", map[string]any{"file_path": path, "old_string": "world", "new_string": "there"}),
-		fakeapi.Text("EDIT ACCEPTED"),
-	)
+	api.Push(fakeapi.Edit(path, "world", "there", "EDIT ACCEPTED")...)
 	ptm.WriteString("edit hello")
 	time.Sleep(300 * time.Millisecond) // not an assertion: the TUI takes a burst ending in Enter as a paste
 	ptm.WriteString("\r")
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	if _, err := api.WaitMain(ctx, 1); err != nil {
-		t.Fatalf("no request from the CLI: %v", err)
-	}
+	api.MustMain(t, 60*time.Second, 1, nil)
 	w.waitDiffs(t, tabPattern(t, w)+"=pending")
 
 	live := func(when string) {
@@ -88,13 +76,8 @@ func TestRealClaudeOutlivesEmacs(t *testing.T) {
 		}
 	}
 	live("before Emacs quits")
-	var bridgePID int
-	w.e.value(t, &bridgePID, `(process-id (jsonrpc--process claude-ide-bridge--conn))`)
-	w.e.keys(t, "C-x", "C-c")
-	if !harness.Poll(testbin.Bound, func() bool { return exec.Command(w.e.tmux, "-S", w.e.tsock, "has-session").Run() != nil }) {
-		t.Fatalf("Emacs did not quit:\n%s", w.e.screen(t))
-	}
-	time.Sleep(3 * time.Second) // past the 2 s after which Emacs deleted the process
+	bridgePID := w.bridgePID(t)
+	w.quitEmacs(t)
 	if err := syscall.Kill(bridgePID, 0); err != nil {
 		t.Fatalf("the bridge did not outlive Emacs: %v", err)
 	}
@@ -115,11 +98,7 @@ func TestRealClaudeOutlivesEmacs(t *testing.T) {
 		t.Fatalf("the CLI did not write the accepted text; file %q", harness.FileText(path))
 	}
 	// The turn goes on: the CLI asks the model again with the Edit's result (the third request).
-	ctx2, cancel2 := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel2()
-	if _, err := api.WaitMain(ctx2, 3); err != nil {
-		t.Fatalf("the turn did not go on after the accept: %v", err)
-	}
+	api.MustMain(t, 60*time.Second, 3, nil)
 }
 
 // tabPattern is the tab name of the one diff Emacs shows (the CLI chooses it).

@@ -48,18 +48,9 @@ func (w *world) stopBridges(t *testing.T) {
 // started again in the project attaches and shows the diff again.
 func TestBridgeStaysForOutsideClaude(t *testing.T) {
 	t.Parallel()
-	w := newWorld(t, "", true)
-	w.stopBridges(t)
-	path := w.file(t, "a.txt", "one\n")
-	ans := w.openDiff(t, path, "two\n", tabA)
-	w.waitDiffs(t, tabA+"=pending")
-	var pid int
-	w.e.value(t, &pid, `(process-id (jsonrpc--process claude-ide-bridge--conn))`)
-	w.e.keys(t, "C-x", "C-c")
-	if !harness.Poll(testbin.Bound, func() bool { return exec.Command(w.e.tmux, "-S", w.e.tsock, "has-session").Run() != nil }) {
-		t.Fatalf("Emacs did not quit:\n%s", w.e.screen(t))
-	}
-	time.Sleep(3 * time.Second) // past the 2 s after which Emacs deleted the process
+	w, ans := pendingWorld(t)
+	pid := w.bridgePID(t)
+	w.quitEmacs(t)
 	if err := syscall.Kill(pid, 0); err != nil {
 		t.Fatalf("the bridge (pid %d) did not outlive Emacs for the Claude outside it: %v", pid, err)
 	}
@@ -88,14 +79,9 @@ func TestBridgeStaysForOutsideClaude(t *testing.T) {
 // bridge stayed, and Emacs killed it 2 s later: the lock stayed behind).
 func TestModeOffStopsTheBridge(t *testing.T) {
 	t.Parallel()
-	w := newWorld(t, "", true)
-	w.stopBridges(t)
-	path := w.file(t, "a.txt", "one\n")
-	ans := w.openDiff(t, path, "two\n", tabA)
-	w.waitDiffs(t, tabA+"=pending")
+	w, ans := pendingWorld(t)
 	lock, _ := w.lockPID(t)
-	var pid int
-	w.e.value(t, &pid, `(process-id (jsonrpc--process claude-ide-bridge--conn))`)
+	pid := w.bridgePID(t)
 	w.e.keys(t, "M-x", "claude-ide-bridge-mode", "Enter")
 	wantTexts(t, ans, "DIFF_REJECTED", tabA)
 	if !harness.Poll(testbin.Bound, func() bool { _, err := os.Stat(lock); return os.IsNotExist(err) && syscall.Kill(pid, 0) != nil }) {
@@ -108,9 +94,9 @@ func TestKilledBridgeLockRemoved(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, "", false)
 	lock, lpid := w.lockPID(t)
-	var emacsPID, pid int
+	var emacsPID int
 	w.e.value(t, &emacsPID, `(emacs-pid)`)
-	w.e.value(t, &pid, `(process-id (jsonrpc--process claude-ide-bridge--conn))`)
+	pid := w.bridgePID(t)
 	if lpid != emacsPID {
 		t.Fatalf("lock names pid %d, want Emacs's %d", lpid, emacsPID)
 	}
@@ -118,4 +104,34 @@ func TestKilledBridgeLockRemoved(t *testing.T) {
 	if !harness.Poll(testbin.Bound, func() bool { _, err := os.Stat(lock); return os.IsNotExist(err) }) {
 		t.Fatalf("the killed bridge's lock %s, naming Emacs, is still there", lock)
 	}
+}
+
+// bridgePID is the pid of the bridge Emacs started.
+func (w *world) bridgePID(t *testing.T) int {
+	t.Helper()
+	var pid int
+	w.e.value(t, &pid, `(process-id (jsonrpc--process claude-ide-bridge--conn))`)
+	return pid
+}
+
+// quitEmacs quits Emacs with C-x C-c and waits past the 2 s after which Emacs deleted the
+// bridge's process (issue 39 item 2).
+func (w *world) quitEmacs(t *testing.T) {
+	t.Helper()
+	w.e.keys(t, "C-x", "C-c")
+	if !harness.Poll(testbin.Bound, func() bool { return exec.Command(w.e.tmux, "-S", w.e.tsock, "has-session").Run() != nil }) {
+		t.Fatalf("Emacs did not quit:\n%s", w.e.screen(t))
+	}
+	time.Sleep(3 * time.Second) // past the 2 s after which Emacs deleted the process
+}
+
+// pendingWorld is a world (its bridges stopped at the test's end) with a pending diff of a.txt.
+func pendingWorld(t *testing.T) (*world, chan toolAnswer) {
+	t.Helper()
+	w := newWorld(t, "", true)
+	w.stopBridges(t)
+	path := w.file(t, "a.txt", "one\n")
+	ans := w.openDiff(t, path, "two\n", tabA)
+	w.waitDiffs(t, tabA+"=pending")
+	return w, ans
 }

@@ -1,17 +1,20 @@
 // Package harness is what the editor suites (test/nvim, test/vim, test/emacs, test/editors) and
-// test/e2e share: the rule for a program that is not installed, and the real Claude Code CLI
-// started offline against the fake model API (test/e2e/fakeapi).
+// test/e2e share: the rule for a program that is not installed, the repository and the editor a
+// suite runs, its folders, and the real Claude Code CLI started offline against the fake model
+// API (test/e2e/fakeapi).
 package harness
 
 import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"sync"
@@ -53,6 +56,42 @@ func ClaudeBin(t testing.TB, what string) string {
 		t.Skipf("SKIPPED: CLAUDE_BIN not set (CLAUDE_BIN=$(scripts/ensure-claude-cli)): %s is NOT running", what)
 	}
 	return bin
+}
+
+// AgentBin returns the agent CLI $env names (GEMINI_BIN, QWEN_BIN, CODEX_BIN), or skips the
+// test saying that what is not running; in CI a missing one fails.
+func AgentBin(t testing.TB, env, what string) string {
+	t.Helper()
+	bin := os.Getenv(env)
+	if bin == "" && os.Getenv("CI") != "" {
+		t.Fatalf("%s not set in CI: run set -a; eval \"$(scripts/ensure-agent-clis)\"; set +a", env)
+	}
+	if bin == "" {
+		t.Skipf("SKIPPED: %s not set (set -a; eval \"$(scripts/ensure-agent-clis)\"; set +a): %s is NOT running", env, what)
+	}
+	return bin
+}
+
+// Gopls returns $GOPLS (scripts/ensure-language-servers installs gopls v0.23.0), else gopls on
+// $PATH or in $GOPATH/bin; without one it skips the test saying so, or fails in CI.
+func Gopls(t testing.TB) string {
+	t.Helper()
+	if p := os.Getenv("GOPLS"); p != "" {
+		return p
+	}
+	if p, err := exec.LookPath("gopls"); err == nil {
+		return p
+	}
+	out, _ := exec.Command("go", "env", "GOPATH").Output()
+	p := filepath.Join(strings.TrimSpace(string(out)), "bin", "gopls")
+	if _, err := os.Stat(p); err == nil {
+		return p
+	}
+	if os.Getenv("CI") != "" {
+		t.Fatal("gopls not found ($GOPLS unset, not on PATH or in $GOPATH/bin): scripts/test installs it")
+	}
+	t.Skip("SKIPPED: gopls not found ($GOPLS unset, not on PATH or in $GOPATH/bin): set -a; eval \"$(scripts/ensure-language-servers)\"; set +a")
+	return ""
 }
 
 // FakeKey is the API key the CLI is given; the fake model API takes any.
@@ -117,6 +156,18 @@ func JSONEqual(a, b []byte) bool {
 	return string(xa) == string(ya)
 }
 
+// Mention is at_mentioned as Claude receives it; nil lines mean "absent".
+type Mention struct {
+	FilePath  string `json:"filePath"`
+	LineStart *int   `json:"lineStart"`
+	LineEnd   *int   `json:"lineEnd"`
+}
+
+// LinesOf is the Mention of the 0-based lines start to end of path.
+func LinesOf(path string, start, end int) Mention {
+	return Mention{FilePath: path, LineStart: &start, LineEnd: &end}
+}
+
 // The release archive of a bridge binary, packed once per test process.
 var archive struct {
 	once sync.Once
@@ -150,4 +201,57 @@ func ReleaseServer(t testing.TB, bin, version string, corrupt bool) *httptest.Se
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	return srv
+}
+
+// Root is the repository's root folder.
+var Root = func() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Dir(filepath.Dir(filepath.Dir(file)))
+}()
+
+// EditorBin is the editor a suite runs: $env when set (scripts/test runs a suite again on a
+// newer editor), else name on $PATH. Which one, and its version, goes to the log of every run.
+func EditorBin(suite, env, name string) string {
+	bin := name
+	if b := os.Getenv(env); b != "" {
+		bin = b
+	}
+	if out, err := exec.Command(bin, "--version").Output(); err == nil {
+		first, _, _ := strings.Cut(string(out), "\n")
+		fmt.Fprintf(os.Stderr, "%s: %s (%s)\n", suite, first, bin)
+	}
+	return bin
+}
+
+// PluginVersion is the version of the plugins under root (lua/claude-ide-bridge/version.lua's):
+// the releases' version.
+func PluginVersion(t testing.TB, root string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(root, "lua", "claude-ide-bridge", "version.lua"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^return "(.+)"$`).FindSubmatch(b)
+	if m == nil {
+		t.Fatal("no version in version.lua")
+	}
+	return string(m[1])
+}
+
+// Dirs makes the folders names (proj, cfg, home ...) in a new temporary folder, by its real
+// path (the CLI and the plugins resolve links), and returns their paths in that order.
+func Dirs(t testing.TB, names ...string) []string {
+	t.Helper()
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dirs := make([]string, len(names))
+	for i, name := range names {
+		dirs[i] = filepath.Join(root, name)
+		if err := os.MkdirAll(dirs[i], 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dirs
 }

@@ -16,13 +16,10 @@ import (
 // user's args, GEMINI_CLI_IDE_SERVER_PORT): it connects to this bridge, its write_file proposal
 // is a Neovim diff, and :w makes the CLI write the file.
 func TestClaudeCodeAgentGemini(t *testing.T) {
-	bin := os.Getenv("GEMINI_BIN")
-	if bin == "" {
-		t.Skip(`GEMINI_BIN not set (set -a; eval "$(scripts/ensure-agent-clis)"; set +a): :ClaudeCodeAgent gemini is NOT tested`)
-	}
+	bin := harness.AgentBin(t, "GEMINI_BIN", "the test of :ClaudeCodeAgent gemini")
 	api := fakeagents.Gemini()
 	t.Cleanup(api.Close)
-	a := startAgentNvim(t, "gemini", bin, func(ghome string) []string { return harness.GeminiHome(t, ghome, api.URL) })
+	a := startAgentNvim(t, "gemini", bin, func(ghome string) []string { return api.GeminiHome(t, ghome) })
 	hello := filepath.Join(a.proj, "hello.txt")
 	os.WriteFile(hello, []byte("first line\n"), 0o644)
 	api.Push(fakeagents.Call{Name: "write_file", Args: map[string]any{"file_path": hello, "content": "from gemini\n"}}, "TURN ONE DONE")
@@ -34,13 +31,10 @@ func TestClaudeCodeAgentGemini(t *testing.T) {
 // QWEN_CODE_IDE_SERVER_PORT from the bridge. A new file: Qwen writes an existing one only after
 // reading it in the session.
 func TestClaudeCodeAgentQwen(t *testing.T) {
-	bin := os.Getenv("QWEN_BIN")
-	if bin == "" {
-		t.Skip(`QWEN_BIN not set (set -a; eval "$(scripts/ensure-agent-clis)"; set +a): :ClaudeCodeAgent qwen is NOT tested`)
-	}
+	bin := harness.AgentBin(t, "QWEN_BIN", "the test of :ClaudeCodeAgent qwen")
 	api := fakeagents.OpenAI()
 	t.Cleanup(api.Close)
-	a := startAgentNvim(t, "qwen", bin, func(qhome string) []string { return harness.QwenHome(t, qhome, api.URL) })
+	a := startAgentNvim(t, "qwen", bin, func(qhome string) []string { return api.QwenHome(t, qhome) })
 	one := filepath.Join(a.proj, "one.txt")
 	api.Push(fakeagents.Call{Name: "write_file", Args: map[string]any{"file_path": one, "content": "written by qwen\n"}}, "QWEN TURN ONE DONE")
 	a.prompt(t, "make one", func() int { return len(api.Requests()) })
@@ -59,24 +53,17 @@ type agentNvim struct {
 // `:ClaudeCodeAgent name --approval-mode default` and waits until the CLI is the bridge's client.
 func startAgentNvim(t *testing.T, name, bin string, setEnv func(home string) []string) *agentNvim {
 	t.Helper()
-	root, _ := filepath.EvalSymlinks(t.TempDir())
-	proj, cfg, home, tmp, ahome, pathDir := filepath.Join(root, "proj"), filepath.Join(root, "cfg"), filepath.Join(root, "home"),
-		filepath.Join(root, "tmp"), filepath.Join(root, "ahome"), filepath.Join(root, "bin")
-	for _, d := range []string{proj, cfg, home, tmp, ahome, pathDir} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
+	d := harness.Dirs(t, "proj", "cfg", "home", "tmp", "ahome", "bin")
+	proj, cfg, home, tmp, ahome, pathDir := d[0], d[1], d[2], d[3], d[4], d[5]
 	// The bridge looks the program up by its name, as a user's $PATH has it.
 	if err := os.Symlink(bin, filepath.Join(pathDir, name)); err != nil {
 		t.Fatal(err)
 	}
 	vars := append([]string{"HOME=" + home, "CLAUDE_CONFIG_DIR=" + cfg, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "TMPDIR=" + tmp,
 		"PATH=" + pathDir + string(os.PathListSeparator) + os.Getenv("PATH"), "LANG=C.UTF-8",
-		"REMOTE_CONTAINERS=true", "NO_BROWSER=1", "no_proxy=127.0.0.1,localhost", "NO_PROXY=127.0.0.1,localhost",
 		// A CI runner's CI=true makes the Gemini CLI refuse to start interactively ("No input
 		// provided via stdin", exit 42) even in Neovim's pty; a user's terminal has no CI.
-		"CI=false"}, setEnv(ahome)...)
+		"CI=false"}, append(setEnv(ahome), fakeagents.QuietEnv...)...)
 	n := startNvim(t, proj, vars...)
 	e := &env{proj: proj, cfg: cfg, n: n}
 	a := &agentNvim{n: n, proj: proj, agent: name}

@@ -1,7 +1,6 @@
 package nvimtest
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -33,23 +32,14 @@ func startRealClaude(t *testing.T, args []string, before func(n *nvim, proj stri
 	bin := harness.ClaudeBin(t, "the Neovim plugin's test with the real Claude Code CLI")
 	api := fakeapi.New()
 	t.Cleanup(api.Close)
-	root, _ := filepath.EvalSymlinks(t.TempDir())
-	proj, cfg, home := filepath.Join(root, "proj"), filepath.Join(root, "cfg"), filepath.Join(root, "home")
-	for _, d := range []string{proj, cfg, home} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
+	d := harness.Dirs(t, "proj", "cfg", "home")
+	proj, cfg, home := d[0], d[1], d[2]
 	harness.SeedConfig(t, cfg, proj)
 	n := startNvim(t, proj, append(harness.OfflineEnv(api.URL), "HOME="+home, "CLAUDE_CONFIG_DIR="+cfg, "LANG=C.UTF-8")...)
 	e := &env{proj: proj, cfg: cfg, n: n}
 	t.Cleanup(func() {
 		// End claude first (bounded), then the bridge.
-		n.tryLua(`local b = require("claude-ide-bridge.terminal").buf()
-			if not b then return 0 end
-			local j = vim.b[b].terminal_job_id
-			vim.fn.jobstop(j)
-			return vim.fn.jobwait({j}, 10000)[1]`)
+		n.tryLua(stopClaudeJob)
 		e.stopBridge(t)
 	})
 	n.ex(t, "set columns=220 lines=50")
@@ -75,10 +65,7 @@ func startRealClaude(t *testing.T, args []string, before func(n *nvim, proj stri
 	}
 	n.ex(t, "ClaudeCode")
 	rc := &realClaude{n: n, api: api, proj: proj, cfg: cfg}
-	rc.screen = func() string {
-		return n.str(t, `local b = require("claude-ide-bridge.terminal").buf()
-			return b and table.concat(vim.api.nvim_buf_get_lines(b, 0, -1, false), "\n") or ""`)
-	}
+	rc.screen = func() string { return claudeScreen(t, n) }
 	// Facts: "With no network, expect up to ~20 s before it connects".
 	if !harness.Poll(90*time.Second, func() bool {
 		var c int
@@ -103,6 +90,52 @@ func typePrompt(t *testing.T, n *nvim, text string) {
 	n.lua(t, send, text)
 	time.Sleep(300 * time.Millisecond) // not an assertion: the TUI treats a burst ending in Enter as a paste
 	n.lua(t, send, "\r")
+}
+
+// stopClaudeJob ends the job of the plugin's terminal, waiting for it at most 10 s.
+const stopClaudeJob = `local b = require("claude-ide-bridge.terminal").buf()
+	if not b then return 0 end
+	local j = vim.b[b].terminal_job_id
+	vim.fn.jobstop(j)
+	return vim.fn.jobwait({j}, 10000)[1]`
+
+// claudeScreen is the text of the plugin's terminal.
+func claudeScreen(t *testing.T, n *nvim) string {
+	return n.str(t, `local b = require("claude-ide-bridge.terminal").buf()
+		return b and table.concat(vim.api.nvim_buf_get_lines(b, 0, -1, false), "\n") or ""`)
+}
+
+// selectWorld goes from Claude's terminal back to the file (its cursor on "hello world"),
+// selects "world" and sends it with :ClaudeCode, as a user would; the CLI, whose terminal is
+// screen, must show it. One selection must do: the bridge holds notifications until the CLI
+// listens.
+func selectWorld(t *testing.T, n *nvim, screen func() string) {
+	t.Helper()
+	n.input(t, `<C-\><C-n>`)
+	n.waitLua(t, `"n"`, `return vim.api.nvim_get_mode().mode:sub(1, 1)`)
+	n.ex(t, "wincmd p")
+	n.input(t, "<Esc>0")
+	n.waitLua(t, `""`, `return vim.json.decode(require("claude-ide-bridge.tracker").last_sent() or "{}").text`)
+	n.input(t, "wve")
+	n.waitLua(t, `"world"`, `return vim.json.decode(require("claude-ide-bridge.tracker").last_sent() or "{}").text`)
+	n.ex(t, "ClaudeCode")
+	if !harness.Poll(10*time.Second, func() bool { return strings.Contains(screen(), "1 line selected") }) {
+		t.Fatalf("the CLI does not show the selection; screen:\n%s", screen())
+	}
+}
+
+// acceptInEditor accepts the pending diff with :ClaudeCodeDiffAccept (the diff came while the
+// user typed to Claude: it opened without the focus, issue 39 item 3; they answer from Claude's
+// terminal) and waits until the CLI wrote path and finished its turn with EDIT ACCEPTED.
+func acceptInEditor(t *testing.T, n *nvim, path string, screen func() string) {
+	t.Helper()
+	n.ex(t, "ClaudeCodeDiffAccept")
+	if !harness.Poll(60*time.Second, func() bool { return harness.FileText(path) == "hello there\n" }) {
+		t.Fatalf("the CLI did not write the accepted text; file %q; screen:\n%s", harness.FileText(path), screen())
+	}
+	if !harness.Poll(60*time.Second, func() bool { return strings.Contains(screen(), "EDIT ACCEPTED") }) {
+		t.Fatalf("the turn did not finish; screen:\n%s", screen())
+	}
 }
 
 // waitBufferFollows waits, sending no input, until path's buffer shows want,
@@ -161,33 +194,12 @@ func TestRealClaudeInTerminal(t *testing.T) {
 	// Back in the file, select "world", then type in the terminal again. The
 	// CLI shows what it got before the user types, as a user would see. One
 	// selection must do: the bridge holds notifications until the CLI listens.
-	{
-		n.input(t, `<C-\><C-n>`)
-		n.waitLua(t, `"n"`, `return vim.api.nvim_get_mode().mode:sub(1, 1)`)
-		n.ex(t, "wincmd p")
-		n.input(t, "<Esc>0")
-		n.waitLua(t, `""`, `return vim.json.decode(require("claude-ide-bridge.tracker").last_sent() or "{}").text`)
-		n.input(t, "wve")
-		n.waitLua(t, `"world"`, `return vim.json.decode(require("claude-ide-bridge.tracker").last_sent() or "{}").text`)
-		n.ex(t, "ClaudeCode")
-	}
-	if !harness.Poll(10*time.Second, func() bool { return strings.Contains(screen(), "1 line selected") }) {
-		t.Fatalf("the CLI does not show the selection; screen:\n%s", screen())
-	}
+	selectWorld(t, n, screen)
 
-	api.Push(
-		fakeapi.Tool("Read", map[string]any{"file_path": path}),
-		fakeapi.Tool("Edit", map[string]any{"file_path": path, "old_string": "world", "new_string": "there"}),
-		fakeapi.Text("EDIT ACCEPTED"),
-	)
+	api.Push(fakeapi.Edit(path, "world", "there", "EDIT ACCEPTED")...)
 	rc.prompt(t, "edit hello")
 
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	first, err := api.WaitMain(ctx, 1)
-	if err != nil {
-		t.Fatalf("no request from the CLI: %v; screen:\n%s", err, screen())
-	}
+	first := api.MustMain(t, 60*time.Second, 1, screen)
 	// Facts: non-empty selection text reaches the model as "The user selected
 	// the lines A to B from <path>".
 	if !strings.Contains(first.Text(), "selected the lines 1 to 1 from "+path) {
@@ -212,13 +224,7 @@ func TestRealClaudeInTerminal(t *testing.T) {
 	}
 	// The diff came while the user typed to Claude: it opened without the focus (issue 39
 	// item 3); they answer from Claude's terminal.
-	n.ex(t, "ClaudeCodeDiffAccept")
-	if !harness.Poll(60*time.Second, func() bool { return harness.FileText(path) == "hello there\n" }) {
-		t.Fatalf("the CLI did not write the accepted text; file %q; screen:\n%s", harness.FileText(path), screen())
-	}
-	if !harness.Poll(60*time.Second, func() bool { return strings.Contains(screen(), "EDIT ACCEPTED") }) {
-		t.Fatalf("the turn did not finish; screen:\n%s", screen())
-	}
+	acceptInEditor(t, n, path, screen)
 	n.waitLua(t, `0`, `return #require("claude-ide-bridge.diff").list()`)
 	if !harness.Poll(30*time.Second, func() bool { return claudeState() == "idle" }) {
 		t.Errorf("status().claude %q after the turn, want idle (the Stop hook)", claudeState())

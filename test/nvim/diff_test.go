@@ -19,6 +19,17 @@ func (e *env) openDiff(t *testing.T, path, contents, tab string) chan message {
 	})
 }
 
+// pendingDiff starts Neovim with a client and a.txt ("old"), and has Claude propose contents
+// for it: the diff is pending.
+func pendingDiff(t *testing.T, contents string) (*env, string, chan message) {
+	t.Helper()
+	e := newEnv(t, nil, true)
+	path := e.file(t, "a.txt", "old\n")
+	ch := e.openDiff(t, path, contents, tabA)
+	e.waitDiffs(t, tabA+"=pending")
+	return e, path, ch
+}
+
 // waitDiffs waits until the plugin shows exactly these diffs ("tab=state").
 func (e *env) waitDiffs(t *testing.T, want ...string) {
 	t.Helper()
@@ -89,10 +100,7 @@ func TestDiffAcceptWithWrite(t *testing.T) {
 // Spec: openDiff returns FILE_SAVED with "<final file contents>" — "accepted
 // with those contents (user edits included)".
 func TestDiffEditThenAccept(t *testing.T) {
-	e := newEnv(t, nil, true)
-	path := e.file(t, "a.txt", "old\n")
-	ch := e.openDiff(t, path, "new\n", tabA)
-	e.waitDiffs(t, tabA+"=pending")
+	e, path, ch := pendingDiff(t, "new\n")
 	e.n.lua(t, `vim.api.nvim_buf_set_lines(0, 0, -1, false, {"new, edited", "more"})`)
 	e.n.ex(t, "ClaudeCodeDiffAccept")
 	wantTexts(t, toolOf(t, await(t, ch)), "FILE_SAVED", "new, edited\nmore\n")
@@ -105,10 +113,7 @@ func TestDiffEditThenAccept(t *testing.T) {
 // every message): JSON's escapes, each invalid byte as U+FFFD, a NUL as NUL,
 // no final newline without 'eol'.
 func TestDiffEditedAcceptSendsTextExactly(t *testing.T) {
-	e := newEnv(t, nil, true)
-	path := e.file(t, "a.txt", "old\n")
-	ch := e.openDiff(t, path, "new\n", tabA)
-	e.waitDiffs(t, tabA+"=pending")
+	e, _, ch := pendingDiff(t, "new\n")
 	e.n.lua(t, `vim.api.nvim_buf_set_lines(0, 0, -1, false, {'say "hi" C:\\dir\\ </x>', "ctl \1\31\127\r", "bad \255 \195\169", "a\0b"})
 		vim.bo.eol = false`)
 	e.n.ex(t, "write")
@@ -140,10 +145,7 @@ func TestDiffReject(t *testing.T) {
 
 // Spec: "A new call with the tab_name of an open diff replaces that diff."
 func TestDiffReplace(t *testing.T) {
-	e := newEnv(t, nil, true)
-	path := e.file(t, "a.txt", "old\n")
-	first := e.openDiff(t, path, "one\n", tabA)
-	e.waitDiffs(t, tabA+"=pending")
+	e, path, first := pendingDiff(t, "one\n")
 	second := e.openDiff(t, path, "two\n", tabA)
 	r := toolOf(t, await(t, first))
 	if len(r.texts()) > 0 && r.texts()[0] == "FILE_SAVED" {
@@ -327,10 +329,7 @@ func TestUndoAfterDiffOpensKeepsProposal(t *testing.T) {
 	big := strings.Repeat("a distinct line of a big proposal\n", 9000) // > files.READ_AT
 	for _, c := range []struct{ name, text string }{{"small", "new\n"}, {"big", big}} {
 		t.Run(c.name, func(t *testing.T) {
-			e := newEnv(t, nil, true)
-			path := e.file(t, "a.txt", "old\n")
-			ch := e.openDiff(t, path, c.text, tabA)
-			e.waitDiffs(t, tabA+"=pending")
+			e, _, ch := pendingDiff(t, c.text)
 			e.n.ex(t, "silent! normal! u")
 			var n int
 			e.n.luaInto(t, &n, `return #table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), "\n") + 1`)

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/harness"
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/seltable"
 )
 
@@ -41,14 +42,9 @@ func newEnvBefore(t *testing.T, opts map[string]any, before func(*env)) *env {
 
 func newEnvFull(t *testing.T, opts map[string]any, connect bool, before func(*env), tmux bool) *env {
 	t.Helper()
-	root := t.TempDir()
-	root, _ = filepath.EvalSymlinks(root)
-	e := &env{proj: filepath.Join(root, "proj"), cfg: filepath.Join(root, "cfg")}
-	for _, d := range []string{e.proj, e.cfg, filepath.Join(root, "home")} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
+	d := harness.Dirs(t, "proj", "cfg", "home")
+	e := &env{proj: d[0], cfg: d[1]}
+	root := filepath.Dir(e.proj)
 	if before != nil {
 		before(e)
 	}

@@ -38,9 +38,7 @@ func TestFocusAfterDiff(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			e := newEnvTmux(t, map[string]any{"terminal_cmd": []string{"cat"}, "model_tools": false, "permission_mode": false})
-			e.n.lua(t, `_G.NOTES = {}
-				local orig = vim.notify
-				vim.notify = function(msg, ...) table.insert(_G.NOTES, msg) return orig(msg, ...) end`)
+			e.n.lua(t, keepNotes)
 			path := e.file(t, "a.txt", "old\n")
 			e.edit(t, path)
 			e.n.ex(t, "ClaudeCode")
@@ -90,9 +88,7 @@ func TestFocusAfterDiff(t *testing.T) {
 // message says how to answer. Real keys (tmux).
 func TestDiffWhileInInsertMode(t *testing.T) {
 	e := newEnvTmux(t, map[string]any{"model_tools": false, "permission_mode": false})
-	e.n.lua(t, `_G.NOTES = {}
-		local orig = vim.notify
-		vim.notify = function(msg, ...) table.insert(_G.NOTES, msg) return orig(msg, ...) end`)
+	e.n.lua(t, keepNotes)
 	path := e.file(t, "a.txt", "old\n")
 	e.edit(t, path)
 	e.n.keys(t, "i")
@@ -111,3 +107,8 @@ func TestDiffWhileInInsertMode(t *testing.T) {
 	e.n.keys(t, "Enter")
 	wantTexts(t, toolOf(t, await(t, ch)), "DIFF_REJECTED", tabA)
 }
+
+// keepNotes collects every message of vim.notify in _G.NOTES.
+const keepNotes = `_G.NOTES = {}
+	local orig = vim.notify
+	vim.notify = function(msg, ...) table.insert(_G.NOTES, msg) return orig(msg, ...) end`

@@ -22,18 +22,9 @@ import (
 // :ClaudeCodeDiffDeny → the file unchanged, "Request cancelled"; answered in the CLI's terminal
 // first → the CLI writes the diff buffer's text as it is then; the model is sent the editor's file.
 func TestRealGeminiWithNeovim(t *testing.T) {
-	bin := os.Getenv("GEMINI_BIN")
-	if bin == "" {
-		t.Skip(`GEMINI_BIN not set (set -a; eval "$(scripts/ensure-agent-clis)"; set +a): the test with the real Gemini CLI is NOT running`)
-	}
-	root, _ := filepath.EvalSymlinks(t.TempDir())
-	proj, cfg, home, tmp, ghome := filepath.Join(root, "proj"), filepath.Join(root, "cfg"), filepath.Join(root, "home"),
-		filepath.Join(root, "tmp"), filepath.Join(root, "ghome")
-	for _, d := range []string{proj, cfg, home, tmp, ghome} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
+	bin := harness.AgentBin(t, "GEMINI_BIN", "the test with the real Gemini CLI")
+	d := harness.Dirs(t, "proj", "cfg", "home", "tmp", "ghome")
+	proj, cfg, home, tmp, ghome := d[0], d[1], d[2], d[3], d[4]
 	hello := filepath.Join(proj, "hello.txt")
 	os.WriteFile(hello, []byte("first line\nsecond line\n"), 0o644)
 	n := startNvim(t, proj, "HOME="+home, "CLAUDE_CONFIG_DIR="+cfg, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"), "TMPDIR="+tmp)
@@ -50,9 +41,8 @@ func TestRealGeminiWithNeovim(t *testing.T) {
 	t.Cleanup(api.Close)
 	cmd := exec.Command(bin, "--approval-mode", "default")
 	cmd.Dir = proj
-	cmd.Env = append([]string{"HOME=" + ghome, "TMPDIR=" + tmp, "PATH=" + os.Getenv("PATH"), "TERM=xterm-256color", "LANG=C.UTF-8",
-		"REMOTE_CONTAINERS=true", "NO_BROWSER=1", "no_proxy=127.0.0.1,localhost", "NO_PROXY=127.0.0.1,localhost"},
-		harness.GeminiHome(t, ghome, api.URL)...)
+	cmd.Env = append(append([]string{"HOME=" + ghome, "TMPDIR=" + tmp, "PATH=" + os.Getenv("PATH"),
+		"TERM=xterm-256color", "LANG=C.UTF-8"}, api.GeminiHome(t, ghome)...), fakeagents.QuietEnv...)
 	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 50, Cols: 160})
 	if err != nil {
 		t.Fatal(err)

@@ -12,7 +12,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"strings"
 	"testing"
@@ -20,20 +19,6 @@ import (
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/dist"
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/harness"
 )
-
-// pluginVersion is lua/claude-ide-bridge/version.lua's.
-func pluginVersion(t *testing.T) string {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(pluginDir, "lua", "claude-ide-bridge", "version.lua"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := regexp.MustCompile(`(?m)^return "(.+)"$`).FindSubmatch(b)
-	if m == nil {
-		t.Fatal("no version in version.lua")
-	}
-	return string(m[1])
-}
 
 type installResult struct {
 	Path string `json:"path"`
@@ -53,7 +38,7 @@ func TestInstall(t *testing.T) {
 			t.Skip("neither curl nor wget")
 		}
 	}
-	version := pluginVersion(t)
+	version := harness.PluginVersion(t, pluginDir)
 	for _, corrupt := range []bool{false, true} {
 		name := "good"
 		if corrupt {
@@ -149,7 +134,7 @@ func TestInstallFromSource(t *testing.T) {
 		t.Fatalf("install: %+v", res)
 	}
 	out, err := exec.Command(want, "version").Output()
-	if err != nil || strings.TrimSpace(string(out)) != "claude-ide-bridge "+pluginVersion(t) {
+	if err != nil || strings.TrimSpace(string(out)) != "claude-ide-bridge "+harness.PluginVersion(t, pluginDir) {
 		t.Fatalf("built bridge: %q, %v", out, err)
 	}
 }
@@ -180,7 +165,7 @@ func TestInstallRefusesLinkMembers(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("unpacks with tar")
 	}
-	version := pluginVersion(t)
+	version := harness.PluginVersion(t, pluginDir)
 	for _, kind := range []byte{tar.TypeSymlink, tar.TypeLink} {
 		t.Run(string(rune(kind)), func(t *testing.T) {
 			root := t.TempDir()
@@ -242,7 +227,7 @@ func TestInstallStartsTheBridge(t *testing.T) {
 	}
 	root := t.TempDir()
 	cfg, data := filepath.Join(root, "cfg"), filepath.Join(root, "data")
-	srv := harness.ReleaseServer(t, bridgeBin, pluginVersion(t), false)
+	srv := harness.ReleaseServer(t, bridgeBin, harness.PluginVersion(t, pluginDir), false)
 	n := startNvim(t, root, "CLAUDE_CONFIG_DIR="+cfg, "XDG_DATA_HOME="+data)
 	// No binary yet: setup's start fails with an ERROR notification.
 	n.tryLua(`require("claude-ide-bridge").setup(...)`, map[string]any{"install": map[string]any{"base_url": srv.URL}})

@@ -1,13 +1,11 @@
 package nvimtest
 
 import (
-	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
 
 // lazyTarball is the pinned lazy.nvim, in ../shared/peers relative to the repository root, or
@@ -79,31 +77,13 @@ require("lazy").setup({ ` + spec + ` }, {
 		"XDG_DATA_HOME="+filepath.Join(root, "data"), "XDG_STATE_HOME="+filepath.Join(root, "state"),
 		"XDG_CACHE_HOME="+filepath.Join(root, "cache"), "XDG_CONFIG_HOME="+filepath.Join(root, "config"),
 		"PATH="+path)
-	var logs bytes.Buffer
-	n.cmd.Stdout, n.cmd.Stderr = &logs, &logs
-	if err := n.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { n.cmd.Wait(); close(n.done) }()
-	t.Cleanup(func() {
+	n.run(t, func() {
 		n.tryLua(`require("claude-ide-bridge").stop()`)
 		poll(func() bool {
 			names, _ := filepath.Glob(filepath.Join(cfg, "ide", "*.lock"))
 			return len(names) == 0
 		})
-		n.tryLua(`vim.schedule(function() vim.cmd("qa!") end)`)
-		select {
-		case <-n.done:
-		case <-time.After(10 * time.Second):
-			n.cmd.Process.Kill()
-			<-n.done
-		}
-		if t.Failed() && logs.Len() > 0 {
-			t.Logf("nvim output:\n%s", logs.String())
-		}
-	})
-	waitFor(t, "nvim socket", func() bool { _, err := os.Stat(n.sock); return err == nil })
-	waitFor(t, "nvim answers", func() bool { _, err := n.tryLua(`return 1`); return err == nil })
+	}, func() {})
 	return n, cfg
 }
 

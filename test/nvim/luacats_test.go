@@ -39,14 +39,7 @@ func luaClassFields(t *testing.T, src, name string) []string {
 // is "") in the defaults block of the help's setup() section.
 func helpDefaults(t *testing.T, prefix string) []string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(pluginDir, "doc", "claude-ide-bridge.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	help := string(b)
-	i := strings.Index(help, "*claude-ide-bridge.setup()*")
-	j := strings.Index(help[i:], "\n<\n")
-	block := help[i : i+j]
+	block := helpDefaultsBlock(t)
 	indent := "      "
 	if prefix != "" {
 		k := strings.Index(block, "      "+prefix+" = {\n")

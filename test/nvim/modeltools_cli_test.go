@@ -1,7 +1,6 @@
 package nvimtest
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -42,19 +41,11 @@ func TestRealClaudeCallsReferences(t *testing.T) {
 	)
 	rc.prompt(t, "who uses Total")
 
-	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
-	defer cancel()
-	first, err := api.WaitMain(ctx, 1)
-	if err != nil {
-		t.Fatalf("no request from the CLI: %v; screen:\n%s", err, screen())
-	}
+	first := api.MustMain(t, 120*time.Second, 1, screen)
 	if !strings.Contains(first.Text(), tool) {
 		t.Errorf("the model was not offered %s", tool)
 	}
-	second, err := api.WaitMain(ctx, 2)
-	if err != nil {
-		t.Fatalf("no tool result: %v; screen:\n%s", err, screen())
-	}
+	second := api.MustMain(t, 120*time.Second, 2, screen) // the tool's result
 	res := second.ToolResults()
 	if len(res) != 1 || res[0].IsError {
 		t.Fatalf("tool results %+v", res)

@@ -9,23 +9,11 @@ import (
 	"testing"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/modeltools/navtest"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/harness"
 )
 
-// goplsPath finds gopls: $GOPLS (scripts/test), else on PATH or in $GOPATH/bin.
-func goplsPath(t *testing.T) string {
-	if p := os.Getenv("GOPLS"); p != "" { // scripts/test: scripts/ensure-language-servers
-		return p
-	}
-	if p, err := exec.LookPath("gopls"); err == nil {
-		return p
-	}
-	out, _ := exec.Command("go", "env", "GOPATH").Output()
-	p := filepath.Join(strings.TrimSpace(string(out)), "bin", "gopls")
-	if _, err := os.Stat(p); err != nil {
-		t.Fatalf("gopls not found (set GOPLS; scripts/ensure-language-servers installs gopls v0.23.0): %v", err)
-	}
-	return p
-}
+// goplsPath finds gopls as harness.Gopls does.
+func goplsPath(t *testing.T) string { return harness.Gopls(t) }
 
 // attachGopls makes Neovim start gopls for Go buffers of root, as a user's config would:
 // vim.lsp.start where it exists (0.8+), else vim.lsp.start_client and buf_attach_client.

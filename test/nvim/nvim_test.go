@@ -72,6 +72,32 @@ func startNvimIn(t *testing.T, dir string, tmux bool, env ...string) *nvim {
 	}
 	n.cmd.Dir = dir
 	n.cmd.Env = append(os.Environ(), env...)
+	// What Neovim started (vim.lsp's servers, jobs) may end after it: wait for that too, so
+	// that nothing writes into the test's temp dirs while they are removed.
+	var kids []proc
+	n.run(t, func() {
+		kids = descendants(n.cmd.Process.Pid)
+		if n.tmux != "" {
+			var pid int
+			if r, err := n.tryLua(`return vim.fn.getpid()`); err == nil && json.Unmarshal(r, &pid) == nil {
+				kids = descendants(pid)
+			}
+		}
+	}, func() {
+		if n.tmux != "" {
+			// The session ends with Neovim.
+			harness.Poll(10*time.Second, func() bool { return exec.Command("tmux", "-S", n.tmux, "has-session").Run() != nil })
+		}
+		waitGone(t, kids)
+	})
+	return n
+}
+
+// run starts n.cmd, its output kept, and waits until Neovim answers. At the test's end it calls
+// beforeQuit, quits Neovim with :qa! (which lets it end its jobs; SIGKILL after 10 s), calls
+// afterExit, and logs the output if the test failed.
+func (n *nvim) run(t *testing.T, beforeQuit, afterExit func()) {
+	t.Helper()
 	var logs bytes.Buffer
 	n.cmd.Stdout, n.cmd.Stderr = &logs, &logs
 	if err := n.cmd.Start(); err != nil {
@@ -79,35 +105,21 @@ func startNvimIn(t *testing.T, dir string, tmux bool, env ...string) *nvim {
 	}
 	go func() { n.cmd.Wait(); close(n.done) }()
 	t.Cleanup(func() {
-		// :qa! lets Neovim end its jobs; SIGKILL only if it does not exit. What it started
-		// (vim.lsp's servers, jobs) may end after it: wait for that too, so that nothing writes
-		// into the test's temp dirs while they are removed.
-		kids := descendants(n.cmd.Process.Pid)
-		if n.tmux != "" {
-			var pid int
-			if r, err := n.tryLua(`return vim.fn.getpid()`); err == nil && json.Unmarshal(r, &pid) == nil {
-				kids = descendants(pid)
-			}
-		}
+		beforeQuit()
 		n.tryLua(`vim.schedule(function() vim.cmd("qa!") end)`)
-		if n.tmux != "" {
-			// The session ends with Neovim.
-			harness.Poll(10*time.Second, func() bool { return exec.Command("tmux", "-S", n.tmux, "has-session").Run() != nil })
-		}
 		select {
 		case <-n.done:
 		case <-time.After(10 * time.Second):
 			n.cmd.Process.Kill()
 			<-n.done
 		}
-		waitGone(t, kids)
+		afterExit()
 		if t.Failed() && logs.Len() > 0 {
 			t.Logf("nvim output:\n%s", logs.String())
 		}
 	})
 	waitFor(t, "nvim socket", func() bool { _, err := os.Stat(n.sock); return err == nil })
 	waitFor(t, "nvim answers", func() bool { _, err := n.tryLua(`return 1`); return err == nil })
-	return n
 }
 
 type luaError string

@@ -3,7 +3,6 @@
 package nvimtest
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -137,17 +136,9 @@ func TestRealClaudeOutlivesNeovim(t *testing.T) {
 	}
 	w.waitLockPID(t, pid)
 
-	api.Push(
-		fakeapi.Tool("Read", map[string]any{"file_path": path}),
-		fakeapi.Tool("Edit", map[string]any{"file_path": path, "old_string": "world", "new_string": "there"}),
-		fakeapi.Text("EDIT ACCEPTED"),
-	)
+	api.Push(fakeapi.Edit(path, "world", "there", "EDIT ACCEPTED")...)
 	cli.typeLine(t, "edit hello")
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	if _, err := api.WaitMain(ctx, 2); err != nil {
-		t.Fatalf("the CLI did not go on to the Edit: %v; screen:\n%s", err, cli.screen())
-	}
+	api.MustMain(t, 60*time.Second, 2, cli.screen) // the CLI went on to the Edit
 	// The CLI waits on its openDiff (its permission prompt stays in its terminal).
 	if !harness.Poll(30*time.Second, func() bool { return strings.Contains(cli.screen(), "Do you want to make this edit") }) {
 		t.Fatalf("no pending edit; screen:\n%s", cli.screen())

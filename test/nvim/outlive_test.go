@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/harness"
 )
 
 // Issue 29: a Claude outside Neovim keeps its IDE across Neovim restarts
@@ -22,13 +24,8 @@ type workspace struct{ proj, cfg, home string }
 
 func newWorkspace(t *testing.T) workspace {
 	t.Helper()
-	root, _ := filepath.EvalSymlinks(t.TempDir())
-	w := workspace{filepath.Join(root, "proj"), filepath.Join(root, "cfg"), filepath.Join(root, "home")}
-	for _, d := range []string{w.proj, w.cfg, w.home} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
+	d := harness.Dirs(t, "proj", "cfg", "home")
+	w := workspace{d[0], d[1], d[2]}
 	// Whatever a test leaves running ends before the temp dirs go: a bridge that outlived its
 	// Neovim is told to stop (SIGTERM: a real stop) and waited for.
 	t.Cleanup(func() {

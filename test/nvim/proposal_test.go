@@ -74,10 +74,7 @@ func TestDiffAcceptUnchangedNamesProposal(t *testing.T) {
 // B stays pending until the user decides on B itself. Before, the edited accept of A was taken
 // as the accept of B, with A's text.
 func TestEditedAcceptOfReplacedProposal(t *testing.T) {
-	e := newEnv(t, nil, true)
-	path := e.file(t, "a.txt", "old\n")
-	chA := e.openDiff(t, path, "A\n", tabA)
-	e.waitDiffs(t, tabA+"=pending")
+	e, path, chA := pendingDiff(t, "A\n")
 	// Hold the plugin's diffAccepted on its way to the bridge, so that B overtakes it.
 	e.n.lua(t, `
 		local c = require('claude-ide-bridge.state').bridge.client

@@ -3,7 +3,6 @@
 package nvimtest
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -372,19 +371,12 @@ func realClaudeRemote(t *testing.T, s split, cmd []string, bin string) {
 	}, append(harness.OfflineEnv(api.URL), "LANG=C.UTF-8")...)
 	n := e.n
 	t.Cleanup(func() {
-		n.tryLua(`local b = require("claude-ide-bridge.terminal").buf()
-			if not b then return 0 end
-			local j = vim.b[b].terminal_job_id
-			vim.fn.jobstop(j)
-			return vim.fn.jobwait({j}, 10000)[1]`)
+		n.tryLua(stopClaudeJob)
 	})
 	n.ex(t, "set columns=220 lines=50")
 	n.ex(t, "edit "+local)
 	n.ex(t, "ClaudeCode")
-	screen := func() string {
-		return n.str(t, `local b = require("claude-ide-bridge.terminal").buf()
-			return b and table.concat(vim.api.nvim_buf_get_lines(b, 0, -1, false), "\n") or ""`)
-	}
+	screen := func() string { return claudeScreen(t, n) }
 	if !harness.Poll(90*time.Second, func() bool {
 		var c int
 		n.luaInto(t, &c, `return require("claude-ide-bridge").state().clients`)
@@ -392,29 +384,10 @@ func realClaudeRemote(t *testing.T, s split, cmd []string, bin string) {
 	}) {
 		t.Fatalf("the CLI did not connect and get ready; screen:\n%s\nnotes: %s", screen(), e.notes(t))
 	}
-	n.input(t, `<C-\><C-n>`)
-	n.waitLua(t, `"n"`, `return vim.api.nvim_get_mode().mode:sub(1, 1)`)
-	n.ex(t, "wincmd p")
-	n.input(t, "<Esc>0")
-	n.waitLua(t, `""`, `return vim.json.decode(require("claude-ide-bridge.tracker").last_sent() or "{}").text`)
-	n.input(t, "wve")
-	n.waitLua(t, `"world"`, `return vim.json.decode(require("claude-ide-bridge.tracker").last_sent() or "{}").text`)
-	n.ex(t, "ClaudeCode")
-	if !harness.Poll(10*time.Second, func() bool { return strings.Contains(screen(), "1 line selected") }) {
-		t.Fatalf("the CLI does not show the selection; screen:\n%s", screen())
-	}
-	api.Push(
-		fakeapi.Tool("Read", map[string]any{"file_path": remote}),
-		fakeapi.Tool("Edit", map[string]any{"file_path": remote, "old_string": "world", "new_string": "there"}),
-		fakeapi.Text("EDIT ACCEPTED"),
-	)
+	selectWorld(t, n, screen)
+	api.Push(fakeapi.Edit(remote, "world", "there", "EDIT ACCEPTED")...)
 	typePrompt(t, n, "edit hello")
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	first, err := api.WaitMain(ctx, 1)
-	if err != nil {
-		t.Fatalf("no request from the CLI: %v; screen:\n%s", err, screen())
-	}
+	first := api.MustMain(t, 60*time.Second, 1, screen)
 	if !strings.Contains(first.Text(), "selected the lines 1 to 1 from "+remote) {
 		t.Errorf("the model was not told the selection with the REMOTE path:\n%s", first.LastUserText())
 	}
@@ -427,15 +400,7 @@ func realClaudeRemote(t *testing.T, s split, cmd []string, bin string) {
 	}) {
 		t.Fatalf("no diff on the LOCAL path; screen:\n%s", screen())
 	}
-	// The diff came while the user typed to Claude: it opened without the focus (issue 39
-	// item 3); they answer from Claude's terminal.
-	n.ex(t, "ClaudeCodeDiffAccept")
-	if !harness.Poll(60*time.Second, func() bool { return harness.FileText(local) == "hello there\n" }) {
-		t.Fatalf("the CLI did not write the accepted text; file %q; screen:\n%s", harness.FileText(local), screen())
-	}
-	if !harness.Poll(60*time.Second, func() bool { return strings.Contains(screen(), "EDIT ACCEPTED") }) {
-		t.Fatalf("the turn did not finish; screen:\n%s", screen())
-	}
+	acceptInEditor(t, n, local, screen)
 	// The LOCAL buffer shows it (after :checktime, in case no file watcher reloaded it).
 	if !harness.Poll(15*time.Second, func() bool {
 		n.ex(t, "checktime")

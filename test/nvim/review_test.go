@@ -1,10 +1,7 @@
 package nvimtest
 
 import (
-	"bytes"
 	"encoding/json"
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -107,16 +104,7 @@ func TestClaudeStateInStatus(t *testing.T) {
 		_G.NVT_notes = {}
 		local orig = vim.notify
 		vim.notify = function(msg, level, o) table.insert(_G.NVT_notes, msg) return orig(msg, level, o) end`)
-	hook := func(ev map[string]any) {
-		t.Helper()
-		data, _ := json.Marshal(ev)
-		cmd := exec.Command(bridgeBin, "hook", "--port", itoa(port))
-		cmd.Env = append(os.Environ(), "CLAUDE_CONFIG_DIR="+e.cfg)
-		cmd.Stdin = bytes.NewReader(data)
-		if out, err := cmd.CombinedOutput(); err != nil || len(out) != 0 {
-			t.Fatalf("hook: %v %q", err, out)
-		}
-	}
+	hook := func(ev map[string]any) { t.Helper(); harness.QuietHook(t, bridgeBin, e.cfg, port, ev) }
 	status := func() string {
 		return e.n.str(t, `local s = require("claude-ide-bridge").status()
 			local out = { tostring(s.claude) }

@@ -43,52 +43,50 @@ func arrange(t *testing.T, e *env, i int, tc seltable.Case) string {
 // selection_changed.
 func TestSelectionThroughBridge(t *testing.T) {
 	e := newEnv(t, nil, true)
-	minor := nvimMinor(t, e.n)
-	for i, tc := range seltable.Cases {
-		t.Run(tc.Name, func(t *testing.T) {
-			if tc.Skip(minor) {
-				t.Skipf("not for Neovim 0.%d", minor)
+	eachCase(t, e, func(t *testing.T, want seltable.Selection) {
+		e.waitSelection(t, want)
+		// "The getCurrentSelection and getLatestSelection results use the
+		// same encoding"
+		for _, tool := range []string{"getLatestSelection", "getCurrentSelection"} {
+			r := e.c.tool(t, tool, map[string]any{})
+			if got, ok := decodeSel(json.RawMessage(r.Content[0].Text)); !ok || got != want {
+				t.Errorf("%s: %s, want %+v", tool, r.Content[0].Text, want)
 			}
-			path := arrange(t, e, i, tc)
-			want := tc.Want(path)
-			e.waitSelection(t, want)
-			// "The getCurrentSelection and getLatestSelection results use the
-			// same encoding"
-			for _, tool := range []string{"getLatestSelection", "getCurrentSelection"} {
-				r := e.c.tool(t, tool, map[string]any{})
-				if got, ok := decodeSel(json.RawMessage(r.Content[0].Text)); !ok || got != want {
-					t.Errorf("%s: %s, want %+v", tool, r.Content[0].Text, want)
-				}
-			}
-		})
-	}
+		}
+	})
 }
 
 // Spec: "With track_selection = false, getCurrentSelection reads the editor
 // when Claude asks, with the same encoding."
 func TestGetCurrentSelectionOnDemand(t *testing.T) {
 	e := newEnv(t, map[string]any{"track_selection": false}, true)
+	eachCase(t, e, func(t *testing.T, want seltable.Selection) {
+		var last string
+		ok := poll(func() bool {
+			r := e.c.tool(t, "getCurrentSelection", map[string]any{})
+			if len(r.Content) == 0 {
+				return false
+			}
+			last = r.Content[0].Text
+			got, ok := decodeSel(json.RawMessage(last))
+			return ok && got == want
+		})
+		if !ok {
+			t.Fatalf("getCurrentSelection\n want %+v\n last %s", want, last)
+		}
+	})
+}
+
+// eachCase runs f in a subtest for every row of the table that applies to this Neovim, the row
+// arranged (its buffer, options and keys); want is the Selection Claude must get.
+func eachCase(t *testing.T, e *env, f func(t *testing.T, want seltable.Selection)) {
 	minor := nvimMinor(t, e.n)
 	for i, tc := range seltable.Cases {
 		t.Run(tc.Name, func(t *testing.T) {
 			if tc.Skip(minor) {
 				t.Skipf("not for Neovim 0.%d", minor)
 			}
-			path := arrange(t, e, i, tc)
-			want := tc.Want(path)
-			var last string
-			ok := poll(func() bool {
-				r := e.c.tool(t, "getCurrentSelection", map[string]any{})
-				if len(r.Content) == 0 {
-					return false
-				}
-				last = r.Content[0].Text
-				got, ok := decodeSel(json.RawMessage(last))
-				return ok && got == want
-			})
-			if !ok {
-				t.Fatalf("getCurrentSelection\n want %+v\n last %s", want, last)
-			}
+			f(t, tc.Want(arrange(t, e, i, tc)))
 		})
 	}
 }

@@ -4,16 +4,13 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"testing"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/harness"
 )
 
-// mention is at_mentioned as Claude receives it; nil lines mean "absent".
-type mention struct {
-	FilePath  string `json:"filePath"`
-	LineStart *int   `json:"lineStart"`
-	LineEnd   *int   `json:"lineEnd"`
-}
+type mention = harness.Mention
 
-func lines(a, b int) (*int, *int) { return &a, &b }
+var linesOf = harness.LinesOf
 
 func (e *env) waitMention(t *testing.T, want mention) {
 	t.Helper()
@@ -36,20 +33,17 @@ func TestClaudeCodeSend(t *testing.T) {
 
 	t.Run("range", func(t *testing.T) {
 		e.n.ex(t, "2,4ClaudeCodeSend")
-		s, end := lines(1, 3)
-		e.waitMention(t, mention{FilePath: path, LineStart: s, LineEnd: end})
+		e.waitMention(t, linesOf(path, 1, 3))
 	})
 	t.Run("visual", func(t *testing.T) {
 		e.n.input(t, "gg2jVj:ClaudeCodeSend<CR>")
-		s, end := lines(2, 3)
-		e.waitMention(t, mention{FilePath: path, LineStart: s, LineEnd: end})
+		e.waitMention(t, linesOf(path, 2, 3))
 	})
 	t.Run("visual through a <Cmd> mapping", func(t *testing.T) {
 		toNormal(t, e.n)
 		e.n.ex(t, "xnoremap <F2> <Cmd>ClaudeCodeSend<CR>")
 		e.n.input(t, "ggjvjj<F2>")
-		s, end := lines(1, 3)
-		e.waitMention(t, mention{FilePath: path, LineStart: s, LineEnd: end})
+		e.waitMention(t, linesOf(path, 1, 3))
 	})
 	t.Run("whole file", func(t *testing.T) {
 		toNormal(t, e.n)
@@ -63,12 +57,10 @@ func TestClaudeCodeSend(t *testing.T) {
 func TestClaudeCodeAdd(t *testing.T) {
 	e := newEnv(t, nil, true)
 	path := e.file(t, "b.txt", "1\n2\n3\n4\n5\n6\n")
-	s, end := lines(2, 4)
 	e.n.ex(t, "ClaudeCodeAdd b.txt 3 5")
-	e.waitMention(t, mention{FilePath: path, LineStart: s, LineEnd: end})
-	s, end = lines(5, 5)
+	e.waitMention(t, linesOf(path, 2, 4))
 	e.n.ex(t, "ClaudeCodeAdd "+path+" 6")
-	e.waitMention(t, mention{FilePath: path, LineStart: s, LineEnd: end})
+	e.waitMention(t, linesOf(path, 5, 5))
 	e.n.ex(t, "ClaudeCodeAdd ./b.txt")
 	e.waitMention(t, mention{FilePath: filepath.Clean(path)})
 }
@@ -81,6 +73,5 @@ func TestSendBeforeClaudeConnects(t *testing.T) {
 	e.edit(t, path)
 	e.n.ex(t, "1,2ClaudeCodeSend")
 	e.c = dialClaude(t, e.cfg)
-	s, end := lines(0, 1)
-	e.waitMention(t, mention{FilePath: path, LineStart: s, LineEnd: end})
+	e.waitMention(t, linesOf(path, 0, 1))
 }

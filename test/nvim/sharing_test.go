@@ -29,12 +29,7 @@ func TestExcludeFromNeovim(t *testing.T) {
 	e := newEnv(t, nil, true)
 	env := e.file(t, ".env", "SECRET=hunter2\nTOKEN=x\n")
 	main := e.file(t, "main.go", "package main\n")
-	e.edit(t, env)
-	e.n.input(t, "Vj")
-	e.n.ex(t, "sleep 200m")
-	e.n.input(t, "<Esc>")
-	e.n.ex(t, "ClaudeCodeSend")
-	e.n.waitLua(t, `true`, `return vim.fn.execute("messages"):find("excluded from sharing", 1, true) ~= nil`)
+	e.sendRefused(t, env)
 	e.edit(t, main)
 	e.untilSelection(t, "main.go", ".env")
 	r := e.c.tool(t, "getOpenEditors", map[string]any{})
@@ -55,12 +50,7 @@ func TestExcludeSymlinkFromNeovim(t *testing.T) {
 	if err := os.Symlink(".env", link); err != nil {
 		t.Fatal(err)
 	}
-	e.edit(t, link)
-	e.n.input(t, "Vj")
-	e.n.ex(t, "sleep 200m")
-	e.n.input(t, "<Esc>")
-	e.n.ex(t, "ClaudeCodeSend")
-	e.n.waitLua(t, `true`, `return vim.fn.execute("messages"):find("excluded from sharing", 1, true) ~= nil`)
+	e.sendRefused(t, link)
 	e.edit(t, main)
 	e.untilSelection(t, "main.go", "settings.txt")
 	for _, tool := range []string{"getOpenEditors", "getDiagnostics", "getLatestSelection"} {
@@ -119,4 +109,16 @@ func TestPauseSharingFromNeovim(t *testing.T) {
 		}
 		break
 	}
+}
+
+// sendRefused selects two lines of path and sends them with :ClaudeCodeSend, which must refuse
+// an excluded file with a notice.
+func (e *env) sendRefused(t *testing.T, path string) {
+	t.Helper()
+	e.edit(t, path)
+	e.n.input(t, "Vj")
+	e.n.ex(t, "sleep 200m")
+	e.n.input(t, "<Esc>")
+	e.n.ex(t, "ClaudeCodeSend")
+	e.n.waitLua(t, `true`, `return vim.fn.execute("messages"):find("excluded from sharing", 1, true) ~= nil`)
 }

@@ -83,9 +83,7 @@ func writeFile(t *testing.T, path, s string) {
 }
 
 func TestWatchReloadsUnmodifiedBuffer(t *testing.T) {
-	e := watchEnv(t)
-	path := e.file(t, "a.txt", "1\n2\n3\n4\n5\n6\n7\n8\n")
-	e.edit(t, path)
+	e, path := watchedFile(t, "a.txt", "1\n2\n3\n4\n5\n6\n7\n8\n")
 	// Two windows on the file, cursors on different lines.
 	e.n.ex(t, "split")
 	e.n.lua(t, `vim.api.nvim_win_set_cursor(0, {6, 0})`)
@@ -112,9 +110,7 @@ func TestWatchReloadsUnmodifiedBuffer(t *testing.T) {
 // An atomic write (temporary file renamed over the target) replaces the inode;
 // the buffer still follows, also for the second write.
 func TestWatchAtomicRename(t *testing.T) {
-	e := watchEnv(t)
-	path := e.file(t, "r.txt", "old\n")
-	e.edit(t, path)
+	e, path := watchedFile(t, "r.txt", "old\n")
 	for i, text := range []string{"first", "second"} {
 		tmp := filepath.Join(e.proj, ".r.txt.tmp")
 		writeFile(t, tmp, text+"\n")
@@ -132,9 +128,7 @@ func TestWatchHiddenBuffer(t *testing.T) {
 	e := watchEnv(t)
 	path := e.file(t, "h.txt", "old\n")
 	e.n.lua(t, `local b = vim.fn.bufadd(...) vim.bo[b].buflisted = true vim.fn.bufload(b)`, path)
-	t0 := e.now(t)
-	writeFile(t, path, "new\n")
-	e.waitReload(t, path, "new", t0)
+	e.writeFollowed(t, path, "new")
 }
 
 // A buffer opened for a file that does not exist yet shows it once it is created.
@@ -145,15 +139,11 @@ func TestWatchNewFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.edit(t, path)
-	t0 := e.now(t)
-	writeFile(t, path, "created\n")
-	e.waitReload(t, path, "created", t0)
+	e.writeFollowed(t, path, "created")
 }
 
 func TestWatchKeepsModifiedBuffer(t *testing.T) {
-	e := watchEnv(t)
-	path := e.file(t, "m.txt", "disk\n")
-	e.edit(t, path)
+	e, path := watchedFile(t, "m.txt", "disk\n")
 	e.n.lua(t, `vim.api.nvim_buf_set_lines(0, 0, -1, false, {"mine"})`)
 	writeFile(t, path, "claude\n")
 	waitFor(t, "the warning", func() bool { return len(e.warnings(t, "m.txt")) > 0 })
@@ -186,17 +176,13 @@ func TestWatchKeepsModifiedBuffer(t *testing.T) {
 		t.Errorf("warnings after the user's own write: %q", n)
 	}
 	// Once saved, the buffer follows again.
-	t0 := e.now(t)
-	writeFile(t, path, "again\n")
-	e.waitReload(t, path, "again", t0)
+	e.writeFollowed(t, path, "again")
 }
 
 // A deleted file leaves its buffer's text alone and says so once; when the
 // file comes back the buffer follows it.
 func TestWatchDeletedFile(t *testing.T) {
-	e := watchEnv(t)
-	path := e.file(t, "d.txt", "keep\n")
-	e.edit(t, path)
+	e, path := watchedFile(t, "d.txt", "keep\n")
 	if err := os.Remove(path); err != nil {
 		t.Fatal(err)
 	}
@@ -207,17 +193,13 @@ func TestWatchDeletedFile(t *testing.T) {
 	if got := e.bufLines(t, path); got != "keep" {
 		t.Errorf("buffer of a deleted file: %q", got)
 	}
-	t0 := e.now(t)
-	writeFile(t, path, "back\n")
-	e.waitReload(t, path, "back", t0)
+	e.writeFollowed(t, path, "back")
 }
 
 // Scratch buffers and the plugin's own diff buffers are not watched; unloading
 // a buffer ends its watch.
 func TestWatchOnlyFileBuffers(t *testing.T) {
-	e := watchEnv(t)
-	path := e.file(t, "w.txt", "x\n")
-	e.edit(t, path)
+	e, path := watchedFile(t, "w.txt", "x\n")
 	e.n.ex(t, "enew")
 	e.n.ex(t, "setlocal buftype=nofile")
 	type state struct {
@@ -235,4 +217,22 @@ func TestWatchOnlyFileBuffers(t *testing.T) {
 	if len(st.Files) != 0 || len(st.Dirs) != 0 {
 		t.Fatalf("still watched after :bwipeout: %+v", st)
 	}
+}
+
+// watchedFile starts watchEnv with the file name holding text, open in the current window.
+func watchedFile(t *testing.T, name, text string) (*env, string) {
+	t.Helper()
+	e := watchEnv(t)
+	path := e.file(t, name, text)
+	e.edit(t, path)
+	return e, path
+}
+
+// writeFollowed writes text and a line break to path, as another program would, and waits
+// until its buffer shows text, reloaded after the write.
+func (e *env) writeFollowed(t *testing.T, path, text string) {
+	t.Helper()
+	t0 := e.now(t)
+	writeFile(t, path, text+"\n")
+	e.waitReload(t, path, text, t0)
 }

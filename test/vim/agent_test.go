@@ -115,7 +115,7 @@ func TestClaudeCodeAgentGeminiInVim(t *testing.T) {
 	}
 	api := fakeagents.Gemini()
 	t.Cleanup(api.Close)
-	v := startAgentVim(t, "gemini", bin, func(home string) []string { return harness.GeminiHome(t, home, api.URL) })
+	v := startAgentVim(t, "gemini", bin, func(home string) []string { return api.GeminiHome(t, home) })
 	hello := v.file("hello.txt", "first line\n")
 	api.Push(fakeagents.Call{Name: "write_file", Args: map[string]any{"file_path": hello, "content": "from gemini\n"}}, "TURN ONE DONE")
 	acceptAgentDiff(t, v, "gemini", api, "change hello", hello, "from gemini\n", "TURN ONE DONE")
@@ -131,7 +131,7 @@ func TestClaudeCodeAgentQwenInVim(t *testing.T) {
 	}
 	api := fakeagents.OpenAI()
 	t.Cleanup(api.Close)
-	v := startAgentVim(t, "qwen", bin, func(home string) []string { return harness.QwenHome(t, home, api.URL) })
+	v := startAgentVim(t, "qwen", bin, func(home string) []string { return api.QwenHome(t, home) })
 	one := filepath.Join(v.ws, "one.txt")
 	api.Push(fakeagents.Call{Name: "write_file", Args: map[string]any{"file_path": one, "content": "written by qwen\n"}}, "QWEN TURN ONE DONE")
 	acceptAgentDiff(t, v, "qwen", api, "make one", one, "written by qwen\n", "QWEN TURN ONE DONE")

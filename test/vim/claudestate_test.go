@@ -1,12 +1,10 @@
 package vimtest
 
 import (
-	"bytes"
-	"encoding/json"
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/harness"
 )
 
 // Issue 39 item 8: Vim showed "no Claude state, no waiting notice". The bridge's claudeState
@@ -18,16 +16,7 @@ func TestClaudeStateInStatus(t *testing.T) {
 	v := startVim(t)
 	v.claude()
 	port := v.state().Port
-	hook := func(ev map[string]any) {
-		t.Helper()
-		data, _ := json.Marshal(ev)
-		cmd := exec.Command(bridgeBin, "hook", "--port", itoa(port))
-		cmd.Env = append(os.Environ(), "CLAUDE_CONFIG_DIR="+v.cfg)
-		cmd.Stdin = bytes.NewReader(data)
-		if out, err := cmd.CombinedOutput(); err != nil || len(out) != 0 {
-			t.Fatalf("hook: %v %q", err, out)
-		}
-	}
+	hook := func(ev map[string]any) { t.Helper(); harness.QuietHook(t, bridgeBin, v.cfg, port, ev) }
 	// :ClaudeCodeStatus asks the bridge: its answer comes later.
 	wantStatus := func(want string) {
 		t.Helper()

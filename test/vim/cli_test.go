@@ -1,7 +1,6 @@
 package vimtest
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -65,20 +64,11 @@ func TestRealClaudeInTerminal(t *testing.T) {
 	if !harness.Poll(10*time.Second, func() bool { return strings.Contains(v.screen(), "1 line selected") }) {
 		t.Fatalf("the CLI does not show the selection; screen:\n%s", v.screen())
 	}
-	api.Push(
-		fakeapi.Tool("Read", map[string]any{"file_path": path}),
-		fakeapi.Tool("Edit", map[string]any{"file_path": path, "old_string": "world", "new_string": "there"}),
-		fakeapi.Text("EDIT ACCEPTED"),
-	)
+	api.Push(fakeapi.Edit(path, "world", "there", "EDIT ACCEPTED")...)
 	v.typeText("edit hello")
 	time.Sleep(300 * time.Millisecond) // not an assertion: the TUI takes a burst ending in Enter as a paste
 	v.keys("Enter")
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	first, err := api.WaitMain(ctx, 1)
-	if err != nil {
-		t.Fatalf("no request from the CLI: %v; screen:\n%s", err, v.screen())
-	}
+	first := api.MustMain(t, 60*time.Second, 1, v.screen)
 	if !strings.Contains(first.Text(), "selected the lines 1 to 1 from "+path) {
 		t.Errorf("the model was not told the selection:\n%s", first.LastUserText())
 	}

@@ -10,16 +10,12 @@ import (
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/probe"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/harness"
 )
 
-// mention is at_mentioned as Claude receives it; nil lines mean "absent".
-type mention struct {
-	FilePath  string `json:"filePath"`
-	LineStart *int   `json:"lineStart"`
-	LineEnd   *int   `json:"lineEnd"`
-}
+type mention = harness.Mention
 
-func lines(a, b int) (*int, *int) { return &a, &b }
+var linesOf = harness.LinesOf
 
 func waitMention(t *testing.T, c *probe.Client, want mention) {
 	t.Helper()
@@ -51,28 +47,23 @@ func TestSendAndAdd(t *testing.T) {
 	os.Mkdir(filepath.Join(v.ws, "sub"), 0o755)
 	v.ex("edit " + path)
 	v.ex("2,4ClaudeCodeSend")
-	s, e := lines(1, 3)
-	waitMention(t, c, mention{FilePath: path, LineStart: s, LineEnd: e})
+	waitMention(t, c, linesOf(path, 1, 3))
 	v.ex("3ClaudeCodeSend")
-	s, e = lines(2, 2)
-	waitMention(t, c, mention{FilePath: path, LineStart: s, LineEnd: e})
+	waitMention(t, c, linesOf(path, 2, 2))
 	v.normal()
 	v.keys("g", "g", "2", "j", "V", "j", ":")
 	v.typeText("ClaudeCodeSend")
 	v.keys("Enter")
-	s, e = lines(2, 3)
-	waitMention(t, c, mention{FilePath: path, LineStart: s, LineEnd: e})
+	waitMention(t, c, linesOf(path, 2, 3))
 	v.normal()
 	v.ex("xnoremap <F2> <Cmd>ClaudeCodeSend<CR>")
 	v.keys("g", "g", "j", "v", "j", "j", "F2")
-	s, e = lines(1, 3)
-	waitMention(t, c, mention{FilePath: path, LineStart: s, LineEnd: e})
+	waitMention(t, c, linesOf(path, 1, 3))
 	v.waitEval(`"n"`, "mode()")
 	v.ex("ClaudeCodeSend")
 	waitMention(t, c, mention{FilePath: path})
 	v.ex("ClaudeCodeAdd % 2 3")
-	s, e = lines(1, 2)
-	waitMention(t, c, mention{FilePath: path, LineStart: s, LineEnd: e})
+	waitMention(t, c, linesOf(path, 1, 2))
 	v.ex("ClaudeCodeAdd sub/")
 	waitMention(t, c, mention{FilePath: filepath.Join(v.ws, "sub")})
 	// What a command prints inside execute() is its result, not in the message history.

@@ -5,11 +5,10 @@
 package vimtest
 
 import (
-	"path/filepath"
-	"runtime"
 	"testing"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/harness"
 )
 
 // bridgeBin is the bridge binary built for this run.
@@ -19,7 +18,6 @@ var bridgeBin string
 var root string
 
 func TestMain(m *testing.M) {
-	_, file, _, _ := runtime.Caller(0)
-	root = filepath.Dir(filepath.Dir(filepath.Dir(file)))
+	root = harness.Root
 	testbin.Main(m, &bridgeBin)
 }

@@ -95,20 +95,6 @@ func TestHelp(t *testing.T) {
 	}
 }
 
-// pluginVersion is lua/claude-ide-bridge/version.lua's: the releases' version.
-func pluginVersion(t *testing.T) string {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(root, "lua", "claude-ide-bridge", "version.lua"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := regexp.MustCompile(`(?m)^return "(.+)"$`).FindSubmatch(b)
-	if m == nil {
-		t.Fatal("no version in version.lua")
-	}
-	return string(m[1])
-}
-
 // :ClaudeCodeInstall downloads the release of the plugin's version for this OS/arch, checks it
 // against SHA256SUMS and installs it; the plugin then finds it (no bin option, nothing on $PATH)
 // and starts it. An archive whose checksum does not match installs nothing.
@@ -119,7 +105,7 @@ func TestInstall(t *testing.T) {
 	if _, err := exec.LookPath("claude-ide-bridge"); err == nil {
 		t.Skip("a claude-ide-bridge is on $PATH: the plugin would use it")
 	}
-	version := pluginVersion(t)
+	version := harness.PluginVersion(t, root)
 	src, _ := os.ReadFile(filepath.Join(root, "editors", "vim", "autoload", "claude_ide_bridge", "install.vim"))
 	if !strings.Contains(string(src), "export const VERSION = '"+version+"'") {
 		t.Fatalf("install.vim's VERSION is not version.lua's %s", version)

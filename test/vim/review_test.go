@@ -1,14 +1,12 @@
 package vimtest
 
 import (
-	"bytes"
-	"encoding/json"
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/harness"
 )
 
 // Issue 39 item 8: Vim had "no review command". :ClaudeCodeReview shows, in a tab page, what the
@@ -19,16 +17,7 @@ func TestReviewCommand(t *testing.T) {
 	c := v.claude()
 	port := v.state().Port
 	path := v.file("a.txt", "old line\n")
-	hook := func(ev map[string]any) {
-		t.Helper()
-		data, _ := json.Marshal(ev)
-		cmd := exec.Command(bridgeBin, "hook", "--port", itoa(port))
-		cmd.Env = append(os.Environ(), "CLAUDE_CONFIG_DIR="+v.cfg)
-		cmd.Stdin = bytes.NewReader(data)
-		if out, err := cmd.CombinedOutput(); err != nil || len(out) != 0 {
-			t.Fatalf("hook: %v %q", err, out)
-		}
-	}
+	hook := func(ev map[string]any) { t.Helper(); harness.QuietHook(t, bridgeBin, v.cfg, port, ev) }
 	hook(map[string]any{"hook_event_name": "SessionStart", "session_id": "s1", "cwd": v.ws, "source": "startup"})
 	hook(map[string]any{"hook_event_name": "UserPromptSubmit", "session_id": "s1", "prompt": "p"})
 	// As the CLI does before an Edit/Write: getDiagnostics of the file, when the bridge reads it.

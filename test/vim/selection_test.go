@@ -65,37 +65,25 @@ func waitSelection(t *testing.T, v *vim, c *probe.Client, want selection) {
 func TestSelectionThroughBridge(t *testing.T) {
 	v := startVim(t)
 	c := v.claude()
-	for i, tc := range seltable.Cases {
-		t.Run(tc.Name, func(t *testing.T) {
-			if tc.Since != 0 {
-				t.Skip("Neovim 0.11+ counts grapheme clusters; Vim 9.0 does not")
+	eachCase(t, v, func(t *testing.T, tc seltable.Case, path string) {
+		start := time.Now()
+		v.keys(tmuxKeys(tc.Keys)...)
+		want := tc.Want(path)
+		waitSelection(t, v, c, want)
+		t.Logf("selection reached Claude %v after the keys were sent", time.Since(start).Round(time.Millisecond))
+		// "The getCurrentSelection and getLatestSelection results use the same encoding"
+		for _, tool := range []string{"getLatestSelection", "getCurrentSelection"} {
+			r, err := c.Tool(testbin.Ctx(t), tool, map[string]any{})
+			if err != nil || len(r.Content) == 0 {
+				t.Fatalf("%s: %v %+v", tool, err, r)
 			}
-			v.t = t
-			path := v.file(fmt.Sprintf("sel%02d.txt", i), tc.Content)
-			v.normal()
-			v.ex("set selection& virtualedit& selectmode&\nedit ++enc=utf-8 ++bad=keep " + path)
-			if tc.Setup != "" {
-				v.ex(tc.Setup)
+			var got selection
+			json.Unmarshal([]byte(r.Content[0].Text), &got)
+			if got != want {
+				t.Errorf("%s: %s, want %+v", tool, r.Content[0].Text, want)
 			}
-			start := time.Now()
-			v.keys(tmuxKeys(tc.Keys)...)
-			want := tc.Want(path)
-			waitSelection(t, v, c, want)
-			t.Logf("selection reached Claude %v after the keys were sent", time.Since(start).Round(time.Millisecond))
-			// "The getCurrentSelection and getLatestSelection results use the same encoding"
-			for _, tool := range []string{"getLatestSelection", "getCurrentSelection"} {
-				r, err := c.Tool(testbin.Ctx(t), tool, map[string]any{})
-				if err != nil || len(r.Content) == 0 {
-					t.Fatalf("%s: %v %+v", tool, err, r)
-				}
-				var got selection
-				json.Unmarshal([]byte(r.Content[0].Text), &got)
-				if got != want {
-					t.Errorf("%s: %s, want %+v", tool, r.Content[0].Text, want)
-				}
-			}
-		})
-	}
+		}
+	})
 }
 
 // Spec: "With track_selection = false, getCurrentSelection reads the editor when Claude asks,
@@ -103,6 +91,31 @@ func TestSelectionThroughBridge(t *testing.T) {
 func TestGetCurrentSelectionOnDemand(t *testing.T) {
 	v := startVim(t, "let g:claude_ide_bridge_track_selection = 0")
 	c := v.claude()
+	eachCase(t, v, func(t *testing.T, tc seltable.Case, path string) {
+		v.keys(tmuxKeys(tc.Keys)...)
+		want := tc.Want(path)
+		var last string
+		if !poll(func() bool {
+			r, err := c.Tool(testbin.Ctx(t), "getCurrentSelection", map[string]any{})
+			if err != nil || len(r.Content) == 0 {
+				return false
+			}
+			last = r.Content[0].Text
+			var got selection
+			json.Unmarshal([]byte(last), &got)
+			return got == want
+		}) {
+			t.Fatalf("getCurrentSelection\n want %+v\n last %s", want, last)
+		}
+	})
+	if n := v.state().Sent; n != 0 {
+		t.Errorf("%d selections sent with track_selection = 0", n)
+	}
+}
+
+// eachCase runs f in a subtest for every row of the table that applies to Vim, with the row's
+// buffer open at path, in Normal mode, and its options set.
+func eachCase(t *testing.T, v *vim, f func(t *testing.T, tc seltable.Case, path string)) {
 	for i, tc := range seltable.Cases {
 		t.Run(tc.Name, func(t *testing.T) {
 			if tc.Since != 0 {
@@ -115,24 +128,7 @@ func TestGetCurrentSelectionOnDemand(t *testing.T) {
 			if tc.Setup != "" {
 				v.ex(tc.Setup)
 			}
-			v.keys(tmuxKeys(tc.Keys)...)
-			want := tc.Want(path)
-			var last string
-			if !poll(func() bool {
-				r, err := c.Tool(testbin.Ctx(t), "getCurrentSelection", map[string]any{})
-				if err != nil || len(r.Content) == 0 {
-					return false
-				}
-				last = r.Content[0].Text
-				var got selection
-				json.Unmarshal([]byte(last), &got)
-				return got == want
-			}) {
-				t.Fatalf("getCurrentSelection\n want %+v\n last %s", want, last)
-			}
+			f(t, tc, path)
 		})
-	}
-	if n := v.state().Sent; n != 0 {
-		t.Errorf("%d selections sent with track_selection = 0", n)
 	}
 }

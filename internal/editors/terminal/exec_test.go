@@ -41,15 +41,10 @@ func TestProgramsAreNeverTheWorkspaces(t *testing.T) {
 		t.Fatal(err)
 	}
 	ed.SetOpener(o, false)
-	m := ide.New(ed, Info("Terminal"), []string{ws}, ide.Events{}, nil)
-	ed.Bind(m)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { ed.Run(ctx); close(done) }()
-	defer func() { cancel(); <-done; ed.Close(); typing.Close(); m.Close() }()
+	runRig(t, ed, ed, scr, ws, func() { typing.Close() })
 
 	file := filepath.Join(ws, "a.txt")
-	if _, err := ed.OpenFile(ctx, ide.OpenFileParams{FilePath: file}); err != nil {
+	if _, err := ed.OpenFile(context.Background(), ide.OpenFileParams{FilePath: file}); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(10 * time.Second)

@@ -3,7 +3,6 @@
 package terminal
 
 import (
-	"context"
 	"io"
 	"os"
 	"path/filepath"
@@ -11,30 +10,19 @@ import (
 	"testing"
 
 	"github.com/creack/pty"
-
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
 )
 
 // Issue 28 item 9: "`y` needs Enter although the README reads as one key, and nothing confirms
 // the answer." On a real terminal (a pty), one key answers, without Enter, the terminal is back
 // in its usual mode after it, and the answer is confirmed on screen.
 func TestOneKeyOnATerminal(t *testing.T) {
-	ptm, tty, err := pty.Open()
-	if err != nil {
-		t.Skipf("SKIPPED: no pty here: %v", err)
-	}
+	ptm, tty := openPty(t)
 	defer ptm.Close()
 	defer tty.Close()
 	scr := &tscreen{}
 	ed := New(tty, scr, Ask, false)
-	dir := t.TempDir()
-	m := ide.New(ed, Info("Terminal"), []string{dir}, ide.Events{}, nil)
-	ed.Bind(m)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { ed.Run(ctx); close(done) }()
-	t.Cleanup(func() { cancel(); <-done; ed.Close(); m.Close() })
-	r := &rig{m: m, ed: ed, scr: scr, dir: dir}
+	r := runRig(t, ed, ed, scr, t.TempDir(), func() {})
+	dir := r.dir
 
 	for i, c := range []struct{ key, answer, confirm string }{
 		{"y", "FILE_SAVED", "accepted: Claude writes "},
@@ -72,24 +60,8 @@ func TestOneKeyOnATerminal(t *testing.T) {
 // ("\n" goes out as "\r\n"), the message says what the answer in Claude's terminal did, and the
 // key read left waiting answers the next question.
 func TestClosedByClaudeGivesTheTerminalBack(t *testing.T) {
-	ptm, tty, err := pty.Open()
-	if err != nil {
-		t.Skipf("SKIPPED: no pty here: %v", err)
-	}
-	scr := &tscreen{}
-	copied := make(chan struct{})
-	go func() { io.Copy(scr, ptm); close(copied) }()
-	defer func() { tty.Close(); ptm.Close(); <-copied }()
-	ed := New(tty, tty, Ask, false)
-	dir := t.TempDir()
-	m := ide.New(ed, Info("Terminal"), []string{dir}, ide.Events{}, nil)
-	ed.Bind(m)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { ed.Run(ctx); close(done) }()
-	// Ctrl-D ends a key read still waiting (a blocked read on the tty outlives Close).
-	defer func() { cancel(); <-done; ed.Close(); ptm.WriteString("\x04"); m.Close() }()
-	r := &rig{m: m, ed: ed, scr: scr, dir: dir}
+	r, ptm, tty := ptyRig(t)
+	m, ed, scr, dir := r.m, r.ed, r.scr, r.dir
 	path := filepath.Join(dir, "a.txt")
 	os.WriteFile(path, []byte("old\n"), 0o600)
 
@@ -132,23 +104,8 @@ func TestClosedByClaudeGivesTheTerminalBack(t *testing.T) {
 // is printed above the question, each line from column 0, and the question is asked again: it
 // stays the last line, and the key's echo follows it.
 func TestNoticeGoesAboveTheQuestion(t *testing.T) {
-	ptm, tty, err := pty.Open()
-	if err != nil {
-		t.Skipf("SKIPPED: no pty here: %v", err)
-	}
-	scr := &tscreen{}
-	copied := make(chan struct{})
-	go func() { io.Copy(scr, ptm); close(copied) }()
-	defer func() { tty.Close(); ptm.Close(); <-copied }()
-	ed := New(tty, tty, Ask, false)
-	dir := t.TempDir()
-	m := ide.New(ed, Info("Terminal"), []string{dir}, ide.Events{}, nil)
-	ed.Bind(m)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { ed.Run(ctx); close(done) }()
-	defer func() { cancel(); <-done; ed.Close(); ptm.WriteString("\x04"); m.Close() }()
-	r := &rig{m: m, ed: ed, scr: scr, dir: dir}
+	r, ptm, _ := ptyRig(t)
+	ed, scr, dir := r.ed, r.scr, r.dir
 	path := filepath.Join(dir, "a.txt")
 	os.WriteFile(path, []byte("old\n"), 0o600)
 
@@ -164,4 +121,28 @@ func TestNoticeGoesAboveTheQuestion(t *testing.T) {
 	ptm.WriteString("y")
 	recvAnswer(t, ans)
 	scr.waitFor(t, question+"y\r\n", 1)
+}
+
+// openPty opens a pty, or skips the test where there is none.
+func openPty(t *testing.T) (ptm, tty *os.File) {
+	t.Helper()
+	ptm, tty, err := pty.Open()
+	if err != nil {
+		t.Skipf("SKIPPED: no pty here: %v", err)
+	}
+	return ptm, tty
+}
+
+// ptyRig runs a reviewer on a pty's terminal tty, its screen what the terminal shows (read off
+// ptm).
+func ptyRig(t *testing.T) (r *rig, ptm, tty *os.File) {
+	t.Helper()
+	ptm, tty = openPty(t)
+	scr := &tscreen{}
+	copied := make(chan struct{})
+	go func() { io.Copy(scr, ptm); close(copied) }()
+	t.Cleanup(func() { tty.Close(); ptm.Close(); <-copied })
+	ed := New(tty, tty, Ask, false)
+	// Ctrl-D ends a key read still waiting (a blocked read on the tty outlives Close).
+	return runRig(t, ed, ed, scr, t.TempDir(), func() { ptm.WriteString("\x04") }), ptm, tty
 }

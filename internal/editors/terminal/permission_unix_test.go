@@ -8,33 +8,19 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/creack/pty"
-
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
 )
 
 // A reason typed on a real terminal (a pty, raw mode) loses nothing: a paste of a long line
 // with multi-byte characters comes whole, a character split between two reads is kept, an
 // arrow's sequence and Backspace edit rather than type; a reason typed right after r counts.
 func TestPermissionReasonOnATerminal(t *testing.T) {
-	ptm, tty, err := pty.Open()
-	if err != nil {
-		t.Skipf("SKIPPED: no pty here: %v", err)
-	}
-	defer ptm.Close()
-	defer tty.Close()
+	ptm, tty := openPty(t)
+	t.Cleanup(func() { tty.Close(); ptm.Close() })
 	scr := &tscreen{}
 	ed := New(tty, scr, Ask, false)
-	m := ide.New(ed, Info("Terminal"), []string{t.TempDir()}, ide.Events{}, nil)
-	ed.Bind(m)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { ed.Run(ctx); close(done) }()
 	// Ctrl-D ends a key read still waiting (a blocked read on the tty outlives Close).
-	defer func() { cancel(); <-done; ed.Close(); ptm.WriteString("\x04"); m.Close() }()
+	r := runRig(t, ed, ed, scr, t.TempDir(), func() { ptm.WriteString("\x04") })
 	go io.Copy(io.Discard, ptm) // the terminal's echo while cooked
-	r := &rig{m: m, ed: ed, scr: scr}
 	b := broker(r)
 
 	ch := r.ask(t, b, context.Background(), `{"command":"make"}`)

@@ -50,14 +50,23 @@ func newRig(t *testing.T) *rig {
 	scr := &tscreen{}
 	ed := New(in, scr, Ask, false)
 	ed.guard = 0
-	dir := t.TempDir()
-	m := ide.New(ed, Info("Terminal"), []string{dir}, ide.Events{}, nil)
+	r := runRig(t, ed, ed, scr, t.TempDir(), func() { typing.Close() })
+	r.typing = typing
+	return r
+}
+
+// runRig binds the reviewer ed, seen by the model through view (ed or a wrapper of it), to a
+// real ide.Model of the folder dir, and runs it; the test's cleanup stops them, calling
+// closeInput (which ends a read of ed's input still waiting) between.
+func runRig(t *testing.T, ed *Editor, view ide.Editor, scr *tscreen, dir string, closeInput func()) *rig {
+	t.Helper()
+	m := ide.New(view, Info("Terminal"), []string{dir}, ide.Events{}, nil)
 	ed.Bind(m)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { ed.Run(ctx); close(done) }()
-	t.Cleanup(func() { cancel(); <-done; ed.Close(); typing.Close(); m.Close() })
-	return &rig{m: m, ed: ed, scr: scr, typing: typing, dir: dir}
+	t.Cleanup(func() { cancel(); <-done; ed.Close(); closeInput(); m.Close() })
+	return &rig{m: m, ed: ed, scr: scr, dir: dir}
 }
 
 type answer struct {
@@ -224,24 +233,14 @@ func TestReviewerSkipsSettledQueued(t *testing.T) {
 	ed := New(in, scr, Ask, false)
 	ed.guard = 0
 	g := &gatedEditor{Editor: ed, hold: "queued B\n", release: make(chan struct{})}
-	dir := t.TempDir()
-	m := ide.New(g, Info("Terminal"), []string{dir}, ide.Events{}, nil)
-	ed.Bind(m)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { ed.Run(ctx); close(done) }()
+	r := runRig(t, ed, g, scr, t.TempDir(), func() { typing.Close() })
+	m, dir := r.m, r.dir
 	released := false
-	t.Cleanup(func() {
+	t.Cleanup(func() { // before the rig's: a held ShowDiff would keep the reviewer running
 		if !released {
 			close(g.release)
 		}
-		cancel()
-		<-done
-		ed.Close()
-		typing.Close()
-		m.Close()
 	})
-	r := &rig{m: m, ed: ed, scr: scr, typing: typing, dir: dir}
 
 	p1, p2 := filepath.Join(dir, "one"), filepath.Join(dir, "two")
 	ans1 := r.openDiff(1, p1, "first", "first\n")
@@ -299,14 +298,8 @@ func TestAutoPrintsInOrder(t *testing.T) {
 	in, typing := io.Pipe()
 	scr := &tscreen{}
 	ed := New(in, scr, Accept, false)
-	dir := t.TempDir()
-	m := ide.New(ed, Info("Terminal"), []string{dir}, ide.Events{}, nil)
-	ed.Bind(m)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { ed.Run(ctx); close(done) }()
-	defer func() { cancel(); <-done; ed.Close(); typing.Close(); m.Close() }()
-	r := &rig{m: m, ed: ed, scr: scr, dir: dir}
+	r := runRig(t, ed, ed, scr, t.TempDir(), func() { typing.Close() })
+	dir := r.dir
 	proposal := strings.Repeat("a line of the proposal\n", 200)
 	path := filepath.Join(dir, "a.txt")
 	for i := range 3 {

@@ -39,16 +39,8 @@ func (r Request) Text() string {
 // request (it may put attachments such as IDE context in messages of their
 // own after the prompt).
 func (r Request) LastUserText() string {
-	msgs, _ := r.Body["messages"].([]any)
-	i := len(msgs)
-	for i > 0 {
-		if m, _ := msgs[i-1].(map[string]any); m["role"] == "assistant" {
-			break
-		}
-		i--
-	}
 	var b strings.Builder
-	for _, m := range msgs[i:] {
+	for _, m := range r.sinceAssistant() {
 		mm, _ := m.(map[string]any)
 		collect(&b, mm["content"])
 	}
@@ -58,16 +50,8 @@ func (r Request) LastUserText() string {
 // ToolResults returns every tool_result block after the last assistant
 // message.
 func (r Request) ToolResults() []ToolResult {
-	msgs, _ := r.Body["messages"].([]any)
-	i := len(msgs)
-	for i > 0 {
-		if m, _ := msgs[i-1].(map[string]any); m["role"] == "assistant" {
-			break
-		}
-		i--
-	}
 	var out []ToolResult
-	for _, m := range msgs[i:] {
+	for _, m := range r.sinceAssistant() {
 		mm, _ := m.(map[string]any)
 		blocks, _ := mm["content"].([]any)
 		for _, b := range blocks {
@@ -83,6 +67,19 @@ func (r Request) ToolResults() []ToolResult {
 		}
 	}
 	return out
+}
+
+// sinceAssistant is the request's messages after the last assistant message.
+func (r Request) sinceAssistant() []any {
+	msgs, _ := r.Body["messages"].([]any)
+	i := len(msgs)
+	for i > 0 {
+		if m, _ := msgs[i-1].(map[string]any); m["role"] == "assistant" {
+			break
+		}
+		i--
+	}
+	return msgs[i:]
 }
 
 // ToolResult is a tool_result block the CLI sent back to the model.

@@ -32,6 +32,15 @@ func Tool(name string, input any) Turn {
 	return Turn{Tools: []ToolUse{{Name: name, Input: input}}}
 }
 
+// Edit returns the turns of a model that reads file, edits old to new in it, then says after.
+func Edit(file, old, new, after string) []Turn {
+	return []Turn{
+		Tool("Read", map[string]any{"file_path": file}),
+		Tool("Edit", map[string]any{"file_path": file, "old_string": old, "new_string": new}),
+		Text(after),
+	}
+}
+
 var toolSeq atomic.Int64
 
 // block is a content block as it appears in a Messages response.

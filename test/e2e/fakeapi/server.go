@@ -9,6 +9,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"testing"
+	"time"
 )
 
 // Server is a running fake Messages API on 127.0.0.1.
@@ -110,6 +112,23 @@ func (s *Server) WaitMain(ctx context.Context, n int) (Request, error) {
 		return Request{}, fmt.Errorf("waiting for main request #%d: %w", n, err)
 	}
 	return got, nil
+}
+
+// MustMain waits up to d for the nth (1-based) main request and returns it; when none comes it
+// fails the test, showing what screen returns (the CLI's terminal; nil for none).
+func (s *Server) MustMain(t testing.TB, d time.Duration, n int, screen func() string) Request {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	r, err := s.WaitMain(ctx, n)
+	if err != nil {
+		scr := ""
+		if screen != nil {
+			scr = "; screen:\n" + screen()
+		}
+		t.Fatalf("no request #%d from the CLI: %v%s", n, err, scr)
+	}
+	return r
 }
 
 // Dump renders the recorded requests for a failure message.

@@ -1,0 +1,47 @@
+package fakeagents
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// QuietEnv is the environment every agent CLI under test gets beside its own: no browser, no
+// container questions, and loopback (the bridge, the fake API) not proxied.
+var QuietEnv = []string{"REMOTE_CONTAINERS=true", "NO_BROWSER=1", "no_proxy=127.0.0.1,localhost", "NO_PROXY=127.0.0.1,localhost"}
+
+// GeminiHome writes the Gemini CLI's settings into home/.gemini for the fake Gemini API s (an
+// API key, no update, telemetry or folder trust, the IDE integration on and its nudge seen) and
+// returns the CLI's environment for them.
+func (s *Server) GeminiHome(t testing.TB, home string) []string {
+	t.Helper()
+	writeJSON(t, filepath.Join(home, ".gemini", "settings.json"), map[string]any{
+		"general":   map[string]any{"enableAutoUpdate": false},
+		"security":  map[string]any{"auth": map[string]any{"selectedType": "gemini-api-key"}, "folderTrust": map[string]any{"enabled": false}},
+		"telemetry": map[string]any{"enabled": false}, "model": map[string]any{"name": "gemini-2.5-flash"},
+		"ide": map[string]any{"enabled": true, "hasSeenNudge": true}})
+	writeJSON(t, filepath.Join(home, ".gemini", "state.json"), map[string]any{"terminalSetupPromptShown": true})
+	return []string{"GEMINI_CLI_HOME=" + home, "GEMINI_API_KEY=fake", "GOOGLE_GEMINI_BASE_URL=" + s.URL}
+}
+
+// QwenHome writes Qwen Code's settings into qhome ($QWEN_HOME) for the fake OpenAI API s and
+// returns the CLI's environment for them.
+func (s *Server) QwenHome(t testing.TB, qhome string) []string {
+	t.Helper()
+	writeJSON(t, filepath.Join(qhome, "settings.json"), map[string]any{
+		"security": map[string]any{"auth": map[string]any{"selectedType": "openai"}, "folderTrust": map[string]any{"enabled": false}},
+		"model":    map[string]any{"name": "fake-model"}, "ide": map[string]any{"enabled": true, "hasSeenNudge": true}})
+	return []string{"QWEN_HOME=" + qhome, "OPENAI_BASE_URL=" + s.URL + "/v1", "OPENAI_API_KEY=fake", "OPENAI_MODEL=fake-model"}
+}
+
+func writeJSON(t testing.TB, path string, v any) {
+	t.Helper()
+	b, _ := json.Marshal(v)
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
