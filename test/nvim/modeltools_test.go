@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/modeltools/navtest"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/navtest"
 )
 
 // goplsPath finds gopls: $GOPLS (scripts/test), else on PATH or in $GOPATH/bin.
