@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -57,30 +56,18 @@ func cmdEnv(args []string, stdout, stderr io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return errUsage
 	}
-	dir := *workspace
-	if dir == "" {
-		dir, _ = os.Getwd()
-	}
-	resolved, err := discovery.ResolveFolders([]string{dir})
+	li, dir, err := findBridge(*workspace, 0)
 	if err != nil {
 		return err
 	}
-	dir = resolved[0]
-	locks, err := discovery.ListLocks(discovery.Dirs())
-	if err != nil && len(locks) == 0 {
-		return err
-	}
-	if li, ok := discovery.Serving(locks, dir); ok {
-		fmt.Fprint(stdout, discovery.ExportLines(li.Port))
-		for _, f := range li.Lock.WorkspaceFolders {
-			if discovery.InFolder(dir, f) {
-				fmt.Fprint(stdout, claudeLineComment(li, f))
-				break
-			}
+	fmt.Fprint(stdout, discovery.ExportLines(li.Port))
+	for _, f := range li.Lock.WorkspaceFolders {
+		if discovery.InFolder(dir, f) {
+			fmt.Fprint(stdout, claudeLineComment(li, f))
+			break
 		}
-		return nil
 	}
-	return errors.New("no running IDE server serves " + dir + ` (start one with "claude-ide-bridge serve")`)
+	return nil
 }
 
 // claudeLineComment is serve's claude line for the bridge of li (claudecmd.Compose) as shell

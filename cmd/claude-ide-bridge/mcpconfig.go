@@ -30,7 +30,7 @@ func cmdMCPConfig(args []string, stdout, stderr io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return errUsage
 	}
-	li, err := findBridge(*workspace, *port)
+	li, _, err := findBridge(*workspace, *port)
 	if err != nil {
 		return err
 	}
@@ -58,11 +58,12 @@ func cmdMCPConfig(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// findBridge is the live bridge on port, else the newest live one whose workspace holds dir.
-func findBridge(dir string, port int) (discovery.LockInfo, error) {
+// findBridge is the live bridge on port, else the newest live one whose workspace holds dir
+// (default: the current directory), with dir resolved.
+func findBridge(dir string, port int) (discovery.LockInfo, string, error) {
 	locks, err := discovery.ListLocks(discovery.Dirs())
 	if err != nil && len(locks) == 0 {
-		return discovery.LockInfo{}, err
+		return discovery.LockInfo{}, "", err
 	}
 	if port != 0 {
 		for _, li := range locks {
@@ -70,22 +71,22 @@ func findBridge(dir string, port int) (discovery.LockInfo, error) {
 				continue
 			}
 			if why := li.Live(); why != nil {
-				return discovery.LockInfo{}, fmt.Errorf("no running IDE server on port %d: %s: %v", port, li.Path, why)
+				return discovery.LockInfo{}, "", fmt.Errorf("no running IDE server on port %d: %s: %v", port, li.Path, why)
 			}
-			return li, nil
+			return li, "", nil
 		}
-		return discovery.LockInfo{}, fmt.Errorf("no running IDE server on port %d", port)
+		return discovery.LockInfo{}, "", fmt.Errorf("no running IDE server on port %d", port)
 	}
 	if dir == "" {
 		dir, _ = os.Getwd()
 	}
 	resolved, err := discovery.ResolveFolders([]string{dir})
 	if err != nil {
-		return discovery.LockInfo{}, err
+		return discovery.LockInfo{}, "", err
 	}
 	dir = resolved[0]
 	if li, ok := discovery.Serving(locks, dir); ok {
-		return li, nil
+		return li, dir, nil
 	}
-	return discovery.LockInfo{}, errors.New("no running IDE server serves " + dir + ` (start one with "claude-ide-bridge serve")`)
+	return discovery.LockInfo{}, "", errors.New("no running IDE server serves " + dir + ` (start one with "claude-ide-bridge serve")`)
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -57,9 +58,9 @@ func readFirst(ctx context.Context, stdin io.Reader) (firstMessage, error) {
 	}
 	done := make(chan result, 1)
 	go func() { // a read of stdin cannot be cancelled: the process exits on ctx's end anyway
-		var rec byteLog
+		var rec bytes.Buffer
 		data, err := jsonrpc.NewDetectStream(io.TeeReader(stdin, &rec), nopCloser{io.Discard}).Read(ctx)
-		fm := firstMessage{raw: rec.b}
+		fm := firstMessage{raw: rec.Bytes()}
 		if err == nil {
 			var m struct {
 				Method string `json:"method"`
@@ -82,13 +83,6 @@ func readFirst(ctx context.Context, stdin io.Reader) (firstMessage, error) {
 	case <-ctx.Done():
 		return firstMessage{}, ctx.Err()
 	}
-}
-
-type byteLog struct{ b []byte }
-
-func (r *byteLog) Write(p []byte) (int, error) {
-	r.b = append(r.b, p...)
-	return len(p), nil
 }
 
 // socketFor is the attach socket of the workspace an initialize names ("" when it cannot

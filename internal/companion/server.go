@@ -163,11 +163,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if status != 0 {
 		s.log.Info("refused companion request", "status", status, "reason", reason, "remote", r.RemoteAddr)
-		if status == http.StatusUnauthorized {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="claude-ide-bridge"`)
-		}
-		w.Header().Set("Connection", "close")
-		http.Error(w, reason, status)
+		transport.Refuse(w, status, reason)
 		return
 	}
 	if r.Method == http.MethodPost {

@@ -17,39 +17,45 @@ const uidsKnown = true
 // owner). It is how the bridge tells its own listener from another local user's on a freed port
 // without sending the token anywhere. ok is false when no listener is found or /proc is absent.
 func listenerUID(port int) (uid int, ok bool) {
-	for _, table := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
-		if uid, ok := scanListeners(table, port); ok {
-			return uid, true
-		}
-	}
-	return 0, false
+	return scanSockets(func(state string, local, remote int) bool {
+		return state == "0A" && local == port // 0A: TCP_LISTEN
+	})
 }
 
 // peerUID returns the uid owning the socket that accepted (or is accepting) our connection from
 // 127.0.0.1:from to port: the server's end, listed with local port port and remote port from.
 // An accepted socket, and one still in the handshake, are listed with its listener's uid.
 func peerUID(port, from int) (uid int, ok bool) {
+	return scanSockets(func(state string, local, remote int) bool {
+		// The server's end: established (01), in the handshake (03), or closing after our
+		// end did (08). A TIME_WAIT entry (06) shows uid 0 and belongs to no one.
+		return (state == "01" || state == "03" || state == "08") && local == port && remote == from
+	})
+}
+
+// scanSockets returns the uid of the first socket on a loopback or wildcard local address, in
+// /proc/net/tcp then /proc/net/tcp6, that match accepts (state in hex, ports as numbers).
+func scanSockets(match func(state string, local, remote int) bool) (int, bool) {
 	for _, table := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
-		if uid, ok := scanPeers(table, port, from); ok {
+		f, err := os.Open(table)
+		if err != nil {
+			continue
+		}
+		uid, ok := scanTable(f, match)
+		f.Close()
+		if ok {
 			return uid, true
 		}
 	}
 	return 0, false
 }
 
-func scanPeers(table string, port, from int) (int, bool) {
-	f, err := os.Open(table)
-	if err != nil {
-		return 0, false
-	}
-	defer f.Close()
+func scanTable(f *os.File, match func(state string, local, remote int) bool) (int, bool) {
 	sc := bufio.NewScanner(f)
 	sc.Scan() // header
 	for sc.Scan() {
 		fields := strings.Fields(sc.Text())
-		// The server's end: established (01), in the handshake (03), or closing after our
-		// end did (08). A TIME_WAIT entry (06) shows uid 0 and belongs to no one.
-		if len(fields) < 8 || (fields[3] != "01" && fields[3] != "03" && fields[3] != "08") {
+		if len(fields) < 8 {
 			continue
 		}
 		laddr, lp, ok1 := strings.Cut(fields[1], ":")
@@ -59,42 +65,12 @@ func scanPeers(table string, port, from int) (int, bool) {
 		}
 		l, err1 := strconv.ParseUint(lp, 16, 16)
 		r, err2 := strconv.ParseUint(rp, 16, 16)
-		if err1 != nil || err2 != nil || int(l) != port || int(r) != from {
+		if err1 != nil || err2 != nil || !match(fields[3], int(l), int(r)) {
 			continue
 		}
 		if uid, err := strconv.Atoi(fields[7]); err == nil {
 			return uid, true
 		}
-	}
-	return 0, false
-}
-
-func scanListeners(table string, port int) (int, bool) {
-	f, err := os.Open(table)
-	if err != nil {
-		return 0, false
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Scan() // header
-	for sc.Scan() {
-		fields := strings.Fields(sc.Text())
-		if len(fields) < 8 || fields[3] != "0A" { // 0A: TCP_LISTEN
-			continue
-		}
-		addr, p, found := strings.Cut(fields[1], ":")
-		if !found {
-			continue
-		}
-		lp, err := strconv.ParseUint(p, 16, 16)
-		if err != nil || int(lp) != port || !loopbackOrAny(addr) {
-			continue
-		}
-		uid, err := strconv.Atoi(fields[7])
-		if err != nil {
-			continue
-		}
-		return uid, true
 	}
 	return 0, false
 }

@@ -70,3 +70,16 @@ func DialOwn(ctx context.Context, port int) (net.Conn, error) {
 		time.Sleep(time.Millisecond)
 	}
 }
+
+// DialOwnAddr is DialOwn as an http.Transport's DialContext (addr is 127.0.0.1:port).
+func DialOwnAddr(ctx context.Context, _, addr string) (net.Conn, error) {
+	_, p, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, err
+	}
+	port, err := strconv.Atoi(p)
+	if err != nil {
+		return nil, err
+	}
+	return DialOwn(ctx, port)
+}

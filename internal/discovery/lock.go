@@ -122,31 +122,8 @@ func WriteLock(dir string, port int, l Lock) (path string, err error) {
 		return "", fmt.Errorf("%w: lock path %s is a directory", ErrUnsafeDir, target)
 	}
 
-	f, err := os.CreateTemp(dir, "."+strconv.Itoa(port)+".*.tmp")
-	if err != nil {
-		return "", fmt.Errorf("discovery: write lock: %w", err)
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	if _, err = f.Write(data); err != nil {
-		return "", fmt.Errorf("discovery: write lock: %w", err)
-	}
-	if err = f.Chmod(0o600); err != nil {
-		return "", fmt.Errorf("discovery: write lock: %w", err)
-	}
-	if err = f.Sync(); err != nil {
-		return "", fmt.Errorf("discovery: write lock: %w", err)
-	}
-	if err = f.Close(); err != nil {
-		return "", fmt.Errorf("discovery: write lock: %w", err)
-	}
-	if err = os.Rename(tmp, target); err != nil {
-		return "", fmt.Errorf("discovery: write lock: %w", err)
+	if _, err := writeTemp(dir, "."+strconv.Itoa(port), target, data, "lock", true); err != nil {
+		return "", err
 	}
 	syncDir(dir)
 	return target, nil

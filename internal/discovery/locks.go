@@ -201,10 +201,16 @@ func (li LockInfo) Stale() bool {
 
 // CleanLocks removes the Stale locks in dirs and returns their paths.
 func CleanLocks(dirs []string) (removed []string, err error) {
+	return removeStale(dirs, false)
+}
+
+// removeStale removes the Stale locks in dirs (only the Ours ones if ours) with their MCP
+// config files.
+func removeStale(dirs []string, ours bool) (removed []string, err error) {
 	locks, err := ListLocks(dirs)
 	errs := []error{err}
 	for _, li := range locks {
-		if !li.Stale() {
+		if !li.Stale() || (ours && !li.Ours) {
 			continue
 		}
 		if err := RemoveLock(li.Path); err != nil {

@@ -78,28 +78,43 @@ func writePrivate(dir string, port int, target string, data []byte) (path string
 // 0600 and renamed over it: a reader never sees half a file, and a symlink at target is
 // replaced, never written through.
 func writeAtomic(dir, prefix, target string, data []byte) (path string, err error) {
+	return writeTemp(dir, prefix, target, data, filepath.Base(target), false)
+}
+
+// writeTemp is writeAtomic; what names the file in errors, and durable syncs it before the
+// rename (the lock file).
+func writeTemp(dir, prefix, target string, data []byte, what string, durable bool) (path string, err error) {
+	defer func() {
+		if err != nil {
+			err = fmt.Errorf("discovery: write %s: %w", what, err)
+		}
+	}()
 	f, err := os.CreateTemp(dir, prefix+".*.tmp")
 	if err != nil {
-		return "", fmt.Errorf("discovery: write %s: %w", filepath.Base(target), err)
+		return "", err
 	}
-	tmp := f.Name()
 	defer func() {
 		if err != nil {
 			f.Close()
-			os.Remove(tmp)
+			os.Remove(f.Name())
 		}
 	}()
 	if _, err = f.Write(data); err != nil {
-		return "", fmt.Errorf("discovery: write %s: %w", filepath.Base(target), err)
+		return "", err
 	}
 	if err = f.Chmod(0o600); err != nil {
-		return "", fmt.Errorf("discovery: write %s: %w", filepath.Base(target), err)
+		return "", err
+	}
+	if durable {
+		if err = f.Sync(); err != nil {
+			return "", err
+		}
 	}
 	if err = f.Close(); err != nil {
-		return "", fmt.Errorf("discovery: write %s: %w", filepath.Base(target), err)
+		return "", err
 	}
-	if err = os.Rename(tmp, target); err != nil {
-		return "", fmt.Errorf("discovery: write %s: %w", filepath.Base(target), err)
+	if err = os.Rename(f.Name(), target); err != nil {
+		return "", err
 	}
 	return target, nil
 }

@@ -1,24 +1,9 @@
 package discovery
 
-import "errors"
-
 // SweepOwn removes the stale lock files in dirs that claude-ide-bridge wrote (Ours). A bridge
 // killed with SIGKILL cannot remove its lock; the next bridge to start calls SweepOwn so the
 // dead lock does not linger. Other IDEs' locks are left alone: the CLI cleans those at its own
 // start-up, and they are not ours to judge.
 func SweepOwn(dirs []string) (removed []string, err error) {
-	locks, err := ListLocks(dirs)
-	errs := []error{err}
-	for _, li := range locks {
-		if !li.Ours || !li.Stale() {
-			continue
-		}
-		if err := RemoveLock(li.Path); err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		removeMCPConfig(li)
-		removed = append(removed, li.Path)
-	}
-	return removed, errors.Join(errs...)
+	return removeStale(dirs, true)
 }

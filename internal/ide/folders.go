@@ -1,33 +1,10 @@
 package ide
 
 import (
-	"path/filepath"
 	"runtime"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/jsonrpc"
 )
-
-// CleanFolders makes workspace folders from an editor absolute and clean, with symlinks resolved
-// where the folder exists (a folder that does not exist yet is kept absolute and clean): the
-// lock file, relative tool paths and the CLI's cwd match all compare resolved paths (issue 15
-// item 8: workspaceFoldersChanged stored them as sent). An empty entry is dropped.
-func CleanFolders(folders []string) []string {
-	out := make([]string, 0, len(folders))
-	for _, f := range folders {
-		if f == "" {
-			continue
-		}
-		abs, err := filepath.Abs(f)
-		if err != nil {
-			continue
-		}
-		if real, err := filepath.EvalSymlinks(abs); err == nil {
-			abs = real
-		}
-		out = append(out, filepath.Clean(abs))
-	}
-	return out
-}
 
 // maxPID bounds an editor's pid: Linux's PID_MAX_LIMIT (2^22); macOS and the BSDs stay far
 // below; Windows process ids are 32-bit.

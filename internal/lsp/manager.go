@@ -242,19 +242,7 @@ func (m *Manager) Diagnostics(ctx context.Context, path string) ([]FileDiagnosti
 	if path == "" {
 		return m.allDiagnostics(ctx)
 	}
-	path = filepath.Clean(path)
-	s := m.serverFor(path)
-	if s == nil {
-		return nil, m.noServer(path)
-	}
-	if err := m.inRoot(path); err != nil {
-		return nil, err
-	}
-	p, err := s.ensure(ctx)
-	if err != nil {
-		return nil, err
-	}
-	st, err := p.sync(ctx, path)
+	p, st, err := m.open(ctx, path)
 	if err != nil {
 		return nil, err
 	}
@@ -265,7 +253,7 @@ func (m *Manager) Diagnostics(ctx context.Context, path string) ([]FileDiagnosti
 	} else if errors.Is(err, ErrServerExited) {
 		return nil, err
 	}
-	fd := FileDiagnostics{Path: path, Diagnostics: p.published(path)}
+	fd := FileDiagnostics{Path: st.path, Diagnostics: p.published(st.path)}
 	m.convert(p, &fd)
 	return []FileDiagnostics{fd}, nil
 }
@@ -347,31 +335,31 @@ type Document struct {
 // Open starts the server for path (absolute) if needed and sends it the file's current text on
 // disk (didOpen, or didChange when it changed). Errors as Diagnostics'.
 func (m *Manager) Open(ctx context.Context, path string) (Document, error) {
-	_, doc, err := m.open(ctx, path)
-	return doc, err
+	p, st, err := m.open(ctx, path)
+	if err != nil {
+		return Document{}, err
+	}
+	return Document{URI: st.uri, LanguageID: st.languageID, Version: st.version, Text: st.text, Server: p.s.name}, nil
 }
 
-func (m *Manager) open(ctx context.Context, path string) (*process, Document, error) {
+func (m *Manager) open(ctx context.Context, path string) (*process, syncState, error) {
 	if m.isClosed() {
-		return nil, Document{}, ErrClosed
+		return nil, syncState{}, ErrClosed
 	}
 	path = filepath.Clean(path)
 	s := m.serverFor(path)
 	if s == nil {
-		return nil, Document{}, m.noServer(path)
+		return nil, syncState{}, m.noServer(path)
 	}
 	if err := m.inRoot(path); err != nil {
-		return nil, Document{}, err
+		return nil, syncState{}, err
 	}
 	p, err := s.ensure(ctx)
 	if err != nil {
-		return nil, Document{}, err
+		return nil, syncState{}, err
 	}
 	st, err := p.sync(ctx, path)
-	if err != nil {
-		return nil, Document{}, err
-	}
-	return p, Document{URI: st.uri, LanguageID: st.languageID, Version: st.version, Text: st.text, Server: s.name}, nil
+	return p, st, err
 }
 
 // Request opens path as Open does, then sends method with params to its server and decodes the

@@ -190,33 +190,19 @@ func startProcess(s *server) (*process, error) {
 	setProcessGroup(cmd)
 	// Pipes of our own rather than cmd's: Wait then returns when the server exits, even if a
 	// helper it started still holds an output open.
-	inR, inW, err := os.Pipe()
-	if err != nil {
-		return nil, err
+	var ends [6]*os.File // stdin's, stdout's and stderr's read and write ends
+	for i := 0; i < len(ends); i += 2 {
+		if ends[i], ends[i+1], err = os.Pipe(); err != nil {
+			closeFiles(ends[:i]...)
+			return nil, err
+		}
 	}
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		inR.Close()
-		inW.Close()
-		return nil, err
-	}
-	errR, errW, err := os.Pipe()
-	if err != nil {
-		inR.Close()
-		inW.Close()
-		outR.Close()
-		outW.Close()
-		return nil, err
-	}
+	inR, inW, outR, outW, errR, errW := ends[0], ends[1], ends[2], ends[3], ends[4], ends[5]
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 	err = cmd.Start()
-	inR.Close()
-	outW.Close()
-	errW.Close()
+	closeFiles(inR, outW, errW) // the server's ends
 	if err != nil {
-		inW.Close()
-		outR.Close()
-		errR.Close()
+		closeFiles(inW, outR, errR)
 		return nil, err
 	}
 	p := &process{
@@ -261,6 +247,12 @@ func startProcess(s *server) (*process, error) {
 		close(p.done)
 	}()
 	return p, nil
+}
+
+func closeFiles(fs ...*os.File) {
+	for _, f := range fs {
+		f.Close()
+	}
 }
 
 func (p *process) markGone() {

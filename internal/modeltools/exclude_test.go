@@ -8,7 +8,7 @@ import (
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/exclude"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/modeltools"
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/modeltools/navtest"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/navtest"
 )
 
 // envSecret is the secret of the excluded files below; no answer or error may carry it.

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/transport"
 )
 
 // NewHandler serves the tools over streamable HTTP (stateless, JSON answers: one request, one
@@ -40,24 +42,16 @@ func newHandler(o Options, check func(*http.Request) (int, string), log *slog.Lo
 		})
 	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if status, reason := check(r); status != 0 {
-			log.Info("refused MCP request", "status", status, "reason", reason, "remote", r.RemoteAddr)
-			if status == http.StatusUnauthorized {
-				w.Header().Set("WWW-Authenticate", `Bearer realm="claude-ide-bridge"`)
-			}
-			w.Header().Set("Connection", "close")
-			http.Error(w, reason, status)
-			return
-		}
-		if r.Method == http.MethodPost {
-			body, status, reason := readBody(w, r)
-			if status != 0 {
-				log.Info("refused MCP request", "status", status, "reason", reason, "remote", r.RemoteAddr)
-				w.Header().Set("Connection", "close")
-				http.Error(w, reason, status)
-				return
-			}
+		status, reason := check(r)
+		var body []byte
+		if status == 0 && r.Method == http.MethodPost {
+			body, status, reason = readBody(w, r)
 			r.Body = io.NopCloser(bytes.NewReader(body))
+		}
+		if status != 0 {
+			log.Info("refused MCP request", "status", status, "reason", reason, "remote", r.RemoteAddr)
+			transport.Refuse(w, status, reason)
+			return
 		}
 		h().ServeHTTP(w, r)
 	})

@@ -199,6 +199,19 @@ func (c *call) request(ctx context.Context, path, method string, params any) (js
 	return raw, nil
 }
 
+// ask is request with the answer decoded into v (null leaves v as it is); what names the
+// answer in the error.
+func (c *call) ask(ctx context.Context, path, method string, params, v any, what string) error {
+	raw, err := c.request(ctx, path, method, params)
+	if err != nil || len(raw) == 0 || string(raw) == "null" {
+		return err
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		return fmt.Errorf("unreadable %s from the language server: %w", what, err)
+	}
+	return nil
+}
+
 // text is a tool result: the body, with the source's note after it.
 func (c *call) text(body string) *mcp.CallToolResult {
 	if c.note != "" {
@@ -265,17 +278,11 @@ func (t *tools) hover(ctx context.Context, _ *mcp.CallToolRequest, in PositionIn
 	if err != nil {
 		return nil, nil, err
 	}
-	raw, err := c.request(ctx, uriPath(pp.TextDocument.URI), "textDocument/hover", pp)
-	if err != nil {
-		return nil, nil, err
-	}
 	var h struct {
 		Contents json.RawMessage `json:"contents"`
 	}
-	if len(raw) > 0 && string(raw) != "null" {
-		if err := json.Unmarshal(raw, &h); err != nil {
-			return nil, nil, fmt.Errorf("unreadable hover from the language server: %w", err)
-		}
+	if err := c.ask(ctx, uriPath(pp.TextDocument.URI), "textDocument/hover", pp, &h, "hover"); err != nil {
+		return nil, nil, err
 	}
 	s := strings.TrimSpace(hoverText(h.Contents))
 	if s == "" {
@@ -373,15 +380,9 @@ func (t *tools) documentSymbols(ctx context.Context, _ *mcp.CallToolRequest, in 
 	if err != nil {
 		return nil, nil, err
 	}
-	raw, err := c.request(ctx, abs, "textDocument/documentSymbol", map[string]any{"textDocument": textDocument{URI: pathURI(abs)}})
-	if err != nil {
-		return nil, nil, err
-	}
 	var ss []symbol
-	if len(raw) > 0 && string(raw) != "null" {
-		if err := json.Unmarshal(raw, &ss); err != nil {
-			return nil, nil, fmt.Errorf("unreadable symbols from the language server: %w", err)
-		}
+	if err := c.ask(ctx, abs, "textDocument/documentSymbol", map[string]any{"textDocument": textDocument{URI: pathURI(abs)}}, &ss, "symbols"); err != nil {
+		return nil, nil, err
 	}
 	if len(ss) == 0 {
 		return c.text(fmt.Sprintf("No symbols in %s.\n", c.f.display(abs))), nil, nil
@@ -409,15 +410,9 @@ func (t *tools) workspaceSymbols(ctx context.Context, _ *mcp.CallToolRequest, in
 	if err != nil {
 		return nil, nil, err
 	}
-	raw, err := c.request(ctx, abs, "workspace/symbol", map[string]string{"query": in.Query})
-	if err != nil {
-		return nil, nil, err
-	}
 	var ss []symbol
-	if len(raw) > 0 && string(raw) != "null" {
-		if err := json.Unmarshal(raw, &ss); err != nil {
-			return nil, nil, fmt.Errorf("unreadable symbols from the language server: %w", err)
-		}
+	if err := c.ask(ctx, abs, "workspace/symbol", map[string]string{"query": in.Query}, &ss, "symbols"); err != nil {
+		return nil, nil, err
 	}
 	if len(ss) == 0 {
 		return c.text(fmt.Sprintf("No symbols match %q.\n", in.Query)), nil, nil
@@ -433,15 +428,9 @@ func (t *tools) incomingCalls(ctx context.Context, _ *mcp.CallToolRequest, in Po
 		return nil, nil, err
 	}
 	abs := uriPath(pp.TextDocument.URI)
-	raw, err := c.request(ctx, abs, "textDocument/prepareCallHierarchy", pp)
-	if err != nil {
-		return nil, nil, err
-	}
 	var items []json.RawMessage
-	if len(raw) > 0 && string(raw) != "null" {
-		if err := json.Unmarshal(raw, &items); err != nil {
-			return nil, nil, fmt.Errorf("unreadable call hierarchy from the language server: %w", err)
-		}
+	if err := c.ask(ctx, abs, "textDocument/prepareCallHierarchy", pp, &items, "call hierarchy"); err != nil {
+		return nil, nil, err
 	}
 	if len(items) == 0 {
 		return c.text(fmt.Sprintf("%s at %s:%d is not a function or method the language server can find callers of.\n", in.Symbol, c.f.display(abs), in.Line)), nil, nil
@@ -455,14 +444,8 @@ func (t *tools) incomingCalls(ctx context.Context, _ *mcp.CallToolRequest, in Po
 			} `json:"from"`
 			FromRanges []lspRange `json:"fromRanges"`
 		}
-		raw, err := c.request(ctx, abs, "callHierarchy/incomingCalls", map[string]json.RawMessage{"item": item})
-		if err != nil {
+		if err := c.ask(ctx, abs, "callHierarchy/incomingCalls", map[string]json.RawMessage{"item": item}, &calls, "incoming calls"); err != nil {
 			return nil, nil, err
-		}
-		if len(raw) > 0 && string(raw) != "null" {
-			if err := json.Unmarshal(raw, &calls); err != nil {
-				return nil, nil, fmt.Errorf("unreadable incoming calls from the language server: %w", err)
-			}
 		}
 		for _, call := range calls {
 			p := uriPath(call.From.URI)
@@ -499,10 +482,6 @@ func (t *tools) renamePreview(ctx context.Context, _ *mcp.CallToolRequest, in Re
 	}
 	pp.NewName = in.NewName
 	abs := uriPath(pp.TextDocument.URI)
-	raw, err := c.request(ctx, abs, "textDocument/rename", pp)
-	if err != nil {
-		return nil, nil, err
-	}
 	var we struct {
 		Changes         map[string][]textEdit `json:"changes"`
 		DocumentChanges []struct {
@@ -514,10 +493,8 @@ func (t *tools) renamePreview(ctx context.Context, _ *mcp.CallToolRequest, in Re
 			URI          string       `json:"uri"`
 		} `json:"documentChanges"`
 	}
-	if len(raw) > 0 && string(raw) != "null" {
-		if err := json.Unmarshal(raw, &we); err != nil {
-			return nil, nil, fmt.Errorf("unreadable rename edits from the language server: %w", err)
-		}
+	if err := c.ask(ctx, abs, "textDocument/rename", pp, &we, "rename edits"); err != nil {
+		return nil, nil, err
 	}
 	edits := map[string][]textEdit{}
 	var ops []string

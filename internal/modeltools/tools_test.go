@@ -14,8 +14,8 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/modeltools"
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/modeltools/navtest"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/transport"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/navtest"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/modeltools"
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/modeltools/navtest"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/navtest"
 )
 
 // secret is the one line of a private key outside the workspace; no answer may carry it.

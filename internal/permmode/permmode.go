@@ -47,16 +47,6 @@ func SkipsDiffs(mode string) bool {
 	return false // unknown: the CLI refuses it at start
 }
 
-// Known reports whether mode is one the CLI accepts.
-func Known(mode string) bool {
-	for _, m := range Modes {
-		if m == mode {
-			return true
-		}
-	}
-	return false
-}
-
 // Env is where the CLI would look for settings.
 type Env struct {
 	Cwd       string // where claude starts: the project's .claude/ is read there

@@ -285,40 +285,10 @@ var checkFuncs = map[string]func(context.Context, *prober) (string, error){
 		}
 		return fmt.Sprintf("%d tools", len(tools)), nil
 	},
-	"getWorkspaceFolders": shapeCheck("getWorkspaceFolders", func(v any) error {
-		m, err := object(v, "success", "folders", "rootPath")
-		if err != nil {
-			return err
-		}
-		folders, ok := m["folders"].([]any)
-		if !ok {
-			return errors.New(`"folders" is not an array`)
-		}
-		for _, f := range folders {
-			if _, err := object(f, "name", "uri", "path"); err != nil {
-				return fmt.Errorf("folder: %w", err)
-			}
-		}
-		return nil
-	}),
+	"getWorkspaceFolders": shapeCheck("getWorkspaceFolders", listShape([]string{"success", "folders", "rootPath"}, "folders", "folder", "name", "uri", "path")),
 	"getLatestSelection":  shapeCheck("getLatestSelection", selectionShape),
 	"getCurrentSelection": shapeCheck("getCurrentSelection", selectionShape),
-	"getOpenEditors": shapeCheck("getOpenEditors", func(v any) error {
-		m, err := object(v, "tabs")
-		if err != nil {
-			return err
-		}
-		tabs, ok := m["tabs"].([]any)
-		if !ok {
-			return errors.New(`"tabs" is not an array`)
-		}
-		for _, tab := range tabs {
-			if _, err := object(tab, "uri", "isActive", "label", "languageId", "isDirty"); err != nil {
-				return fmt.Errorf("tab: %w", err)
-			}
-		}
-		return nil
-	}),
+	"getOpenEditors":      shapeCheck("getOpenEditors", listShape([]string{"tabs"}, "tabs", "tab", "uri", "isActive", "label", "languageId", "isDirty")),
 	// Spec 000 close_tab: "The answer is TAB_CLOSED in all three cases", including "no diff has
 	// that name".
 	"close-tab-unknown": func(ctx context.Context, p *prober) (string, error) {
@@ -477,6 +447,26 @@ func object(v any, keys ...string) (map[string]any, error) {
 		return nil, fmt.Errorf("missing %s", strings.Join(missing, ", "))
 	}
 	return m, nil
+}
+
+// listShape: an object with keys, whose list is an array of objects (each one) with item's keys.
+func listShape(keys []string, list, one string, item ...string) func(any) error {
+	return func(v any) error {
+		m, err := object(v, keys...)
+		if err != nil {
+			return err
+		}
+		xs, ok := m[list].([]any)
+		if !ok {
+			return fmt.Errorf("%q is not an array", list)
+		}
+		for _, x := range xs {
+			if _, err := object(x, item...); err != nil {
+				return fmt.Errorf("%s: %w", one, err)
+			}
+		}
+		return nil
+	}
 }
 
 // selectionShape: {success: false, message} or {success: true, text, filePath, selection:

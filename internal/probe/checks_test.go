@@ -121,6 +121,7 @@ type fakeIDE struct {
 	closeTabText string // close_tab's answer ("" = TAB_CLOSED)
 	writesFile   bool   // openDiff writes the file itself
 	badSchema    bool   // openDiff's inputSchema is not of type object
+	badFolder    bool   // getWorkspaceFolders answers a folder without its path
 }
 
 func (f *fakeIDE) start(t *testing.T) probe.Target {
@@ -188,6 +189,9 @@ func (f *fakeIDE) handle(ctx context.Context, req *jsonrpc.Request) (any, error)
 		json.Unmarshal(req.Params, &p)
 		switch p.Name {
 		case "getWorkspaceFolders":
+			if f.badFolder {
+				return text(`{"success":true,"folders":[{"name":"w","uri":"file:///w"}],"rootPath":"/w"}`), nil
+			}
 			return text(`{"success":true,"folders":[{"name":"w","uri":"file:///w","path":"/w"}],"rootPath":"/w"}`), nil
 		case "getLatestSelection", "getCurrentSelection":
 			return text(`{"success":false,"message":"No selection available"}`), nil
@@ -224,6 +228,7 @@ func TestProbeBlamesExactlyTheBrokenRule(t *testing.T) {
 		{"close_tab answers something else", fakeIDE{closeTabText: "OK"}, "close-tab-unknown"},
 		{"writes the file on accept", fakeIDE{writesFile: true}, "open-diff"},
 		{"a schema that is not an object", fakeIDE{badSchema: true}, "tools-list"},
+		{"a workspace folder without its path", fakeIDE{badFolder: true}, "getWorkspaceFolders"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -7,7 +7,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"strconv"
 	"sync"
@@ -40,20 +39,7 @@ type DialOptions struct {
 
 // ownClient dials through discovery.DialOwn: the upgrade request, token included, is written
 // only to a socket of this user. No proxy, whatever the environment says.
-var ownClient = &http.Client{Transport: &http.Transport{
-	Proxy: nil,
-	DialContext: func(ctx context.Context, _, addr string) (net.Conn, error) {
-		_, p, err := net.SplitHostPort(addr)
-		if err != nil {
-			return nil, err
-		}
-		port, err := strconv.Atoi(p)
-		if err != nil {
-			return nil, err
-		}
-		return discovery.DialOwn(ctx, port)
-	},
-}}
+var ownClient = &http.Client{Transport: &http.Transport{Proxy: nil, DialContext: discovery.DialOwnAddr}}
 
 // Dial connects to ws://127.0.0.1:port/ with token, as the CLI does.
 func Dial(ctx context.Context, port int, token string, o *DialOptions) (*Client, *http.Response, error) {

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"path/filepath"
 	"strconv"
@@ -90,7 +89,7 @@ func Resolve(path string) (string, error) {
 // client never uses a proxy: the bridge is on loopback, and the token must not leave it.
 // Its connections go through discovery.DialOwn: nothing is written to a socket of another user.
 var client = &http.Client{
-	Transport: &http.Transport{Proxy: nil, DisableKeepAlives: true, DialContext: dialOwn},
+	Transport: &http.Transport{Proxy: nil, DisableKeepAlives: true, DialContext: discovery.DialOwnAddr},
 	Timeout:   10 * time.Second,
 	CheckRedirect: func(*http.Request, []*http.Request) error {
 		return errors.New("redirects are not followed")
@@ -155,17 +154,4 @@ func post(ctx context.Context, client *http.Client, b Bridge, path string, req, 
 		return fmt.Errorf("the bridge answered %q: %w", data, err)
 	}
 	return nil
-}
-
-// dialOwn is an http.Transport's DialContext over discovery.DialOwn (addr is 127.0.0.1:port).
-func dialOwn(ctx context.Context, _, addr string) (net.Conn, error) {
-	_, p, err := net.SplitHostPort(addr)
-	if err != nil {
-		return nil, err
-	}
-	port, err := strconv.Atoi(p)
-	if err != nil {
-		return nil, err
-	}
-	return discovery.DialOwn(ctx, port)
 }

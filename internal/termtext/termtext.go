@@ -34,9 +34,6 @@ import (
 	"unicode/utf8"
 )
 
-// Escape is Line: the strict escape for a value shown on one line.
-func Escape(s string) string { return escape(s, false) }
-
 // Line escapes s for a single-line field: every control character (newline and tab included),
 // every bidi control and every invalid UTF-8 byte is shown as a visible escape.
 func Line(s string) string { return escape(s, false) }

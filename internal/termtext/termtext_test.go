@@ -30,9 +30,6 @@ func TestLine(t *testing.T) {
 		if got := Line(c.in); got != c.want {
 			t.Errorf("Line(%q) = %q, want %q", c.in, got, c.want)
 		}
-		if got := Escape(c.in); got != c.want {
-			t.Errorf("Escape(%q) = %q, want %q", c.in, got, c.want)
-		}
 	}
 }
 

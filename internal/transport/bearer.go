@@ -39,6 +39,16 @@ func CheckBearer(r *http.Request, port int, token string) (int, string) {
 	return 0, ""
 }
 
+// Refuse answers a refused plain HTTP request and closes its connection; a 401 names the Bearer
+// scheme.
+func Refuse(w http.ResponseWriter, status int, reason string) {
+	if status == http.StatusUnauthorized {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="claude-ide-bridge"`)
+	}
+	w.Header().Set("Connection", "close")
+	http.Error(w, reason, status)
+}
+
 func loopbackPeer(addr string) bool {
 	h, _, err := net.SplitHostPort(addr)
 	if err != nil {

@@ -39,7 +39,7 @@ func find(name, path string, workspace []string) (found, real string, err error)
 	if name == "" {
 		return "", "", fmt.Errorf("%w: empty command", ErrUnsafeProgram)
 	}
-	roots := resolveAll(workspace)
+	roots := userfile.CleanFolders(workspace)
 	if strings.ContainsRune(name, filepath.Separator) || strings.ContainsRune(name, '/') {
 		abs, err := filepath.Abs(name)
 		if err != nil {
@@ -85,7 +85,7 @@ func find(name, path string, workspace []string) (found, real string, err error)
 // the PATH a language server is started with, so that what it runs by name is not the
 // workspace's either.
 func CleanPath(path string, workspace []string) string {
-	roots := resolveAll(workspace)
+	roots := userfile.CleanFolders(workspace)
 	var keep []string
 	for _, dir := range filepath.SplitList(path) {
 		if usableDir(dir, roots) {
@@ -111,22 +111,4 @@ func usableDir(dir string, roots []string) bool {
 		}
 	}
 	return true
-}
-
-func resolveAll(folders []string) []string {
-	var out []string
-	for _, f := range folders {
-		if f == "" {
-			continue
-		}
-		abs, err := filepath.Abs(f)
-		if err != nil {
-			continue
-		}
-		if r, err := filepath.EvalSymlinks(abs); err == nil {
-			abs = r
-		}
-		out = append(out, abs)
-	}
-	return out
 }

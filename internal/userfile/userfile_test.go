@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -123,5 +124,17 @@ func TestReadTextHeldByCaller(t *testing.T) {
 	g.Release()
 	if b.Used() != 0 {
 		t.Fatalf("released, the budget still holds %d", b.Used())
+	}
+}
+
+func TestCleanFolders(t *testing.T) {
+	real, _ := filepath.EvalSymlinks(t.TempDir())
+	link := filepath.Join(t.TempDir(), "link")
+	os.Symlink(real, link)
+	cwd, _ := os.Getwd()
+	got := CleanFolders([]string{link, real + "/sub/..", "", "rel", "/does/not/../exist"})
+	want := []string{real, real, filepath.Join(cwd, "rel"), "/does/exist"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("CleanFolders = %q, want %q", got, want)
 	}
 }

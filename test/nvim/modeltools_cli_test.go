@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/modeltools/navtest"
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/e2e/fakeapi"
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/harness"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/navtest"
 )
 
 // End to end: :ClaudeCode starts the real CLI with the --mcp-config the bridge wrote; the

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/modeltools/navtest"
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/harness"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/navtest"
 )
 
 // goplsPath finds gopls as harness.Gopls does.

@@ -15,7 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/modeltools/navtest"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/navtest"
 )
 
 // bigFile writes a 30 MiB file of short lines in ws, "needle" on its last line.

@@ -6,6 +6,7 @@ import (
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/jsonrpc"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/permission"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/review"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/userfile"
 )
 
 // Bridge is what the editor protocol needs of the bridge it speaks for; cmd/claude-ide-bridge
@@ -65,7 +66,7 @@ var methods = map[string]handlerFunc{
 	"workspaceFoldersChanged": decoded(func(b Bridge, p struct {
 		Folders []string `json:"folders"`
 	}) (any, error) {
-		b.Model().SetFolders(ide.CleanFolders(p.Folders))
+		b.Model().SetFolders(userfile.CleanFolders(p.Folders))
 		return nil, nil
 	}),
 	"atMentioned": decoded(func(b Bridge, p ide.Mention) (any, error) {

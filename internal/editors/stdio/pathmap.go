@@ -236,17 +236,24 @@ func (e mappedEditor) SetBufferText(ctx context.Context, path, text string) erro
 
 func (e mappedEditor) OpenEditors(ctx context.Context) ([]ide.OpenEditor, error) {
 	eds, err := e.ed.OpenEditors(ctx)
-	out := eds[:0]
-	for _, ed := range eds {
-		r, merr := e.pm.ToRemote(ed.FilePath)
-		if merr != nil {
-			e.log.Debug("open editor outside the path map left out", "err", merr)
+	return remoteOnly(e, eds, func(ed *ide.OpenEditor) *string { return &ed.FilePath }, "open editor"), err
+}
+
+// remoteOnly keeps the items whose path (at) the map translates, translated; the others are left
+// out (what names them in the log).
+func remoteOnly[T any](e mappedEditor, items []T, at func(*T) *string, what string) []T {
+	out := items[:0]
+	for _, it := range items {
+		p := at(&it)
+		r, err := e.pm.ToRemote(*p)
+		if err != nil {
+			e.log.Debug(what+" outside the path map left out", "err", err)
 			continue
 		}
-		ed.FilePath = r
-		out = append(out, ed)
+		*p = r
+		out = append(out, it)
 	}
-	return out, err
+	return out
 }
 
 func (e mappedEditor) CurrentSelection(ctx context.Context) (*ide.Selection, error) {
@@ -286,17 +293,7 @@ func (e mappedEditor) Diagnostics(ctx context.Context, path string) ([]ide.FileD
 		}
 	}
 	files, err := e.ed.Diagnostics(ctx, path)
-	out := files[:0]
-	for _, f := range files {
-		r, merr := e.pm.ToRemote(f.FilePath)
-		if merr != nil {
-			e.log.Debug("diagnostics outside the path map left out", "err", merr)
-			continue
-		}
-		f.FilePath = r
-		out = append(out, f)
-	}
-	return out, err
+	return remoteOnly(e, files, func(f *ide.FileDiagnostics) *string { return &f.FilePath }, "diagnostics"), err
 }
 
 func (e mappedEditor) ExecuteCode(ctx context.Context, code string) ([]ide.Content, error) {

@@ -1,6 +1,6 @@
 // Package navtest holds what every test of the model's code tools shares: the test module
-// (../testdata/nav), an MCP client of /mcp, and the table of answers expected on that module,
-// read off its source. Only tests import it.
+// (internal/modeltools/testdata/nav), an MCP client of /mcp, and the table of answers expected
+// on that module, read off its source.
 package navtest
 
 import (
@@ -20,7 +20,7 @@ import (
 // Root is testdata/nav, absolute and without symlinks.
 func Root(t testing.TB) string {
 	_, file, _, _ := runtime.Caller(0)
-	root, err := filepath.EvalSymlinks(filepath.Join(filepath.Dir(filepath.Dir(file)), "testdata", "nav"))
+	root, err := filepath.EvalSymlinks(filepath.Join(filepath.Dir(file), "..", "..", "internal", "modeltools", "testdata", "nav"))
 	if err != nil {
 		t.Fatal(err)
 	}
