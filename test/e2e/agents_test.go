@@ -219,14 +219,12 @@ func TestQwenThroughServe(t *testing.T) {
 	api := fakeagents.OpenAI()
 	t.Cleanup(api.Close)
 	home := realDir(t)
-	writeJSON(t, filepath.Join(s.Qwen, "settings.json"), map[string]any{
-		"security": map[string]any{"auth": map[string]any{"selectedType": "openai"}, "folderTrust": map[string]any{"enabled": false}},
-		"model":    map[string]any{"name": "fake-model"}, "ide": map[string]any{"enabled": true, "hasSeenNudge": true}})
+	writeJSON(t, filepath.Join(s.Qwen, "settings.json"), fakeagents.QwenSettings())
 	cmd := exec.Command(bin, "--approval-mode", "default")
 	cmd.Dir = s.Project
-	cmd.Env = []string{"HOME=" + home, "QWEN_HOME=" + s.Qwen, "TMPDIR=" + s.Tmp, "PATH=" + os.Getenv("PATH"),
-		"TERM=xterm-256color", "LANG=C.UTF-8", "OPENAI_BASE_URL=" + api.URL + "/v1", "OPENAI_API_KEY=fake", "OPENAI_MODEL=fake-model",
-		"QWEN_CODE_IDE_SERVER_PORT=" + port, "REMOTE_CONTAINERS=true", "NO_BROWSER=1", "no_proxy=127.0.0.1,localhost", "NO_PROXY=127.0.0.1,localhost"}
+	cmd.Env = append([]string{"HOME=" + home, "QWEN_HOME=" + s.Qwen, "TMPDIR=" + s.Tmp, "PATH=" + os.Getenv("PATH"),
+		"TERM=xterm-256color", "LANG=C.UTF-8", "QWEN_CODE_IDE_SERVER_PORT=" + port, "REMOTE_CONTAINERS=true",
+		"NO_BROWSER=1", "no_proxy=127.0.0.1,localhost", "NO_PROXY=127.0.0.1,localhost"}, api.QwenEnv()...)
 	c := runInPTY(t, cmd, api.Dump)
 	c.WaitText(s.bound(connectBound), "Type your message")
 	c.Type("/ide status")

@@ -52,11 +52,9 @@ func TestClaudeCodeAgentQwen(t *testing.T) {
 	api := fakeagents.OpenAI()
 	t.Cleanup(api.Close)
 	a := startAgentNvim(t, "qwen", bin, func(qhome string) []string {
-		settings, _ := json.Marshal(map[string]any{
-			"security": map[string]any{"auth": map[string]any{"selectedType": "openai"}, "folderTrust": map[string]any{"enabled": false}},
-			"model":    map[string]any{"name": "fake-model"}, "ide": map[string]any{"enabled": true, "hasSeenNudge": true}})
+		settings, _ := json.Marshal(fakeagents.QwenSettings())
 		os.WriteFile(filepath.Join(qhome, "settings.json"), settings, 0o600)
-		return []string{"QWEN_HOME=" + qhome, "OPENAI_BASE_URL=" + api.URL + "/v1", "OPENAI_API_KEY=fake", "OPENAI_MODEL=fake-model"}
+		return append([]string{"QWEN_HOME=" + qhome}, api.QwenEnv()...)
 	})
 	one := filepath.Join(a.proj, "one.txt")
 	api.Push(fakeagents.Call{Name: "write_file", Args: map[string]any{"file_path": one, "content": "written by qwen\n"}}, "QWEN TURN ONE DONE")
