@@ -88,6 +88,10 @@ func OfflineEnv(apiURL string) []string {
 	}
 }
 
+// CLIStep bounds a step that waits on the real Claude CLI drawing something: the CLI is the
+// slowest program of the suites under load (at load 30 it had not drawn a selection after 10 s).
+const CLIStep = 60 * time.Second
+
 // Poll calls f until it is true, for at most d; it reports whether f became true.
 func Poll(d time.Duration, f func() bool) bool {
 	for deadline := time.Now().Add(d); !f(); time.Sleep(20 * time.Millisecond) {
