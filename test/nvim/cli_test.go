@@ -119,7 +119,7 @@ func selectWorld(t *testing.T, n *nvim, screen func() string) {
 	n.input(t, "wve")
 	n.waitLua(t, `"world"`, `return vim.json.decode(require("claude-ide-bridge.tracker").last_sent() or "{}").text`)
 	n.ex(t, "ClaudeCode")
-	if !harness.Poll(10*time.Second, func() bool { return strings.Contains(screen(), "1 line selected") }) {
+	if !harness.Poll(harness.CLIStep, func() bool { return strings.Contains(screen(), "1 line selected") }) {
 		t.Fatalf("the CLI does not show the selection; screen:\n%s", screen())
 	}
 }

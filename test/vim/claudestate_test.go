@@ -13,7 +13,10 @@ import (
 // Claude's terminal is named in a warning; an ended session goes.
 func TestClaudeStateInStatus(t *testing.T) {
 	t.Parallel()
-	v := startVim(t)
+	// Permissions off, as in test/nvim's: the PermissionRequest hook below is about Claude's
+	// state. With the popup on, nothing answered it: the hook was held for the bridge's 5
+	// minutes (permission.Broker's Timeout), and the suite with it (373 s in CI).
+	v := startVim(t, "let g:claude_ide_bridge_permissions = v:false")
 	v.claude()
 	port := v.state().Port
 	hook := func(ev map[string]any) { t.Helper(); harness.QuietHook(t, bridgeBin, v.cfg, port, ev) }

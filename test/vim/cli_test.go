@@ -61,7 +61,7 @@ func TestRealClaudeInTerminal(t *testing.T) {
 	v.waitEval(`"world"`, "json_decode(claude_ide_bridge#State().last).text")
 	v.normal()
 	v.ex("ClaudeCode")
-	if !harness.Poll(10*time.Second, func() bool { return strings.Contains(v.screen(), "1 line selected") }) {
+	if !harness.Poll(harness.CLIStep, func() bool { return strings.Contains(v.screen(), "1 line selected") }) {
 		t.Fatalf("the CLI does not show the selection; screen:\n%s", v.screen())
 	}
 	api.Push(fakeapi.Edit(path, "world", "there", "EDIT ACCEPTED")...)
