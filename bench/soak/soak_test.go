@@ -20,7 +20,7 @@ import (
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/bench/internal/procstat"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/probe"
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/testbin"
 )
 
 // sample is the bridge's use of the machine after a turn.

@@ -18,7 +18,7 @@ import (
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/attach"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/probe"
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/testbin"
 )
 
 // stayingBridge starts `serve --stdio` for ws, connects a Claude, and ends the editor's stdin:

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/testbin"
 )
 
 // serve --codex-ide answers on $TMPDIR/codex-ipc/ipc-<uid>.sock; a second bridge asking for it

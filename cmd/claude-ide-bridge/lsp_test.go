@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/testbin"
 )
 
 // lspBin finds a language server for a test: $ENV, else name on $PATH; skipped without one,

@@ -3,7 +3,7 @@ package main
 import (
 	"testing"
 
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/testbin"
 )
 
 // bin is this command, built once: serve runs until a signal, so tests run it as a child.

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/testbin"
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/navtest"
 )
 

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/testbin"
 )
 
 // recorder writes a script that appends its arguments, NUL-separated, one run per line, to out.

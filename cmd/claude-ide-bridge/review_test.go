@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/testbin"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/termtext"
 )

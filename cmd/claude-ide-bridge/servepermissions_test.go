@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/testbin"
 )
 
 // hookRun runs `hook --port N` as Claude does with a PermissionRequest for tool and returns what

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/review"
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/testbin"
 )
 
 // review's text output escapes every path and diff line (a file name or its text can hold

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/testbin"
 )
 
 // The bridge's default version is every plugin's: :checkhealth compares them, and the plugins'

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/testbin"
 )
 
 // A panic in an editor call becomes an error answer (jsonrpc.Handler: "A panic becomes a

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/testbin"
 )
 
 // The diff rules themselves are walked step by step against ide.Model in

@@ -13,7 +13,7 @@ import (
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/bridge"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/remote"
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/testbin"
 )
 
 // shellFile writes a five-line file into b's workspace and returns its path and b as a target.

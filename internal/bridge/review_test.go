@@ -15,7 +15,7 @@ import (
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/remote"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/review"
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/testbin"
 )
 
 // The review endpoint (which can write a file back: --revert) and the hooks' endpoint have the

@@ -10,7 +10,7 @@ import (
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/probe"
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/testbin"
 )
 
 func sel(file string, line int) ide.Selection {

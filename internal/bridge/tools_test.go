@@ -12,7 +12,7 @@ import (
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/bridge"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/probe"
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/testbin"
 )
 
 // Spec 000 "Available MCP Tools": "The VS Code extension registers 12 tools", with these inputs.

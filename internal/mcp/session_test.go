@@ -11,7 +11,7 @@ import (
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/jsonrpc"
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/testbin"
 )
 
 // TestNegotiate: a version this server speaks is answered as asked; any other gets the fallback

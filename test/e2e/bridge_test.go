@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/testbin"
 )
 
 // proc is a bridge process. Its stderr is kept for failure messages.

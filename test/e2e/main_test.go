@@ -15,7 +15,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/testbin"
 )
 
 // bridgeBin is the claude-ide-bridge binary TestMain built (with -race

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/termtext"
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/testbin"
 )
 
 // helix returns Helix's path: `hx` on PATH, else $HELIX_BIN (scripts/test sets it from

@@ -6,7 +6,7 @@ package editorstest
 import (
 	"testing"
 
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/testbin"
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/harness"
 )
 

@@ -12,7 +12,7 @@ import (
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/termtext"
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/testbin"
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/e2e/fakeagents"
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/harness"
 )

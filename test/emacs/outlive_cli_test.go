@@ -15,7 +15,7 @@ import (
 	"github.com/creack/pty"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/testbin"
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/e2e/fakeapi"
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/harness"
 )

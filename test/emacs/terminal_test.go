@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/termtext"
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/testbin"
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/harness"
 )
 

@@ -10,7 +10,7 @@ import (
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/bench/texts"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/probe"
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/testbin"
 )
 
 // benchReps is VIM_BENCH (bench/vim sets it): the measurements below run only then.

@@ -7,7 +7,7 @@ package vimtest
 import (
 	"testing"
 
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/testbin"
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/harness"
 )
 

@@ -113,7 +113,7 @@ test("Copy Terminal Command is the bridge's claudeCommand: a bridge with the rul
   const { port } = await readLock(env.configDir);
   await env.standin.run("claude-ide-bridge.copyTerminalCommand");
   const dir = path.join(env.configDir, "ide");
-  // internal/testbin/rule.go: its environment keeps only the port, with its own no_proxy, and
+  // test/testbin/rule.go: its environment keeps only the port, with its own no_proxy, and
   // --changed-rule comes before the user's arguments (none here).
   assert.strictEqual(
     env.standin.clipboard,

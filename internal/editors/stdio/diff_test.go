@@ -11,7 +11,7 @@ import (
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/jsonrpc"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/probe"
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/testbin"
 )
 
 type showDiff struct {

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/jsonrpc"
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/testbin"
 )
 
 func TestSelectionChanged(t *testing.T) {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/testbin"
 )
 
 // Issue 35 item 2: with the default exclude globs, nothing of .env, server.key or a symlink

@@ -15,7 +15,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/probe"
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/testbin"
 )
 
 // "When stdin reaches EOF, or the editor pid dies, with no Claude connected (or with --outlive 0,

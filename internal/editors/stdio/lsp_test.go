@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/testbin"
 )
 
 // goplsForTest finds gopls ($GOPLS, else on PATH) and returns it with the environment that keeps

@@ -3,7 +3,7 @@ package stdio_test
 import (
 	"testing"
 
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/testbin"
 )
 
 // bin is the claude-ide-bridge binary under test, built once for the package. The tests drive

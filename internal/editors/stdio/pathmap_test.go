@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/testbin"
 )
 
 // The editor's machine sees the workspace as localWS; the bridge (and Claude) as a temporary

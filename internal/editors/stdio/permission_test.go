@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/jsonrpc"
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/testbin"
 )
 
 // hook runs `claude-ide-bridge hook` as the CLI does, input on stdin, and returns its stdout.

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/testbin"
 )
 
 // rawChild is `claude-ide-bridge serve --stdio` driven with raw lines, so malformed input reaches

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/testbin"
 )
 
 // `claude-ide-bridge mention` and `select` reach a `serve --stdio` bridge too: they find it by

@@ -27,12 +27,12 @@ function bridgeBinary() {
 
 let changed = null;
 
-/** changedRuleBinary builds the bridge with its claudeCommand rule changed (internal/testbin/rule.go), once. */
+/** changedRuleBinary builds the bridge with its claudeCommand rule changed (test/testbin/rule.go), once. */
 function changedRuleBinary() {
   if (changed) return changed;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "nova-bridge-rule-"));
   const out = path.join(dir, "claude-ide-bridge");
-  execFileSync("go", ["run", "./internal/testbin/changedrule", out], { cwd: repoRoot, stdio: "inherit", timeout: 300000 });
+  execFileSync("go", ["run", "./test/testbin/changedrule", out], { cwd: repoRoot, stdio: "inherit", timeout: 300000 });
   process.on("exit", () => fs.rmSync(dir, { recursive: true, force: true }));
   changed = out;
   return out;

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/testbin"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/testbin"
 )
 
 func main() {
