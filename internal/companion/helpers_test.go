@@ -113,6 +113,11 @@ func newFixture(t *testing.T, agent Agent) *fixture {
 				c(id, n, a)
 			}
 		},
+		ClientDisconnected: func(id ide.ClientID, n int) {
+			if c := f.events.ClientDisconnected; c != nil {
+				c(id, n)
+			}
+		},
 	}, nil)
 	f.srv, err = Start(Config{Agent: agent, Model: f.model, Dir: f.disc, Version: "test"})
 	if err != nil {

@@ -49,7 +49,14 @@ type Config struct {
 	Dir     string
 	Version string
 	Log     *slog.Logger
+	// Orphan is how long a session may have no GET stream open before it is closed as gone
+	// (a CLI killed without its DELETE); 0: DefaultOrphan.
+	Orphan time.Duration
 }
+
+// DefaultOrphan outlasts the CLIs' own reconnects of a dropped GET stream (their SDK tries
+// twice, 1 and 2.5 s after the drop) by far.
+const DefaultOrphan = 30 * time.Second
 
 // MaxSessions bounds one agent's concurrent sessions; a CLI holds one.
 const MaxSessions = 16
@@ -191,6 +198,8 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusNoContent)
 	case http.MethodGet:
 		se.streamOpened()
+		se.streams(+1)
+		defer se.streams(-1)
 		se.t.ServeHTTP(w, r)
 	default:
 		se.t.ServeHTTP(w, r)

@@ -1,6 +1,7 @@
 package companion
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -597,5 +598,72 @@ func TestClientConnectedNamesTheAgent(t *testing.T) {
 				t.Fatal("no clientConnected")
 			}
 		})
+	}
+}
+
+// A CLI killed without its DELETE leaves only its GET stream's end: with no stream open for the
+// grace, the session is closed, so the editor stops counting it. A CLI that holds its stream
+// open stays, however long it is idle.
+func TestSessionWithoutStreamCloses(t *testing.T) {
+	f := newFixture(t, Gemini)
+	f.srv.Close()
+	var err error
+	if f.srv, err = Start(Config{Agent: Gemini, Model: f.model, Dir: f.disc, Version: "test", Orphan: 300 * time.Millisecond}); err != nil {
+		t.Fatal(err)
+	}
+	gone := make(chan ide.ClientID, 4)
+	f.events.ClientDisconnected = func(id ide.ClientID, _ int) { gone <- id }
+
+	// Alive: the SDK's client holds its GET stream open; it outlives the grace five times over.
+	f.connect(t)
+	select {
+	case id := <-gone:
+		t.Fatalf("client %d with its stream open was closed", id)
+	case <-time.After(1500 * time.Millisecond):
+	}
+
+	// Killed: initialize, initialized, a GET stream, then the process is gone (the stream ends,
+	// no DELETE).
+	req := func(ctx context.Context, method, id, body string) *http.Request {
+		r, _ := http.NewRequestWithContext(ctx, method, f.srv.URL(), strings.NewReader(body))
+		r.Header.Set("Authorization", "Bearer "+f.srv.Token())
+		r.Header.Set("Content-Type", "application/json")
+		r.Header.Set("Accept", "application/json, text/event-stream")
+		if id != "" {
+			r.Header.Set("Mcp-Session-Id", id)
+			r.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+		}
+		return r
+	}
+	post := func(id, body string) string {
+		t.Helper()
+		resp, err := http.DefaultClient.Do(req(context.Background(), http.MethodPost, id, body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp.Header.Get("Mcp-Session-Id")
+	}
+	id := post("", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"gemini-cli-mcp-client","version":"0.61.0"}}}`)
+	if id == "" {
+		t.Fatal("no session id")
+	}
+	post(id, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	ctx, kill := context.WithCancel(context.Background())
+	defer kill()
+	resp, err := http.DefaultClient.Do(req(ctx, http.MethodGet, id, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET stream: %s", resp.Status)
+	}
+	kill()
+	resp.Body.Close()
+	select {
+	case <-gone:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the session of a CLI gone without DELETE was never closed")
 	}
 }

@@ -31,6 +31,8 @@ type session struct {
 
 	mu        sync.Mutex
 	proposals map[string]*proposal // by filePath, while its diff is open
+	open      int                  // GET streams open now
+	orphan    *time.Timer          // closes the session; armed while open == 0
 }
 
 // proposal is one openDiff of the session.
@@ -50,14 +52,46 @@ func newSession(s *Server, id string) *session {
 func (se *session) start(ss *mcp.ServerSession) {
 	se.ss = ss
 	se.client = se.srv.model().Connect(modelClient{se})
+	se.streams(0) // no GET stream yet: one must come within the grace
 	go se.sendContext()
 	go func() {
 		defer se.srv.wg.Done()
 		ss.Wait()
+		se.mu.Lock()
+		se.orphan.Stop()
+		se.mu.Unlock()
 		se.cancel()
 		se.srv.forget(se)
 		se.srv.model().Disconnect(se.client) // its pending diffs settle as rejected
 	}()
+}
+
+// streams counts the session's open GET streams by delta. A CLI holds one while it runs; with
+// none open for the Orphan grace the CLI is gone (killed: no DELETE comes, and streamable HTTP
+// has no other sign), and the session is closed, so the editor no longer counts it and its
+// pending diffs settle as rejected.
+func (se *session) streams(delta int) {
+	se.mu.Lock()
+	defer se.mu.Unlock()
+	se.open += delta
+	if se.orphan != nil {
+		se.orphan.Stop()
+	}
+	if se.open == 0 {
+		grace := se.srv.cfg.Orphan
+		if grace <= 0 {
+			grace = DefaultOrphan
+		}
+		se.orphan = time.AfterFunc(grace, func() {
+			se.mu.Lock()
+			gone := se.open == 0 // not if a stream came as the timer fired
+			se.mu.Unlock()
+			if gone {
+				se.srv.log.Info("companion session closed: no stream open", "grace", grace)
+				se.ss.Close()
+			}
+		})
+	}
 }
 
 // modelClient is what the model sends the session: a selection_changed (SendLatest) means the

@@ -12,9 +12,9 @@ import (
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/termtext"
-	"github.com/claude-ide-bridge/claude-ide-bridge/test/testbin"
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/e2e/fakeagents"
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/harness"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/testbin"
 )
 
 // Issue 38 item 4: `C-u M-x claude-ide-bridge-agent RET gemini RET --approval-mode default RET`
@@ -167,16 +167,7 @@ func (a *agentEmacs) send(t *testing.T, text string) {
 // prompt types text and Enter until the model has a new request (requests counts them).
 func (a *agentEmacs) prompt(t *testing.T, text string, requests func() int) {
 	t.Helper()
-	before := requests()
-	a.send(t, text)
-	time.Sleep(300 * time.Millisecond) // not an assertion: the TUI takes a burst ending in Enter as a paste
-	for i := 0; requests() == before; i++ {
-		if i == 20 {
-			t.Fatalf("%q never reached the model", text)
-		}
-		a.send(t, "\r")
-		harness.Poll(3*time.Second, func() bool { return requests() > before })
-	}
+	harness.Prompt(t, func(keys string) { a.send(t, keys) }, text, requests)
 }
 
 // acceptAndWait waits for the proposal's Ediff session (its tab starting with prefix), accepts

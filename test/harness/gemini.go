@@ -128,3 +128,20 @@ func AgentCall(t *testing.T, cs *mcp.ClientSession, name string, args map[string
 	}
 	return r
 }
+
+// Prompt types text into an agent CLI's terminal (send writes to it) and presses Enter until the
+// model is asked (requests counts the fake API's requests). The CLIs' TUIs take a burst of keys
+// ending in Enter as a paste, so under load the first Enter may not send the prompt.
+func Prompt(t testing.TB, send func(keys string), text string, requests func() int) {
+	t.Helper()
+	before := requests()
+	send(text)
+	time.Sleep(300 * time.Millisecond) // not an assertion: see above
+	for i := 0; requests() == before; i++ {
+		if i == 20 {
+			t.Fatalf("%q never reached the model", text)
+		}
+		send("\r")
+		Poll(3*time.Second, func() bool { return requests() > before })
+	}
+}

@@ -103,16 +103,7 @@ func (a *agentNvim) send(t *testing.T, text string) {
 // prompt types text and Enter until the model has a new request (requests counts them).
 func (a *agentNvim) prompt(t *testing.T, text string, requests func() int) {
 	t.Helper()
-	before := requests()
-	a.send(t, text)
-	time.Sleep(300 * time.Millisecond) // not an assertion: the TUI takes a burst ending in Enter as a paste
-	for i := 0; requests() == before; i++ {
-		if i == 20 {
-			t.Fatalf("%q never reached the model", text)
-		}
-		a.send(t, "\r")
-		harness.Poll(3*time.Second, func() bool { return requests() > before })
-	}
+	harness.Prompt(t, func(keys string) { a.send(t, keys) }, text, requests)
 }
 
 // acceptAndWait waits for the proposal's diff, accepts it with :w and waits for the CLI to

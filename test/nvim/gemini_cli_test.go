@@ -11,9 +11,9 @@ import (
 
 	"github.com/creack/pty"
 
-	"github.com/claude-ide-bridge/claude-ide-bridge/test/testbin"
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/e2e/fakeagents"
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/harness"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/testbin"
 )
 
 // The real Gemini CLI (0.61.0, $GEMINI_BIN from scripts/ensure-agent-clis) against a fake Gemini
@@ -68,16 +68,7 @@ func TestRealGeminiWithNeovim(t *testing.T) {
 
 	prompt := func(text string) {
 		t.Helper()
-		before := len(api.Requests())
-		tty.Write([]byte(text))
-		time.Sleep(300 * time.Millisecond) // not an assertion: the TUI takes a burst ending in Enter as a paste
-		for i := 0; len(api.Requests()) == before; i++ {
-			if i == 20 {
-				t.Fatalf("%q never reached the model", text)
-			}
-			tty.Write([]byte("\r"))
-			harness.Poll(3*time.Second, func() bool { return len(api.Requests()) > before })
-		}
+		harness.Prompt(t, func(keys string) { tty.Write([]byte(keys)) }, text, func() int { return len(api.Requests()) })
 	}
 	diffShown := func() {
 		t.Helper()

@@ -175,15 +175,13 @@ func startAgentVim(t *testing.T, name, bin string, setEnv func(home string) []st
 func acceptAgentDiff(t *testing.T, v *vim, name string, api *fakeagents.Server, prompt, path, want, done string) {
 	t.Helper()
 	before := harness.FileText(path)
-	v.typeText(prompt)
-	time.Sleep(300 * time.Millisecond) // not an assertion: the TUI takes a burst ending in Enter as a paste
-	for i := 0; len(api.Requests()) == 0; i++ {
-		if i == 20 {
-			t.Fatalf("the prompt never reached the model; screen:\n%s", v.screen())
+	harness.Prompt(t, func(keys string) {
+		if keys == "\r" {
+			v.keys("Enter")
+		} else {
+			v.typeText(keys)
 		}
-		v.keys("Enter")
-		harness.Poll(3*time.Second, func() bool { return len(api.Requests()) > 0 })
-	}
+	}, prompt, func() int { return len(api.Requests()) })
 	if !harness.Poll(60*time.Second, func() bool { return len(v.state().Diffs) == 1 }) {
 		t.Fatalf("no diff shown; screen:\n%s\nmodel requests:\n%s", v.screen(), api.Dump())
 	}
