@@ -157,7 +157,7 @@ const ruleChange = `	c.Argv = append(append(append([]string{}, c.Argv[:len(c.Arg
 // ChangedNoProxy in the environment, which keeps only CLAUDE_CODE_SSE_PORT, and ChangedNotice.
 func BuildChangedRule(out string) error {
 	_, file, _, _ := runtime.Caller(0)
-	src := filepath.Join(filepath.Dir(filepath.Dir(file)), "claudecmd", "claudecmd.go")
+	src := filepath.Join(filepath.Dir(file), "..", "..", "internal", "claudecmd", "claudecmd.go")
 	b, err := os.ReadFile(src)
 	if err != nil {
 		return err
