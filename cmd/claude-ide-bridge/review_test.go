@@ -11,9 +11,8 @@ import (
 	"time"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/harness"
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/testbin"
-
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/termtext"
 )
 
 func manyLines(n int, prefix string) string {
@@ -66,15 +65,7 @@ func TestServePagerInTmux(t *testing.T) {
 	os.WriteFile(path, []byte("first\n"), 0o644)
 	dir := t.TempDir()
 	script := filepath.Join(dir, "run")
-	env := ""
-	for _, kv := range h.env("TERM=xterm-256color", "GORACE=atexit_sleep_ms=0") {
-		k, v, _ := strings.Cut(kv, "=")
-		if k == "PAGER" || k == "LESS" || strings.ContainsAny(k, " '") {
-			continue
-		}
-		env += "export " + k + "=" + termtext.ShellQuote(v) + "\n"
-	}
-	env += "unset PAGER LESS\n"
+	env := harness.ShellExports(h.env("TERM=xterm-256color", "GORACE=atexit_sleep_ms=0"), "PAGER", "LESS") + "unset PAGER LESS\n"
 	os.WriteFile(script, []byte("#!/bin/sh\n"+env+"cd '"+h.ws+"'\nexec '"+bin+"' serve --workspace '"+h.ws+"'\n"), 0o755)
 	sock := filepath.Join(dir, "tmux.sock")
 	tm := func(args ...string) string {

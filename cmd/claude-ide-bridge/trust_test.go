@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/termtext"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/harness"
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/testbin"
 )
 
@@ -260,14 +260,7 @@ func TestServeTrustPrompt(t *testing.T) {
 	os.MkdirAll(sharedWS, 0o755)
 	os.WriteFile(filepath.Join(sharedWS, "main.go"), []byte("package main\n"), 0o644)
 	os.Chmod(shared, os.ModeSticky|0o777)
-	env := ""
-	for _, kv := range h.env("TERM=xterm-256color", "GORACE=atexit_sleep_ms=0", "PATH="+bin0+":/usr/bin:/bin") {
-		k, v, _ := strings.Cut(kv, "=")
-		if strings.ContainsAny(k, " '") {
-			continue
-		}
-		env += "export " + k + "=" + termtext.ShellQuote(v) + "\n"
-	}
+	env := harness.ShellExports(h.env("TERM=xterm-256color", "GORACE=atexit_sleep_ms=0", "PATH="+bin0+":/usr/bin:/bin"))
 	for i, c := range []struct{ answer, ws string }{{"Enter", h.ws}, {"y", h.ws}, {"y", sharedWS}} {
 		script := filepath.Join(dir, fmt.Sprintf("run%d", i))
 		os.WriteFile(script, []byte("#!/bin/sh\n"+env+"cd '"+c.ws+"'\nexec '"+bin+"' serve --workspace '"+c.ws+"'\n"), 0o755)

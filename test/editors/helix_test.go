@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/termtext"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/harness"
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/testbin"
 )
 
@@ -38,13 +38,7 @@ func TestHelixBinding(t *testing.T) {
 	os.WriteFile(cfg, []byte(snippet(t, "helix")+"\n"), 0o644)
 	// tmux starts the command in its own environment: a script carries the world's.
 	script := filepath.Join(dir, "run-hx")
-	var env strings.Builder
-	for _, kv := range w.env {
-		if k, v, ok := strings.Cut(kv, "="); ok && !strings.ContainsAny(k, " '") {
-			env.WriteString("export " + k + "=" + termtext.ShellQuote(v) + "\n")
-		}
-	}
-	os.WriteFile(script, []byte("#!/bin/sh\n"+env.String()+"cd '"+w.ws+"'\nexec '"+hx+"' -c '"+cfg+"' 'a file.txt'\n"), 0o755)
+	os.WriteFile(script, []byte("#!/bin/sh\n"+harness.ShellExports(w.env)+"cd '"+w.ws+"'\nexec '"+hx+"' -c '"+cfg+"' 'a file.txt'\n"), 0o755)
 	sock := filepath.Join(dir, "tmux.sock")
 	tm := func(args ...string) string {
 		t.Helper()

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/probe"
-	"github.com/claude-ide-bridge/claude-ide-bridge/test/testbin"
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/harness"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/testbin"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/termtext"
 )
@@ -75,11 +75,7 @@ func startEmacs(t *testing.T, dir string, env []string, setup string) *emacs {
 	os.WriteFile(initFile, []byte(init), 0o644)
 	var sh strings.Builder
 	sh.WriteString("#!/bin/sh\n")
-	for _, kv := range append(os.Environ(), append([]string{"TERM=xterm-256color", "LANG=C.UTF-8"}, env...)...) {
-		if k, v, ok := strings.Cut(kv, "="); ok && !strings.ContainsAny(k, " '\"") && k != "TMUX" {
-			sh.WriteString("export " + k + "=" + termtext.ShellQuote(v) + "\n")
-		}
-	}
+	sh.WriteString(harness.ShellExports(append(os.Environ(), append([]string{"TERM=xterm-256color", "LANG=C.UTF-8"}, env...)...), "TMUX"))
 	sh.WriteString("cd " + termtext.ShellQuote(dir) + "\nexec " + termtext.ShellQuote(emacsPath) + " -nw -Q -l " + termtext.ShellQuote(initFile) + " 2>" + termtext.ShellQuote(filepath.Join(sockDir, "stderr")) + "\n")
 	script := filepath.Join(sockDir, "run")
 	os.WriteFile(script, []byte(sh.String()), 0o755)

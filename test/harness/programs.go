@@ -3,7 +3,12 @@ package harness
 import (
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
 	"testing"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/termtext"
 )
 
 // Planted is the setting of issue 35 item 1, "the plugin never runs a program from the
@@ -65,3 +70,21 @@ func (p *Planted) CheckWorkspaceIdle(t testing.TB) {
 		}
 	}
 }
+
+// ShellExports is env (KEY=VALUE) as `export` lines of a POSIX shell script, for a program a
+// test starts through tmux (tmux gives it the server's environment, not the test's). Names a
+// shell cannot export are left out: `export -f` puts BASH_FUNC_name%%=... in the environment
+// of every child, and dash ends the script at such a line. So are the names in skip.
+func ShellExports(env []string, skip ...string) string {
+	var b strings.Builder
+	for _, kv := range env {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || !shellName.MatchString(k) || slices.Contains(skip, k) {
+			continue
+		}
+		b.WriteString("export " + k + "=" + termtext.ShellQuote(v) + "\n")
+	}
+	return b.String()
+}
+
+var shellName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)

@@ -57,10 +57,7 @@ func startTmuxCLI(t *testing.T, w workspace, port int, api *fakeapi.Server) tmux
 		"CLAUDE_CODE_SSE_PORT="+strconv.Itoa(port), "ENABLE_IDE_INTEGRATION=true",
 		"no_proxy=127.0.0.1,localhost,::1", "NO_PROXY=127.0.0.1,localhost,::1")
 	script := "#!/bin/sh\ncd " + termtext.ShellQuote(w.proj) + " || exit 1\n"
-	for _, kv := range env {
-		k, v, _ := strings.Cut(kv, "=")
-		script += "export " + k + "=" + termtext.ShellQuote(v) + "\n"
-	}
+	script += harness.ShellExports(env)
 	script += "exec " + termtext.ShellQuote(bin) + " --permission-mode default\n"
 	run := filepath.Join(w.home, "run-claude.sh")
 	if err := os.WriteFile(run, []byte(script), 0o755); err != nil {
