@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
-	"github.com/claude-ide-bridge/claude-ide-bridge/test/testbin"
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/navtest"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/testbin"
 )
 
 // `mcp-config` finds the bridge serving the directory and prints its --mcp-config: the JSON

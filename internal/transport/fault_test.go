@@ -11,8 +11,8 @@ import (
 
 	"github.com/coder/websocket"
 
-	"github.com/claude-ide-bridge/claude-ide-bridge/test/testbin"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/transport"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/testbin"
 )
 
 // serve runs a Handler with cfg on a loopback port and returns the port and token.

@@ -15,8 +15,8 @@ import (
 
 	"github.com/coder/websocket"
 
-	"github.com/claude-ide-bridge/claude-ide-bridge/test/testbin"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/transport"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/testbin"
 )
 
 // A due latest-wins message to an idle client is written by SendLatest's caller (no hand-over to

@@ -6,8 +6,8 @@ package editorstest
 import (
 	"testing"
 
-	"github.com/claude-ide-bridge/claude-ide-bridge/test/testbin"
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/harness"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/testbin"
 )
 
 // bin is the bridge binary built for this run; its directory is put first on the editors' PATH.

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/claude-ide-bridge/claude-ide-bridge/test/testbin"
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/seltable"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/testbin"
 )
 
 // The payload shape of the spec (the bridge's fileUrl is not compared), as the table has it.

@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/claude-ide-bridge/claude-ide-bridge/test/testbin"
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/harness"
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/seltable"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/testbin"
 )
 
 func (w *world) tool(t *testing.T, name string, args map[string]any) string {

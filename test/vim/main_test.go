@@ -7,8 +7,8 @@ package vimtest
 import (
 	"testing"
 
-	"github.com/claude-ide-bridge/claude-ide-bridge/test/testbin"
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/harness"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/testbin"
 )
 
 // bridgeBin is the bridge binary built for this run.

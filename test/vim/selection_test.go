@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/probe"
-	"github.com/claude-ide-bridge/claude-ide-bridge/test/testbin"
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/seltable"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/testbin"
 )
 
 type (

@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/probe"
-	"github.com/claude-ide-bridge/claude-ide-bridge/test/testbin"
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/harness"
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/seltable"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/testbin"
 )
 
 // textJSON calls a tool and decodes the JSON of its first text block.
