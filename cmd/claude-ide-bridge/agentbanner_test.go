@@ -80,4 +80,16 @@ func TestServeBannerAgentLines(t *testing.T) {
 	if out = s.out.String(); strings.Contains(out, "served at") || strings.Count(out, "Gemini") != 1 {
 		t.Errorf("--agents none:\n%s", out)
 	}
+
+	// A folder on $PATH whose name holds a terminal escape: the lines name it escaped, as
+	// `locks` does, never raw (a title-setting OSC here).
+	h4 := newHome(t)
+	odd := filepath.Join(h4.dir, "bin\x1b]0;pwned\x07")
+	os.MkdirAll(odd, 0o755)
+	os.WriteFile(filepath.Join(odd, "gemini"), []byte("#!/bin/sh\n"), 0o755)
+	s = h4.serve(t, []string{"TMPDIR=" + t.TempDir(), "QWEN_HOME=", "PATH=" + odd + ":" + filepath.Join(h4.dir, "bin")}, "--auto", "reject", "--lsp", "none")
+	s.waitFor(t, regexp.MustCompile(`(?s)\nQwen: .*\n\n`))
+	if out = s.out.String(); strings.ContainsAny(out, "\x1b\x07") || !strings.Contains(out, `bin\x1b]0;pwned\x07/gemini`) {
+		t.Errorf("serve prints a program's path unescaped:\n%q", out)
+	}
 }

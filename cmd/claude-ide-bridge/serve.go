@@ -167,7 +167,7 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	ed.Bind(b.Model)
 	ed.BindPermissions(b.Permissions.Decide)
 	c, err := claudeCommand(b, claudecmd.Request{})
-	line := c.Display
+	line := termtext.Line(c.Display) // as `locks` prints it: a path on $PATH may hold any byte
 	if err != nil { // claude only in the workspace, or nowhere: say so rather than a line that runs it
 		line = termtext.Line(err.Error())
 	}
@@ -223,7 +223,7 @@ func agentLines(b *running, asked []companion.Agent) string {
 			fmt.Fprintf(&out, "%s: %s%s\n\n", a.Title(), where, termtext.Line(err.Error()))
 		default:
 			fmt.Fprintf(&out, "%s: served at %s (%s); in the terminal where you run it (IDE mode on: /ide enable once):\n\n  %s\n\n",
-				a.Title(), s.URL(), termtext.Line(s.Path()), c.Shell)
+				a.Title(), s.URL(), termtext.Line(s.Path()), termtext.Line(c.Shell))
 		}
 	}
 	return out.String()
