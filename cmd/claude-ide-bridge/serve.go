@@ -168,7 +168,7 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	ed.BindPermissions(b.Permissions.Decide)
 	c, err := claudeCommand(b, claudecmd.Request{})
 	line := termtext.Line(c.Display) // as `locks` prints it: a path on $PATH may hold any byte
-	if err != nil { // claude only in the workspace, or nowhere: say so rather than a line that runs it
+	if err != nil {                  // claude only in the workspace, or nowhere: say so rather than a line that runs it
 		line = termtext.Line(err.Error())
 	}
 	fmt.Fprintf(stdout, "claude-ide-bridge: %s IDE on 127.0.0.1:%d for %v\nlock file: %s\n\nIn the terminal where you run claude (--mcp-config adds the code tools):\n\n%s\n  %s\n\n",
