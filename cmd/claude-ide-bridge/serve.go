@@ -167,8 +167,9 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	ed.Bind(b.Model)
 	ed.BindPermissions(b.Permissions.Decide)
 	c, err := claudeCommand(b, claudecmd.Request{})
-	line := termtext.Line(c.Display) // as `locks` prints it: a path on $PATH may hold any byte
-	if err != nil {                  // claude only in the workspace, or nowhere: say so rather than a line that runs it
+	// Escaped as `locks` prints it: a folder on $PATH may hold any byte.
+	line := termtext.Line(c.Display)
+	if err != nil { // claude only in the workspace, or nowhere: say so rather than a line that runs it
 		line = termtext.Line(err.Error())
 	}
 	fmt.Fprintf(stdout, "claude-ide-bridge: %s IDE on 127.0.0.1:%d for %v\nlock file: %s\n\nIn the terminal where you run claude (--mcp-config adds the code tools):\n\n%s\n  %s\n\n",
