@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/userfile"
 )
 
 // WriteAgentFile publishes data as dir/name for another agent's CLI (Gemini CLI's
@@ -78,7 +80,7 @@ func AgentFiles(dir string, name func(string) (pid, port int, ok bool)) []AgentF
 			PPID   int    `json:"ppid"`
 			WS     string `json:"workspacePath"`
 		}
-		if b, err := os.ReadFile(p); err == nil && len(b) <= maxLockSize && json.Unmarshal(b, &c) == nil {
+		if b, err := userfile.Read(p, maxLockSize); err == nil && json.Unmarshal(b, &c) == nil {
 			f.Bridge, f.Workspace = c.Bridge == BridgeMarker, c.WS
 			if f.PID == 0 {
 				f.PID = c.PPID
