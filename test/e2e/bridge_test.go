@@ -212,13 +212,16 @@ func resultTexts(f frame) []string {
 	return out
 }
 
-func hasMethod(fs []frame, dir, method string) bool {
+func hasMethod(fs []frame, dir, method string) bool { return countMethod(fs, dir, method) > 0 }
+
+func countMethod(fs []frame, dir, method string) int {
+	n := 0
 	for _, f := range fs {
 		if f.Dir == dir && f.m.Method == method {
-			return true
+			n++
 		}
 	}
-	return false
+	return n
 }
 
 func short(s string) string {
@@ -258,9 +261,14 @@ func (s *session) runServe(p *proc, cmd *exec.Cmd) (*testbin.Buffer, int) {
 	return out, waitLockPort(s.bound(stepBound), s.t, s.Config)
 }
 
-// serveClaude starts a fake API and a CLI with o, and waits until serve p saw it connect.
+// serveClaude starts a fake API and a CLI with o, and waits until serve p saw it connect and
+// list the tools: before that the CLI (2.1.328) uses none of the IDE's (no getDiagnostics
+// before an Edit, no openDiff), its screen saying "MCP server ide still connecting".
 func (s *session) serveClaude(p *proc, o cliOptions) {
 	s.t.Helper()
+	before := countMethod(readTrace(s.t, p.Trace), "in", "tools/list")
 	s.startClaude(o)
-	waitTrace(s.bound(connectBound), s.t, p.Trace, "ide_connected", func(fs []frame) bool { return hasMethod(fs, "in", "ide_connected") })
+	waitTrace(s.bound(connectBound), s.t, p.Trace, "ide_connected and tools/list", func(fs []frame) bool {
+		return hasMethod(fs, "in", "ide_connected") && countMethod(fs, "in", "tools/list") > before
+	})
 }

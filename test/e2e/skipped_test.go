@@ -30,7 +30,7 @@ func TestServeNoticesEditWithoutDiff(t *testing.T) {
 	s.CLI.kill()
 
 	// The printed command: default mode, the Edit is a diff (auto-accepted), no note.
-	s.startClaude(cliOptions{Port: port, Args: strings.Fields(line), AsGiven: true})
+	s.serveClaude(p, cliOptions{Port: port, Args: strings.Fields(line), AsGiven: true})
 	s.CLI.WaitText(s.bound(stepBound), "? for shortcuts")
 	s.editWorld(g, "EDITED TOO")
 	if got := diffAnswers(readTrace(t, p.Trace)); len(got) != 1 {
