@@ -116,7 +116,7 @@ func (a assembly) start(e stdio.Hello) (*running, error) {
 			return nil, lspError{err}
 		}
 		editor, info = lsp.WithDiagnostics(editor, info, r.lsp)
-		code = modeltools.LSPSource(r.lsp)
+		code = r.lsp.ToolSource()
 	}
 	b, err := bridge.Start(bridge.Config{
 		Editor: editor, Info: info, Folders: e.Folders, PID: e.PID,

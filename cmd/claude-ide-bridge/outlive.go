@@ -17,6 +17,7 @@ import (
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/attach"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/claudestate"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/editors/slot"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/editors/stdio"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/jsonrpc"
@@ -32,7 +33,7 @@ import (
 //   - serve --stdio reads the editor's initialize first. When a bridge that outlived its editor
 //     listens for that workspace (attach.SocketPath), this process only relays its stdio to
 //     that socket (relay): every editor plugin attaches without code of its own.
-//   - Otherwise it assembles its own bridge around an attach.Slot. When the editor goes (stdin
+//   - Otherwise it assembles its own bridge around a slot.Slot. When the editor goes (stdin
 //     EOF, its pid dies) while a Claude is connected, the bridge stays: the lock names this
 //     process, the socket listens, and the next editor's session runs on it (outlive). It ends
 //     when the grace (--outlive) has passed with no Claude connected, on a signal, or when an
@@ -156,7 +157,7 @@ func relay(ctx context.Context, sock string, first []byte, stdin io.Reader, stdo
 // workspaceBridge is a bridge started for an editor, and the editors it serves over time.
 type workspaceBridge struct {
 	r       *running
-	slot    *attach.Slot
+	slot    *slot.Slot
 	opt     stdio.Options // for the sessions of attached editors
 	grace   time.Duration
 	log     *slog.Logger
@@ -324,7 +325,7 @@ func (wb *workspaceBridge) serveAttached(ctx context.Context, c net.Conn) {
 	opt.Start = func(h stdio.Hello) (stdio.Bridge, error) {
 		ed = h.Editor
 		wb.hello.Store(&h)
-		wb.slot.Attach(attach.Editor{Editor: h.Editor, Info: h.Info, Code: h.Code, Events: h.Events})
+		wb.slot.Attach(slot.Editor{Editor: h.Editor, Info: h.Info, Code: h.Code, Events: h.Events})
 		wb.r.Model.SetPaused(false) // a new editor starts sharing, whatever the last one paused
 		wb.log.Info("an editor attached", "ide", h.Info.Name, "pid", h.PID)
 		return editorBridge{wb.r}, nil

@@ -11,11 +11,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/attach"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/claudecmd"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/claudestate"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/companion"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/editors/slot"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/editors/stdio"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/editors/terminal"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/exclude"
@@ -331,18 +331,18 @@ func serveStdio(ctx context.Context, asm assembly, grace time.Duration, stdin io
 		}
 	}
 	opt.Prefix = first.raw
-	slot := attach.NewSlot()
-	wb := &workspaceBridge{slot: slot, opt: opt, grace: grace, log: asm.Log, asm: asm}
+	seat := slot.New()
+	wb := &workspaceBridge{slot: seat, opt: opt, grace: grace, log: asm.Log, asm: asm}
 	wb.opt.Prefix = nil
 	opt.Shutdown = func() { wb.stopped.Store(true) }
 	opt.Start = func(h stdio.Hello) (stdio.Bridge, error) {
-		slot.Attach(attach.Editor{Editor: h.Editor, Info: h.Info, Code: h.Code, Events: h.Events})
+		seat.Attach(slot.Editor{Editor: h.Editor, Info: h.Info, Code: h.Code, Events: h.Events})
 		var err error
 		wb.hello.Store(&h)
-		r, err = asm.start(stdio.Hello{Editor: slot, Info: h.Info, Folders: h.Folders, PID: h.PID, Code: slot.Code(), Events: slot.Events(),
+		r, err = asm.start(stdio.Hello{Editor: seat, Info: h.Info, Folders: h.Folders, PID: h.PID, Code: seat.Code(), Events: seat.Events(),
 			TurnEnded: wb.turnEnded, StateChanged: wb.stateChanged, Asker: wb.asker, CodexIDE: h.CodexIDE})
 		if err != nil {
-			slot.Detach(nil)
+			seat.Detach(nil)
 			return nil, startError(err)
 		}
 		return editorBridge{r}, nil

@@ -5,10 +5,8 @@
 // each connection's peer is checked to be this user (SO_PEERCRED on Linux, LOCAL_PEERCRED on
 // macOS and FreeBSD) before a byte is read. The editor protocol (docs/editor-protocol.md) runs
 // on it unchanged. `serve --stdio` dials it (Dial) and relays its stdio, so every editor
-// plugin attaches without code of its own.
-//
-// Slot is the editor the bridge's model talks to: the attached one, or none, in which case it
-// answers so that no Claude call fails or hangs, and keeps every proposal for the next editor.
+// plugin attaches without code of its own. The bridge's seat for that editor is
+// internal/editors/slot.
 //
 // Windows: not supported (Listen and Dial return ErrUnsupported); a bridge there ends with its
 // editor, as before. A named pipe with the user's ACL would be the channel.

@@ -44,7 +44,7 @@ type Config struct {
 	// editor protocol's lspRequest. Nil: the editor offers none.
 	EditorCode modeltools.Source
 	// Code answers the code tools when the editor has no language server for a file: the
-	// bridge's own language-server clients (modeltools.LSPSource). Optional.
+	// bridge's own language-server clients (lsp.Manager.ToolSource). Optional.
 	Code modeltools.Source
 	// Review configures the record of each turn's changes (Folders is the bridge's); nil:
 	// none is kept.

@@ -1,4 +1,4 @@
-package attach_test
+package slot_test
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/attach"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/editors/slot"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
 )
 
@@ -42,7 +42,7 @@ func (e *editor) got() []string {
 	return slices.Clone(e.shown)
 }
 
-func show(t *testing.T, s *attach.Slot, tab string, seq uint64) {
+func show(t *testing.T, s *slot.Slot, tab string, seq uint64) {
 	t.Helper()
 	if err := s.ShowDiff(context.Background(), ide.ShowDiffParams{TabName: tab, Seq: seq}); err != nil {
 		t.Fatalf("ShowDiff %s: %v", tab, err)
@@ -54,9 +54,9 @@ func show(t *testing.T, s *attach.Slot, tab string, seq uint64) {
 func TestSlotKeepsProposalsForTheNextEditor(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	s := attach.NewSlot()
+	s := slot.New()
 	first := &editor{}
-	s.Attach(attach.Editor{Editor: first, Info: ide.EditorInfo{Name: "Neovim"}})
+	s.Attach(slot.Editor{Editor: first, Info: ide.EditorInfo{Name: "Neovim"}})
 	show(t, s, "A", 1) // shown to the first editor
 	s.Detach(first)
 	show(t, s, "C", 3) // no editor: held, answered at once
@@ -66,7 +66,7 @@ func TestSlotKeepsProposalsForTheNextEditor(t *testing.T) {
 	show(t, s, "settled", 5) // settled without a closeDiff reaching the slot
 
 	next := &editor{}
-	s.Attach(attach.Editor{Editor: next, Info: ide.EditorInfo{Name: "Neovim"}})
+	s.Attach(slot.Editor{Editor: next, Info: ide.EditorInfo{Name: "Neovim"}})
 	if err := s.Replay(ctx, map[string]bool{"A": true, "B": true, "C": true, "gone": true}); err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func TestSlotKeepsProposalsForTheNextEditor(t *testing.T) {
 	s.CloseDiff(ctx, "B")
 	s.Detach(next)
 	last := &editor{}
-	s.Attach(attach.Editor{Editor: last})
+	s.Attach(slot.Editor{Editor: last})
 	s.Replay(ctx, map[string]bool{"A": true, "C": true})
 	if got, want := last.got(), []string{"A#1", "C#3"}; !slices.Equal(got, want) {
 		t.Errorf("shown to the third editor: %v, want %v", got, want)
@@ -89,17 +89,17 @@ func TestSlotKeepsProposalsForTheNextEditor(t *testing.T) {
 // editor's answer and the proposal is forgotten.
 func TestSlotEditorGoneWhileShowing(t *testing.T) {
 	t.Parallel()
-	s := attach.NewSlot()
+	s := slot.New()
 	e := &editor{showErr: fmt.Errorf("stdio: %w", ide.ErrEditorGone)}
-	s.Attach(attach.Editor{Editor: e})
+	s.Attach(slot.Editor{Editor: e})
 	show(t, s, "A", 1)
 	refusing := &editor{showErr: errors.New("unsaved changes")}
-	s.Attach(attach.Editor{Editor: refusing})
+	s.Attach(slot.Editor{Editor: refusing})
 	if err := s.ShowDiff(context.Background(), ide.ShowDiffParams{TabName: "B", Seq: 2}); err == nil {
 		t.Error("a refusal was not passed on")
 	}
 	next := &editor{}
-	s.Attach(attach.Editor{Editor: next})
+	s.Attach(slot.Editor{Editor: next})
 	s.Replay(context.Background(), map[string]bool{"A": true, "B": true})
 	if got := next.got(); !slices.Equal(got, []string{"A#1"}) {
 		t.Errorf("replayed %v, want only A", got)
@@ -112,8 +112,8 @@ func TestSlotEditorGoneWhileShowing(t *testing.T) {
 func TestSlotWithoutEditor(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	s := attach.NewSlot()
-	s.Attach(attach.Editor{Editor: &editor{}, Info: ide.EditorInfo{Name: "Neovim"}})
+	s := slot.New()
+	s.Attach(slot.Editor{Editor: &editor{}, Info: ide.EditorInfo{Name: "Neovim"}})
 	s.Detach(nil)
 	if s.Attached() {
 		t.Fatal("attached after Detach")
@@ -151,7 +151,7 @@ func contains(s, sub string) bool { return strings.Contains(s, sub) }
 // connected (its status and its sessions-per-tab placement need them); gone ones are not told.
 func TestSlotReplayTellsConnectedClients(t *testing.T) {
 	t.Parallel()
-	s := attach.NewSlot()
+	s := slot.New()
 	ev := s.Events()
 	ev.ClientConnected(1, 1, "claude")
 	ev.ClientPID(1, 4242)
@@ -162,7 +162,7 @@ func TestSlotReplayTellsConnectedClients(t *testing.T) {
 	show(t, s, "A", 1)
 	var got []string
 	next := &editor{}
-	s.Attach(attach.Editor{Editor: next, Events: ide.Events{
+	s.Attach(slot.Editor{Editor: next, Events: ide.Events{
 		ClientConnected: func(id ide.ClientID, n int, agent string) {
 			got = append(got, fmt.Sprintf("%s connected %d (%d)", agent, id, n))
 		},

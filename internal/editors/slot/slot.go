@@ -1,4 +1,8 @@
-package attach
+// Package slot is the editor seat of a bridge that outlives its editors: the editor attached
+// now (a `serve --stdio` session, the first or one that came through internal/attach's socket)
+// or none, in which case it answers so that no Claude call fails or hangs, and keeps every
+// proposal for the next editor.
+package slot
 
 import (
 	"cmp"
@@ -43,8 +47,8 @@ type Slot struct {
 	changed chan struct{}                 // 1-buffered: a Claude client came or went
 }
 
-// NewSlot returns a slot with no editor attached.
-func NewSlot() *Slot {
+// New returns a slot with no editor attached.
+func New() *Slot {
 	return &Slot{shown: map[string]ide.ShowDiffParams{}, clients: map[ide.ClientID]clientInfo{}, changed: make(chan struct{}, 1)}
 }
 

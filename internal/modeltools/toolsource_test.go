@@ -20,7 +20,7 @@ func TestToolsBridgeLSP(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { m.Close() })
-	s := serveTools(t, modeltools.Options{Source: modeltools.First(modeltools.LSPSource(m)), Folders: func() []string { return []string{root} }})
+	s := serveTools(t, modeltools.Options{Source: modeltools.First(m.ToolSource()), Folders: func() []string { return []string{root} }})
 	navtest.Run(t, func(name string, args map[string]any) (string, bool) { return call(t, s, name, args) })
 
 	text, isErr := call(t, s, "document_symbols", map[string]any{"path": "go.mod"})

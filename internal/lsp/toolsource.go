@@ -1,0 +1,44 @@
+package lsp
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/modeltools"
+)
+
+// ToolSource is m as the model tools' modeltools.Source. A file whose extension has no
+// configured server is a *modeltools.NoServerError naming the flag that would add one;
+// positions are UTF-16 both ways (the Manager offers servers no other encoding).
+func (m *Manager) ToolSource() modeltools.Source {
+	return modeltools.SourceFunc(func(ctx context.Context, path, method string, params, result any) (modeltools.Answer, error) {
+		if !m.Handles(path) {
+			return modeltools.Answer{}, &modeltools.NoServerError{Source: "the bridge", Reason: noBridgeServer(path)}
+		}
+		err := m.Request(ctx, path, method, params, result)
+		if errors.Is(err, ErrUntrusted) {
+			return modeltools.Answer{}, &modeltools.NoServerError{Source: "the bridge", Reason: "language servers are off until this workspace is trusted (the user runs: claude-ide-bridge trust " + m.Root() + ")"}
+		}
+		if errors.Is(err, ErrNoServer) {
+			return modeltools.Answer{}, &modeltools.NoServerError{Source: "the bridge", Reason: err.Error()}
+		}
+		name := ""
+		for _, s := range m.Servers() {
+			for _, ext := range s.Extensions {
+				if NormalizeExt(ext) == NormalizeExt(filepath.Ext(path)) {
+					name = s.Name()
+				}
+			}
+		}
+		return modeltools.Answer{Encoding: "utf-16", Server: name}, err
+	})
+}
+
+func noBridgeServer(path string) string {
+	ext := filepath.Ext(path)
+	if ext == "" {
+		return "no language server configured for " + filepath.Base(path) + " (it has no extension)"
+	}
+	return "no language server configured for " + ext + " files (serve --lsp " + ext + "=COMMAND)"
+}
