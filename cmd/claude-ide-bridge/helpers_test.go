@@ -97,11 +97,7 @@ func (h home) serve(t *testing.T, extraEnv []string, args ...string) *server {
 	go func() { s.cmd.Wait(); close(s.exited) }()
 	t.Cleanup(func() {
 		s.cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-s.exited:
-		case <-time.After(testbin.Bound):
-			s.cmd.Process.Kill()
-			<-s.exited
+		if !testbin.Reap(s.cmd, s.exited) {
 			t.Error("serve did not stop on SIGTERM")
 		}
 		if t.Failed() {
@@ -177,13 +173,7 @@ func openDiff(t *testing.T, c *probe.Client, path, contents, tab string) <-chan 
 
 func await(t *testing.T, ch <-chan []string) []string {
 	t.Helper()
-	select {
-	case r := <-ch:
-		return r
-	case <-time.After(testbin.Bound):
-		t.Fatal("openDiff never answered")
-		return nil
-	}
+	return testbin.Recv(t, ch, "openDiff never answered")
 }
 
 func reText(s string) *regexp.Regexp { return regexp.MustCompile(regexp.QuoteMeta(s)) }

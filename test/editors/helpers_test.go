@@ -74,12 +74,7 @@ func newWorld(t *testing.T, name string) *world {
 	t.Cleanup(func() {
 		cmd.Process.Signal(syscall.SIGTERM)
 		stdin.Close()
-		select {
-		case <-exited:
-		case <-time.After(testbin.Bound):
-			cmd.Process.Kill()
-			<-exited
-		}
+		testbin.Reap(cmd, exited)
 		if t.Failed() {
 			t.Logf("serve output:\n%s", out.String())
 		}

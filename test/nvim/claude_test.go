@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/testbin"
 )
 
 // claude is a Claude-side client: it finds the bridge through the lock file
@@ -159,13 +161,7 @@ func (c *claude) start(t *testing.T, method string, params any) chan message {
 // await waits (bounded) for an answer started with start.
 func await(t *testing.T, ch chan message) message {
 	t.Helper()
-	select {
-	case m := <-ch:
-		return m
-	case <-time.After(20 * time.Second):
-		t.Fatal("no answer within 20 s")
-		return message{}
-	}
+	return testbin.Recv(t, ch, "no answer")
 }
 
 func (c *claude) request(t *testing.T, method string, params any) message {

@@ -117,12 +117,7 @@ func startLimited(t *testing.T, ws string, caps map[string]bool, e *rawEditor) (
 	go func() { exited <- cmd.Wait() }()
 	t.Cleanup(func() {
 		in.Close()
-		select {
-		case <-exited:
-		case <-time.After(testbin.Bound):
-			cmd.Process.Kill()
-			<-exited
-		}
+		testbin.Reap(cmd, exited)
 		if t.Failed() {
 			t.Logf("bridge stderr:\n%s", stderr.String())
 		}

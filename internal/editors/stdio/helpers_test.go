@@ -349,11 +349,7 @@ func tool(t *testing.T, c *probe.Client, name string, args any) *probe.ToolResul
 func (s *sidecar) waitExit(t *testing.T) time.Duration {
 	t.Helper()
 	start := time.Now()
-	select {
-	case <-s.exited:
-	case <-time.After(testbin.Bound):
-		s.cmd.Process.Kill()
-		<-s.exited
+	if !testbin.Reap(s.cmd, s.exited) {
 		t.Errorf("the bridge did not exit")
 	}
 	return time.Since(start)
