@@ -237,11 +237,7 @@ func TestCloseAllDiffs(t *testing.T) {
 func TestAcceptedDiffWithoutSetBufferText(t *testing.T) {
 	t.Parallel()
 	s := startSidecar(t, "header")
-	p := s.initParams()
-	caps := allCaps()
-	caps["setBufferText"] = false
-	p["capabilities"] = caps
-	c := claude(t, s.initialize(t, p))
+	c := claude(t, s.initWith(t, map[string]bool{"setBufferText": false}))
 	path := s.writeFile(t, "a.txt", "a\n")
 	res := openDiff(t, c, path, "a2\n", "tab-a")
 	n := nextShowDiff(t, s).Proposal

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -299,6 +300,16 @@ func (s *sidecar) initialize(t *testing.T, params map[string]any) initResult {
 		t.Fatalf("initialize: %v", err)
 	}
 	return r
+}
+
+// initWith initializes with allCaps changed by caps.
+func (s *sidecar) initWith(t *testing.T, caps map[string]bool) initResult {
+	t.Helper()
+	p := s.initParams()
+	all := allCaps()
+	maps.Copy(all, caps)
+	p["capabilities"] = all
+	return s.initialize(t, p)
 }
 
 func readLock(t *testing.T, path string) discovery.Lock {

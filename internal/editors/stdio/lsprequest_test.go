@@ -30,11 +30,7 @@ func connectTools(t *testing.T, r initResult) func(string, map[string]any) (stri
 func TestLSPRequest(t *testing.T) {
 	t.Parallel()
 	s := startSidecar(t, "line")
-	p := s.initParams()
-	caps := allCaps()
-	caps["lspRequest"] = true
-	p["capabilities"] = caps
-	r := s.initialize(t, p)
+	r := s.initWith(t, map[string]bool{"lspRequest": true})
 	call := connectTools(t, r)
 	path := s.writeFile(t, "x.go", "package x\n\nvar _ = \"é😀\" + Ünï()\n")
 
@@ -99,11 +95,7 @@ func TestLSPRequestNotDeclared(t *testing.T) {
 func TestLSPRequestNotWithPathMap(t *testing.T) {
 	t.Parallel()
 	s := startSidecar(t, "line", "--path-map", "/=/")
-	p := s.initParams()
-	caps := allCaps()
-	caps["lspRequest"] = true
-	p["capabilities"] = caps
-	r := s.initialize(t, p)
+	r := s.initWith(t, map[string]bool{"lspRequest": true})
 	call := connectTools(t, r)
 	s.writeFile(t, "x.go", "package x\n")
 	text, isErr := call("definition", map[string]any{"path": "x.go", "line": 1, "symbol": "x"})
