@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -110,14 +109,18 @@ func (s *agentServe) answer(n int, agent, key string) {
 	io.WriteString(s.keys, key+"\n")
 }
 
-// selectLine makes line n of path the editor's selection, as a shell's `select` does.
-func (s *agentServe) selectLine(path string, n int) {
-	cmd := exec.Command(bridgeBin, "select", path+":"+strconv.Itoa(n)+"-"+strconv.Itoa(n))
+// selectHello writes hello.txt ("first line\nsecond line\n") in the project and makes its line 2
+// the editor's selection, as a shell's `select` does: the context the model must be sent.
+func (s *agentServe) selectHello() string {
+	hello := filepath.Join(s.Project, "hello.txt")
+	os.WriteFile(hello, []byte("first line\nsecond line\n"), 0o644)
+	cmd := exec.Command(bridgeBin, "select", hello+":2-2")
 	cmd.Dir = s.Project
 	cmd.Env = append(os.Environ(), "CLAUDE_CONFIG_DIR="+s.Config, "HOME="+s.Config)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		s.t.Fatalf("select: %v\n%s", err, out)
 	}
+	return hello
 }
 
 // prompt types text into the agent's TUI and presses Enter until the model is asked: under load
@@ -166,9 +169,7 @@ func TestGeminiThroughServe(t *testing.T) {
 	bin := agentBin(t, "GEMINI_BIN")
 	s := startAgentServe(t, "gemini", agentServeOptions{})
 	s.discoveryFile(filepath.Join(s.Tmp, "gemini", "ide", "gemini-ide-server-*.json"))
-	hello := filepath.Join(s.Project, "hello.txt")
-	os.WriteFile(hello, []byte("first line\nsecond line\n"), 0o644)
-	s.selectLine(hello, 2)
+	hello := s.selectHello()
 
 	api := fakeagents.Gemini()
 	t.Cleanup(api.Close)
@@ -221,9 +222,7 @@ func TestQwenThroughServe(t *testing.T) {
 	s := startAgentServe(t, "qwen", agentServeOptions{})
 	lock := s.discoveryFile(filepath.Join(s.Qwen, "ide", "*.lock"))
 	port := strings.TrimSuffix(filepath.Base(lock), ".lock")
-	hello := filepath.Join(s.Project, "hello.txt")
-	os.WriteFile(hello, []byte("first line\nsecond line\n"), 0o644)
-	s.selectLine(hello, 2)
+	s.selectHello()
 
 	api := fakeagents.OpenAI()
 	t.Cleanup(api.Close)
