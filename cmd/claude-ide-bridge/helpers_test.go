@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"io"
 	"os"
@@ -15,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/probe"
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/testbin"
 )
@@ -107,13 +105,7 @@ func (h home) serve(t *testing.T, extraEnv []string, args ...string) *server {
 	m := s.waitFor(t, portRE)
 	s.port, _ = strconv.Atoi(m[1])
 	s.lock = filepath.Join(h.cfg, "ide", m[1]+".lock")
-	data, err := os.ReadFile(s.lock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var l discovery.Lock
-	json.Unmarshal(data, &l)
-	s.token = l.AuthToken
+	s.token = testbin.ReadLock(t, s.lock).AuthToken
 	return s
 }
 

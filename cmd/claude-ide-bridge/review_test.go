@@ -1,15 +1,14 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/harness"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/testbin"
 )
 
 func manyLines(n int, prefix string) string {
@@ -63,7 +62,7 @@ func TestServePagerInTmux(t *testing.T) {
 		t.Fatalf("locks %v", locks)
 	}
 	fmt.Sscanf(filepath.Base(locks[0]), "%d.lock", &s.port)
-	s.token = readToken(t, locks[0])
+	s.token = testbin.ReadLock(t, locks[0]).AuthToken
 	c := s.claude(t)
 	ch := openDiff(t, c, path, "first\n"+manyLines(200, "paged"), "tab-long")
 	sc := tm.WaitScreen("+paged 20\n")
@@ -79,15 +78,4 @@ func TestServePagerInTmux(t *testing.T) {
 	if got := await(t, ch); len(got) == 0 || got[0] != "FILE_SAVED" {
 		t.Fatalf("openDiff answered %q", got)
 	}
-}
-
-func readToken(t *testing.T, lock string) string {
-	t.Helper()
-	data, err := os.ReadFile(lock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var l discovery.Lock
-	json.Unmarshal(data, &l)
-	return l.AuthToken
 }

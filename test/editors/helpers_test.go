@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/probe"
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/harness"
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/testbin"
@@ -88,12 +87,7 @@ func newWorld(t *testing.T, name string) *world {
 			t.Fatalf("serve never printed its port:\n%s", out.String())
 		}
 	}
-	data, err := os.ReadFile(filepath.Join(cfg, "ide", strconv.Itoa(port)+".lock"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var l discovery.Lock
-	json.Unmarshal(data, &l)
+	l := testbin.ReadLock(t, filepath.Join(cfg, "ide", strconv.Itoa(port)+".lock"))
 	c, _, err := probe.Dial(testbin.Ctx(t), port, l.AuthToken, nil)
 	if err != nil {
 		t.Fatal(err)

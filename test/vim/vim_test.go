@@ -323,14 +323,7 @@ func (v *vim) claude() *probe.Client {
 	v.t.Helper()
 	v.waitEval("true", "claude_ide_bridge#State().ready")
 	s := v.state()
-	data, err := os.ReadFile(s.LockPath)
-	if err != nil {
-		v.t.Fatal(err)
-	}
-	var l discovery.Lock
-	if err := json.Unmarshal(data, &l); err != nil {
-		v.t.Fatal(err)
-	}
+	l := testbin.ReadLock(v.t, s.LockPath)
 	c, _, err := probe.Dial(testbin.Ctx(v.t), s.Port, l.AuthToken, nil)
 	if err != nil {
 		v.t.Fatal(err)

@@ -17,7 +17,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/jsonrpc"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/probe"
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/testbin"
@@ -312,18 +311,8 @@ func (s *sidecar) initWith(t *testing.T, caps map[string]bool) initResult {
 	return s.initialize(t, p)
 }
 
-func readLock(t *testing.T, path string) discovery.Lock {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var l discovery.Lock
-	if err := json.Unmarshal(data, &l); err != nil {
-		t.Fatal(err)
-	}
-	return l
-}
+// readLock reads a lock file.
+var readLock = testbin.ReadLock
 
 // claude connects a Claude-side client the way the CLI does: port and token from the lock.
 func claude(t *testing.T, r initResult) *probe.Client {
@@ -346,15 +335,8 @@ func dial(t *testing.T, r initResult) *probe.Client {
 	return c
 }
 
-// tool calls a tool and fails on a protocol error.
-func tool(t *testing.T, c *probe.Client, name string, args any) *probe.ToolResult {
-	t.Helper()
-	r, err := c.Tool(testbin.Ctx(t), name, args)
-	if err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	return r
-}
+// tool calls a tool and fails the test on a protocol error.
+var tool = testbin.Tool
 
 // waitExit waits for the child to exit and returns how long that took from the call.
 func (s *sidecar) waitExit(t *testing.T) time.Duration {
