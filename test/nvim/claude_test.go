@@ -73,6 +73,12 @@ func readLock(t *testing.T, cfg string) (int, lockFile) {
 // dialClaude connects and completes the CLI's handshake.
 func dialClaude(t *testing.T, cfg string) *claude {
 	t.Helper()
+	return dialClaudeAs(t, cfg, os.Getpid())
+}
+
+// dialClaudeAs is dialClaude for a CLI whose process is pid (what ide_connected reports).
+func dialClaudeAs(t *testing.T, cfg string, pid int) *claude {
+	t.Helper()
 	port, lock := readLock(t, cfg)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -95,7 +101,7 @@ func dialClaude(t *testing.T, cfg string) *claude {
 		"capabilities":    map[string]any{},
 	})
 	c.send(t, map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"})
-	c.send(t, map[string]any{"jsonrpc": "2.0", "method": "ide_connected", "params": map[string]any{"pid": os.Getpid()}})
+	c.send(t, map[string]any{"jsonrpc": "2.0", "method": "ide_connected", "params": map[string]any{"pid": pid}})
 	return c
 }
 
