@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 	"os"
@@ -169,6 +171,21 @@ func await(t *testing.T, ch <-chan []string) []string {
 }
 
 func reText(s string) *regexp.Regexp { return regexp.MustCompile(regexp.QuoteMeta(s)) }
+
+// stdioInit starts cmd, a `serve --stdio`, and sends it an editor's initialize for ws; it returns
+// the bridge's stdin and the first line it answered. The caller closes stdin and waits for cmd.
+func stdioInit(t *testing.T, cmd *exec.Cmd, ws string) (io.WriteCloser, string, error) {
+	t.Helper()
+	in, _ := cmd.StdinPipe()
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	init, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": map[string]any{"name": "T", "workspaceFolders": []string{ws}}})
+	in.Write(append(init, '\n'))
+	line, err := bufio.NewReader(out).ReadString('\n')
+	return in, line, err
+}
 
 // deadPID returns the pid of a process that has exited and been reaped.
 func deadPID(t *testing.T) int {
