@@ -159,6 +159,18 @@ func (s *agentServe) qwenEnv(api *fakeagents.Server) []string {
 		"TERM=xterm-256color", "LANG=C.UTF-8"}, api.QwenHome(s.t, s.Qwen)...), fakeagents.QuietEnv...)
 }
 
+// acceptWrite is the first question's turn: the model has the agent write text to path (the
+// prompt asks), serve's question naming the agent is answered y, the agent writes the file and
+// the turn ends with done.
+func (s *agentServe) acceptWrite(c *cli, api *fakeagents.Server, prompt, agent, path, text, done string) {
+	s.t.Helper()
+	api.Push(fakeagents.Call{Name: "write_file", Args: map[string]any{"file_path": path, "content": text}}, done)
+	s.prompt(c, api, prompt)
+	s.answer(1, agent, "y")
+	waitFile(s.bound(stepBound), s.t, path, text)
+	c.WaitText(s.bound(stepBound), done)
+}
+
 func waitFile(ctx context.Context, t *testing.T, path, want string) {
 	t.Helper()
 	waitUntil(ctx, t, path+" to hold the accepted text", func() bool { return readFileOr(path) == want })
@@ -181,11 +193,7 @@ func TestGeminiThroughServe(t *testing.T) {
 	c.WaitText(s.bound(connectBound), "1 open file")
 
 	// Accept in serve: the CLI writes the text it is sent.
-	api.Push(fakeagents.Call{Name: "write_file", Args: map[string]any{"file_path": hello, "content": "changed by gemini\n"}}, "GEMINI TURN ONE DONE")
-	s.prompt(c, api, "change hello")
-	s.answer(1, "Gemini", "y")
-	waitFile(s.bound(stepBound), t, hello, "changed by gemini\n")
-	c.WaitText(s.bound(stepBound), "GEMINI TURN ONE DONE")
+	s.acceptWrite(c, api, "change hello", "Gemini", hello, "changed by gemini\n", "GEMINI TURN ONE DONE")
 	// The model was sent the editor's context: the selected file and line.
 	if reqs := api.Requests(); len(reqs) == 0 || !strings.Contains(reqs[0], "editor context") ||
 		!strings.Contains(reqs[0], "hello.txt") || !strings.Contains(reqs[0], "second line") {
