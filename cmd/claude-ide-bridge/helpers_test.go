@@ -73,7 +73,7 @@ type server struct {
 	stdin  io.WriteCloser
 	out    testbin.Buffer
 	errOut testbin.Buffer
-	exited chan struct{}
+	exited <-chan struct{}
 	port   int
 	lock   string
 	token  string
@@ -83,7 +83,7 @@ var portRE = regexp.MustCompile(`export CLAUDE_CODE_SSE_PORT=(\d+)`)
 
 func (h home) serve(t *testing.T, extraEnv []string, args ...string) *server {
 	t.Helper()
-	s := &server{exited: make(chan struct{})}
+	s := &server{}
 	s.cmd = exec.Command(bin, append([]string{"serve", "--workspace", h.ws}, args...)...)
 	s.cmd.Dir, s.cmd.Env = h.ws, h.env(extraEnv...)
 	s.cmd.Stdout, s.cmd.Stderr = &s.out, &s.errOut
@@ -91,10 +91,7 @@ func (h home) serve(t *testing.T, extraEnv []string, args ...string) *server {
 	if s.stdin, err = s.cmd.StdinPipe(); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { s.cmd.Wait(); close(s.exited) }()
+	s.exited = testbin.Start(t, s.cmd)
 	t.Cleanup(func() {
 		s.cmd.Process.Signal(syscall.SIGTERM)
 		if !testbin.Reap(s.cmd, s.exited) {

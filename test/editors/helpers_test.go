@@ -65,11 +65,7 @@ func newWorld(t *testing.T, name string) *world {
 	cmd := exec.Command(bin, "serve", "--workspace", ws, "--auto", "reject")
 	cmd.Env, cmd.Stdout, cmd.Stderr = w.env, &out, &out
 	stdin, _ := cmd.StdinPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	go func() { cmd.Wait(); close(exited) }()
+	exited := testbin.Start(t, cmd)
 	t.Cleanup(func() {
 		cmd.Process.Signal(syscall.SIGTERM)
 		stdin.Close()

@@ -260,19 +260,10 @@ PrintMotd no
 		sshdBin, "-D", "-e", "-f", filepath.Join(dir, "sshd_config"))
 	var logs strings.Builder
 	cmd.Stdout, cmd.Stderr = &logs, &logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() { cmd.Wait(); close(done) }()
+	done := testbin.Start(t, cmd)
 	t.Cleanup(func() {
 		cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			cmd.Process.Kill()
-			<-done
-		}
+		testbin.Reap(cmd, done)
 		if t.Failed() {
 			t.Logf("sshd log:\n%s", logs.String())
 		}

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -26,6 +27,18 @@ func Recv[T any](t testing.TB, ch <-chan T, what string) T {
 		var zero T
 		return zero
 	}
+}
+
+// Start starts cmd, failing the test if it cannot, and returns a channel closed once cmd has
+// exited (its Wait returned).
+func Start(t testing.TB, cmd *exec.Cmd) <-chan struct{} {
+	t.Helper()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	return exited
 }
 
 // Reap waits up to Bound for exited (which sends or closes once cmd's Wait returned), else
@@ -65,4 +78,14 @@ func Tool(t testing.TB, c *probe.Client, name string, args any) *probe.ToolResul
 		t.Fatalf("%s: %v", name, err)
 	}
 	return r
+}
+
+// WriteFile writes content to the file name in dir and returns its path; an error fails the test.
+func WriteFile(t testing.TB, dir, name, content string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

@@ -289,11 +289,7 @@ func (v *vim) normal() {
 // file writes a file in the workspace and returns its path.
 func (v *vim) file(name, content string) string {
 	v.t.Helper()
-	p := filepath.Join(v.ws, name)
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		v.t.Fatal(err)
-	}
-	return p
+	return testbin.WriteFile(v.t, v.ws, name, content)
 }
 
 // state is the plugin's claude_ide_bridge#State().

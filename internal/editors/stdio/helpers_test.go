@@ -443,11 +443,7 @@ func rpcCode(err error) int {
 // writeFile creates a file in the workspace and returns its path.
 func (s *sidecar) writeFile(t *testing.T, name, content string) string {
 	t.Helper()
-	p := filepath.Join(s.ws, name)
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return testbin.WriteFile(t, s.ws, name, content)
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
