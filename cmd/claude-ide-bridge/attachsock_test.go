@@ -3,7 +3,6 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"errors"
 	"net"
@@ -29,11 +28,7 @@ func stayingBridge(t *testing.T, h home, ws string) (*exec.Cmd, string) {
 	cmd.Dir, cmd.Env = ws, h.env()
 	var errOut testbin.Buffer
 	cmd.Stderr = &errOut
-	in, _ := cmd.StdinPipe()
-	out, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	in, line, err := stdioInit(t, cmd, ws)
 	t.Cleanup(func() {
 		cmd.Process.Kill()
 		cmd.Wait()
@@ -41,9 +36,6 @@ func stayingBridge(t *testing.T, h home, ws string) (*exec.Cmd, string) {
 			t.Logf("bridge's stderr:\n%s", errOut.String())
 		}
 	})
-	init, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": map[string]any{"name": "T", "workspaceFolders": []string{ws}}})
-	in.Write(append(init, '\n'))
-	line, err := bufio.NewReader(out).ReadString('\n')
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,16 +125,10 @@ func TestNextBridgeDeadSocket(t *testing.T) {
 			t.Logf("the next bridge's stderr:\n%s", errOut.String())
 		}
 	}()
-	in, _ := cmd.StdinPipe()
-	out, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	in, line, err := stdioInit(t, cmd, h.ws)
 	defer cmd.Wait()
 	defer in.Close()
-	init, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": map[string]any{"name": "T", "workspaceFolders": []string{h.ws}}})
-	in.Write(append(init, '\n'))
-	if line, err := bufio.NewReader(out).ReadString('\n'); err != nil || !strings.Contains(line, `"port"`) {
+	if err != nil || !strings.Contains(line, `"port"`) {
 		t.Fatalf("initialize: %q %v", line, err)
 	}
 	if _, err := os.Lstat(dead); !errors.Is(err, os.ErrNotExist) {

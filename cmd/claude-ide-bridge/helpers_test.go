@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -15,7 +16,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/probe"
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/testbin"
 )
@@ -73,7 +73,7 @@ type server struct {
 	stdin  io.WriteCloser
 	out    testbin.Buffer
 	errOut testbin.Buffer
-	exited chan struct{}
+	exited <-chan struct{}
 	port   int
 	lock   string
 	token  string
@@ -83,7 +83,7 @@ var portRE = regexp.MustCompile(`export CLAUDE_CODE_SSE_PORT=(\d+)`)
 
 func (h home) serve(t *testing.T, extraEnv []string, args ...string) *server {
 	t.Helper()
-	s := &server{exited: make(chan struct{})}
+	s := &server{}
 	s.cmd = exec.Command(bin, append([]string{"serve", "--workspace", h.ws}, args...)...)
 	s.cmd.Dir, s.cmd.Env = h.ws, h.env(extraEnv...)
 	s.cmd.Stdout, s.cmd.Stderr = &s.out, &s.errOut
@@ -91,17 +91,10 @@ func (h home) serve(t *testing.T, extraEnv []string, args ...string) *server {
 	if s.stdin, err = s.cmd.StdinPipe(); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { s.cmd.Wait(); close(s.exited) }()
+	s.exited = testbin.Start(t, s.cmd)
 	t.Cleanup(func() {
 		s.cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-s.exited:
-		case <-time.After(testbin.Bound):
-			s.cmd.Process.Kill()
-			<-s.exited
+		if !testbin.Reap(s.cmd, s.exited) {
 			t.Error("serve did not stop on SIGTERM")
 		}
 		if t.Failed() {
@@ -111,13 +104,7 @@ func (h home) serve(t *testing.T, extraEnv []string, args ...string) *server {
 	m := s.waitFor(t, portRE)
 	s.port, _ = strconv.Atoi(m[1])
 	s.lock = filepath.Join(h.cfg, "ide", m[1]+".lock")
-	data, err := os.ReadFile(s.lock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var l discovery.Lock
-	json.Unmarshal(data, &l)
-	s.token = l.AuthToken
+	s.token = testbin.ReadLock(t, s.lock).AuthToken
 	return s
 }
 
@@ -177,16 +164,25 @@ func openDiff(t *testing.T, c *probe.Client, path, contents, tab string) <-chan 
 
 func await(t *testing.T, ch <-chan []string) []string {
 	t.Helper()
-	select {
-	case r := <-ch:
-		return r
-	case <-time.After(testbin.Bound):
-		t.Fatal("openDiff never answered")
-		return nil
-	}
+	return testbin.Recv(t, ch, "openDiff never answered")
 }
 
 func reText(s string) *regexp.Regexp { return regexp.MustCompile(regexp.QuoteMeta(s)) }
+
+// stdioInit starts cmd, a `serve --stdio`, and sends it an editor's initialize for ws; it returns
+// the bridge's stdin and the first line it answered. The caller closes stdin and waits for cmd.
+func stdioInit(t *testing.T, cmd *exec.Cmd, ws string) (io.WriteCloser, string, error) {
+	t.Helper()
+	in, _ := cmd.StdinPipe()
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	init, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": map[string]any{"name": "T", "workspaceFolders": []string{ws}}})
+	in.Write(append(init, '\n'))
+	line, err := bufio.NewReader(out).ReadString('\n')
+	return in, line, err
+}
 
 // deadPID returns the pid of a process that has exited and been reaped.
 func deadPID(t *testing.T) int {

@@ -9,25 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/harness"
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/testbin"
 )
-
-// lspBin finds a language server for a test: $ENV, else name on $PATH; skipped without one,
-// except under CI, where scripts/test installs them.
-func lspBin(t *testing.T, env, name string) string {
-	t.Helper()
-	if p := os.Getenv(env); p != "" {
-		return p
-	}
-	if p, err := exec.LookPath(name); err == nil {
-		return p
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("%s not found ($%s unset, not on PATH): scripts/test installs it", name, env)
-	}
-	t.Skipf("%s not found ($%s unset, not on PATH)", name, env)
-	return ""
-}
 
 // goEnv keeps the go command's caches where they are although the tests set HOME: gopls runs go
 // list, and cold caches make its first answer slow.
@@ -93,7 +77,7 @@ func toolNames(t *testing.T, s *server) []string {
 // terminal's encoding, bytes), severity and the uri exactly as asked (facts: "Return uri exactly
 // as asked (not percent-encoded)"); fixing the file clears it; {} answers the workspace.
 func TestServeDiagnosticsGopls(t *testing.T) {
-	gopls := lspBin(t, "GOPLS", "gopls")
+	gopls := harness.ServerBin(t, "GOPLS", "gopls")
 	h := newHome(t)
 	dir := filepath.Join(h.ws, "my module é") // a space and a non-ASCII name: the uri stays raw
 	os.MkdirAll(dir, 0o755)

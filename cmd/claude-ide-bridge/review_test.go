@@ -1,16 +1,12 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/harness"
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/testbin"
 )
@@ -51,77 +47,35 @@ func TestServeAutoPrintsSummaryAndAScreenful(t *testing.T) {
 // the screen opens in `less -FRX` ($PAGER unset); after q, the summary and the question; y
 // accepts.
 func TestServePagerInTmux(t *testing.T) {
-	tmux, err := exec.LookPath("tmux")
-	_, errLess := exec.LookPath("less")
-	if err != nil || errLess != nil {
-		if os.Getenv("CLAUDE_IDE_BRIDGE_REQUIRE_EDITORS") == "1" {
-			t.Fatal("tmux or less is not installed (scripts/test installs them)")
-		}
-		t.Skip("SKIPPED: tmux or less is not installed (scripts/test installs them): the pager is not tested")
-	}
+	tmux := harness.Need(t, "tmux", "the pager")
+	harness.Need(t, "less", "the pager")
 	h := newHome(t)
 	h.trust(t, h.ws) // no trust prompt: this test is about the pager
 	path := filepath.Join(h.ws, "long.txt")
 	os.WriteFile(path, []byte("first\n"), 0o644)
-	dir := t.TempDir()
-	script := filepath.Join(dir, "run")
 	env := harness.ShellExports(h.env("TERM=xterm-256color", "GORACE=atexit_sleep_ms=0"), "PAGER", "LESS") + "unset PAGER LESS\n"
-	os.WriteFile(script, []byte("#!/bin/sh\n"+env+"cd '"+h.ws+"'\nexec '"+bin+"' serve --workspace '"+h.ws+"'\n"), 0o755)
-	sock := filepath.Join(dir, "tmux.sock")
-	tm := func(args ...string) string {
-		t.Helper()
-		out, err := exec.CommandContext(testbin.Ctx(t), tmux, append([]string{"-S", sock}, args...)...).CombinedOutput()
-		if err != nil {
-			t.Fatalf("tmux %v: %v %s", args, err, out)
-		}
-		return string(out)
-	}
-	tm("new-session", "-d", "-x", "100", "-y", "30", script)
-	t.Cleanup(func() { exec.Command(tmux, "-S", sock, "kill-server").Run() })
-	screen := func() string { return tm("capture-pane", "-p") }
-	waitScreen := func(want string) string {
-		t.Helper()
-		for deadline := time.Now().Add(testbin.Bound); ; time.Sleep(50 * time.Millisecond) {
-			if sc := screen(); strings.Contains(sc, want) {
-				return sc
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("the screen never showed %q:\n%s", want, screen())
-			}
-		}
-	}
-	waitScreen(".mcp.json\n") // the banner's last line: claude --mcp-config <file>
+	tm := harness.StartTmux(t, tmux, 100, 30, env+"cd '"+h.ws+"'\nexec '"+bin+"' serve --workspace '"+h.ws+"'\n")
+	tm.WaitScreen(".mcp.json\n") // the banner's last line: claude --mcp-config <file>
 	s := &server{}
 	locks, _ := filepath.Glob(filepath.Join(h.cfg, "ide", "*.lock"))
 	if len(locks) != 1 {
 		t.Fatalf("locks %v", locks)
 	}
 	fmt.Sscanf(filepath.Base(locks[0]), "%d.lock", &s.port)
-	s.token = readToken(t, locks[0])
+	s.token = testbin.ReadLock(t, locks[0]).AuthToken
 	c := s.claude(t)
 	ch := openDiff(t, c, path, "first\n"+manyLines(200, "paged"), "tab-long")
-	sc := waitScreen("+paged 20\n")
+	sc := tm.WaitScreen("+paged 20\n")
 	if strings.Contains(sc, "Accept this change?") || strings.Contains(sc, "paged 200") {
 		t.Fatalf("the pager did not hold the diff:\n%s", sc)
 	}
-	tm("send-keys", "q")
-	sc = waitScreen("Accept this change?")
+	tm.Keys("q")
+	sc = tm.WaitScreen("Accept this change?")
 	if !strings.Contains(sc, "+200 -0 in 1 hunk") {
 		t.Fatalf("no summary before the question:\n%s", sc)
 	}
-	tm("send-keys", "y", "Enter")
+	tm.Keys("y", "Enter")
 	if got := await(t, ch); len(got) == 0 || got[0] != "FILE_SAVED" {
 		t.Fatalf("openDiff answered %q", got)
 	}
-}
-
-func readToken(t *testing.T, lock string) string {
-	t.Helper()
-	data, err := os.ReadFile(lock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var l discovery.Lock
-	json.Unmarshal(data, &l)
-	return l.AuthToken
 }

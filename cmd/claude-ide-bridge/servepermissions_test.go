@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/testbin"
 )
@@ -34,13 +33,7 @@ func (h home) hookRun(t *testing.T, port int, tool string, input map[string]any)
 
 func hookOut(t *testing.T, ch <-chan string, what string) string {
 	t.Helper()
-	select {
-	case s := <-ch:
-		return s
-	case <-time.After(testbin.Bound):
-		t.Fatalf("%s: the hook never ended", what)
-		return ""
-	}
+	return testbin.Recv(t, ch, what+": the hook never ended")
 }
 
 // serve --permissions WebFetch,mcp__*: a Bash prompt is never asked in serve (the hook ends

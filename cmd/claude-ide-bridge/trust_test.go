@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -243,13 +242,7 @@ func getDiagnosticsRaw(t *testing.T, s *server, path string) {
 // In a folder under a 1777 parent (issue 35 item 4) the question names that folder and why, and
 // y records it accepted, so the servers start.
 func TestServeTrustPrompt(t *testing.T) {
-	tmux, err := exec.LookPath("tmux")
-	if err != nil {
-		if os.Getenv("CLAUDE_IDE_BRIDGE_REQUIRE_EDITORS") == "1" {
-			t.Fatal("tmux is not installed (scripts/test installs it)")
-		}
-		t.Skip("SKIPPED: tmux is not installed: the trust prompt is not tested")
-	}
+	tmux := harness.Need(t, "tmux", "the trust prompt")
 	h := newHome(t)
 	os.WriteFile(filepath.Join(h.ws, "main.go"), []byte("package main\n"), 0o644) // gopls is offered for a folder with Go files
 	dir := t.TempDir()
@@ -261,32 +254,9 @@ func TestServeTrustPrompt(t *testing.T) {
 	os.WriteFile(filepath.Join(sharedWS, "main.go"), []byte("package main\n"), 0o644)
 	os.Chmod(shared, os.ModeSticky|0o777)
 	env := harness.ShellExports(h.env("TERM=xterm-256color", "GORACE=atexit_sleep_ms=0", "PATH="+bin0+":/usr/bin:/bin"))
-	for i, c := range []struct{ answer, ws string }{{"Enter", h.ws}, {"y", h.ws}, {"y", sharedWS}} {
-		script := filepath.Join(dir, fmt.Sprintf("run%d", i))
-		os.WriteFile(script, []byte("#!/bin/sh\n"+env+"cd '"+c.ws+"'\nexec '"+bin+"' serve --workspace '"+c.ws+"'\n"), 0o755)
-		sock := filepath.Join(dir, fmt.Sprintf("tmux%d.sock", i))
-		tm := func(args ...string) string {
-			t.Helper()
-			out, err := exec.CommandContext(testbin.Ctx(t), tmux, append([]string{"-S", sock}, args...)...).CombinedOutput()
-			if err != nil {
-				t.Fatalf("tmux %v: %v %s", args, err, out)
-			}
-			return string(out)
-		}
-		tm("new-session", "-d", "-x", "200", "-y", "40", script)
-		t.Cleanup(func() { exec.Command(tmux, "-S", sock, "kill-server").Run() })
-		waitScreen := func(want string) string {
-			t.Helper()
-			for deadline := time.Now().Add(testbin.Bound); ; time.Sleep(50 * time.Millisecond) {
-				if sc := tm("capture-pane", "-p", "-J"); strings.Contains(sc, want) {
-					return sc
-				}
-				if time.Now().After(deadline) {
-					t.Fatalf("the screen never showed %q:\n%s", want, tm("capture-pane", "-p", "-J"))
-				}
-			}
-		}
-		sc := waitScreen("? [y/N]")
+	for _, c := range []struct{ answer, ws string }{{"Enter", h.ws}, {"y", h.ws}, {"y", sharedWS}} {
+		tm := harness.StartTmux(t, tmux, 200, 40, env+"cd '"+c.ws+"'\nexec '"+bin+"' serve --workspace '"+c.ws+"'\n")
+		sc := tm.WaitScreen("? [y/N]")
 		wants := []string{c.ws + " is not a trusted folder", "can run code it contains", "Language servers found: gopls"}
 		if c.ws == sharedWS {
 			wants = append(wants, shared+" can be written by other users (mode 1777: sticky, but any user can create new files and folders in it)",
@@ -298,21 +268,21 @@ func TestServeTrustPrompt(t *testing.T) {
 			}
 		}
 		if c.answer == "Enter" {
-			tm("send-keys", "Enter")
-			waitScreen("not trusted: language servers stay off")
-			waitScreen("language servers (getDiagnostics): off until this folder is trusted")
+			tm.Keys("Enter")
+			tm.WaitScreen("not trusted: language servers stay off")
+			tm.WaitScreen("language servers (getDiagnostics): off until this folder is trusted")
 			if _, _, code := h.command(t, c.ws, "trust", "--check", c.ws); code != 1 {
 				t.Error("Enter trusted the folder")
 			}
 		} else {
-			tm("send-keys", "y", "Enter")
-			waitScreen("trusted (revoke: claude-ide-bridge trust --revoke")
-			waitScreen("language servers (getDiagnostics): " + filepath.Join(bin0, "gopls") + " (.go)")
+			tm.Keys("y", "Enter")
+			tm.WaitScreen("trusted (revoke: claude-ide-bridge trust --revoke")
+			tm.WaitScreen("language servers (getDiagnostics): " + filepath.Join(bin0, "gopls") + " (.go)")
 			if out, _, code := h.command(t, c.ws, "trust", "--check", c.ws); code != 0 {
 				t.Errorf("y did not trust the folder: %s", out)
 			}
 		}
-		tm("kill-server")
+		tm.Run("kill-server")
 	}
 }
 

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -49,16 +48,9 @@ func TestStampedVersion(t *testing.T) {
 	h := newHome(t)
 	cmd := exec.CommandContext(testbin.Ctx(t), stamped, "serve", "--stdio", "--outlive", "0")
 	cmd.Env = h.env()
-	in, _ := cmd.StdinPipe()
-	out, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	in, line, err := stdioInit(t, cmd, h.ws)
 	defer cmd.Wait()
 	defer in.Close()
-	init, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": map[string]any{"name": "T", "workspaceFolders": []string{h.ws}}})
-	in.Write(append(init, '\n'))
-	line, err := bufio.NewReader(out).ReadString('\n')
 	if err != nil {
 		t.Fatal(err)
 	}

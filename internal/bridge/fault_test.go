@@ -36,15 +36,10 @@ func startWatched(t *testing.T) (b *bridge.Bridge, ed *testEditor, gone chan ide
 	return b, ed, gone
 }
 
+// recv is the next value on ch; none within the bound fails the test saying no what came.
 func recv[T any](t *testing.T, ch <-chan T, what string) T {
 	t.Helper()
-	select {
-	case v := <-ch:
-		return v
-	case <-time.After(faultBound):
-		t.Fatalf("no %s within %v", what, faultBound)
-	}
-	panic("unreachable")
+	return testbin.Recv(t, ch, "no "+what)
 }
 
 // writeFile makes a workspace file and returns its path and mtime.

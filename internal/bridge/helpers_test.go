@@ -131,14 +131,7 @@ func connect(t *testing.T, b *bridge.Bridge) *probe.Client {
 }
 
 // tool calls a tool and fails the test on a protocol error.
-func tool(t *testing.T, c *probe.Client, name string, args any) *probe.ToolResult {
-	t.Helper()
-	r, err := c.Tool(testbin.Ctx(t), name, args)
-	if err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	return r
-}
+var tool = testbin.Tool
 
 // rpcCode returns the JSON-RPC error code of err, or 0.
 func rpcCode(err error) int {

@@ -3,6 +3,7 @@ package bridge_test
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -177,31 +178,46 @@ func TestShellEndpointsNeedTheToken(t *testing.T) {
 	b, lockDir := startLocked(t)
 	path, _ := shellFile(t, b, lockDir)
 	body := `{"filePath":"` + path + `"}`
-	post := func(mod func(*http.Request)) int {
-		req, _ := http.NewRequest(http.MethodPost, "http://127.0.0.1:"+strconv.Itoa(b.Port())+remote.PathMention, strings.NewReader(body))
-		req.Header.Set(remote.AuthHeader, b.Token())
-		mod(req)
-		resp, err := (&http.Client{Timeout: 10 * time.Second}).Do(req)
-		if err != nil {
-			t.Fatal(err)
+	for _, tc := range append(refusedShell(b),
+		shellCase{"GET", func(r *http.Request) { r.Method = http.MethodGet }, 405},
+		shellCase{"ok", func(*http.Request) {}, 200},
+	) {
+		if got, _ := postShell(t, b, remote.PathMention, body, tc.mod); got != tc.want {
+			t.Errorf("%s: status %d, want %d", tc.name, got, tc.want)
 		}
-		resp.Body.Close()
-		return resp.StatusCode
 	}
-	for _, tc := range []struct {
-		name string
-		mod  func(*http.Request)
-		want int
-	}{
+}
+
+// shellCase is a request to a shell endpoint changed by mod, and the status it must get.
+type shellCase struct {
+	name string
+	mod  func(*http.Request)
+	want int
+}
+
+// refusedShell are the requests every shell endpoint refuses: no token or a wrong one (401), a
+// browser page's Origin or a rebound name's Host (403).
+func refusedShell(b *bridge.Bridge) []shellCase {
+	return []shellCase{
 		{"no token", func(r *http.Request) { r.Header.Del(remote.AuthHeader) }, 401},
 		{"wrong token", func(r *http.Request) { r.Header.Set(remote.AuthHeader, b.Token()[:len(b.Token())-1]+"x") }, 401},
 		{"browser page", func(r *http.Request) { r.Header.Set("Origin", "http://evil.example") }, 403},
 		{"rebinding name", func(r *http.Request) { r.Host = "evil.example:" + strconv.Itoa(b.Port()) }, 403},
-		{"GET", func(r *http.Request) { r.Method = http.MethodGet }, 405},
-		{"ok", func(*http.Request) {}, 200},
-	} {
-		if got := post(tc.mod); got != tc.want {
-			t.Errorf("%s: status %d, want %d", tc.name, got, tc.want)
-		}
 	}
+}
+
+// postShell POSTs body to b's shell endpoint path with the lock's token, changed by mod, and
+// returns the status and the answer.
+func postShell(t *testing.T, b *bridge.Bridge, path, body string, mod func(*http.Request)) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, "http://127.0.0.1:"+strconv.Itoa(b.Port())+path, strings.NewReader(body))
+	req.Header.Set(remote.AuthHeader, b.Token())
+	mod(req)
+	resp, err := (&http.Client{Timeout: 10 * time.Second}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	answer, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<16))
+	return resp.StatusCode, string(answer)
 }

@@ -5,10 +5,8 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/bridge"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/claudestate"
@@ -30,38 +28,14 @@ func TestReviewAndHookNeedTheToken(t *testing.T) {
 	b.Review.Touch(a)
 	os.WriteFile(a, []byte("new\n"), 0o644)
 	b.Review.EndTurn()
-	post := func(path, body string, mod func(*http.Request)) (int, string) {
-		req, _ := http.NewRequest(http.MethodPost, "http://127.0.0.1:"+strconv.Itoa(b.Port())+path, strings.NewReader(body))
-		req.Header.Set(remote.AuthHeader, b.Token())
-		mod(req)
-		resp, err := (&http.Client{Timeout: 10 * time.Second}).Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		var sb strings.Builder
-		buf := make([]byte, 4096)
-		n, _ := resp.Body.Read(buf)
-		sb.Write(buf[:n])
-		return resp.StatusCode, sb.String()
-	}
 	revert := `{"revert":"` + a + `"}`
 	for _, path := range []string{remote.PathReview, remote.PathHook} {
 		body := revert
 		if path == remote.PathHook {
 			body = `{"hook_event_name":"Stop","session_id":"s"}`
 		}
-		for _, tc := range []struct {
-			name string
-			mod  func(*http.Request)
-			want int
-		}{
-			{"no token", func(r *http.Request) { r.Header.Del(remote.AuthHeader) }, 401},
-			{"wrong token", func(r *http.Request) { r.Header.Set(remote.AuthHeader, b.Token()[:len(b.Token())-1]+"x") }, 401},
-			{"browser page", func(r *http.Request) { r.Header.Set("Origin", "http://evil.example") }, 403},
-			{"rebinding name", func(r *http.Request) { r.Host = "evil.example:" + strconv.Itoa(b.Port()) }, 403},
-		} {
-			if got, _ := post(path, body, tc.mod); got != tc.want {
+		for _, tc := range refusedShell(b) {
+			if got, _ := postShell(t, b, path, body, tc.mod); got != tc.want {
 				t.Errorf("%s %s: status %d, want %d", path, tc.name, got, tc.want)
 			}
 		}
@@ -70,7 +44,7 @@ func TestReviewAndHookNeedTheToken(t *testing.T) {
 		t.Fatalf("a refused request reverted the file: %q", data)
 	}
 	// With the token: the revert is done, and a path the turn did not change is refused.
-	code, body := post(remote.PathReview, revert, func(*http.Request) {})
+	code, body := postShell(t, b, remote.PathReview, revert, func(*http.Request) {})
 	var ans review.Answer
 	if code != 200 || json.Unmarshal([]byte(body), &ans) != nil || ans.Reverted != a {
 		t.Fatalf("revert: %d %s", code, body)
@@ -78,7 +52,7 @@ func TestReviewAndHookNeedTheToken(t *testing.T) {
 	if data, _ := os.ReadFile(a); string(data) != "old\n" {
 		t.Errorf("after the revert: %q", data)
 	}
-	if code, body := post(remote.PathReview, `{"revert":"/etc/passwd"}`, func(*http.Request) {}); code != 400 || !strings.Contains(body, "did not change") {
+	if code, body := postShell(t, b, remote.PathReview, `{"revert":"/etc/passwd"}`, func(*http.Request) {}); code != 400 || !strings.Contains(body, "did not change") {
 		t.Errorf("revert of another file: %d %s", code, body)
 	}
 }

@@ -111,6 +111,16 @@ func lockCases(t *testing.T, a, b string) []lockCase {
 	}
 }
 
+// writtenCases writes lockCases into the folders a and b of a new temporary folder tmp.
+func writtenCases(t *testing.T) (tmp, a, b string, cases []lockCase) {
+	t.Helper()
+	tmp = t.TempDir()
+	a, b = filepath.Join(tmp, "a"), filepath.Join(tmp, "b")
+	cases = lockCases(t, a, b)
+	writeCases(t, cases)
+	return tmp, a, b, cases
+}
+
 // writeCases writes every case's file, each one second newer than the one before.
 func writeCases(t *testing.T, cases []lockCase) {
 	t.Helper()
@@ -138,10 +148,7 @@ func writeCases(t *testing.T, cases []lockCase) {
 
 func TestListLocks(t *testing.T) {
 	t.Parallel()
-	tmp := t.TempDir()
-	a, b := filepath.Join(tmp, "a"), filepath.Join(tmp, "b")
-	cases := lockCases(t, a, b)
-	writeCases(t, cases)
+	tmp, a, b, cases := writtenCases(t)
 	// Not lock files: never listed, never cleaned.
 	if err := os.WriteFile(filepath.Join(a, "12345.lock.tmp"), nil, 0o600); err != nil {
 		t.Fatal(err)
@@ -174,10 +181,7 @@ func TestListLocks(t *testing.T) {
 
 func TestCleanLocks(t *testing.T) {
 	t.Parallel()
-	tmp := t.TempDir()
-	a, b := filepath.Join(tmp, "a"), filepath.Join(tmp, "b")
-	cases := lockCases(t, a, b)
-	writeCases(t, cases)
+	_, a, b, cases := writtenCases(t)
 
 	removed, err := CleanLocks([]string{a, b})
 	if err != nil {

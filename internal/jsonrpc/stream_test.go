@@ -1,7 +1,6 @@
 package jsonrpc_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,25 +11,13 @@ import (
 	"testing"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/jsonrpc"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/testbin"
 )
 
 // buffer is a WriteCloser that keeps what was written.
-type buffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
+type buffer struct{ testbin.Buffer }
 
-func (b *buffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-func (b *buffer) Close() error { return nil }
-func (b *buffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
+func (*buffer) Close() error { return nil }
 
 // readAll reads frames until the stream ends; it stops at the first error other than
 // ErrFrameTooLarge, which it records as "<too large>".

@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -110,14 +109,18 @@ func (s *agentServe) answer(n int, agent, key string) {
 	io.WriteString(s.keys, key+"\n")
 }
 
-// selectLine makes line n of path the editor's selection, as a shell's `select` does.
-func (s *agentServe) selectLine(path string, n int) {
-	cmd := exec.Command(bridgeBin, "select", path+":"+strconv.Itoa(n)+"-"+strconv.Itoa(n))
+// selectHello writes hello.txt ("first line\nsecond line\n") in the project and makes its line 2
+// the editor's selection, as a shell's `select` does: the context the model must be sent.
+func (s *agentServe) selectHello() string {
+	hello := filepath.Join(s.Project, "hello.txt")
+	os.WriteFile(hello, []byte("first line\nsecond line\n"), 0o644)
+	cmd := exec.Command(bridgeBin, "select", hello+":2-2")
 	cmd.Dir = s.Project
 	cmd.Env = append(os.Environ(), "CLAUDE_CONFIG_DIR="+s.Config, "HOME="+s.Config)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		s.t.Fatalf("select: %v\n%s", err, out)
 	}
+	return hello
 }
 
 // prompt types text into the agent's TUI and presses Enter until the model is asked: under load
@@ -156,6 +159,18 @@ func (s *agentServe) qwenEnv(api *fakeagents.Server) []string {
 		"TERM=xterm-256color", "LANG=C.UTF-8"}, api.QwenHome(s.t, s.Qwen)...), fakeagents.QuietEnv...)
 }
 
+// acceptWrite is the first question's turn: the model has the agent write text to path (the
+// prompt asks), serve's question naming the agent is answered y, the agent writes the file and
+// the turn ends with done.
+func (s *agentServe) acceptWrite(c *cli, api *fakeagents.Server, prompt, agent, path, text, done string) {
+	s.t.Helper()
+	api.Push(fakeagents.Call{Name: "write_file", Args: map[string]any{"file_path": path, "content": text}}, done)
+	s.prompt(c, api, prompt)
+	s.answer(1, agent, "y")
+	waitFile(s.bound(stepBound), s.t, path, text)
+	c.WaitText(s.bound(stepBound), done)
+}
+
 func waitFile(ctx context.Context, t *testing.T, path, want string) {
 	t.Helper()
 	waitUntil(ctx, t, path+" to hold the accepted text", func() bool { return readFileOr(path) == want })
@@ -166,9 +181,7 @@ func TestGeminiThroughServe(t *testing.T) {
 	bin := agentBin(t, "GEMINI_BIN")
 	s := startAgentServe(t, "gemini", agentServeOptions{})
 	s.discoveryFile(filepath.Join(s.Tmp, "gemini", "ide", "gemini-ide-server-*.json"))
-	hello := filepath.Join(s.Project, "hello.txt")
-	os.WriteFile(hello, []byte("first line\nsecond line\n"), 0o644)
-	s.selectLine(hello, 2)
+	hello := s.selectHello()
 
 	api := fakeagents.Gemini()
 	t.Cleanup(api.Close)
@@ -180,11 +193,7 @@ func TestGeminiThroughServe(t *testing.T) {
 	c.WaitText(s.bound(connectBound), "1 open file")
 
 	// Accept in serve: the CLI writes the text it is sent.
-	api.Push(fakeagents.Call{Name: "write_file", Args: map[string]any{"file_path": hello, "content": "changed by gemini\n"}}, "GEMINI TURN ONE DONE")
-	s.prompt(c, api, "change hello")
-	s.answer(1, "Gemini", "y")
-	waitFile(s.bound(stepBound), t, hello, "changed by gemini\n")
-	c.WaitText(s.bound(stepBound), "GEMINI TURN ONE DONE")
+	s.acceptWrite(c, api, "change hello", "Gemini", hello, "changed by gemini\n", "GEMINI TURN ONE DONE")
 	// The model was sent the editor's context: the selected file and line.
 	if reqs := api.Requests(); len(reqs) == 0 || !strings.Contains(reqs[0], "editor context") ||
 		!strings.Contains(reqs[0], "hello.txt") || !strings.Contains(reqs[0], "second line") {
@@ -221,9 +230,7 @@ func TestQwenThroughServe(t *testing.T) {
 	s := startAgentServe(t, "qwen", agentServeOptions{})
 	lock := s.discoveryFile(filepath.Join(s.Qwen, "ide", "*.lock"))
 	port := strings.TrimSuffix(filepath.Base(lock), ".lock")
-	hello := filepath.Join(s.Project, "hello.txt")
-	os.WriteFile(hello, []byte("first line\nsecond line\n"), 0o644)
-	s.selectLine(hello, 2)
+	s.selectHello()
 
 	api := fakeagents.OpenAI()
 	t.Cleanup(api.Close)

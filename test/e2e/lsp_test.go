@@ -2,8 +2,6 @@ package e2e
 
 import (
 	"context"
-	"encoding/json"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -11,10 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/probe"
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/e2e/fakeapi"
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/harness"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/testbin"
 )
 
 // goplsBin finds gopls as harness.Gopls does.
@@ -97,12 +95,7 @@ func TestStandaloneGoplsDiagnostics(t *testing.T) {
 // warm asks getDiagnostics for main.go as a Claude-side client, until gopls has answered.
 func warm(t *testing.T, s *session, port int) {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(s.Config, "ide", strconv.Itoa(port)+".lock"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var l discovery.Lock
-	json.Unmarshal(data, &l)
+	l := testbin.ReadLock(t, filepath.Join(s.Config, "ide", strconv.Itoa(port)+".lock"))
 	ctx := s.bound(stepBound)
 	c, _, err := probe.Dial(ctx, port, l.AuthToken, nil)
 	if err != nil {

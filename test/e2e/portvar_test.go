@@ -107,11 +107,7 @@ func TestGeminiPortVariablePicksTheBridge(t *testing.T) {
 
 	hello := filepath.Join(second.Project, "hello.txt")
 	os.WriteFile(hello, []byte("old\n"), 0o644)
-	api.Push(fakeagents.Call{Name: "write_file", Args: map[string]any{"file_path": hello, "content": "to the second\n"}}, "GEMINI TURN DONE")
-	second.prompt(c, api, "change hello")
-	second.answer(1, "Gemini", "y")
-	waitFile(second.bound(stepBound), t, hello, "to the second\n")
-	c.WaitText(second.bound(stepBound), "GEMINI TURN DONE")
+	second.acceptWrite(c, api, "change hello", "Gemini", hello, "to the second\n", "GEMINI TURN DONE")
 	neverAsked(t, first, "first")
 }
 
@@ -144,10 +140,6 @@ func TestQwenPortVariablePicksTheBridge(t *testing.T) {
 
 	// Qwen writes an existing file only after reading it in the session: a new file.
 	one := filepath.Join(second.Project, "one.txt")
-	api.Push(fakeagents.Call{Name: "write_file", Args: map[string]any{"file_path": one, "content": "to the second\n"}}, "QWEN TURN DONE")
-	second.prompt(c, api, "make one")
-	second.answer(1, "Qwen", "y")
-	waitFile(second.bound(stepBound), t, one, "to the second\n")
-	c.WaitText(second.bound(stepBound), "QWEN TURN DONE")
+	second.acceptWrite(c, api, "make one", "Qwen", one, "to the second\n", "QWEN TURN DONE")
 	neverAsked(t, first, "first")
 }

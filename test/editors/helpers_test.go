@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/probe"
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/harness"
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/testbin"
@@ -66,20 +65,11 @@ func newWorld(t *testing.T, name string) *world {
 	cmd := exec.Command(bin, "serve", "--workspace", ws, "--auto", "reject")
 	cmd.Env, cmd.Stdout, cmd.Stderr = w.env, &out, &out
 	stdin, _ := cmd.StdinPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	go func() { cmd.Wait(); close(exited) }()
+	exited := testbin.Start(t, cmd)
 	t.Cleanup(func() {
 		cmd.Process.Signal(syscall.SIGTERM)
 		stdin.Close()
-		select {
-		case <-exited:
-		case <-time.After(testbin.Bound):
-			cmd.Process.Kill()
-			<-exited
-		}
+		testbin.Reap(cmd, exited)
 		if t.Failed() {
 			t.Logf("serve output:\n%s", out.String())
 		}
@@ -93,12 +83,7 @@ func newWorld(t *testing.T, name string) *world {
 			t.Fatalf("serve never printed its port:\n%s", out.String())
 		}
 	}
-	data, err := os.ReadFile(filepath.Join(cfg, "ide", strconv.Itoa(port)+".lock"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var l discovery.Lock
-	json.Unmarshal(data, &l)
+	l := testbin.ReadLock(t, filepath.Join(cfg, "ide", strconv.Itoa(port)+".lock"))
 	c, _, err := probe.Dial(testbin.Ctx(t), port, l.AuthToken, nil)
 	if err != nil {
 		t.Fatal(err)

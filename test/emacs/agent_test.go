@@ -24,13 +24,7 @@ import (
 // write_file proposal is an Ediff session here, C-c C-c accepts and the CLI writes the file.
 func TestAgentGeminiInEmacs(t *testing.T) {
 	t.Parallel()
-	bin := os.Getenv("GEMINI_BIN")
-	if bin == "" {
-		t.Skip(`GEMINI_BIN not set (set -a; eval "$(scripts/ensure-agent-clis)"; set +a): claude-ide-bridge-agent gemini is NOT tested`)
-	}
-	api := fakeagents.Gemini()
-	t.Cleanup(api.Close)
-	a := startAgentEmacs(t, "gemini", bin, func(home string) []string { return api.GeminiHome(t, home) })
+	a, api := startAgentEmacs(t, "gemini")
 	hello := a.w.file(t, "hello.txt", "first line\n")
 	a.w.visit(t, hello)
 	api.Push(fakeagents.Call{Name: "write_file", Args: map[string]any{"file_path": hello, "content": "from gemini\n"}}, "TURN ONE DONE")
@@ -70,13 +64,7 @@ func TestAgentGeminiInEmacs(t *testing.T) {
 // only after reading it in the session.
 func TestAgentQwenInEmacs(t *testing.T) {
 	t.Parallel()
-	bin := os.Getenv("QWEN_BIN")
-	if bin == "" {
-		t.Skip(`QWEN_BIN not set (set -a; eval "$(scripts/ensure-agent-clis)"; set +a): claude-ide-bridge-agent qwen is NOT tested`)
-	}
-	api := fakeagents.OpenAI()
-	t.Cleanup(api.Close)
-	a := startAgentEmacs(t, "qwen", bin, func(home string) []string { return api.QwenHome(t, home) })
+	a, api := startAgentEmacs(t, "qwen")
 	one := filepath.Join(a.w.proj, "one.txt")
 	api.Push(fakeagents.Call{Name: "write_file", Args: map[string]any{"file_path": one, "content": "written by qwen\n"}}, "QWEN TURN ONE DONE")
 	a.prompt(t, "make one", func() int { return len(api.Requests()) })
@@ -89,11 +77,13 @@ type agentEmacs struct {
 	agent string
 }
 
-// startAgentEmacs starts Emacs in a new project with the agent's program as `name` on $PATH and
-// the environment setEnv returns for its home (the fake model's address), starts the agent with
-// the keys a user types and waits until the CLI is the bridge's client.
-func startAgentEmacs(t *testing.T, name, bin string, setEnv func(home string) []string) *agentEmacs {
+// startAgentEmacs starts the agent's fake model API and Emacs in a new project with the agent's
+// program ($NAME_BIN) as `name` on $PATH and the agent's settings in a home of its own, starts
+// the agent with the keys a user types and waits until the CLI is the bridge's client.
+func startAgentEmacs(t *testing.T, name string) (*agentEmacs, *fakeagents.Server) {
 	t.Helper()
+	bin := harness.AgentBin(t, strings.ToUpper(name)+"_BIN", "claude-ide-bridge-agent "+name+" in Emacs")
+	api, setEnv := fakeagents.Start(t, name)
 	root, _ := filepath.EvalSymlinks(t.TempDir())
 	proj, cfg, home, tmp, ahome, pathDir := filepath.Join(root, "proj"), filepath.Join(root, "cfg"), filepath.Join(root, "home"),
 		filepath.Join(root, "tmp"), filepath.Join(root, "ahome"), filepath.Join(root, "bin")
@@ -148,7 +138,7 @@ func startAgentEmacs(t *testing.T, name, bin string, setEnv func(home string) []
 	if got := e.eval(t, `(buffer-name (window-buffer))`); got != `"*`+name+`*"` {
 		t.Fatalf("the second call shows %s, want the agent's buffer", got)
 	}
-	return a
+	return a, api
 }
 
 // screen is the text of the agent's terminal buffer.

@@ -66,15 +66,11 @@ func (rc *realClaude) prompt(s string) {
 
 func startRealClaude(t *testing.T) *realClaude {
 	t.Helper()
-	bin := harness.ClaudeBin(t, "the Emacs test with the real Claude Code CLI")
-	api := fakeapi.New()
-	t.Cleanup(api.Close)
-	d := harness.Dirs(t, "proj", "cfg", "home")
-	proj, cfg, home := d[0], d[1], d[2]
-	harness.SeedConfig(t, cfg, proj)
+	cw := harness.NewCLIWorld(t, "the Emacs test with the real Claude Code CLI")
+	bin, api, proj, cfg := cw.Bin, cw.API, cw.Proj, cw.Cfg
 	path := filepath.Join(proj, "hello.txt")
 	os.WriteFile(path, []byte("hello world\n"), 0o644)
-	e := startEmacs(t, proj, append(harness.OfflineEnv(api.URL), "HOME="+home, "CLAUDE_CONFIG_DIR="+cfg), `(setq claude-ide-bridge-claude-program `+lispQuote(bin)+` claude-ide-bridge-terminal 'term)`+noShorterHint)
+	e := startEmacs(t, proj, cw.Env(), `(setq claude-ide-bridge-claude-program `+lispQuote(bin)+` claude-ide-bridge-terminal 'term)`+noShorterHint)
 	w := &world{proj: proj, cfg: cfg, e: e}
 	t.Cleanup(func() {
 		// claude first, so it does not outlive the test.

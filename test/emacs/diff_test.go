@@ -113,14 +113,21 @@ func TestDiffAcceptThenCloseTab(t *testing.T) {
 	}
 }
 
-// Spec: openDiff returns FILE_SAVED with "<final file contents>" — "accepted with those contents
-// (user edits included)". The edit is typed into the proposal.
-func TestDiffEditThenAccept(t *testing.T) {
-	t.Parallel()
+// pendingA starts a world whose a.txt says "old", Claude's proposal "new" for it pending in tab A.
+func pendingA(t *testing.T) (*world, string, chan toolAnswer) {
+	t.Helper()
 	w := newWorld(t, "", true)
 	path := w.file(t, "a.txt", "old\n")
 	ch := w.openDiff(t, path, "new\n", tabA)
 	w.waitDiffs(t, tabA+"=pending")
+	return w, path, ch
+}
+
+// Spec: openDiff returns FILE_SAVED with "<final file contents>" — "accepted with those contents
+// (user edits included)". The edit is typed into the proposal.
+func TestDiffEditThenAccept(t *testing.T) {
+	t.Parallel()
+	w, path, ch := pendingA(t)
 	// Issue 38 item 4: no agent named is Claude's proposal (Gemini's: TestGeminiDiffInEmacs);
 	// substitute-command-keys curves the quote.
 	if hl := w.e.str(t, `(with-current-buffer (window-buffer) (format-mode-line header-line-format))`); !strings.HasPrefix(hl, "Claude’s proposal: edit it") {
@@ -137,10 +144,7 @@ func TestDiffEditThenAccept(t *testing.T) {
 // not the user's change, so C-/ has nothing to undo and C-c C-c accepts the proposal as shown.
 func TestUndoAfterDiffOpensKeepsProposal(t *testing.T) {
 	t.Parallel()
-	w := newWorld(t, "", true)
-	path := w.file(t, "a.txt", "old\n")
-	ch := w.openDiff(t, path, "new\n", tabA)
-	w.waitDiffs(t, tabA+"=pending")
+	w, _, ch := pendingA(t)
 	// Two sends, as a user would: Emacs discards typed-ahead keys when a command fails, and
 	// C-/ with nothing to undo fails ("No further undo information").
 	w.e.keys(t, "C-/")

@@ -243,11 +243,7 @@ func (w *world) dial(t *testing.T) {
 // file writes a file in the project and returns its path.
 func (w *world) file(t *testing.T, name, content string) string {
 	t.Helper()
-	p := filepath.Join(w.proj, name)
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return testbin.WriteFile(t, w.proj, name, content)
 }
 
 // visit shows path in the selected window with point at its start and no region.

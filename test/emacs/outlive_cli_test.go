@@ -27,14 +27,10 @@ import (
 // naming it), the next Emacs shows the proposal, C-c C-c there accepts it and the CLI writes it.
 func TestRealClaudeOutlivesEmacs(t *testing.T) {
 	t.Parallel()
-	bin := harness.ClaudeBin(t, "the Emacs test with the real Claude Code CLI")
-	api := fakeapi.New()
-	t.Cleanup(api.Close)
-	d := harness.Dirs(t, "proj", "cfg", "home")
-	w := &world{proj: d[0], cfg: d[1]}
-	home := d[2]
+	cw := harness.NewCLIWorld(t, "the Emacs test with the real Claude Code CLI")
+	bin, api, home := cw.Bin, cw.API, cw.Home
+	w := &world{proj: cw.Proj, cfg: cw.Cfg}
 	w.stopBridges(t)
-	harness.SeedConfig(t, w.cfg, w.proj)
 	path := filepath.Join(w.proj, "hello.txt")
 	os.WriteFile(path, []byte("hello world\n"), 0o644)
 	env := []string{"HOME=" + home, "CLAUDE_CONFIG_DIR=" + w.cfg}

@@ -72,6 +72,24 @@ func AgentBin(t testing.TB, env, what string) string {
 	return bin
 }
 
+// ServerBin finds a language server for a test: $env, else name on $PATH. Without one the test
+// is skipped, except under CI (CI=true), where scripts/test installs them and a skip would hide
+// a missing install.
+func ServerBin(t testing.TB, env, name string) string {
+	t.Helper()
+	if p := os.Getenv(env); p != "" {
+		return p
+	}
+	if p, err := exec.LookPath(name); err == nil {
+		return p
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("%s not found ($%s unset, not on PATH): scripts/test installs it", name, env)
+	}
+	t.Skipf("SKIPPED: %s not found ($%s unset, not on PATH; scripts/ensure-language-servers installs it)", name, env)
+	return ""
+}
+
 // Gopls returns $GOPLS (scripts/ensure-language-servers installs gopls v0.23.0), else gopls on
 // $PATH or in $GOPATH/bin; without one it skips the test saying so, or fails in CI.
 func Gopls(t testing.TB) string {

@@ -16,10 +16,7 @@ import (
 // user's args, GEMINI_CLI_IDE_SERVER_PORT): it connects to this bridge, its write_file proposal
 // is a Neovim diff, and :w makes the CLI write the file.
 func TestClaudeCodeAgentGemini(t *testing.T) {
-	bin := harness.AgentBin(t, "GEMINI_BIN", "the test of :ClaudeCodeAgent gemini")
-	api := fakeagents.Gemini()
-	t.Cleanup(api.Close)
-	a := startAgentNvim(t, "gemini", bin, func(ghome string) []string { return api.GeminiHome(t, ghome) })
+	a, api := startAgentNvim(t, "gemini")
 	hello := filepath.Join(a.proj, "hello.txt")
 	os.WriteFile(hello, []byte("first line\n"), 0o644)
 	api.Push(fakeagents.Call{Name: "write_file", Args: map[string]any{"file_path": hello, "content": "from gemini\n"}}, "TURN ONE DONE")
@@ -31,10 +28,7 @@ func TestClaudeCodeAgentGemini(t *testing.T) {
 // QWEN_CODE_IDE_SERVER_PORT from the bridge. A new file: Qwen writes an existing one only after
 // reading it in the session.
 func TestClaudeCodeAgentQwen(t *testing.T) {
-	bin := harness.AgentBin(t, "QWEN_BIN", "the test of :ClaudeCodeAgent qwen")
-	api := fakeagents.OpenAI()
-	t.Cleanup(api.Close)
-	a := startAgentNvim(t, "qwen", bin, func(qhome string) []string { return api.QwenHome(t, qhome) })
+	a, api := startAgentNvim(t, "qwen")
 	one := filepath.Join(a.proj, "one.txt")
 	api.Push(fakeagents.Call{Name: "write_file", Args: map[string]any{"file_path": one, "content": "written by qwen\n"}}, "QWEN TURN ONE DONE")
 	a.prompt(t, "make one", func() int { return len(api.Requests()) })
@@ -48,11 +42,13 @@ type agentNvim struct {
 	agent string
 }
 
-// startAgentNvim starts Neovim in a new project with the agent's program as `name` on $PATH
-// and the environment setEnv returns for its home (the fake model's address), runs
+// startAgentNvim starts the agent's fake model API and Neovim in a new project with the agent's
+// program ($NAME_BIN) as `name` on $PATH and the agent's settings in a home of its own, runs
 // `:ClaudeCodeAgent name --approval-mode default` and waits until the CLI is the bridge's client.
-func startAgentNvim(t *testing.T, name, bin string, setEnv func(home string) []string) *agentNvim {
+func startAgentNvim(t *testing.T, name string) (*agentNvim, *fakeagents.Server) {
 	t.Helper()
+	bin := harness.AgentBin(t, strings.ToUpper(name)+"_BIN", "the test of :ClaudeCodeAgent "+name)
+	api, setEnv := fakeagents.Start(t, name)
 	d := harness.Dirs(t, "proj", "cfg", "home", "tmp", "ahome", "bin")
 	proj, cfg, home, tmp, ahome, pathDir := d[0], d[1], d[2], d[3], d[4], d[5]
 	// The bridge looks the program up by its name, as a user's $PATH has it.
@@ -81,7 +77,7 @@ func startAgentNvim(t *testing.T, name, bin string, setEnv func(home string) []s
 	// Qwen connects once its start-up ends, which can take longer than waitLua's bound.
 	harness.Poll(60*time.Second, func() bool { return strings.Contains(a.screen(t), "Type your message") })
 	n.waitLua(t, `1`, `return require("claude-ide-bridge").state().clients`)
-	return a
+	return a, api
 }
 
 // screen is the text of the agent's terminal.

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/testbin"
 )
 
 // claude is a Claude-side client: it finds the bridge through the lock file
@@ -71,6 +73,12 @@ func readLock(t *testing.T, cfg string) (int, lockFile) {
 // dialClaude connects and completes the CLI's handshake.
 func dialClaude(t *testing.T, cfg string) *claude {
 	t.Helper()
+	return dialClaudeAs(t, cfg, os.Getpid())
+}
+
+// dialClaudeAs is dialClaude for a CLI whose process is pid (what ide_connected reports).
+func dialClaudeAs(t *testing.T, cfg string, pid int) *claude {
+	t.Helper()
 	port, lock := readLock(t, cfg)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -93,7 +101,7 @@ func dialClaude(t *testing.T, cfg string) *claude {
 		"capabilities":    map[string]any{},
 	})
 	c.send(t, map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"})
-	c.send(t, map[string]any{"jsonrpc": "2.0", "method": "ide_connected", "params": map[string]any{"pid": os.Getpid()}})
+	c.send(t, map[string]any{"jsonrpc": "2.0", "method": "ide_connected", "params": map[string]any{"pid": pid}})
 	return c
 }
 
@@ -159,13 +167,7 @@ func (c *claude) start(t *testing.T, method string, params any) chan message {
 // await waits (bounded) for an answer started with start.
 func await(t *testing.T, ch chan message) message {
 	t.Helper()
-	select {
-	case m := <-ch:
-		return m
-	case <-time.After(20 * time.Second):
-		t.Fatal("no answer within 20 s")
-		return message{}
-	}
+	return testbin.Recv(t, ch, "no answer")
 }
 
 func (c *claude) request(t *testing.T, method string, params any) message {

@@ -29,13 +29,9 @@ type realClaude struct {
 // calls before (files to open) and waits until the CLI is connected and ready.
 func startRealClaude(t *testing.T, args []string, before func(n *nvim, proj string)) *realClaude {
 	t.Helper()
-	bin := harness.ClaudeBin(t, "the Neovim plugin's test with the real Claude Code CLI")
-	api := fakeapi.New()
-	t.Cleanup(api.Close)
-	d := harness.Dirs(t, "proj", "cfg", "home")
-	proj, cfg, home := d[0], d[1], d[2]
-	harness.SeedConfig(t, cfg, proj)
-	n := startNvim(t, proj, append(harness.OfflineEnv(api.URL), "HOME="+home, "CLAUDE_CONFIG_DIR="+cfg, "LANG=C.UTF-8")...)
+	w := harness.NewCLIWorld(t, "the Neovim plugin's test with the real Claude Code CLI")
+	bin, api, proj, cfg := w.Bin, w.API, w.Proj, w.Cfg
+	n := startNvim(t, proj, w.Env("LANG=C.UTF-8")...)
 	e := &env{proj: proj, cfg: cfg, n: n}
 	t.Cleanup(func() {
 		// End claude first (bounded), then the bridge.

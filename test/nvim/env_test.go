@@ -2,12 +2,12 @@ package nvimtest
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/harness"
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/seltable"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/testbin"
 )
 
 // env is a project directory, a Neovim running the plugin against the real
@@ -75,11 +75,7 @@ func newEnvFull(t *testing.T, opts map[string]any, connect bool, before func(*en
 // file writes a file in the project and returns its path.
 func (e *env) file(t *testing.T, name, content string) string {
 	t.Helper()
-	p := filepath.Join(e.proj, name)
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return testbin.WriteFile(t, e.proj, name, content)
 }
 
 // edit opens path in the current window.

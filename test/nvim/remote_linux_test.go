@@ -18,6 +18,7 @@ import (
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/e2e/fakeapi"
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/harness"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/testbin"
 )
 
 // Remote mode (issue 19): Neovim here, the bridge and Claude "on another machine". The other
@@ -90,15 +91,7 @@ func (e *env) lock(t *testing.T) discovery.Lock {
 	if len(names) != 1 {
 		t.Fatalf("lock files: %q, want one", names)
 	}
-	data, err := os.ReadFile(names[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	var l discovery.Lock
-	if err := json.Unmarshal(data, &l); err != nil {
-		t.Fatal(err)
-	}
-	return l
+	return testbin.ReadLock(t, names[0])
 }
 
 func (e *env) notes(t *testing.T) string {
@@ -267,19 +260,10 @@ PrintMotd no
 		sshdBin, "-D", "-e", "-f", filepath.Join(dir, "sshd_config"))
 	var logs strings.Builder
 	cmd.Stdout, cmd.Stderr = &logs, &logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() { cmd.Wait(); close(done) }()
+	done := testbin.Start(t, cmd)
 	t.Cleanup(func() {
 		cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			cmd.Process.Kill()
-			<-done
-		}
+		testbin.Reap(cmd, done)
 		if t.Failed() {
 			t.Logf("sshd log:\n%s", logs.String())
 		}

@@ -1,40 +1,13 @@
 package nvimtest
 
 import (
-	"context"
 	"encoding/json"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/coder/websocket"
 )
-
-// dialClaudeAs is dialClaude for a CLI whose process is pid (what ide_connected reports).
-func dialClaudeAs(t *testing.T, cfg string, pid int) *claude {
-	t.Helper()
-	port, lock := readLock(t, cfg)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	h := http.Header{}
-	h.Set("X-Claude-Code-Ide-Authorization", lock.AuthToken)
-	ws, _, err := websocket.Dial(ctx, "ws://127.0.0.1:"+strconv.Itoa(port)+"/", &websocket.DialOptions{HTTPHeader: h, Subprotocols: []string{"mcp"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ws.SetReadLimit(64 << 20)
-	c := &claude{ws: ws, pending: map[int]chan message{}, notes: make(chan message, 1024), done: make(chan struct{})}
-	go c.read()
-	t.Cleanup(c.close)
-	c.request(t, "initialize", map[string]any{"protocolVersion": "2025-11-25", "clientInfo": map[string]any{"name": "claude-code", "version": "2.1.328"}, "capabilities": map[string]any{}})
-	c.send(t, map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"})
-	c.send(t, map[string]any{"jsonrpc": "2.0", "method": "ide_connected", "params": map[string]any{"pid": pid}})
-	return c
-}
 
 // Issue 28 item 8: "Several Claude sessions from one Neovim: one per tab page (or named), each
 // with its own terminal and its own diffs; status() lists them." Two tab pages, each with its

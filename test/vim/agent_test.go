@@ -109,13 +109,7 @@ func TestAgentTerminals(t *testing.T) {
 // Vim's terminal with the command line the bridge composes: it connects to this bridge, its
 // write_file proposal is a Vim diff labelled Gemini's, and :w in it makes the CLI write the file.
 func TestClaudeCodeAgentGeminiInVim(t *testing.T) {
-	bin := os.Getenv("GEMINI_BIN")
-	if bin == "" {
-		t.Skip(`GEMINI_BIN not set (set -a; eval "$(scripts/ensure-agent-clis)"; set +a): :ClaudeCodeAgent gemini in Vim is NOT tested`)
-	}
-	api := fakeagents.Gemini()
-	t.Cleanup(api.Close)
-	v := startAgentVim(t, "gemini", bin, func(home string) []string { return api.GeminiHome(t, home) })
+	v, api := startAgentVim(t, "gemini")
 	hello := v.file("hello.txt", "first line\n")
 	api.Push(fakeagents.Call{Name: "write_file", Args: map[string]any{"file_path": hello, "content": "from gemini\n"}}, "TURN ONE DONE")
 	acceptAgentDiff(t, v, "gemini", api, "change hello", hello, "from gemini\n", "TURN ONE DONE")
@@ -125,24 +119,20 @@ func TestClaudeCodeAgentGeminiInVim(t *testing.T) {
 // QWEN_CODE_IDE_SERVER_PORT from the bridge. A new file: Qwen writes an existing one only after
 // reading it in the session.
 func TestClaudeCodeAgentQwenInVim(t *testing.T) {
-	bin := os.Getenv("QWEN_BIN")
-	if bin == "" {
-		t.Skip(`QWEN_BIN not set (set -a; eval "$(scripts/ensure-agent-clis)"; set +a): :ClaudeCodeAgent qwen in Vim is NOT tested`)
-	}
-	api := fakeagents.OpenAI()
-	t.Cleanup(api.Close)
-	v := startAgentVim(t, "qwen", bin, func(home string) []string { return api.QwenHome(t, home) })
+	v, api := startAgentVim(t, "qwen")
 	one := filepath.Join(v.ws, "one.txt")
 	api.Push(fakeagents.Call{Name: "write_file", Args: map[string]any{"file_path": one, "content": "written by qwen\n"}}, "QWEN TURN ONE DONE")
 	acceptAgentDiff(t, v, "qwen", api, "make one", one, "written by qwen\n", "QWEN TURN ONE DONE")
 }
 
-// startAgentVim starts Vim with the agent's program as name on $PATH and the environment
-// setEnv returns for the agent's home (the fake model's address), runs
+// startAgentVim starts the agent's fake model API and Vim with the agent's program ($NAME_BIN)
+// as name on $PATH and the agent's settings in a home of its own, runs
 // :ClaudeCodeAgent name --approval-mode default, and waits until the CLI is the bridge's client,
-// ready for a prompt in its terminal, which has the focus.
-func startAgentVim(t *testing.T, name, bin string, setEnv func(home string) []string) *vim {
+// ready for a prompt in its terminal, which has the focus. It returns Vim and the fake API.
+func startAgentVim(t *testing.T, name string) (*vim, *fakeagents.Server) {
 	t.Helper()
+	bin := harness.AgentBin(t, strings.ToUpper(name)+"_BIN", ":ClaudeCodeAgent "+name+" in Vim")
+	api, setEnv := fakeagents.Start(t, name)
 	dir, _ := filepath.EvalSymlinks(t.TempDir())
 	pathDir := filepath.Join(dir, "bin")
 	os.Mkdir(pathDir, 0o700)
@@ -166,7 +156,7 @@ func startAgentVim(t *testing.T, name, bin string, setEnv func(home string) []st
 		t.Fatalf("%s did not connect and get ready; screen:\n%s\nmessages:\n%s", name, v.screen(), v.messages())
 	}
 	v.waitEval(`"`+name+` t"`, whereTerm)
-	return v
+	return v, api
 }
 
 // acceptAgentDiff types prompt to the agent (its answer pushed to api), waits for the proposal's

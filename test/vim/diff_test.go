@@ -62,16 +62,26 @@ func (v *vim) tabpages() int {
 	return n
 }
 
+// pendingA starts Vim with Claude connected and its proposal of proposed for a.txt (old) pending
+// in tab A; with edit, a.txt is open in Vim first.
+func pendingA(t *testing.T, old, proposed string, edit bool) (*vim, *probe.Client, string, chan toolAnswer) {
+	t.Helper()
+	v := startVim(t)
+	c := v.claude()
+	path := v.file("a.txt", old)
+	if edit {
+		v.ex("edit " + path)
+	}
+	ch := openDiff(t, c, path, proposed, tabA)
+	v.waitDiffs(tabA + "=pending")
+	return v, c, path, ch
+}
+
 // The editor protocol: "the editor must not write the file (Claude writes it). The diff view
 // stays open until closeDiff." The issue: showDiff in a new tab with :diffsplit, the original
 // read-only, the proposal editable, :w in it accepts.
 func TestDiffAcceptWithWrite(t *testing.T) {
-	v := startVim(t)
-	c := v.claude()
-	path := v.file("a.txt", "old\n")
-	v.ex("edit " + path)
-	ch := openDiff(t, c, path, "new\n", tabA)
-	v.waitDiffs(tabA + "=pending")
+	v, c, path, ch := pendingA(t, "old\n", "new\n", true)
 	var view struct {
 		Tabs, Wins, Diff int
 		Lines            []string
@@ -102,11 +112,7 @@ func TestDiffAcceptWithWrite(t *testing.T) {
 
 // Spec: openDiff returns FILE_SAVED with the final contents, the user's edits included.
 func TestDiffEditThenAccept(t *testing.T) {
-	v := startVim(t)
-	c := v.claude()
-	path := v.file("a.txt", "old\n")
-	ch := openDiff(t, c, path, "new\n", tabA)
-	v.waitDiffs(tabA + "=pending")
+	v, c, path, ch := pendingA(t, "old\n", "new\n", false)
 	v.normal()
 	v.typeText("A, edited")
 	v.keys("Escape")
@@ -130,12 +136,7 @@ func TestDiffEditThenAccept(t *testing.T) {
 func TestDiffReject(t *testing.T) {
 	for _, how := range []string{":q", ":ClaudeCodeDiffDeny"} {
 		t.Run(how, func(t *testing.T) {
-			v := startVim(t)
-			c := v.claude()
-			path := v.file("a.txt", "old\n")
-			v.ex("edit " + path)
-			ch := openDiff(t, c, path, "new\n", tabA)
-			v.waitDiffs(tabA + "=pending")
+			v, _, path, ch := pendingA(t, "old\n", "new\n", true)
 			v.normal()
 			v.typeText(how)
 			v.keys("Enter")
@@ -155,13 +156,9 @@ func TestDiffReject(t *testing.T) {
 // tab_name." A pending diff closed so is settled, never as accepted; closeAllDiffTabs closes
 // the rest.
 func TestDiffCloseTabAndCloseAll(t *testing.T) {
-	v := startVim(t)
-	c := v.claude()
-	a := v.file("a.txt", "a\n")
+	v, c, _, chA := pendingA(t, "a\n", "A\n", false)
 	b := v.file("b.txt", "b\n")
 	tabB := strings.Replace(tabA, "a.txt", "b.txt", 1)
-	chA := openDiff(t, c, a, "A\n", tabA)
-	v.waitDiffs(tabA + "=pending")
 	chB := openDiff(t, c, b, "B\n", tabB)
 	v.waitDiffs(tabA+"=pending", tabB+"=pending")
 	if _, err := c.Tool(testbin.Ctx(t), "close_tab", map[string]any{"tab_name": tabA}); err != nil {
@@ -189,13 +186,9 @@ func TestDiffCloseTabAndCloseAll(t *testing.T) {
 // :ClaudeCodeCloseAllDiffs: pending diffs rejected; an accepted diff's text goes into the
 // file's buffer as unsaved changes (setBufferText) when the file does not hold it.
 func TestCloseAllDiffsCommand(t *testing.T) {
-	v := startVim(t)
-	c := v.claude()
-	a := v.file("a.txt", "a\n")
+	v, c, a, chA := pendingA(t, "a\n", "A\n", false)
 	b := v.file("b.txt", "b\n")
 	tabB := strings.Replace(tabA, "a.txt", "b.txt", 1)
-	chA := openDiff(t, c, a, "A\n", tabA)
-	v.waitDiffs(tabA + "=pending")
 	v.ex("ClaudeCodeDiffAccept")
 	wantTexts(t, chA, "FILE_SAVED", "A\n")
 	chB := openDiff(t, c, b, "B\n", tabB)
@@ -233,11 +226,7 @@ func TestDiffRefusesUnsavedFile(t *testing.T) {
 // answer; :q on an edited proposal is refused (E37) and the diff stays pending; :q! rejects.
 // Also "a tab label `c//p/✻ [Claude Code] ...`": the label is "Claude: <file name>".
 func TestDiffHintAndEditedQuit(t *testing.T) {
-	v := startVim(t)
-	c := v.claude()
-	path := v.file("a.txt", "old\n")
-	ch := openDiff(t, c, path, "new\n", tabA)
-	v.waitDiffs(tabA + "=pending")
+	v, _, _, ch := pendingA(t, "old\n", "new\n", false)
 	if sl := v.str(`&l:statusline`); !strings.Contains(sl, ":w accepts") || !strings.Contains(sl, "a.txt") {
 		t.Errorf("the proposal's status line %q gives no hint", sl)
 	}

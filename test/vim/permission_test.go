@@ -23,13 +23,7 @@ func (v *vim) hook(input map[string]any) <-chan string {
 // got waits for the hook's output.
 func got(t *testing.T, out <-chan string) string {
 	t.Helper()
-	select {
-	case s := <-out:
-		return s
-	case <-time.After(testbin.Bound):
-		t.Fatal("the hook did not end")
-		return ""
-	}
+	return testbin.Recv(t, out, "the hook did not end")
 }
 
 // answer types :ClaudeCodePermissions, as the user does, and waits for the popup's keys.

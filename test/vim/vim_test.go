@@ -289,11 +289,7 @@ func (v *vim) normal() {
 // file writes a file in the workspace and returns its path.
 func (v *vim) file(name, content string) string {
 	v.t.Helper()
-	p := filepath.Join(v.ws, name)
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		v.t.Fatal(err)
-	}
-	return p
+	return testbin.WriteFile(v.t, v.ws, name, content)
 }
 
 // state is the plugin's claude_ide_bridge#State().
@@ -323,14 +319,7 @@ func (v *vim) claude() *probe.Client {
 	v.t.Helper()
 	v.waitEval("true", "claude_ide_bridge#State().ready")
 	s := v.state()
-	data, err := os.ReadFile(s.LockPath)
-	if err != nil {
-		v.t.Fatal(err)
-	}
-	var l discovery.Lock
-	if err := json.Unmarshal(data, &l); err != nil {
-		v.t.Fatal(err)
-	}
+	l := testbin.ReadLock(v.t, s.LockPath)
 	c, _, err := probe.Dial(testbin.Ctx(v.t), s.Port, l.AuthToken, nil)
 	if err != nil {
 		v.t.Fatal(err)

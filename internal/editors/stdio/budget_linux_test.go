@@ -117,12 +117,7 @@ func startLimited(t *testing.T, ws string, caps map[string]bool, e *rawEditor) (
 	go func() { exited <- cmd.Wait() }()
 	t.Cleanup(func() {
 		in.Close()
-		select {
-		case <-exited:
-		case <-time.After(testbin.Bound):
-			cmd.Process.Kill()
-			<-exited
-		}
+		testbin.Reap(cmd, exited)
 		if t.Failed() {
 			t.Logf("bridge stderr:\n%s", stderr.String())
 		}
@@ -166,18 +161,7 @@ func TestProposalsWithinMemoryBudget(t *testing.T) {
 	text := strings.Repeat("0123456789abcdef", size/16)
 	encoded, _ := json.Marshal(text)
 	results := make(chan *probe.ToolResult, n+1)
-	open := func(tab string) {
-		r, err := c.Tool(ctx, "openDiff", map[string]any{"old_file_path": path, "new_file_path": path,
-			"new_file_contents": json.RawMessage(encoded), "tab_name": tab})
-		if err != nil {
-			r = &probe.ToolResult{IsError: true}
-			r.Content = append(r.Content, struct {
-				Type string `json:"type"`
-				Text string `json:"text"`
-			}{"text", "protocol error: " + err.Error()})
-		}
-		results <- r
-	}
+	open := func(tab string) { results <- openDiffResult(ctx, c, path, json.RawMessage(encoded), tab) }
 	// nextShown waits for the next showDiff and returns its tab and number, or the tool result
 	// that came first.
 	nextShown := func() (string, uint64, *probe.ToolResult) {

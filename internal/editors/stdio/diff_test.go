@@ -27,19 +27,23 @@ type showDiff struct {
 func openDiff(t *testing.T, c *probe.Client, path, contents, tab string) <-chan *probe.ToolResult {
 	ch := make(chan *probe.ToolResult, 1)
 	ctx := testbin.Ctx(t)
-	go func() {
-		r, err := c.Tool(ctx, "openDiff", map[string]any{"old_file_path": path, "new_file_path": path,
-			"new_file_contents": contents, "tab_name": tab})
-		if err != nil {
-			r = &probe.ToolResult{IsError: true}
-			r.Content = append(r.Content, struct {
-				Type string `json:"type"`
-				Text string `json:"text"`
-			}{"text", "protocol error: " + err.Error()})
-		}
-		ch <- r
-	}()
+	go func() { ch <- openDiffResult(ctx, c, path, contents, tab) }()
 	return ch
+}
+
+// openDiffResult is Claude's openDiff of contents (a string, or JSON already encoded) for path;
+// a protocol error comes back as an error result saying so.
+func openDiffResult(ctx context.Context, c *probe.Client, path string, contents any, tab string) *probe.ToolResult {
+	r, err := c.Tool(ctx, "openDiff", map[string]any{"old_file_path": path, "new_file_path": path,
+		"new_file_contents": contents, "tab_name": tab})
+	if err != nil {
+		r = &probe.ToolResult{IsError: true}
+		r.Content = append(r.Content, struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		}{"text", "protocol error: " + err.Error()})
+	}
+	return r
 }
 
 func await(t *testing.T, ch <-chan *probe.ToolResult) *probe.ToolResult {
@@ -237,11 +241,7 @@ func TestCloseAllDiffs(t *testing.T) {
 func TestAcceptedDiffWithoutSetBufferText(t *testing.T) {
 	t.Parallel()
 	s := startSidecar(t, "header")
-	p := s.initParams()
-	caps := allCaps()
-	caps["setBufferText"] = false
-	p["capabilities"] = caps
-	c := claude(t, s.initialize(t, p))
+	c := claude(t, s.initWith(t, map[string]bool{"setBufferText": false}))
 	path := s.writeFile(t, "a.txt", "a\n")
 	res := openDiff(t, c, path, "a2\n", "tab-a")
 	n := nextShowDiff(t, s).Proposal

@@ -20,11 +20,7 @@ func TestExcludeThroughLinksEveryChannel(t *testing.T) {
 	t.Parallel()
 	const secret = "sk-live-0b1c2d3e4f5a6b7c8d9e"
 	s := startSidecar(t, "line")
-	p := s.initParams()
-	caps := allCaps()
-	caps["lspRequest"] = true
-	p["capabilities"] = caps
-	r := s.initialize(t, p)
+	r := s.initWith(t, map[string]bool{"lspRequest": true})
 	env := s.writeFile(t, ".env", "API_TOKEN="+secret+"\n")
 	key := s.writeFile(t, "server.key", secret+"\n")
 	main := s.writeFile(t, "main.go", "package main\n\nfunc main() {}\n")

@@ -45,6 +45,21 @@ func answered(t *testing.T, what string, texts []string, isErr []bool) int {
 	return refused
 }
 
+// burst makes n calls at once and returns each one's text and whether it was an error.
+func burst(n int, call func() (string, bool)) (texts []string, isErr []bool) {
+	texts, isErr = make([]string, n), make([]bool, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			texts[i], isErr[i] = call()
+		}()
+	}
+	wg.Wait()
+	return texts, isErr
+}
+
 // alive fails the test when the bridge has exited.
 func alive(t *testing.T, exited chan error) {
 	t.Helper()
@@ -73,21 +88,13 @@ func TestParallelOpenFileHeldInBudget(t *testing.T) {
 	c := claude(t, r)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	texts, isErr := make([]string, n), make([]bool, n)
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			res, err := c.Tool(ctx, "openFile", map[string]any{"filePath": path, "startText": "needle", "makeFrontmost": false})
-			if err != nil {
-				texts[i], isErr[i] = "protocol error: "+err.Error(), true
-				return
-			}
-			texts[i], isErr[i] = strings.Join(res.Texts(), ""), res.IsError
-		}()
-	}
-	wg.Wait()
+	texts, isErr := burst(n, func() (string, bool) {
+		res, err := c.Tool(ctx, "openFile", map[string]any{"filePath": path, "startText": "needle", "makeFrontmost": false})
+		if err != nil {
+			return "protocol error: " + err.Error(), true
+		}
+		return strings.Join(res.Texts(), ""), res.IsError
+	})
 	alive(t, exited)
 	refused := answered(t, "openFile", texts, isErr)
 	for i, text := range texts {
@@ -146,16 +153,7 @@ func TestParallelModelToolsHeldInBudget(t *testing.T) {
 		}
 		return b.String(), res.IsError
 	}
-	texts, isErr := make([]string, n), make([]bool, n)
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			texts[i], isErr[i] = call()
-		}()
-	}
-	wg.Wait()
+	texts, isErr := burst(n, call)
 	alive(t, exited)
 	refused := answered(t, "definition", texts, isErr)
 	for i, text := range texts {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,7 +17,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/jsonrpc"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/probe"
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/testbin"
@@ -301,18 +301,18 @@ func (s *sidecar) initialize(t *testing.T, params map[string]any) initResult {
 	return r
 }
 
-func readLock(t *testing.T, path string) discovery.Lock {
+// initWith initializes with allCaps changed by caps.
+func (s *sidecar) initWith(t *testing.T, caps map[string]bool) initResult {
 	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var l discovery.Lock
-	if err := json.Unmarshal(data, &l); err != nil {
-		t.Fatal(err)
-	}
-	return l
+	p := s.initParams()
+	all := allCaps()
+	maps.Copy(all, caps)
+	p["capabilities"] = all
+	return s.initialize(t, p)
 }
+
+// readLock reads a lock file.
+var readLock = testbin.ReadLock
 
 // claude connects a Claude-side client the way the CLI does: port and token from the lock.
 func claude(t *testing.T, r initResult) *probe.Client {
@@ -335,25 +335,14 @@ func dial(t *testing.T, r initResult) *probe.Client {
 	return c
 }
 
-// tool calls a tool and fails on a protocol error.
-func tool(t *testing.T, c *probe.Client, name string, args any) *probe.ToolResult {
-	t.Helper()
-	r, err := c.Tool(testbin.Ctx(t), name, args)
-	if err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	return r
-}
+// tool calls a tool and fails the test on a protocol error.
+var tool = testbin.Tool
 
 // waitExit waits for the child to exit and returns how long that took from the call.
 func (s *sidecar) waitExit(t *testing.T) time.Duration {
 	t.Helper()
 	start := time.Now()
-	select {
-	case <-s.exited:
-	case <-time.After(testbin.Bound):
-		s.cmd.Process.Kill()
-		<-s.exited
+	if !testbin.Reap(s.cmd, s.exited) {
 		t.Errorf("the bridge did not exit")
 	}
 	return time.Since(start)
@@ -454,11 +443,7 @@ func rpcCode(err error) int {
 // writeFile creates a file in the workspace and returns its path.
 func (s *sidecar) writeFile(t *testing.T, name, content string) string {
 	t.Helper()
-	p := filepath.Join(s.ws, name)
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return testbin.WriteFile(t, s.ws, name, content)
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }

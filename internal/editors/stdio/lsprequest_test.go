@@ -30,11 +30,7 @@ func connectTools(t *testing.T, r initResult) func(string, map[string]any) (stri
 func TestLSPRequest(t *testing.T) {
 	t.Parallel()
 	s := startSidecar(t, "line")
-	p := s.initParams()
-	caps := allCaps()
-	caps["lspRequest"] = true
-	p["capabilities"] = caps
-	r := s.initialize(t, p)
+	r := s.initWith(t, map[string]bool{"lspRequest": true})
 	call := connectTools(t, r)
 	path := s.writeFile(t, "x.go", "package x\n\nvar _ = \"é😀\" + Ünï()\n")
 
@@ -84,14 +80,7 @@ func TestLSPRequest(t *testing.T) {
 func TestLSPRequestNotDeclared(t *testing.T) {
 	t.Parallel()
 	s := startSidecar(t, "line")
-	r := s.initialize(t, nil)
-	call := connectTools(t, r)
-	s.writeFile(t, "x.go", "package x\n")
-	text, isErr := call("definition", map[string]any{"path": "x.go", "line": 1, "symbol": "x"})
-	if !isErr || !strings.Contains(text, "(Scripted: does not share its language servers with the bridge; the bridge: has no language servers of its own here)") {
-		t.Errorf("%v %q", isErr, text)
-	}
-	s.noCall(t, "lspRequest")
+	lspNotAsked(t, s, s.initialize(t, nil), "(Scripted: does not share its language servers with the bridge; the bridge: has no language servers of its own here)")
 }
 
 // With a path map the editor's language servers are not asked, even when declared: paths
@@ -99,16 +88,18 @@ func TestLSPRequestNotDeclared(t *testing.T) {
 func TestLSPRequestNotWithPathMap(t *testing.T) {
 	t.Parallel()
 	s := startSidecar(t, "line", "--path-map", "/=/")
-	p := s.initParams()
-	caps := allCaps()
-	caps["lspRequest"] = true
-	p["capabilities"] = caps
-	r := s.initialize(t, p)
+	lspNotAsked(t, s, s.initWith(t, map[string]bool{"lspRequest": true}), "Scripted: does not share its language servers with the bridge")
+}
+
+// lspNotAsked has the model ask a definition in x.go: the answer is an error that says why
+// (contains want), and the editor is not sent lspRequest.
+func lspNotAsked(t *testing.T, s *sidecar, r initResult, want string) {
+	t.Helper()
 	call := connectTools(t, r)
 	s.writeFile(t, "x.go", "package x\n")
 	text, isErr := call("definition", map[string]any{"path": "x.go", "line": 1, "symbol": "x"})
-	if !isErr || !strings.Contains(text, "Scripted: does not share its language servers with the bridge") {
-		t.Errorf("%v %q", isErr, text)
+	if !isErr || !strings.Contains(text, want) {
+		t.Errorf("%v %q, want an error saying %q", isErr, text, want)
 	}
 	s.noCall(t, "lspRequest")
 }

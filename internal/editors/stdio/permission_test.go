@@ -47,11 +47,7 @@ func permissionInput(session, command string) []byte {
 func TestAskPermission(t *testing.T) {
 	t.Parallel()
 	s := startSidecar(t, "line")
-	p := s.initParams()
-	caps := allCaps()
-	caps["askPermission"] = true
-	p["capabilities"] = caps
-	r := s.initialize(t, p)
+	r := s.initWith(t, map[string]bool{"askPermission": true})
 
 	out := s.hook(t, r.Port, permissionInput("sess-1", "echo \x1b[2J\x07hi"))
 	c := s.next(t, "askPermission")

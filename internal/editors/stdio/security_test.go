@@ -62,11 +62,7 @@ func startRaw(t *testing.T, cfgDir string, args ...string) *rawChild {
 	}()
 	t.Cleanup(func() {
 		c.stdin.Close()
-		select {
-		case <-c.exited:
-		case <-time.After(testbin.Bound):
-			c.cmd.Process.Kill()
-			<-c.exited
+		if !testbin.Reap(c.cmd, c.exited) {
 			t.Error("the bridge did not exit after stdin closed")
 		}
 		for range c.lines {

@@ -6,9 +6,9 @@ import (
 	"io"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/permission"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/testbin"
 )
 
 type permResult struct {
@@ -37,13 +37,7 @@ func broker(r *rig) *permission.Broker {
 
 func recvPerm(t *testing.T, ch <-chan permResult) permResult {
 	t.Helper()
-	select {
-	case p := <-ch:
-		return p
-	case <-time.After(15 * time.Second):
-		t.Fatal("the permission request never ended")
-		return permResult{}
-	}
+	return testbin.Recv(t, ch, "the permission request never ended")
 }
 
 // serve asks Claude's permission prompts: y allows, a always, r denies with the reason typed;

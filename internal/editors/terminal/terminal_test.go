@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/testbin"
 )
 
 // tscreen is the terminal's output, safe to read while the reviewer writes.
@@ -95,13 +96,7 @@ func texts(a answer) string {
 
 func recvAnswer(t *testing.T, ch <-chan answer) answer {
 	t.Helper()
-	select {
-	case a := <-ch:
-		return a
-	case <-time.After(15 * time.Second):
-		t.Fatal("openDiff never answered")
-		return answer{}
-	}
+	return testbin.Recv(t, ch, "openDiff never answered")
 }
 
 // Issue 15 item 1: a proposal's control characters are shown, not acted on. The line

@@ -50,3 +50,22 @@ func writeJSON(t testing.TB, path string, v any) {
 		t.Fatal(err)
 	}
 }
+
+// Start starts the fake model API of agent ("gemini": Gemini's API; "qwen": an OpenAI one for
+// Qwen Code), closed when the test ends, and returns it with the function that writes the
+// agent's settings under a home and returns the agent's environment (GeminiHome, QwenHome).
+func Start(t testing.TB, agent string) (*Server, func(home string) []string) {
+	t.Helper()
+	switch agent {
+	case "gemini":
+		s := Gemini()
+		t.Cleanup(s.Close)
+		return s, func(home string) []string { return s.GeminiHome(t, home) }
+	case "qwen":
+		s := OpenAI()
+		t.Cleanup(s.Close)
+		return s, func(home string) []string { return s.QwenHome(t, home) }
+	}
+	t.Fatalf("no fake API for agent %q", agent)
+	return nil, nil
+}
