@@ -129,9 +129,7 @@ func Check(e Env) []Finding {
 		}
 		match := ssePort != 0 && li.Port == ssePort
 		for _, f := range l.WorkspaceFolders {
-			if cwd == f || strings.HasPrefix(cwd, strings.TrimSuffix(f, "/")+"/") {
-				match = true
-			}
+			match = match || discovery.InFolder(cwd, f)
 		}
 		if !match {
 			add(Warn, "%s: does not serve %s (neither CLAUDE_CODE_SSE_PORT nor a workspace folder holding it)", desc, esc(cwd))

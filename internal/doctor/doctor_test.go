@@ -129,6 +129,12 @@ func TestWorkspaceNotMatchingCwd(t *testing.T) {
 	f3.lock(t, listen(t), os.Getpid(), "Neovim", filepath.Dir(f3.cwd))
 	out, failed = f3.run()
 	expect(t, out, failed, false, "connects to Neovim")
+	// An empty folder serves nothing: the CLI skips it (`if(!folder)continue` in 2.1.328's lock
+	// matching), though "" + "/" is a prefix of every cwd.
+	f4 := newFixture(t)
+	f4.lock(t, listen(t), os.Getpid(), "Neovim", "")
+	out, failed = f4.run()
+	expect(t, out, failed, true, "does not serve "+f4.cwd, "no live IDE server serves")
 }
 
 func TestSSEPortWithoutLock(t *testing.T) {
