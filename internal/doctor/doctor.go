@@ -13,7 +13,6 @@ package doctor
 import (
 	"fmt"
 	"io"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -44,7 +43,7 @@ type Finding struct {
 // Env is what the checks look at: the CLI's view of this machine.
 type Env struct {
 	Dirs   []string // lock directories the CLI scans (discovery.Dirs())
-	Cwd    string   // where claude would start
+	Cwd    string   // where claude would start ("": the current directory)
 	Getenv func(string) string
 	// ManagedSettings is the administrator's Claude settings file ("": permmode.ManagedSettings).
 	ManagedSettings string
@@ -65,8 +64,8 @@ func Check(e Env) []Finding {
 	}
 
 	cwd := e.Cwd
-	if r, err := filepath.EvalSymlinks(cwd); err == nil {
-		cwd = r // the CLI compares its symlink-resolved cwd
+	if r, err := discovery.Resolve(cwd); err == nil {
+		cwd = r // the CLI compares its absolute, symlink-resolved cwd
 	}
 	ssePort := 0
 	if s := e.Getenv("CLAUDE_CODE_SSE_PORT"); s != "" {

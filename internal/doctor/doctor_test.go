@@ -137,6 +137,22 @@ func TestWorkspaceNotMatchingCwd(t *testing.T) {
 	expect(t, out, failed, true, "does not serve "+f4.cwd, "no live IDE server serves")
 }
 
+// A relative cwd (doctor --cwd ../app) or none is resolved as the CLI resolves its own.
+func TestRelativeCwd(t *testing.T) {
+	f := newFixture(t)
+	f.lock(t, listen(t), os.Getpid(), "Neovim", f.cwd)
+	t.Chdir(filepath.Dir(f.cwd))
+	abs := f.cwd
+	for _, cwd := range []string{"proj", "./proj/", ""} {
+		if cwd == "" {
+			t.Chdir(abs)
+		}
+		f.cwd = cwd
+		out, failed := f.run()
+		expect(t, out, failed, false, "serves "+abs, "connects to Neovim")
+	}
+}
+
 func TestSSEPortWithoutLock(t *testing.T) {
 	f := newFixture(t)
 	f.lock(t, listen(t), os.Getpid(), "Neovim", f.cwd)
