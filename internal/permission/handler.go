@@ -22,7 +22,7 @@ type Answer struct {
 func Handler(b *Broker, seen func(HookInput)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var in HookInput
-		if !transport.DecodePost(w, r, MaxBody, false, &in) {
+		if !transport.DecodePost(w, r, MaxBody, false, &in) { // the CLI's input, as it comes
 			return
 		}
 		if in.Event != "PermissionRequest" || in.SessionID == "" {

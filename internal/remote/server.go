@@ -41,7 +41,7 @@ type handler struct{ m Model }
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var req Request
-	if !transport.DecodePost(w, r, maxBody, true, &req) {
+	if !transport.DecodePost(w, r, maxBody, true, &req) { // strict: our own client's body
 		return
 	}
 	var (

@@ -42,7 +42,7 @@ func (t *Tracker) Do(req Request) (Answer, error) {
 func Handler(t *Tracker) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var req Request
-		if !transport.DecodePost(w, r, 64<<10, true, &req) {
+		if !transport.DecodePost(w, r, 64<<10, true, &req) { // strict: our own client's body
 			return
 		}
 		a, err := t.Do(req)
