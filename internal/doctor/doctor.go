@@ -56,6 +56,10 @@ func Check(e Env) []Finding {
 	var out []Finding
 	add := func(l Level, format string, a ...any) { out = append(out, Finding{l, fmt.Sprintf(format, a...)}) }
 	esc := termtext.Line
+	if r, err := discovery.Resolve(e.Cwd); err == nil {
+		e.Cwd = r // the CLI's cwd is absolute, symlinks resolved
+	}
+	cwd := e.Cwd
 
 	out = append(out, proxy(e.Getenv)...)
 	out = append(out, permissionMode(e))
@@ -63,10 +67,6 @@ func Check(e Env) []Finding {
 		out = append(out, agents(e.Agents)...)
 	}
 
-	cwd := e.Cwd
-	if r, err := discovery.Resolve(cwd); err == nil {
-		cwd = r // the CLI compares its absolute, symlink-resolved cwd
-	}
 	ssePort := 0
 	if s := e.Getenv("CLAUDE_CODE_SSE_PORT"); s != "" {
 		p, err := strconv.Atoi(s)
