@@ -21,11 +21,7 @@ func cmdDoctor(args []string, stdout, stderr io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return errUsage
 	}
-	dir := *cwd
-	if dir == "" {
-		dir, _ = os.Getwd()
-	}
-	if doctor.Print(stdout, doctor.Check(doctor.Env{Dirs: discovery.Dirs(), Cwd: dir, Getenv: os.Getenv, Agents: doctor.AgentsHere()})) {
+	if doctor.Print(stdout, doctor.Check(doctor.Env{Dirs: discovery.Dirs(), Cwd: *cwd, Getenv: os.Getenv, Agents: doctor.AgentsHere()})) {
 		return errFindings
 	}
 	return nil

@@ -29,27 +29,32 @@ func cmdHook(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		fmt.Fprintln(stderr, "usage: claude-ide-bridge hook --port N   (run by Claude Code's hooks, JSON on stdin)")
 		return nil
 	}
+	if err := hook(ctx, *port, stdin, stdout); err != nil {
+		fmt.Fprintln(stderr, "claude-ide-bridge hook:", err)
+	}
+	return nil
+}
+
+// hook posts the hook's input on stdin to the bridge on port.
+func hook(ctx context.Context, port int, stdin io.Reader, stdout io.Writer) error {
 	data, err := io.ReadAll(io.LimitReader(stdin, permission.MaxBody))
 	var ev claudestate.Event
 	if err == nil {
 		err = json.Unmarshal(data, &ev)
 	}
 	if err != nil {
-		fmt.Fprintln(stderr, "claude-ide-bridge hook: reading the hook's input:", err)
-		return nil
+		return fmt.Errorf("reading the hook's input: %w", err)
 	}
-	b, err := bridgeOnPort(*port)
+	b, err := bridgeOnPort(port)
 	if err != nil {
-		fmt.Fprintln(stderr, "claude-ide-bridge hook:", err)
-		return nil
+		return err
 	}
 	if ev.Name == "PermissionRequest" {
 		// ctx ends on the CLI's signal (main's signal.NotifyContext): the connection closes
 		// and the bridge withdraws the editor's prompt.
 		var a permission.Answer
 		if err := remote.PostWait(ctx, b, remote.PathPermission, json.RawMessage(data), &a, permission.MaxBody); err != nil {
-			fmt.Fprintln(stderr, "claude-ide-bridge hook:", err)
-			return nil
+			return err
 		}
 		if len(a.Output) > 0 {
 			stdout.Write(append(a.Output, '\n'))
@@ -59,10 +64,7 @@ func cmdHook(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
 	var reply struct{}
-	if err := remote.Post(ctx, b, remote.PathHook, ev, &reply, 4096); err != nil {
-		fmt.Fprintln(stderr, "claude-ide-bridge hook:", err)
-	}
-	return nil
+	return remote.Post(ctx, b, remote.PathHook, ev, &reply, 4096)
 }
 
 // bridgeOnPort is the live claude-ide-bridge whose lock has port's name.

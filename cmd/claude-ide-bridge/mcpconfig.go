@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
@@ -77,14 +76,10 @@ func findBridge(dir string, port int) (discovery.LockInfo, string, error) {
 		}
 		return discovery.LockInfo{}, "", fmt.Errorf("no running IDE server on port %d", port)
 	}
-	if dir == "" {
-		dir, _ = os.Getwd()
-	}
-	resolved, err := discovery.ResolveFolders([]string{dir})
+	dir, err = discovery.Resolve(dir) // "": the current directory
 	if err != nil {
 		return discovery.LockInfo{}, "", err
 	}
-	dir = resolved[0]
 	if li, ok := discovery.Serving(locks, dir); ok {
 		return li, dir, nil
 	}

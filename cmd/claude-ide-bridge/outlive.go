@@ -89,14 +89,11 @@ func readFirst(ctx context.Context, stdin io.Reader) (firstMessage, error) {
 // socketFor is the attach socket of the workspace an initialize names ("" when it cannot
 // tell: the folders do not resolve, no lock dir).
 func socketFor(folders []string) string {
-	if len(folders) == 0 {
-		wd, err := os.Getwd()
-		if err != nil {
-			return ""
-		}
-		folders = []string{wd}
+	folder := "" // none: the current directory
+	if len(folders) > 0 {
+		folder = folders[0]
 	}
-	resolved, err := discovery.ResolveFolders(folders[:1])
+	real, err := discovery.Resolve(folder)
 	if err != nil {
 		return ""
 	}
@@ -104,7 +101,7 @@ func socketFor(folders []string) string {
 	if err != nil {
 		return ""
 	}
-	return attach.SocketPath(dir, resolved[0])
+	return attach.SocketPath(dir, real)
 }
 
 // relay connects the editor's stdio to the bridge listening on sock: first the bytes already

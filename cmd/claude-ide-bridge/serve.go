@@ -124,7 +124,7 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if *workspace != "" {
 		folders = []string{*workspace}
 	}
-	root, err := workspaceRoot(*workspace)
+	root, err := lspRoot(folders) // the folder languageServers' trust gate asks about
 	if err != nil {
 		return err
 	}

@@ -259,11 +259,3 @@ func describeServers(servers []lsp.ServerConfig, root string) string {
 	}
 	return "off until this folder is trusted (claude-ide-bridge trust " + termtext.Line(root) + "): " + d
 }
-
-// workspaceRoot is the absolute workspace folder: dir, or the current directory.
-func workspaceRoot(dir string) (string, error) {
-	if dir == "" {
-		return os.Getwd()
-	}
-	return filepath.Abs(dir)
-}

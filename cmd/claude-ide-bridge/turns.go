@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/remote"
@@ -32,11 +31,7 @@ func cmdReview(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		fmt.Fprintln(stderr, "usage: claude-ide-bridge review [--turn N] [--json] [--revert PATH]")
 		return errUsage
 	}
-	cwd, err := os.Getwd()
-	if err != nil {
-		return err
-	}
-	dir, err := remote.Resolve(cwd)
+	dir, err := remote.Resolve(".")
 	if err != nil {
 		return err
 	}
@@ -82,24 +77,12 @@ func cmdReview(ctx context.Context, args []string, stdout, stderr io.Writer) err
 
 // resolveMissing resolves the folder of a path that does not exist (any more).
 func resolveMissing(p string) (string, error) {
-	abs, err := remote.Resolve(dirOf(p))
+	dir, err := remote.Resolve(filepath.Dir(p))
 	if err != nil {
 		return "", err
 	}
-	return strings.TrimSuffix(abs, "/") + "/" + baseOf(p), nil
+	return filepath.Join(dir, filepath.Base(p)), nil
 }
-
-func dirOf(p string) string {
-	if i := strings.LastIndexByte(p, '/'); i >= 0 {
-		if i == 0 {
-			return "/"
-		}
-		return p[:i]
-	}
-	return "."
-}
-
-func baseOf(p string) string { return p[strings.LastIndexByte(p, '/')+1:] }
 
 // printReview prints a turn for a person: its summary, a line per file, then the diffs. Every
 // path and line of text is escaped (termtext): a file can hold anything.

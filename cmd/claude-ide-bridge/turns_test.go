@@ -46,8 +46,9 @@ func TestReviewRevertAsListed(t *testing.T) {
 	s := h.serve(t, nil, "--auto", "accept", "--lsp", "none")
 	sub := filepath.Join(h.ws, "sub")
 	os.MkdirAll(sub, 0o755)
-	a, created := filepath.Join(sub, "a.txt"), filepath.Join(h.ws, "new.txt")
+	a, created, gone := filepath.Join(sub, "a.txt"), filepath.Join(h.ws, "new.txt"), filepath.Join(h.ws, "gone.txt")
 	os.WriteFile(a, []byte("old\n"), 0o644)
+	os.WriteFile(gone, []byte("kept\n"), 0o644)
 	c := s.claude(t)
 	call := func(name string, args map[string]any) {
 		t.Helper()
@@ -62,6 +63,8 @@ func TestReviewRevertAsListed(t *testing.T) {
 	os.WriteFile(a, []byte("new\n"), 0o644)
 	call("getDiagnostics", map[string]any{"uri": "file://" + created})
 	os.WriteFile(created, []byte("made\n"), 0o644)
+	call("getDiagnostics", map[string]any{"uri": "file://" + gone})
+	os.Remove(gone)
 	call("closeAllDiffTabs", map[string]any{})
 
 	out, stderr, code := h.command(t, sub, "review", "--turn", "1")
@@ -81,6 +84,11 @@ func TestReviewRevertAsListed(t *testing.T) {
 	out, stderr, code = h.command(t, h.ws, "review", "--turn", "1", "--revert", "new.txt")
 	if _, err := os.Stat(created); code != 0 || !os.IsNotExist(err) || !strings.Contains(out, "removed new.txt (Claude created it in turn 1)") {
 		t.Fatalf("--revert new.txt: %d %v %s %s", code, err, out, stderr)
+	}
+	// A file Claude deleted, named as listed from a subfolder: its folder is resolved instead.
+	out, stderr, code = h.command(t, sub, "review", "--turn", "1", "--revert", "gone.txt")
+	if b, _ := os.ReadFile(gone); code != 0 || string(b) != "kept\n" || !strings.Contains(out, "reverted gone.txt") {
+		t.Fatalf("--revert gone.txt from sub/: %d %q %s %s", code, b, out, stderr)
 	}
 }
 

@@ -62,18 +62,9 @@ func listen(path string) (*net.UnixListener, error) {
 // refused (nothing listens: a bridge that was killed leaves its socket behind). A socket that
 // answers is ErrBusy and stays. removed is false, with the reason, when nothing was removed.
 func RemoveStale(path string) (removed bool, err error) {
-	if err := checkDir(filepath.Dir(path)); err != nil {
-		return false, err
-	}
-	before, err := os.Lstat(path)
+	before, err := ownSocket(path)
 	if err != nil {
 		return false, err
-	}
-	if before.Mode().Type() != fs.ModeSocket {
-		return false, fmt.Errorf("%w: %s is not a socket", ErrUnsafe, path)
-	}
-	if uid, ok := discovery.FileOwner(before); !ok || uid != os.Geteuid() {
-		return false, fmt.Errorf("%w: %s is owned by uid %d", ErrUnsafe, path, uid)
 	}
 	c, err := net.Dial("unix", path)
 	if err == nil {
@@ -123,18 +114,9 @@ func (l *Listener) Close() error { return l.ln.Close() }
 // socket are this user's alone and, once connected, that the peer is this user too: an editor
 // never speaks to another user's process.
 func Dial(ctx context.Context, path string) (net.Conn, error) {
-	if err := checkDir(filepath.Dir(path)); err != nil {
-		return nil, err
-	}
-	fi, err := os.Lstat(path)
+	fi, err := ownSocket(path)
 	if err != nil {
 		return nil, err
-	}
-	if fi.Mode().Type() != fs.ModeSocket {
-		return nil, fmt.Errorf("%w: %s is not a socket", ErrUnsafe, path)
-	}
-	if uid, ok := discovery.FileOwner(fi); !ok || uid != os.Geteuid() {
-		return nil, fmt.Errorf("%w: %s is owned by uid %d", ErrUnsafe, path, uid)
 	}
 	if fi.Mode().Perm()&0o077 != 0 {
 		return nil, fmt.Errorf("%w: %s has mode %v", ErrUnsafe, path, fi.Mode().Perm())
@@ -150,6 +132,25 @@ func Dial(ctx context.Context, path string) (net.Conn, error) {
 		return nil, fmt.Errorf("%w: the bridge on %s runs as uid %d (%v)", ErrUnsafe, path, uid, err)
 	}
 	return c, nil
+}
+
+// ownSocket is path's file when it is a socket of this user in a directory that is this user's
+// alone (checkDir); else an ErrUnsafe or the error of reading it.
+func ownSocket(path string) (fs.FileInfo, error) {
+	if err := checkDir(filepath.Dir(path)); err != nil {
+		return nil, err
+	}
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return nil, err
+	}
+	if fi.Mode().Type() != fs.ModeSocket {
+		return nil, fmt.Errorf("%w: %s is not a socket", ErrUnsafe, path)
+	}
+	if uid, ok := discovery.FileOwner(fi); !ok || uid != os.Geteuid() {
+		return nil, fmt.Errorf("%w: %s is owned by uid %d", ErrUnsafe, path, uid)
+	}
+	return fi, nil
 }
 
 // checkDir refuses a directory that is a symlink, not this user's, or open to others.

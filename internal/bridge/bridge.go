@@ -97,11 +97,7 @@ func Start(cfg Config) (*Bridge, error) {
 	}
 	folders := cfg.Folders
 	if len(folders) == 0 {
-		wd, err := os.Getwd()
-		if err != nil {
-			return nil, err
-		}
-		folders = []string{wd}
+		folders = []string{"."} // the current directory, resolved below
 	}
 	folders, err := discovery.ResolveFolders(folders)
 	if err != nil {

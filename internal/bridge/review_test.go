@@ -11,6 +11,7 @@ import (
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/bridge"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/claudestate"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/permission"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/remote"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/review"
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/testbin"
@@ -86,5 +87,31 @@ func TestRejectedDiffEndsTheWait(t *testing.T) {
 	}
 	if ss := b.State.Sessions(); len(ss) != 1 || ss[0].State != claudestate.Idle {
 		t.Fatalf("sessions %+v", ss)
+	}
+}
+
+// Every POST endpoint of the shell answers by transport.DecodePost, on the real listener and
+// with the token: another method is 405 with Allow, a body past its bound 413.
+func TestShellEndpointsPostRule(t *testing.T) {
+	t.Parallel()
+	b, _ := startWith(t, func(c *bridge.Config) { c.LockDir = t.TempDir(); c.Review = &review.Config{} })
+	over := strings.Repeat(" ", permission.MaxBody+1) // past every endpoint's bound
+	for _, path := range []string{remote.PathMention, remote.PathSelect, remote.PathReview, remote.PathHook, remote.PathPermission} {
+		for _, tc := range []struct {
+			method, body string
+			status       int
+			allow        string
+		}{{http.MethodGet, "", 405, "POST"}, {http.MethodPost, over, 413, ""}} {
+			req, _ := http.NewRequest(tc.method, "http://127.0.0.1:"+strconv.Itoa(b.Port())+path, strings.NewReader(tc.body))
+			req.Header.Set(remote.AuthHeader, b.Token())
+			resp, err := (&http.Client{Timeout: 10 * time.Second}).Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != tc.status || resp.Header.Get("Allow") != tc.allow {
+				t.Errorf("%s %s: %d, Allow %q; want %d, %q", tc.method, path, resp.StatusCode, resp.Header.Get("Allow"), tc.status, tc.allow)
+			}
+		}
 	}
 }

@@ -7,7 +7,6 @@
 package claudestate
 
 import (
-	"encoding/json"
 	"net/http"
 	"sort"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/permission"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/transport"
 )
 
 // State is a session's state.
@@ -190,17 +190,11 @@ func (t *Tracker) Sessions() []Session {
 // Handler serves remote.PathHook; the caller has authenticated the request.
 func Handler(t *Tracker) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost {
-			http.Error(w, "only POST", http.StatusMethodNotAllowed)
-			return
-		}
 		var ev Event
-		if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10)).Decode(&ev); err != nil {
-			http.Error(w, "bad request body: "+err.Error(), http.StatusBadRequest)
+		if !transport.DecodePost(w, r, 64<<10, false, &ev) { // lax: a newer hook's extra fields are ignored
 			return
 		}
 		t.Hook(ev)
-		w.Header().Set("Content-Type", "application/json")
-		w.Write([]byte("{}\n"))
+		transport.ReplyJSON(w, struct{}{})
 	})
 }

@@ -21,6 +21,17 @@ func InFolder(dir, folder string) bool {
 	return dir == folder || strings.HasPrefix(dir, strings.TrimSuffix(folder, string(filepath.Separator))+string(filepath.Separator))
 }
 
+// Resolve is path made absolute (against the current directory) with its symlinks resolved: how
+// the CLI names its cwd, so how the bridge names its folders and the files a shell command gives.
+// A path that does not exist is an error; "" is the current directory.
+func Resolve(path string) (string, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	return filepath.EvalSymlinks(abs)
+}
+
 // Serving is the first of locks (newest first, as ListLocks returns them and the CLI reads them)
 // that is live and has a workspace folder holding dir by InFolder.
 func Serving(locks []LockInfo, dir string) (LockInfo, bool) {

@@ -72,11 +72,7 @@ func dirsFor(configDir string, userHome func() (string, error)) []string {
 func ResolveFolders(folders []string) ([]string, error) {
 	out := make([]string, 0, len(folders))
 	for _, f := range folders {
-		abs, err := filepath.Abs(f)
-		if err != nil {
-			return nil, fmt.Errorf("discovery: workspace folder %q: %w", f, err)
-		}
-		real, err := filepath.EvalSymlinks(abs)
+		real, err := Resolve(f)
 		if err != nil {
 			return nil, fmt.Errorf("discovery: workspace folder %q: %w", f, err)
 		}

@@ -310,11 +310,12 @@ func TestResolveFolders(t *testing.T) {
 	}
 	t.Chdir(tmp)
 
-	got, err := ResolveFolders([]string{link, "project", link + "/"})
+	// "" is the current directory (Resolve, which `env` and the attach socket's lookup rely on).
+	got, err := ResolveFolders([]string{link, "project", link + "/", ""})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{real, real, real}; !slices.Equal(got, want) {
+	if want := []string{real, real, real, tmp}; !slices.Equal(got, want) {
 		t.Errorf("ResolveFolders = %q, want %q", got, want)
 	}
 

@@ -13,7 +13,6 @@ package doctor
 import (
 	"fmt"
 	"io"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -44,7 +43,7 @@ type Finding struct {
 // Env is what the checks look at: the CLI's view of this machine.
 type Env struct {
 	Dirs   []string // lock directories the CLI scans (discovery.Dirs())
-	Cwd    string   // where claude would start
+	Cwd    string   // where claude would start ("": the current directory)
 	Getenv func(string) string
 	// ManagedSettings is the administrator's Claude settings file ("": permmode.ManagedSettings).
 	ManagedSettings string
@@ -57,6 +56,10 @@ func Check(e Env) []Finding {
 	var out []Finding
 	add := func(l Level, format string, a ...any) { out = append(out, Finding{l, fmt.Sprintf(format, a...)}) }
 	esc := termtext.Line
+	if r, err := discovery.Resolve(e.Cwd); err == nil {
+		e.Cwd = r // the CLI's cwd is absolute, symlinks resolved
+	}
+	cwd := e.Cwd
 
 	out = append(out, proxy(e.Getenv)...)
 	out = append(out, permissionMode(e))
@@ -64,10 +67,6 @@ func Check(e Env) []Finding {
 		out = append(out, agents(e.Agents)...)
 	}
 
-	cwd := e.Cwd
-	if r, err := filepath.EvalSymlinks(cwd); err == nil {
-		cwd = r // the CLI compares its symlink-resolved cwd
-	}
 	ssePort := 0
 	if s := e.Getenv("CLAUDE_CODE_SSE_PORT"); s != "" {
 		p, err := strconv.Atoi(s)
@@ -129,9 +128,7 @@ func Check(e Env) []Finding {
 		}
 		match := ssePort != 0 && li.Port == ssePort
 		for _, f := range l.WorkspaceFolders {
-			if cwd == f || strings.HasPrefix(cwd, strings.TrimSuffix(f, "/")+"/") {
-				match = true
-			}
+			match = match || discovery.InFolder(cwd, f)
 		}
 		if !match {
 			add(Warn, "%s: does not serve %s (neither CLAUDE_CODE_SSE_PORT nor a workspace folder holding it)", desc, esc(cwd))

@@ -129,6 +129,28 @@ func TestWorkspaceNotMatchingCwd(t *testing.T) {
 	f3.lock(t, listen(t), os.Getpid(), "Neovim", filepath.Dir(f3.cwd))
 	out, failed = f3.run()
 	expect(t, out, failed, false, "connects to Neovim")
+	// An empty folder serves nothing: the CLI skips it (`if(!folder)continue` in 2.1.328's lock
+	// matching), though "" + "/" is a prefix of every cwd.
+	f4 := newFixture(t)
+	f4.lock(t, listen(t), os.Getpid(), "Neovim", "")
+	out, failed = f4.run()
+	expect(t, out, failed, true, "does not serve "+f4.cwd, "no live IDE server serves")
+}
+
+// A relative cwd (doctor --cwd ../app) or none is resolved as the CLI resolves its own.
+func TestRelativeCwd(t *testing.T) {
+	f := newFixture(t)
+	f.lock(t, listen(t), os.Getpid(), "Neovim", f.cwd)
+	t.Chdir(filepath.Dir(f.cwd))
+	abs := f.cwd
+	for _, cwd := range []string{"proj", "./proj/", ""} {
+		if cwd == "" {
+			t.Chdir(abs)
+		}
+		f.cwd = cwd
+		out, failed := f.run()
+		expect(t, out, failed, false, "serves "+abs, "connects to Neovim")
+	}
 }
 
 func TestSSEPortWithoutLock(t *testing.T) {

@@ -2,8 +2,6 @@ package modeltools
 
 import (
 	"bytes"
-	"errors"
-	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -70,12 +68,8 @@ var BodyTimeout = 10 * time.Second
 func readBody(w http.ResponseWriter, r *http.Request) (body []byte, status int, reason string) {
 	http.NewResponseController(w).SetReadDeadline(time.Now().Add(BodyTimeout))
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
-	var tooBig *http.MaxBytesError
-	switch {
-	case errors.As(err, &tooBig):
-		return nil, http.StatusRequestEntityTooLarge, fmt.Sprintf("request body over %d bytes", MaxBody)
-	case err != nil:
-		return nil, http.StatusBadRequest, "reading the request body: " + err.Error()
+	if status, reason := transport.BodyRefusal(err); status != 0 {
+		return nil, status, reason
 	}
 	if t := bytes.TrimLeft(body, " \t\r\n"); len(t) > 0 && t[0] == '[' {
 		return nil, http.StatusBadRequest, "JSON-RPC batches are not accepted: send one message per request"

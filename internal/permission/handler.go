@@ -3,6 +3,8 @@ package permission
 import (
 	"encoding/json"
 	"net/http"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/transport"
 )
 
 // MaxBody bounds the hook's request: the CLI's input may be large, the editor sees MaxInput.
@@ -19,13 +21,8 @@ type Answer struct {
 // hook's connection stays open.
 func Handler(b *Broker, seen func(HookInput)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost {
-			http.Error(w, "only POST", http.StatusMethodNotAllowed)
-			return
-		}
 		var in HookInput
-		if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, MaxBody)).Decode(&in); err != nil {
-			http.Error(w, "bad request body: "+err.Error(), http.StatusBadRequest)
+		if !transport.DecodePost(w, r, MaxBody, false, &in) { // the CLI's input, as it comes
 			return
 		}
 		if in.Event != "PermissionRequest" || in.SessionID == "" {
@@ -39,7 +36,6 @@ func Handler(b *Broker, seen func(HookInput)) http.Handler {
 		if d, sugg, ok := b.Ask(r.Context(), in); ok {
 			a.Output = HookOutput(d, sugg)
 		}
-		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(a)
+		transport.ReplyJSON(w, a)
 	})
 }

@@ -47,7 +47,7 @@ func TestHandler(t *testing.T) {
 		t.Fatalf("a decision: %d %s", code, got)
 	}
 	big := append(append([]byte(`{"hook_event_name":"PermissionRequest","session_id":"s","tool_name":"Bash","tool_input":{"command":"`), bytes.Repeat([]byte("x"), MaxBody)...), `"}}`...)
-	if code, _ = post(t, srv.URL, big); code != http.StatusBadRequest {
+	if code, _ = post(t, srv.URL, big); code != http.StatusRequestEntityTooLarge {
 		t.Fatalf("a body over MaxBody: %d", code)
 	}
 	if len(seen) != 2 || len(e.asked) != 0 {

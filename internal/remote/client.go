@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -75,11 +74,7 @@ func Find(dirs []string, path string) (Bridge, error) {
 // Resolve makes a command-line path absolute (against cwd) and resolves its symlinks, as the
 // bridge resolves its workspace folders.
 func Resolve(path string) (string, error) {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return "", err
-	}
-	real, err := filepath.EvalSymlinks(abs)
+	real, err := discovery.Resolve(path)
 	if err != nil {
 		return "", fmt.Errorf("no such file: %s", path)
 	}

@@ -2,7 +2,6 @@ package remote
 
 import (
 	"bufio"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,9 +10,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
-
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/transport"
 )
 
 // Model is what the handler needs of the IDE state (an *ide.Model).
@@ -41,15 +40,8 @@ func Is(r *http.Request) bool {
 type handler struct{ m Model }
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost {
-		http.Error(w, "only POST", http.StatusMethodNotAllowed)
-		return
-	}
 	var req Request
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBody))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&req); err != nil {
-		http.Error(w, "bad request body: "+err.Error(), http.StatusBadRequest)
+	if !transport.DecodePost(w, r, maxBody, true, &req) { // strict: our own client's body
 		return
 	}
 	var (
@@ -69,8 +61,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	w.Header().Set("Content-Type", "application/json")
-	json.NewEncoder(w).Encode(reply)
+	transport.ReplyJSON(w, reply)
 }
 
 // check validates the request's path and lines: an absolute path to a regular file inside one of

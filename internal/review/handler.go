@@ -1,9 +1,10 @@
 package review
 
 import (
-	"encoding/json"
 	"errors"
 	"net/http"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/transport"
 )
 
 // Request is the body of a POST to remote.PathReview.
@@ -40,15 +41,8 @@ func (t *Tracker) Do(req Request) (Answer, error) {
 // Handler serves remote.PathReview; the caller has authenticated the request.
 func Handler(t *Tracker) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost {
-			http.Error(w, "only POST", http.StatusMethodNotAllowed)
-			return
-		}
 		var req Request
-		dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&req); err != nil {
-			http.Error(w, "bad request body: "+err.Error(), http.StatusBadRequest)
+		if !transport.DecodePost(w, r, 64<<10, true, &req) { // strict: our own client's body
 			return
 		}
 		a, err := t.Do(req)
@@ -60,7 +54,6 @@ func Handler(t *Tracker) http.Handler {
 			http.Error(w, err.Error(), code)
 			return
 		}
-		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(a)
+		transport.ReplyJSON(w, a)
 	})
 }

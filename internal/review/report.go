@@ -87,6 +87,21 @@ func Labels(path string, folders []string, before, after bool) (from, to string)
 	return from, to
 }
 
+// Counts are the lines a unified diff's hunks add and delete: serve's summaries and review's.
+func Counts(hunks []*udiff.Hunk) (added, deleted int) {
+	for _, h := range hunks {
+		for _, l := range h.Lines {
+			switch l.Kind {
+			case udiff.Insert:
+				added++
+			case udiff.Delete:
+				deleted++
+			}
+		}
+	}
+	return added, deleted
+}
+
 func summarize(r Report) Summary {
 	s := Summary{Turn: r.Turn, Running: r.Running, Files: len(r.Files)}
 	for _, f := range r.Files {
@@ -182,16 +197,7 @@ func fileReport(f *file, after text, texts bool, folders []string) (FileReport, 
 	if err != nil {
 		return fr, true
 	}
-	for _, h := range u.Hunks {
-		for _, l := range h.Lines {
-			switch l.Kind {
-			case udiff.Insert:
-				fr.Added++
-			case udiff.Delete:
-				fr.Deleted++
-			}
-		}
-	}
+	fr.Added, fr.Deleted = Counts(u.Hunks)
 	fr.Diff = u.String()
 	return fr, true
 }

@@ -77,11 +77,7 @@ func (s *Store) Path() string { return s.dir }
 
 // Resolve is folder absolute and with its symlinks resolved; the folder must exist.
 func Resolve(folder string) (string, error) {
-	abs, err := filepath.Abs(folder)
-	if err != nil {
-		return "", err
-	}
-	real, err := filepath.EvalSymlinks(abs)
+	real, err := discovery.Resolve(folder)
 	if err != nil {
 		return "", err
 	}

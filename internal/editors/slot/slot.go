@@ -241,7 +241,6 @@ func (s *Slot) ShowDiff(ctx context.Context, p ide.ShowDiffParams) error {
 	return err
 }
 
-// CloseDiff forgets the proposal and closes its view in the attached editor.
 // DiffText asks the attached editor; without one no diff is on screen.
 func (s *Slot) DiffText(ctx context.Context, tab string) (string, bool, error) {
 	cur := s.current()
@@ -254,6 +253,7 @@ func (s *Slot) DiffText(ctx context.Context, tab string) (string, bool, error) {
 	return "", false, nil
 }
 
+// CloseDiff forgets the proposal and closes its view in the attached editor.
 func (s *Slot) CloseDiff(ctx context.Context, tab string) error {
 	s.mu.Lock()
 	delete(s.shown, tab)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/aymanbagabas/go-udiff"
 
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/review"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/termtext"
 )
 
@@ -76,16 +77,7 @@ func diffProposal(path, old, new string) proposal {
 		return p
 	}
 	p.hunks = u.Hunks
-	for _, h := range p.hunks {
-		for _, l := range h.Lines {
-			switch l.Kind {
-			case udiff.Insert:
-				p.added++
-			case udiff.Delete:
-				p.deleted++
-			}
-		}
-	}
+	p.added, p.deleted = review.Counts(u.Hunks)
 	return p
 }
 

@@ -1,0 +1,70 @@
+package transport_test
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/transport"
+)
+
+// DecodePost over a real loopback socket: each refusal is answered with its status and text,
+// and only a POST whose body decodes reaches the endpoint.
+func TestDecodePost(t *testing.T) {
+	type body struct {
+		Path string `json:"path"`
+	}
+	const max = 64
+	for _, strict := range []bool{false, true} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			var b body
+			if transport.DecodePost(w, r, max, strict, &b) {
+				transport.ReplyJSON(w, b)
+			}
+		}))
+		do := func(method, data string) (*http.Response, string) {
+			t.Helper()
+			req, _ := http.NewRequest(method, srv.URL, strings.NewReader(data))
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			text, _ := io.ReadAll(resp.Body)
+			return resp, strings.TrimSpace(string(text))
+		}
+		for _, c := range []struct {
+			name, method, body string
+			status             int
+			text               string
+		}{
+			{"a POST", "POST", `{"path":"/a"}`, 200, `{"path":"/a"}`},
+			{"a GET", "GET", `{"path":"/a"}`, 405, "only POST"},
+			{"a PUT", "PUT", `{"path":"/a"}`, 405, "only POST"},
+			{"a body over max", "POST", `{"path":"` + strings.Repeat("a", max) + `"}`, 413, "request body over 64 bytes"},
+			{"no body", "POST", ``, 400, "bad request body: EOF"},
+			{"not JSON", "POST", `{"path":`, 400, "bad request body: unexpected EOF"},
+			{"a wrong type", "POST", `{"path":1}`, 400, "bad request body: json: cannot unmarshal number"},
+		} {
+			resp, text := do(c.method, c.body)
+			if resp.StatusCode != c.status || !strings.HasPrefix(text, c.text) {
+				t.Errorf("strict %v, %s: %d %q, want %d %q", strict, c.name, resp.StatusCode, text, c.status, c.text)
+			}
+			if allow := resp.Header.Get("Allow"); (c.status == 405) != (allow == "POST") {
+				t.Errorf("strict %v, %s: Allow %q", strict, c.name, allow)
+			}
+			if c.status == 200 && resp.Header.Get("Content-Type") != "application/json" {
+				t.Errorf("strict %v, %s: Content-Type %q", strict, c.name, resp.Header.Get("Content-Type"))
+			}
+		}
+		// A field the body type does not have: refused only when strict.
+		resp, text := do("POST", `{"path":"/a","extra":1}`)
+		if strict && (resp.StatusCode != 400 || !strings.Contains(text, `unknown field "extra"`)) ||
+			!strict && (resp.StatusCode != 200 || text != `{"path":"/a"}`) {
+			t.Errorf("strict %v, an unknown field: %d %q", strict, resp.StatusCode, text)
+		}
+		srv.Close()
+	}
+}
