@@ -16,8 +16,6 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
-
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
 )
 
 // AuthHeader carries the lock file's token.
@@ -109,7 +107,7 @@ func (h *Handler) Authorize(r *http.Request) (int, string) {
 		return http.StatusForbidden, "Host must be a loopback address of this port"
 	}
 	vals := r.Header.Values(AuthHeader)
-	if len(vals) != 1 || !discovery.TokenEqual(vals[0], h.cfg.Token) {
+	if len(vals) != 1 || !TokenEqual(vals[0], h.cfg.Token) {
 		return http.StatusUnauthorized, "missing or wrong " + AuthHeader
 	}
 	return 0, ""

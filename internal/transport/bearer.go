@@ -1,11 +1,10 @@
 package transport
 
 import (
+	"crypto/subtle"
 	"net"
 	"net/http"
 	"strings"
-
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
 )
 
 // CheckBearer decides whether a plain HTTP request to the model's MCP endpoint (streamable
@@ -28,7 +27,7 @@ func CheckBearer(r *http.Request, port int, token string) (int, string) {
 	vals := r.Header.Values("Authorization")
 	const scheme = "bearer "
 	if len(vals) != 1 || len(vals[0]) <= len(scheme) || !strings.EqualFold(vals[0][:len(scheme)], scheme) ||
-		!discovery.TokenEqual(vals[0][len(scheme):], token) {
+		!TokenEqual(vals[0][len(scheme):], token) {
 		return http.StatusUnauthorized, "missing or wrong Authorization: Bearer token"
 	}
 	switch r.Method {
@@ -56,4 +55,13 @@ func loopbackPeer(addr string) bool {
 	}
 	ip := net.ParseIP(h)
 	return ip != nil && ip.IsLoopback()
+}
+
+// TokenEqual reports whether got equals want in constant time.
+// An empty want never matches, so an unset token cannot authorise anyone.
+func TokenEqual(got, want string) bool {
+	if want == "" {
+		return false
+	}
+	return subtle.ConstantTimeCompare([]byte(got), []byte(want)) == 1
 }

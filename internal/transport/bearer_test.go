@@ -27,3 +27,24 @@ func TestCheckBearerPeer(t *testing.T) {
 		t.Fatalf("longer token: %d, want 401", s)
 	}
 }
+
+// The token comparison of every gate: constant time, and an unset token admits nobody.
+func TestTokenEqual(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		got, want string
+		ok        bool
+	}{
+		{"a3f1c2d4e5f60718293a4b5c6d7e8f90", "a3f1c2d4e5f60718293a4b5c6d7e8f90", true},
+		{"a3f1c2d4e5f60718293a4b5c6d7e8f91", "a3f1c2d4e5f60718293a4b5c6d7e8f90", false},
+		{"a3f1c2d4e5f60718293a4b5c6d7e8f9", "a3f1c2d4e5f60718293a4b5c6d7e8f90", false},
+		{"A3F1C2D4E5F60718293A4B5C6D7E8F90", "a3f1c2d4e5f60718293a4b5c6d7e8f90", false},
+		{"", "a3f1c2d4e5f60718293a4b5c6d7e8f90", false},
+		{"", "", false}, // an unset token must not let an empty header in
+		{"x", "", false},
+	} {
+		if got := transport.TokenEqual(tc.got, tc.want); got != tc.ok {
+			t.Errorf("TokenEqual(%q, %q) = %v, want %v", tc.got, tc.want, got, tc.ok)
+		}
+	}
+}
