@@ -6,8 +6,11 @@ import (
 	"io/fs"
 	"path/filepath"
 	"slices"
+	"strings"
 
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/membudget"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/userfile"
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
@@ -44,7 +47,7 @@ func (p *process) sync(ctx context.Context, path string) (syncState, error) {
 			held.Release()
 		}
 	}()
-	text, rerr := readBounded(held, path, p.s.m.cfg.MaxFileSize)
+	text, rerr := userfile.ReadText(held, path, p.s.m.cfg.MaxFileSize)
 	p.mu.Lock()
 	doc := p.docs[path]
 	p.mu.Unlock()
@@ -200,4 +203,14 @@ func (p *process) text(path string) (string, bool) {
 		return doc.text, true
 	}
 	return "", false
+}
+
+// languageID is what a server is told path's language is (ide.KnownLanguageID). For an extension
+// not known there it is the extension without its dot, not "plaintext": a server the user
+// configured for ".nix" files is told "nix", not that the file is plain text.
+func languageID(path string) string {
+	if id, ok := ide.KnownLanguageID(path); ok {
+		return id
+	}
+	return strings.TrimPrefix(strings.ToLower(filepath.Ext(path)), ".")
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -201,8 +202,7 @@ func NormalizeExt(ext string) string {
 func (m *Manager) Servers() []ServerConfig {
 	out := make([]ServerConfig, 0, len(m.servers))
 	for _, s := range m.servers {
-		exts := append([]string(nil), s.exts...)
-		out = append(out, ServerConfig{Extensions: exts, Command: append([]string(nil), s.argv...)})
+		out = append(out, ServerConfig{Extensions: slices.Clone(s.exts), Command: slices.Clone(s.argv)})
 	}
 	return out
 }
@@ -281,9 +281,7 @@ func (m *Manager) allDiagnostics(ctx context.Context) ([]FileDiagnostics, error)
 	defer cancel()
 	var wg sync.WaitGroup
 	for _, p := range procs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			var states []syncState
 			for _, path := range p.openPaths() {
 				st, err := p.sync(wctx, path)
@@ -293,7 +291,7 @@ func (m *Manager) allDiagnostics(ctx context.Context) ([]FileDiagnostics, error)
 				states = append(states, st)
 			}
 			p.waitDiagnostics(wctx, states)
-		}()
+		})
 	}
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
@@ -392,11 +390,7 @@ func (m *Manager) Close() error {
 	m.mu.Unlock()
 	var wg sync.WaitGroup
 	for _, s := range m.servers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			s.stop()
-		}()
+		wg.Go(s.stop)
 	}
 	wg.Wait()
 	return nil
@@ -412,7 +406,7 @@ func (m *Manager) convert(p *process, fd *FileDiagnostics) {
 		held := membudget.Default.NewGrant()
 		defer held.Release()
 		var err error
-		if text, err = readBounded(held, fd.Path, m.cfg.MaxFileSize); err != nil {
+		if text, err = userfile.ReadText(held, fd.Path, m.cfg.MaxFileSize); err != nil {
 			return // left in UTF-16: still the right lines
 		}
 	}

@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -301,7 +302,7 @@ func (p *process) logStderr(r io.Reader) {
 		line, err := br.ReadSlice('\n')
 		if len(line) > 0 {
 			more := errors.Is(err, bufio.ErrBufferFull)
-			p.s.m.log.Info("language server stderr", "server", p.s.name, "line", string(trimEOL(line)), "cut", more)
+			p.s.m.log.Info("language server stderr", "server", p.s.name, "line", string(bytes.TrimRight(line, "\r\n")), "cut", more)
 			for errors.Is(err, bufio.ErrBufferFull) { // skip the rest of a long line
 				_, err = br.ReadSlice('\n')
 			}
@@ -312,20 +313,17 @@ func (p *process) logStderr(r io.Reader) {
 	}
 }
 
-func trimEOL(b []byte) []byte {
-	for len(b) > 0 && (b[len(b)-1] == '\n' || b[len(b)-1] == '\r') {
-		b = b[:len(b)-1]
-	}
-	return b
+// folders is the one workspace folder servers are given: Root.
+func (p *process) folders() []protocol.WorkspaceFolder {
+	return []protocol.WorkspaceFolder{{URI: string(uri.File(p.s.m.cfg.Root)), Name: filepath.Base(p.s.m.cfg.Root)}}
 }
 
 func (p *process) initialize(ctx context.Context) error {
-	root := uri.File(p.s.m.cfg.Root)
 	params := protocol.InitializeParams{
 		ProcessID:  int32(os.Getpid()),
 		ClientInfo: &protocol.ClientInfo{Name: "claude-ide-bridge"},
 		//lint:ignore SA1019 servers that predate workspace folders still read rootUri/rootPath
-		RootURI: root,
+		RootURI: uri.File(p.s.m.cfg.Root),
 		//lint:ignore SA1019 as above
 		RootPath: p.s.m.cfg.Root,
 		Capabilities: protocol.ClientCapabilities{
@@ -349,7 +347,7 @@ func (p *process) initialize(ctx context.Context) error {
 			},
 			Window: &protocol.WindowClientCapabilities{WorkDoneProgress: false},
 		},
-		WorkspaceFolders: []protocol.WorkspaceFolder{{URI: string(root), Name: filepath.Base(p.s.m.cfg.Root)}},
+		WorkspaceFolders: p.folders(),
 	}
 	// Capabilities are kept raw: servers differ in which of the union types they answer, and
 	// nothing here needs them decoded.
@@ -417,8 +415,7 @@ func (p *process) handle(ctx context.Context, req *jsonrpc.Request) (any, error)
 		}
 		return make([]any, len(params.Items)), nil
 	case protocol.MethodWorkspaceWorkspaceFolders:
-		root := uri.File(p.s.m.cfg.Root)
-		return []protocol.WorkspaceFolder{{URI: string(root), Name: filepath.Base(p.s.m.cfg.Root)}}, nil
+		return p.folders(), nil
 	case protocol.MethodWorkDoneProgressCreate, protocol.MethodClientRegisterCapability,
 		protocol.MethodClientUnregisterCapability, protocol.MethodWindowShowMessageRequest:
 		return json.RawMessage("null"), nil
