@@ -23,15 +23,7 @@ func LSPSource(m *lsp.Manager) Source {
 		if errors.Is(err, lsp.ErrNoServer) {
 			return Answer{}, &NoServerError{Source: "the bridge", Reason: err.Error()}
 		}
-		name := ""
-		for _, s := range m.Servers() {
-			for _, ext := range s.Extensions {
-				if lsp.NormalizeExt(ext) == lsp.NormalizeExt(filepath.Ext(path)) {
-					name = s.Name()
-				}
-			}
-		}
-		return Answer{Encoding: "utf-16", Server: name}, err
+		return Answer{Encoding: "utf-16"}, err
 	})
 }
 

@@ -74,9 +74,14 @@ func uriPath(uri string) string {
 type files struct {
 	ws       workspace
 	excluded func(path string) bool // exclude.Set.Excludes through the IDE model; nil: none
-	m        map[string][]string
-	errs     map[string]error
+	m        map[string]fileLines
 	held     *membudget.Grant
+}
+
+// fileLines is a file's lines, or why they were not read.
+type fileLines struct {
+	lines []string
+	err   error
 }
 
 // lineCost is what one line of a file costs in its slice of lines: a string header.
@@ -105,22 +110,15 @@ func (f *files) check(path string) (string, error) {
 
 // lines reads path's lines; a path outside the workspace or excluded is an error and is not read.
 func (f *files) lines(path string) ([]string, error) {
-	if l, ok := f.m[path]; ok {
-		return l, nil
+	r, ok := f.m[path]
+	if !ok {
+		if f.m == nil {
+			f.m = map[string]fileLines{}
+		}
+		r.lines, r.err = f.read(path)
+		f.m[path] = r
 	}
-	if err, ok := f.errs[path]; ok {
-		return nil, err
-	}
-	if f.m == nil {
-		f.m, f.errs = map[string][]string{}, map[string]error{}
-	}
-	l, err := f.read(path)
-	if err != nil {
-		f.errs[path] = err
-		return nil, err
-	}
-	f.m[path] = l
-	return l, nil
+	return r.lines, r.err
 }
 
 func (f *files) read(path string) ([]string, error) {
