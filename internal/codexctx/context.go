@@ -3,7 +3,6 @@ package codexctx
 import (
 	"context"
 	"path/filepath"
-	"unicode/utf8"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
@@ -85,14 +84,6 @@ func buildContext(ctx context.Context, m *ide.Model, folder string) (ideContext,
 	}
 	switch {
 	case sel != nil && sel.FilePath != "":
-		text := sel.Text
-		if len(text) > MaxSelection {
-			cut := MaxSelection
-			for cut > 0 && !utf8.RuneStart(text[cut]) {
-				cut--
-			}
-			text = text[:cut]
-		}
 		label := ""
 		for _, e := range eds {
 			if e.FilePath == sel.FilePath {
@@ -102,7 +93,7 @@ func buildContext(ctx context.Context, m *ide.Model, folder string) (ideContext,
 		out.ActiveFile = &activeFile{
 			fileDesc:               describe(roots, sel.FilePath, label),
 			Selection:              rng{toPos(sel.Selection.Start), toPos(sel.Selection.End)},
-			ActiveSelectionContent: text,
+			ActiveSelectionContent: ide.Truncate(sel.Text, MaxSelection),
 			Selections:             []rng{},
 		}
 	default:

@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"unicode/utf8"
 
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/userfile"
 )
 
@@ -110,15 +110,12 @@ func (f *formatter) context(path string, line int) string {
 	return clip(s, 160)
 }
 
+// clip cuts s to at most n bytes (ide.Truncate), marked with "…".
 func clip(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	cut := n
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
+	return ide.Truncate(s, n) + "…"
 }
 
 // list writes entries sorted by place (unless keepOrder), without repeats, at most f.max,
