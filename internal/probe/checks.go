@@ -167,22 +167,8 @@ func (p *prober) session(ctx context.Context) (*Client, error) {
 		return nil, p.err
 	}
 	p.c = c
-	err = c.Call(ctx, "initialize", map[string]any{
-		"protocolVersion": "2025-11-25",
-		"capabilities":    map[string]any{"roots": map[string]any{}, "elicitation": map[string]any{}},
-		"clientInfo":      map[string]any{"name": "claude-code", "title": "claude-ide-bridge probe", "version": "probe"},
-	}, &p.initRes)
-	if err != nil {
-		p.err = fmt.Errorf("initialize: %w", err)
+	if p.err = c.open(ctx, "claude-ide-bridge probe", os.Getpid(), &p.initRes); p.err != nil {
 		return nil, p.err
-	}
-	if err := c.Notify(ctx, "notifications/initialized", nil); err != nil {
-		p.err = err
-		return nil, err
-	}
-	if err := c.Notify(ctx, "ide_connected", map[string]any{"pid": os.Getpid()}); err != nil {
-		p.err = err
-		return nil, err
 	}
 	return c, nil
 }
