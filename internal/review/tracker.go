@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -252,7 +253,7 @@ func (t *Tracker) dropLocked(i int) {
 	for _, f := range t.turns[i].files {
 		t.total -= f.before.size() + f.after.size()
 	}
-	t.turns = append(t.turns[:i], t.turns[i+1:]...)
+	t.turns = slices.Delete(t.turns, i, i+1)
 }
 
 // endLocked reads what each file of tu is now and announces the summary.
@@ -488,12 +489,7 @@ const userWriteWindow = 3 * time.Second
 
 func (t *Tracker) removeLocked(tu *turn, f *file) {
 	delete(tu.byPath, f.path)
-	for i, g := range tu.files {
-		if g == f {
-			tu.files = append(tu.files[:i], tu.files[i+1:]...)
-			break
-		}
-	}
+	tu.files = slices.DeleteFunc(tu.files, func(g *file) bool { return g == f })
 	t.total -= f.before.size() + f.after.size()
 }
 
