@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -18,12 +19,9 @@ import (
 
 // syncState is what a sync sent (or found already sent) for one file.
 type syncState struct {
-	path       string
-	uri        protocol.DocumentURI
-	languageID string
-	version    int32
-	text       string
-	sent       uint64
+	path    string
+	version int32
+	sent    uint64
 }
 
 // sync sends path's current text on disk to the server: didOpen the first time, didChange
@@ -67,9 +65,8 @@ func (p *process) sync(ctx context.Context, path string) (syncState, error) {
 		}
 		return syncState{}, rerr
 	}
-	lang := languageID(path)
 	if doc != nil && doc.text == text {
-		return syncState{path: path, uri: doc.uri, languageID: lang, version: doc.version, text: doc.text, sent: doc.sent}, nil
+		return syncState{path: path, version: doc.version, sent: doc.sent}, nil
 	}
 	p.mu.Lock()
 	var sent uint64
@@ -92,7 +89,7 @@ func (p *process) sync(ctx context.Context, path string) (syncState, error) {
 	p.mu.Unlock()
 	if doc == nil {
 		err = p.notify(ctx, protocol.MethodTextDocumentDidOpen, protocol.DidOpenTextDocumentParams{
-			TextDocument: protocol.TextDocumentItem{URI: next.uri, LanguageID: protocol.LanguageIdentifier(lang), Version: next.version, Text: text},
+			TextDocument: protocol.TextDocumentItem{URI: next.uri, LanguageID: protocol.LanguageIdentifier(languageID(path)), Version: next.version, Text: text},
 		})
 	} else {
 		next.version = doc.version + 1
@@ -123,7 +120,7 @@ func (p *process) sync(ctx context.Context, path string) (syncState, error) {
 	if p.dead() { // markGone may have released the documents before next was one
 		held.Release()
 	}
-	return syncState{path: path, uri: next.uri, languageID: lang, version: next.version, text: text, sent: sent}, nil
+	return syncState{path: path, version: next.version, sent: sent}, nil
 }
 
 func errorsExited(p *process) error {
@@ -187,12 +184,7 @@ func (p *process) allPublished() []FileDiagnostics {
 func (p *process) openPaths() []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	out := make([]string, 0, len(p.docs))
-	for path := range p.docs {
-		out = append(out, path)
-	}
-	slices.Sort(out)
-	return out
+	return slices.Sorted(maps.Keys(p.docs))
 }
 
 // text is the text the server has for an open document.

@@ -319,27 +319,8 @@ func (m *Manager) running() []*process {
 	return out
 }
 
-// Document is a file open in its language server, as Open answers it.
-type Document struct {
-	URI        protocol.DocumentURI
-	LanguageID string
-	Version    int32
-	// Text is the text the server has: the file's text on disk when Open read it.
-	Text string
-	// Server is the server's command name.
-	Server string
-}
-
-// Open starts the server for path (absolute) if needed and sends it the file's current text on
+// open starts the server for path (absolute) if needed and sends it the file's current text on
 // disk (didOpen, or didChange when it changed). Errors as Diagnostics'.
-func (m *Manager) Open(ctx context.Context, path string) (Document, error) {
-	p, st, err := m.open(ctx, path)
-	if err != nil {
-		return Document{}, err
-	}
-	return Document{URI: st.uri, LanguageID: st.languageID, Version: st.version, Text: st.text, Server: p.s.name}, nil
-}
-
 func (m *Manager) open(ctx context.Context, path string) (*process, syncState, error) {
 	if m.isClosed() {
 		return nil, syncState{}, ErrClosed
@@ -360,7 +341,7 @@ func (m *Manager) open(ctx context.Context, path string) (*process, syncState, e
 	return p, st, err
 }
 
-// Request opens path as Open does, then sends method with params to its server and decodes the
+// Request opens path (open), then sends method with params to its server and decodes the
 // answer into result (if non-nil). Positions in params and result are UTF-16 code units (see
 // UTF16Column). Without a deadline in ctx it is bounded by Config.RequestTimeout. A server's
 // error answer is returned as *jsonrpc.Error; a server that exits meanwhile gives

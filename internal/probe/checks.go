@@ -116,12 +116,7 @@ func Run(ctx context.Context, t Target, o Options) ([]Result, error) {
 
 // Failed reports whether any check failed.
 func Failed(rs []Result) bool {
-	for _, r := range rs {
-		if r.Status == Fail {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(rs, func(r Result) bool { return r.Status == Fail })
 }
 
 // WriteTable prints results as an aligned table. A detail holds what the server said (its name
