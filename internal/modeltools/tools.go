@@ -334,14 +334,11 @@ func (c *call) symbolEntries(ss []symbol, docPath, prefix string, out []entry) [
 			if json.Unmarshal(s.Location, &l) != nil || uriPath(l.URI) == "" {
 				continue
 			}
-			var p lspPosition
+			var p lspPosition // no range: 1:1
 			if l.Range != nil {
 				p = l.Range.Start
 			}
 			e := c.f.at(uriPath(l.URI), p, text)
-			if l.Range == nil {
-				e.line, e.col = 1, 1
-			}
 			e.order = len(out)
 			out = append(out, e)
 		}
