@@ -272,26 +272,9 @@ var checkFuncs = map[string]func(context.Context, *prober) (string, error){
 	"getOpenEditors":      shapeCheck("getOpenEditors", listShape([]string{"tabs"}, "tabs", "tab", "uri", "isActive", "label", "languageId", "isDirty")),
 	// Spec 000 close_tab: "The answer is TAB_CLOSED in all three cases", including "no diff has
 	// that name".
-	"close-tab-unknown": func(ctx context.Context, p *prober) (string, error) {
-		texts, err := p.call(ctx, "close_tab", map[string]any{"tab_name": "claude-ide-bridge probe: no such tab"})
-		if err != nil {
-			return "", err
-		}
-		if len(texts) != 1 || texts[0] != "TAB_CLOSED" {
-			return "", fmt.Errorf("answered %q, want [TAB_CLOSED]", texts)
-		}
-		return "TAB_CLOSED", nil
-	},
-	"close-all-diff-tabs": func(ctx context.Context, p *prober) (string, error) {
-		texts, err := p.call(ctx, "closeAllDiffTabs", nil)
-		if err != nil {
-			return "", err
-		}
-		if len(texts) != 1 || !closedN.MatchString(texts[0]) {
-			return "", fmt.Errorf("answered %q, want [CLOSED_<n>_DIFF_TABS]", texts)
-		}
-		return texts[0], nil
-	},
+	"close-tab-unknown": answersOne("close_tab", map[string]any{"tab_name": "claude-ide-bridge probe: no such tab"},
+		regexp.MustCompile(`^TAB_CLOSED$`), "TAB_CLOSED"),
+	"close-all-diff-tabs": answersOne("closeAllDiffTabs", nil, regexp.MustCompile(`^CLOSED_[0-9]+_DIFF_TABS$`), "CLOSED_<n>_DIFF_TABS"),
 	"unknown-method": func(ctx context.Context, p *prober) (string, error) {
 		c, err := p.session(ctx)
 		if err != nil {
@@ -307,7 +290,19 @@ var checkFuncs = map[string]func(context.Context, *prober) (string, error){
 	"open-diff": openDiffCheck,
 }
 
-var closedN = regexp.MustCompile(`^CLOSED_[0-9]+_DIFF_TABS$`)
+// answersOne calls tool and wants one text block that matches re (want shows it).
+func answersOne(tool string, args any, re *regexp.Regexp, want string) func(context.Context, *prober) (string, error) {
+	return func(ctx context.Context, p *prober) (string, error) {
+		texts, err := p.call(ctx, tool, args)
+		if err != nil {
+			return "", err
+		}
+		if len(texts) != 1 || !re.MatchString(texts[0]) {
+			return "", fmt.Errorf("answered %q, want [%s]", texts, want)
+		}
+		return texts[0], nil
+	}
+}
 
 // call calls a tool and returns its texts; an isError result is an error.
 func (p *prober) call(ctx context.Context, tool string, args any) ([]string, error) {
