@@ -33,7 +33,7 @@ func (p *process) sync(ctx context.Context, path string) (syncState, error) {
 	case <-ctx.Done():
 		return syncState{}, ctx.Err()
 	case <-p.gone:
-		return syncState{}, errorsExited(p)
+		return syncState{}, p.exited()
 	}
 	defer func() { <-p.syncing }()
 	// The text the server has open is counted in the memory budget as long as it is kept
@@ -123,10 +123,6 @@ func (p *process) sync(ctx context.Context, path string) (syncState, error) {
 	return syncState{path: path, version: next.version, sent: sent}, nil
 }
 
-func errorsExited(p *process) error {
-	return errors.Join(ErrServerExited, p.exitError())
-}
-
 // waitDiagnostics waits until the server has published diagnostics for each state's text, ctx
 // ends (its error is returned) or the server dies (ErrServerExited).
 func (p *process) waitDiagnostics(ctx context.Context, states []syncState) error {
@@ -152,7 +148,7 @@ func (p *process) waitDiagnostics(ctx context.Context, states []syncState) error
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-p.gone:
-			return errorsExited(p)
+			return p.exited()
 		}
 	}
 }

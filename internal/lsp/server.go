@@ -289,6 +289,11 @@ func (p *process) exitError() error {
 	return p.exitErr
 }
 
+// exited is the error of a request the process ended under.
+func (p *process) exited() error {
+	return fmt.Errorf("%s: %w (%v)", p.s.name, ErrServerExited, p.exitError())
+}
+
 func (p *process) kill() {
 	killProcess(p.cmd)
 	p.conn.Close()
@@ -364,7 +369,7 @@ func (p *process) initialize(ctx context.Context) error {
 func (p *process) call(ctx context.Context, method string, params, result any) error {
 	err := p.conn.Call(ctx, method, params, result)
 	if errors.Is(err, jsonrpc.ErrClosed) || (err != nil && p.dead() && ctx.Err() == nil) {
-		return fmt.Errorf("%s: %w (%v)", p.s.name, ErrServerExited, p.exitError())
+		return p.exited()
 	}
 	if err != nil && ctx.Err() != nil {
 		return fmt.Errorf("%s did not answer %s: %w", p.s.name, method, ctx.Err())
@@ -380,7 +385,7 @@ func (p *process) notify(ctx context.Context, method string, params any) error {
 		return nil
 	}
 	if p.dead() || errors.Is(err, jsonrpc.ErrClosed) {
-		return fmt.Errorf("%s: %w (%v)", p.s.name, ErrServerExited, p.exitError())
+		return p.exited()
 	}
 	if ctx.Err() != nil {
 		p.s.m.log.Warn("language server does not read its input; stopping it", "server", p.s.name)
