@@ -231,20 +231,18 @@ func startProcess(s *server) (*process, error) {
 		p.markGone()
 		// The output left in the pipes is read to its end, unless a helper of the server
 		// keeps them open: then they are closed under it.
-		select {
-		case <-connDone:
-		case <-time.After(time.Second):
+		drain := func(done <-chan struct{}, closes ...func() error) {
+			select {
+			case <-done:
+			case <-time.After(time.Second):
+			}
+			for _, c := range closes {
+				c()
+			}
+			<-done
 		}
-		p.conn.Close()
-		outR.Close()
-		<-connDone
-		select {
-		case <-errDone:
-		case <-time.After(time.Second):
-			errR.Close()
-			<-errDone
-		}
-		errR.Close()
+		drain(connDone, p.conn.Close, outR.Close)
+		drain(errDone, errR.Close)
 		close(p.done)
 	}()
 	return p, nil
