@@ -1,6 +1,7 @@
 package codexctx
 
 import (
+	"cmp"
 	"context"
 	"path/filepath"
 
@@ -111,9 +112,7 @@ func buildContext(ctx context.Context, m *ide.Model, folder string) (ideContext,
 // describe names a file as VS Code's asRelativePath would: relative to the first of roots that
 // holds it, else absolute.
 func describe(roots []string, path, label string) fileDesc {
-	if label == "" {
-		label = filepath.Base(path)
-	}
+	label = cmp.Or(label, filepath.Base(path))
 	rel := path
 	for _, root := range roots {
 		if r, err := filepath.Rel(root, path); err == nil && root != "" && filepath.IsLocal(r) {

@@ -14,6 +14,7 @@
 package codexctx
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -56,12 +57,8 @@ type Server struct {
 // Start listens on the socket (see listen for what it refuses) and serves it. An error wrapping
 // ErrBusy means another program answers there; the bridge goes on without it.
 func Start(c Config) (*Server, error) {
-	if c.Log == nil {
-		c.Log = slog.New(slog.DiscardHandler)
-	}
-	if c.Path == "" {
-		c.Path = SocketPath()
-	}
+	c.Log = cmp.Or(c.Log, slog.New(slog.DiscardHandler))
+	c.Path = cmp.Or(c.Path, SocketPath())
 	ln, stale, err := listen(c.Path)
 	if err != nil {
 		return nil, err

@@ -1,6 +1,7 @@
 package companion
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -78,13 +79,9 @@ func (s *Server) writeDiscovery() (string, error) {
 	dir := s.cfg.Dir
 	switch s.cfg.Agent {
 	case Gemini:
-		if dir == "" {
-			dir = GeminiDir()
-		}
+		dir = cmp.Or(dir, GeminiDir())
 		pid := s.cfg.PID
-		if pid == 0 {
-			pid = os.Getpid()
-		}
+		pid = cmp.Or(pid, os.Getpid())
 		name = fmt.Sprintf("gemini-ide-server-%d-%d.json", pid, s.port)
 		data = geminiFile{Port: s.port, WorkspacePath: folders, AuthToken: s.token, IDEInfo: s.info(), Bridge: discovery.BridgeMarker}
 	case Qwen:

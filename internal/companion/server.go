@@ -7,6 +7,7 @@
 package companion
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"errors"
@@ -88,9 +89,7 @@ func Start(cfg Config) (*Server, error) {
 		return nil, errors.New("companion: no model")
 	}
 	log := cfg.Log
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
+	log = cmp.Or(log, slog.New(slog.DiscardHandler))
 	log = log.With("agent", string(cfg.Agent))
 	token, err := discovery.NewToken()
 	if err != nil {

@@ -3,8 +3,7 @@
 package ide
 
 import (
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/membudget"
-
+	"cmp"
 	"context"
 	"log/slog"
 	"sync"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/exclude"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/membudget"
 )
 
 // ClientID names one WebSocket connection. A reconnecting CLI is a new client.
@@ -112,12 +112,8 @@ func (c *client) agent() string {
 
 // New returns a Model for editor. folders are absolute workspace folders.
 func New(editor Editor, info EditorInfo, folders []string, events Events, log *slog.Logger) *Model {
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	if info.Encoding == "" {
-		info.Encoding = UTF8
-	}
+	log = cmp.Or(log, slog.New(slog.DiscardHandler))
+	info.Encoding = cmp.Or(info.Encoding, UTF8)
 	if info.Timeout <= 0 {
 		info.Timeout = 10 * time.Second
 	}

@@ -80,9 +80,7 @@ func (m *Model) toolOpenDiff(ctx context.Context, id ClientID, name string, args
 	if err := cmp.Or(jsonrpc.Required(a.OldFilePath != "", "old_file_path"), jsonrpc.Required(a.TabName != "", "tab_name")); err != nil {
 		return nil, err
 	}
-	if a.NewFilePath == "" {
-		a.NewFilePath = a.OldFilePath
-	}
+	a.NewFilePath = cmp.Or(a.NewFilePath, a.OldFilePath)
 	path, err := m.absPath(a.OldFilePath)
 	if err != nil {
 		return nil, err
@@ -237,12 +235,8 @@ func (m *Model) OpenEditors(ctx context.Context) ([]OpenEditor, error) {
 		if !m.shared(e.FilePath) {
 			continue
 		}
-		if e.Label == "" {
-			e.Label = filepath.Base(e.FilePath)
-		}
-		if e.LanguageID == "" {
-			e.LanguageID = LanguageID(e.FilePath)
-		}
+		e.Label = cmp.Or(e.Label, filepath.Base(e.FilePath))
+		e.LanguageID = cmp.Or(e.LanguageID, LanguageID(e.FilePath))
 		out = append(out, e)
 	}
 	return out, nil
@@ -408,11 +402,7 @@ func (m *Model) toolOpenFile(ctx context.Context, id ClientID, name string, args
 	if a.MakeFrontmost {
 		return text("Opened file: " + path), nil
 	}
-	if res.LanguageID == "" {
-		res.LanguageID = LanguageID(path)
-	}
-	if res.LineCount == 0 {
-		res.LineCount = lineCount
-	}
+	res.LanguageID = cmp.Or(res.LanguageID, LanguageID(path))
+	res.LineCount = cmp.Or(res.LineCount, lineCount)
 	return jsonText(map[string]any{"success": true, "filePath": path, "languageId": res.LanguageID, "lineCount": res.LineCount})
 }

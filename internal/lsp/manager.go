@@ -1,10 +1,10 @@
 package lsp
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"path/filepath"
 	"slices"
@@ -152,9 +152,7 @@ func New(cfg Config) (*Manager, error) {
 		cfg.MaxFileSize = 16 << 20
 	}
 	log := cfg.Log
-	if log == nil {
-		log = slog.New(slog.NewTextHandler(io.Discard, nil))
-	}
+	log = cmp.Or(log, slog.New(slog.DiscardHandler))
 	m := &Manager{cfg: cfg, log: log, byExt: map[string]*server{}, realRoot: cfg.Root}
 	if r, err := filepath.EvalSymlinks(cfg.Root); err == nil {
 		m.realRoot = r

@@ -1,6 +1,7 @@
 package modeltools
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -69,9 +70,7 @@ func NewServer(o Options) *mcp.Server {
 	if o.Folders == nil {
 		o.Folders = func() []string { return nil }
 	}
-	if o.Version == "" {
-		o.Version = "0"
-	}
+	o.Version = cmp.Or(o.Version, "0")
 	if o.Excluded == nil {
 		def, _ := exclude.New(nil) // the default compiles
 		folders := o.Folders
@@ -185,13 +184,8 @@ func (c *call) request(ctx context.Context, path, method string, params any) (js
 	if err != nil {
 		return nil, err
 	}
-	c.f.enc = a.Encoding
-	if c.f.enc == "" {
-		c.f.enc = "utf-16"
-	}
-	if a.Note != "" {
-		c.note = a.Note
-	}
+	c.f.enc = cmp.Or(a.Encoding, "utf-16")
+	c.note = cmp.Or(a.Note, c.note)
 	return raw, nil
 }
 

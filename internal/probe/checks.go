@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -88,9 +89,7 @@ func Run(ctx context.Context, t Target, o Options) ([]Result, error) {
 			return nil, fmt.Errorf("probe: unknown check %q (checks: %s)", n, strings.Join(Checks, ", "))
 		}
 	}
-	if o.Timeout == 0 {
-		o.Timeout = 10 * time.Second
-	}
+	o.Timeout = cmp.Or(o.Timeout, 10*time.Second)
 	p := &prober{t: t, o: o}
 	defer p.close()
 	var out []Result
@@ -480,9 +479,7 @@ func openDiffCheck(ctx context.Context, p *prober) (string, error) {
 		return "", err
 	}
 	dir := p.o.DiffDir
-	if dir == "" {
-		dir = os.TempDir()
-	}
+	dir = cmp.Or(dir, os.TempDir())
 	f, err := os.CreateTemp(dir, "claude-ide-bridge-probe-*.txt")
 	if err != nil {
 		return "", err

@@ -4,6 +4,7 @@
 package probe
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -43,9 +44,7 @@ var ownClient = &http.Client{Transport: &http.Transport{Proxy: nil, DialContext:
 
 // Dial connects to ws://127.0.0.1:port/ with token, as the CLI does.
 func Dial(ctx context.Context, port int, token string, o *DialOptions) (*Client, *http.Response, error) {
-	if o == nil {
-		o = &DialOptions{}
-	}
+	o = cmp.Or(o, &DialOptions{})
 	h := http.Header{}
 	for k, v := range o.Header {
 		h[k] = v

@@ -2,6 +2,7 @@ package review
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
@@ -122,9 +123,7 @@ func New(cfg Config) (*Tracker, error) {
 		cfg.Folders = func() []string { return nil }
 	}
 	log := cfg.Log
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
+	log = cmp.Or(log, slog.New(slog.DiscardHandler))
 	t := &Tracker{cfg: cfg, log: log, git: newGitReader(cfg.Folders), next: 1, user: map[string]userWrite{},
 		ended: make(chan announcement, 16), done: make(chan struct{})}
 	go t.announce()
