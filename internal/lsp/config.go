@@ -155,8 +155,7 @@ func Describe(servers []ServerConfig) string {
 	}
 	parts := make([]string, 0, len(servers))
 	for _, s := range servers {
-		cmd := s.Command
-		parts = append(parts, fmt.Sprintf("%s (%s)", strings.Join(cmd, " "), strings.Join(s.Extensions, " ")))
+		parts = append(parts, fmt.Sprintf("%s (%s)", strings.Join(s.Command, " "), strings.Join(s.Extensions, " ")))
 	}
 	return strings.Join(parts, ", ")
 }

@@ -106,8 +106,7 @@ func (f *formatter) context(path string, line int) string {
 	if h := f.files.hidden(path); h != "" {
 		return h
 	}
-	s := strings.TrimSpace(f.files.line(path, line-1))
-	return clip(s, 160)
+	return clip(strings.TrimSpace(f.files.line(path, line-1)), 160)
 }
 
 // clip cuts s to at most n bytes (ide.Truncate), marked with "…".
@@ -136,8 +135,7 @@ func (f *formatter) list(header string, es []entry, keepOrder bool) string {
 	var b strings.Builder
 	b.WriteString(header)
 	b.WriteByte('\n')
-	shown, seen := 0, map[string]bool{}
-	total := 0
+	shown, total, seen := 0, 0, map[string]bool{}
 	for _, e := range es {
 		text := e.text
 		if text == "" || f.files.hidden(e.path) == excludedText {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -354,12 +355,7 @@ func (c *call) documentSymbols(ctx context.Context, in FileInput) (*mcp.CallTool
 		return c.text(fmt.Sprintf("No symbols in %s.\n", c.f.display(abs))), nil
 	}
 	es := c.symbolEntries(ss, abs, "", nil)
-	sort.SliceStable(es, func(i, j int) bool {
-		if es[i].line != es[j].line {
-			return es[i].line < es[j].line
-		}
-		return es[i].order < es[j].order
-	})
+	slices.SortFunc(es, func(a, b entry) int { return cmp.Or(cmp.Compare(a.line, b.line), cmp.Compare(a.order, b.order)) })
 	return c.text(c.f.list(fmt.Sprintf("symbols of %s:", c.f.display(abs)), es, true)), nil
 }
 
