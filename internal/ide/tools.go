@@ -60,9 +60,7 @@ func (m *Model) CallTool(ctx context.Context, id ClientID, name string, args jso
 	switch {
 	case err == nil:
 		return res, nil
-	case errors.As(err, &rpcErr):
-		return nil, err
-	case errors.Is(err, context.Canceled):
+	case errors.As(err, &rpcErr), errors.Is(err, context.Canceled):
 		return nil, err
 	case errors.Is(err, context.DeadlineExceeded):
 		return toolError("%s: %s did not answer in time", name, m.info.Name), nil
