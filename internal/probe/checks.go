@@ -329,17 +329,14 @@ func refused(ctx context.Context, port int, token string, o *DialOptions, want i
 	if resp == nil {
 		return "", fmt.Errorf("no HTTP answer: %v", err)
 	}
-	if (want != 0 && resp.StatusCode != want) || (want == 0 && (resp.StatusCode < 400 || resp.StatusCode > 499)) {
-		return "", fmt.Errorf("status %d, want %s", resp.StatusCode, wantStatus(want))
+	ok, wantText := resp.StatusCode/100 == 4, "4xx"
+	if want != 0 {
+		ok, wantText = resp.StatusCode == want, fmt.Sprint(want)
+	}
+	if !ok {
+		return "", fmt.Errorf("status %d, want %s", resp.StatusCode, wantText)
 	}
 	return fmt.Sprintf("status %d", resp.StatusCode), nil
-}
-
-func wantStatus(want int) string {
-	if want == 0 {
-		return "4xx"
-	}
-	return fmt.Sprint(want)
 }
 
 // wrongToken is a token of the same shape that differs from token.
