@@ -170,24 +170,18 @@ func (f *files) line(path string, n int) string {
 // findSymbol returns the byte offset of symbol on line: the first occurrence as a whole word,
 // else the first occurrence at all. -1 when absent.
 func findSymbol(line, symbol string) int {
-	first := -1
-	for i := 0; ; {
-		j := strings.Index(line[i:], symbol)
-		if j < 0 {
-			return first
-		}
-		at := i + j
-		if first < 0 {
-			first = at
-		}
+	first := strings.Index(line, symbol)
+	for at := first; at >= 0; {
 		if wordEdge(line, at, at+len(symbol)) {
 			return at
 		}
-		i = at + 1
-		if i >= len(line) {
-			return first
+		next := strings.Index(line[at+1:], symbol)
+		if next < 0 {
+			break
 		}
+		at += 1 + next
 	}
+	return first
 }
 
 func wordEdge(line string, start, end int) bool {
