@@ -121,9 +121,7 @@ func (s *Server) contextNow(ctx context.Context) (workspaceState, bool) {
 		a := st.OpenFiles[active]
 		st.OpenFiles = append(append([]openFile{a}, st.OpenFiles[:active]...), st.OpenFiles[active+1:]...)
 	}
-	if len(st.OpenFiles) > maxOpenFiles {
-		st.OpenFiles = st.OpenFiles[:maxOpenFiles]
-	}
+	st.OpenFiles = st.OpenFiles[:min(len(st.OpenFiles), maxOpenFiles)]
 	if s.cfg.Trusted != nil && s.cfg.Trusted() {
 		t := true
 		st.IsTrusted = &t

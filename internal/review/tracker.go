@@ -602,11 +602,7 @@ func whyUnknown(f *file) string {
 
 // binary: a NUL in the first 8 KiB, or not UTF-8.
 func binary(b []byte) bool {
-	head := b
-	if len(head) > 8<<10 {
-		head = head[:8<<10]
-	}
-	return bytes.IndexByte(head, 0) >= 0 || !utf8.Valid(b)
+	return bytes.IndexByte(b[:min(len(b), 8<<10)], 0) >= 0 || !utf8.Valid(b)
 }
 
 func sha(b []byte) [32]byte { return sha256.Sum256(b) }
