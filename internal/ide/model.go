@@ -6,6 +6,8 @@ import (
 	"cmp"
 	"context"
 	"log/slog"
+	"maps"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -87,9 +89,6 @@ type Model struct {
 func (m *Model) SetDrain(id ClientID, f func(context.Context) error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.drains == nil {
-		m.drains = map[ClientID]func(context.Context) error{}
-	}
 	m.drains[id] = f
 }
 
@@ -123,7 +122,7 @@ func New(editor Editor, info EditorInfo, folders []string, events Events, log *s
 	return &Model{
 		editor: editor, info: info, events: events, log: log,
 		MentionHold: 30 * time.Second, EditorTimeout: info.Timeout, ShowDiffTimeout: 3 * info.Timeout,
-		clients: map[ClientID]*client{}, diffs: map[string]*diff{}, folders: folders,
+		clients: map[ClientID]*client{}, diffs: map[string]*diff{}, folders: folders, drains: map[ClientID]func(context.Context) error{},
 	}
 }
 
@@ -271,10 +270,7 @@ func (m *Model) Close() {
 	m.closed = true
 	m.settleLocked(func(d *diff) bool { return d.state == pending })
 	m.held.replay(time.Now(), 0) // nothing will hear them: let them and their budget go
-	var drains []func(context.Context) error
-	for _, f := range m.drains {
-		drains = append(drains, f)
-	}
+	drains := slices.Collect(maps.Values(m.drains))
 	m.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 	defer cancel()
