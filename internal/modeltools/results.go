@@ -1,10 +1,11 @@
 package modeltools
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
@@ -121,15 +122,11 @@ func clip(s string, n int) string {
 // then "… N more" when there were more.
 func (f *formatter) list(header string, es []entry, keepOrder bool) string {
 	if !keepOrder {
-		sort.SliceStable(es, func(i, j int) bool {
-			a, b := es[i], es[j]
+		slices.SortStableFunc(es, func(a, b entry) int {
 			if a.path != b.path {
-				return f.display(a.path) < f.display(b.path)
+				return strings.Compare(f.display(a.path), f.display(b.path))
 			}
-			if a.line != b.line {
-				return a.line < b.line
-			}
-			return a.col < b.col
+			return cmp.Or(cmp.Compare(a.line, b.line), cmp.Compare(a.col, b.col))
 		})
 	}
 	var b strings.Builder
