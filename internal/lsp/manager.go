@@ -41,9 +41,9 @@ type Config struct {
 	StartTimeout time.Duration
 	// RequestTimeout bounds Request when ctx has no deadline (default 30 s).
 	RequestTimeout time.Duration
-	// Encoding is the unit of the characters of the ranges Diagnostics returns: "utf-16" (the
-	// protocol's, the default) or "utf-8" (byte offsets).
-	Encoding string
+	// Encoding is the unit of the characters of the ranges Diagnostics returns: ide.UTF16 (the
+	// protocol's, the default) or ide.UTF8 (byte offsets).
+	Encoding ide.Encoding
 	// MaxFileSize bounds a file read to send it to a server (default 16 MiB).
 	MaxFileSize int64
 	// Trust is asked before a server is started: nil when Root is trusted, else why not
@@ -143,10 +143,10 @@ func New(cfg Config) (*Manager, error) {
 	}
 	switch cfg.Encoding {
 	case "":
-		cfg.Encoding = UTF16
-	case UTF16, UTF8:
+		cfg.Encoding = ide.UTF16
+	case ide.UTF16, ide.UTF8:
 	default:
-		return nil, fmt.Errorf("lsp: encoding must be %s or %s, not %q", UTF8, UTF16, cfg.Encoding)
+		return nil, fmt.Errorf("lsp: encoding must be %s or %s, not %q", ide.UTF8, ide.UTF16, cfg.Encoding)
 	}
 	if cfg.MaxFileSize <= 0 {
 		cfg.MaxFileSize = 16 << 20
@@ -340,10 +340,9 @@ func (m *Manager) open(ctx context.Context, path string) (*process, syncState, e
 }
 
 // Request opens path (open), then sends method with params to its server and decodes the
-// answer into result (if non-nil). Positions in params and result are UTF-16 code units (see
-// UTF16Column). Without a deadline in ctx it is bounded by Config.RequestTimeout. A server's
-// error answer is returned as *jsonrpc.Error; a server that exits meanwhile gives
-// ErrServerExited.
+// answer into result (if non-nil). Positions in params and result are UTF-16 code units.
+// Without a deadline in ctx it is bounded by Config.RequestTimeout. A server's error answer is
+// returned as *jsonrpc.Error; a server that exits meanwhile gives ErrServerExited.
 func (m *Manager) Request(ctx context.Context, path, method string, params, result any) error {
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
@@ -377,7 +376,7 @@ func (m *Manager) Close() error {
 
 // convert turns fd's ranges into Config.Encoding.
 func (m *Manager) convert(p *process, fd *FileDiagnostics) {
-	if m.cfg.Encoding == UTF16 || len(fd.Diagnostics) == 0 {
+	if m.cfg.Encoding == ide.UTF16 || len(fd.Diagnostics) == 0 {
 		return
 	}
 	text, ok := p.text(fd.Path)

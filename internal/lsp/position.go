@@ -1,16 +1,6 @@
 package lsp
 
-import (
-	"strings"
-
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
-)
-
-// Position encodings a Manager answers in (ide.Encoding's values).
-const (
-	UTF8  = string(ide.UTF8)
-	UTF16 = string(ide.UTF16)
-)
+import "strings"
 
 // splitLines splits text at \n, \r\n and \r, the protocol's line ends, without them.
 func splitLines(text string) []string {
