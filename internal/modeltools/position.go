@@ -68,11 +68,11 @@ func uriPath(uri string) string {
 	return filepath.FromSlash(u.Path)
 }
 
-// files reads and caches the lines of files for one tool call, only inside ws and only of files
+// files reads and caches the lines of files for one tool call, only inside roots and only of files
 // the user has not excluded. Their texts, and the line slices over them, are counted in held
 // until the call is done (issue 35 item 5).
 type files struct {
-	ws       workspace
+	roots    []string               // the workspace folders, resolved (userfile.Roots)
 	excluded func(path string) bool // exclude.Set.Excludes through the IDE model; nil: none
 	m        map[string]fileLines
 	held     *membudget.Grant
@@ -98,9 +98,9 @@ func (e *excludedError) Error() string {
 // check returns path (absolute) resolved, or an *outsideError or *excludedError: the one test
 // before anything of a file is read, quoted or asked of a source.
 func (f *files) check(path string) (string, error) {
-	real, err := f.ws.inside(path)
-	if err != nil {
-		return "", err
+	real, ok := userfile.Inside(path, f.roots)
+	if !ok {
+		return "", &outsideError{path}
 	}
 	if f.excluded != nil && f.excluded(path) { // judged on the link and on what it names
 		return "", &excludedError{path}

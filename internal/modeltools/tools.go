@@ -16,6 +16,7 @@ import (
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/exclude"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/membudget"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/userfile"
 )
 
 // Options configures the tools.
@@ -113,7 +114,7 @@ func handler[In any](o Options, f func(*call, context.Context, In) (*mcp.CallToo
 	return func(ctx context.Context, _ *mcp.CallToolRequest, in In) (*mcp.CallToolResult, any, error) {
 		folders := o.Folders()
 		c := &call{src: o.Source, f: formatter{folders: folders, max: o.MaxResults,
-			files: files{ws: newWorkspace(folders), excluded: o.Excluded, held: membudget.Default.NewGrant()}}}
+			files: files{roots: userfile.Roots(folders), excluded: o.Excluded, held: membudget.Default.NewGrant()}}}
 		// The call's file texts go with it: nothing of them is in its answer but copies of a
 		// few clipped lines, so their share of the memory budget is released with them.
 		defer c.f.files.held.Release()
