@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"strconv"
 	"sync"
@@ -46,9 +47,7 @@ var ownClient = &http.Client{Transport: &http.Transport{Proxy: nil, DialContext:
 func Dial(ctx context.Context, port int, token string, o *DialOptions) (*Client, *http.Response, error) {
 	o = cmp.Or(o, &DialOptions{})
 	h := http.Header{}
-	for k, v := range o.Header {
-		h[k] = v
-	}
+	maps.Copy(h, o.Header)
 	if !o.NoToken {
 		h.Set("X-Claude-Code-Ide-Authorization", token)
 	}
