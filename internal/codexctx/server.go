@@ -18,6 +18,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"log/slog"
 	"net"
 	"os"
@@ -129,7 +130,7 @@ func (s *Server) serve(c net.Conn) {
 	for {
 		b, err := readFrame(c, MaxRequest)
 		if err != nil {
-			if !errors.Is(err, net.ErrClosed) && !isEOF(err) {
+			if !errors.Is(err, net.ErrClosed) && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
 				s.log.Warn("Codex's /ide: connection dropped", "err", err)
 			}
 			return
