@@ -162,10 +162,8 @@ func (m *Model) ClientPID(id ClientID, pid int) {
 	m.mu.Lock()
 	_, ok := m.clients[id]
 	m.mu.Unlock()
-	if ok && pid > 0 {
-		if f := m.events.ClientPID; f != nil {
-			f(id, pid)
-		}
+	if f := m.events.ClientPID; f != nil && ok && pid > 0 {
+		f(id, pid)
 	}
 }
 
@@ -210,10 +208,8 @@ func (m *Model) Disconnect(id ClientID) {
 	m.mu.Unlock()
 	m.closeViews(closed)
 	m.releaseWritten()
-	if c != nil && c.ready {
-		if f := m.events.ClientDisconnected; f != nil {
-			f(id, n)
-		}
+	if f := m.events.ClientDisconnected; f != nil && c != nil && c.ready {
+		f(id, n)
 	}
 }
 
