@@ -151,8 +151,7 @@ func New(cfg Config) (*Manager, error) {
 	if cfg.MaxFileSize <= 0 {
 		cfg.MaxFileSize = 16 << 20
 	}
-	log := cfg.Log
-	log = cmp.Or(log, slog.New(slog.DiscardHandler))
+	log := cmp.Or(cfg.Log, slog.New(slog.DiscardHandler))
 	m := &Manager{cfg: cfg, log: log, byExt: map[string]*server{}, realRoot: cfg.Root}
 	if r, err := filepath.EvalSymlinks(cfg.Root); err == nil {
 		m.realRoot = r

@@ -122,8 +122,7 @@ func New(cfg Config) (*Tracker, error) {
 	if cfg.Folders == nil {
 		cfg.Folders = func() []string { return nil }
 	}
-	log := cfg.Log
-	log = cmp.Or(log, slog.New(slog.DiscardHandler))
+	log := cmp.Or(cfg.Log, slog.New(slog.DiscardHandler))
 	t := &Tracker{cfg: cfg, log: log, git: newGitReader(cfg.Folders), next: 1, user: map[string]userWrite{},
 		ended: make(chan announcement, 16), done: make(chan struct{})}
 	go t.announce()
