@@ -164,7 +164,7 @@ func New(cfg Config) (*Manager, error) {
 		key := strings.Join(sc.Command, "\x00")
 		s := byCmd[key]
 		if s == nil {
-			s = newServer(m, sc.Command)
+			s = &server{m: m, name: filepath.Base(sc.Command[0]), argv: slices.Clone(sc.Command), start: make(chan struct{}, 1)}
 			byCmd[key] = s
 			m.servers = append(m.servers, s)
 		}

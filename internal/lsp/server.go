@@ -36,10 +36,6 @@ type server struct {
 	proc *process // the latest process, possibly dead
 }
 
-func newServer(m *Manager, argv []string) *server {
-	return &server{m: m, name: filepath.Base(argv[0]), argv: append([]string(nil), argv...), start: make(chan struct{}, 1)}
-}
-
 func (s *server) current() *process {
 	s.mu.Lock()
 	defer s.mu.Unlock()
