@@ -20,9 +20,6 @@ func LSPSource(m *lsp.Manager) Source {
 		if errors.Is(err, lsp.ErrUntrusted) {
 			return Answer{}, &NoServerError{Source: "the bridge", Reason: "language servers are off until this workspace is trusted (the user runs: claude-ide-bridge trust " + m.Root() + ")"}
 		}
-		if errors.Is(err, lsp.ErrNoServer) {
-			return Answer{}, &NoServerError{Source: "the bridge", Reason: err.Error()}
-		}
 		return Answer{Encoding: "utf-16"}, err
 	})
 }
