@@ -219,8 +219,7 @@ func (wb *workspaceBridge) detached(ctx context.Context) net.Conn {
 	wb.log.Info("the editor went away; staying for Claude", "clients", m.Clients(), "grace", wb.grace)
 
 	conns := make(chan net.Conn)
-	folders := m.Folders()
-	ln, err := attach.Listen(attach.SocketPath(wb.r.LockDir(), folders[0]))
+	ln, err := attach.Listen(attach.SocketPath(wb.r.LockDir(), m.Folders()[0]))
 	if err != nil {
 		wb.log.Warn("no editor can attach to this bridge", "err", err)
 	} else {
