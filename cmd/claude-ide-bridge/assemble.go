@@ -170,7 +170,7 @@ func (a assembly) languageServers(folders []string, enc ide.Encoding, servers []
 	if err != nil {
 		return nil, err
 	}
-	return lsp.New(lsp.Config{Root: root, Servers: servers, Log: a.Log, Encoding: string(enc), Trust: trust.Gate(root)})
+	return lsp.New(lsp.Config{Root: root, Servers: servers, Log: a.Log, Encoding: enc, Trust: trust.Gate(root)})
 }
 
 // Close ends the bridge (lock removed, diffs settled, clients closed), then its language

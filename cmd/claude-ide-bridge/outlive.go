@@ -217,8 +217,7 @@ func (wb *workspaceBridge) detached(ctx context.Context) net.Conn {
 	wb.log.Info("the editor went away; staying for Claude", "clients", m.Clients(), "grace", wb.grace)
 
 	conns := make(chan net.Conn)
-	folders := m.Folders()
-	ln, err := attach.Listen(attach.SocketPath(wb.r.LockDir(), folders[0]))
+	ln, err := attach.Listen(attach.SocketPath(wb.r.LockDir(), m.Folders()[0]))
 	if err != nil {
 		wb.log.Warn("no editor can attach to this bridge", "err", err)
 	} else {
@@ -242,19 +241,16 @@ func (wb *workspaceBridge) detached(ctx context.Context) net.Conn {
 	}
 	// After Listen: a lock naming this process says an editor can attach now.
 	wb.r.SetPID(0)
-	var (
-		timer *time.Timer
-		due   <-chan time.Time
-	)
+	// The grace runs from the moment the last Claude left, while none is connected.
+	grace, armed := time.NewTimer(wb.grace), true
+	defer grace.Stop()
 	arm := func() {
-		if m.Clients() > 0 {
-			if timer != nil {
-				timer.Stop()
-				timer, due = nil, nil
-			}
-		} else if timer == nil {
-			timer = time.NewTimer(wb.grace)
-			due = timer.C
+		if n := m.Clients(); n > 0 && armed {
+			grace.Stop()
+			armed = false
+		} else if n == 0 && !armed {
+			grace.Reset(wb.grace)
+			armed = true
 		}
 	}
 	arm()
@@ -265,13 +261,10 @@ func (wb *workspaceBridge) detached(ctx context.Context) net.Conn {
 				conns = nil
 				continue
 			}
-			if timer != nil {
-				timer.Stop()
-			}
 			return c
 		case <-wb.slot.Changed():
 			arm()
-		case <-due:
+		case <-grace.C:
 			wb.log.Info("no Claude connected and no editor: ending", "grace", wb.grace)
 			return nil
 		case <-ctx.Done():

@@ -1,9 +1,9 @@
 package codexctx
 
 import (
+	"cmp"
 	"context"
 	"path/filepath"
-	"unicode/utf8"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
@@ -85,14 +85,6 @@ func buildContext(ctx context.Context, m *ide.Model, folder string) (ideContext,
 	}
 	switch {
 	case sel != nil && sel.FilePath != "":
-		text := sel.Text
-		if len(text) > MaxSelection {
-			cut := MaxSelection
-			for cut > 0 && !utf8.RuneStart(text[cut]) {
-				cut--
-			}
-			text = text[:cut]
-		}
 		label := ""
 		for _, e := range eds {
 			if e.FilePath == sel.FilePath {
@@ -102,7 +94,7 @@ func buildContext(ctx context.Context, m *ide.Model, folder string) (ideContext,
 		out.ActiveFile = &activeFile{
 			fileDesc:               describe(roots, sel.FilePath, label),
 			Selection:              rng{toPos(sel.Selection.Start), toPos(sel.Selection.End)},
-			ActiveSelectionContent: text,
+			ActiveSelectionContent: ide.Truncate(sel.Text, MaxSelection),
 			Selections:             []rng{},
 		}
 	default:
@@ -120,9 +112,7 @@ func buildContext(ctx context.Context, m *ide.Model, folder string) (ideContext,
 // describe names a file as VS Code's asRelativePath would: relative to the first of roots that
 // holds it, else absolute.
 func describe(roots []string, path, label string) fileDesc {
-	if label == "" {
-		label = filepath.Base(path)
-	}
+	label = cmp.Or(label, filepath.Base(path))
 	rel := path
 	for _, root := range roots {
 		if r, err := filepath.Rel(root, path); err == nil && root != "" && filepath.IsLocal(r) {

@@ -2,7 +2,6 @@ package codexctx
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
 )
@@ -38,5 +37,3 @@ func writeFrame(w io.Writer, b []byte) error {
 	_, err := w.Write(append(buf, b...))
 	return err
 }
-
-func isEOF(err error) bool { return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) }

@@ -14,9 +14,11 @@
 package codexctx
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"log/slog"
 	"net"
 	"os"
@@ -56,12 +58,8 @@ type Server struct {
 // Start listens on the socket (see listen for what it refuses) and serves it. An error wrapping
 // ErrBusy means another program answers there; the bridge goes on without it.
 func Start(c Config) (*Server, error) {
-	if c.Log == nil {
-		c.Log = slog.New(slog.DiscardHandler)
-	}
-	if c.Path == "" {
-		c.Path = SocketPath()
-	}
+	c.Log = cmp.Or(c.Log, slog.New(slog.DiscardHandler))
+	c.Path = cmp.Or(c.Path, SocketPath())
 	ln, stale, err := listen(c.Path)
 	if err != nil {
 		return nil, err
@@ -132,7 +130,7 @@ func (s *Server) serve(c net.Conn) {
 	for {
 		b, err := readFrame(c, MaxRequest)
 		if err != nil {
-			if !errors.Is(err, net.ErrClosed) && !isEOF(err) {
+			if !errors.Is(err, net.ErrClosed) && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
 				s.log.Warn("Codex's /ide: connection dropped", "err", err)
 			}
 			return

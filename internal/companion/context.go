@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"time"
-	"unicode/utf8"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/userfile"
@@ -112,7 +111,7 @@ func (s *Server) contextNow(ctx context.Context) (workspaceState, bool) {
 		f := &st.OpenFiles[found]
 		f.Cursor = &cursor{Line: sel.Selection.End.Line + 1, Character: column(sel.FilePath, sel.Selection.End, m.Info().Encoding) + 1}
 		if !sel.Selection.IsEmpty {
-			f.SelectedText = truncate(sel.Text, maxSelectedText)
+			f.SelectedText = ide.Truncate(sel.Text, maxSelectedText)
 		}
 	}
 	if active >= 0 {
@@ -122,9 +121,7 @@ func (s *Server) contextNow(ctx context.Context) (workspaceState, bool) {
 		a := st.OpenFiles[active]
 		st.OpenFiles = append(append([]openFile{a}, st.OpenFiles[:active]...), st.OpenFiles[active+1:]...)
 	}
-	if len(st.OpenFiles) > maxOpenFiles {
-		st.OpenFiles = st.OpenFiles[:maxOpenFiles]
-	}
+	st.OpenFiles = st.OpenFiles[:min(len(st.OpenFiles), maxOpenFiles)]
 	if s.cfg.Trusted != nil && s.cfg.Trusted() {
 		t := true
 		st.IsTrusted = &t
@@ -157,15 +154,4 @@ func column(path string, p ide.Position, enc ide.Encoding) int {
 	}
 	line := string(b)
 	return ide.Units(line[:ide.ByteOffset(line, p.Character, enc)], ide.UTF16)
-}
-
-// truncate cuts s to at most n bytes on a character boundary.
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
 }

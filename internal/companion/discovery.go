@@ -1,6 +1,7 @@
 package companion
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -47,6 +48,7 @@ type ideInfo struct {
 	DisplayName string `json:"displayName"`
 }
 
+// geminiFile is Gemini's discovery file; Qwen's lock holds the same and two fields more.
 type geminiFile struct {
 	Port          int     `json:"port"`
 	WorkspacePath string  `json:"workspacePath"`
@@ -56,13 +58,9 @@ type geminiFile struct {
 }
 
 type qwenFile struct {
-	Port          int     `json:"port"`
-	WorkspacePath string  `json:"workspacePath"`
-	AuthToken     string  `json:"authToken"`
-	PPID          int     `json:"ppid"` // live: the CLI deletes a lock whose ppid is dead
-	IDEName       string  `json:"ideName"`
-	IDEInfo       ideInfo `json:"ideInfo"`
-	Bridge        string  `json:"bridge"`
+	geminiFile
+	PPID    int    `json:"ppid"` // live: the CLI deletes a lock whose ppid is dead
+	IDEName string `json:"ideName"`
 }
 
 func (s *Server) info() ideInfo {
@@ -72,21 +70,18 @@ func (s *Server) info() ideInfo {
 
 // writeDiscovery writes the agent's file and returns its path.
 func (s *Server) writeDiscovery() (string, error) {
-	folders := strings.Join(s.model().Folders(), string(os.PathListSeparator))
+	file := geminiFile{Port: s.port, WorkspacePath: strings.Join(s.model().Folders(), string(os.PathListSeparator)),
+		AuthToken: s.token, IDEInfo: s.info(), Bridge: discovery.BridgeMarker}
 	var name string
 	var data any
 	dir := s.cfg.Dir
 	switch s.cfg.Agent {
 	case Gemini:
-		if dir == "" {
-			dir = GeminiDir()
-		}
+		dir = cmp.Or(dir, GeminiDir())
 		pid := s.cfg.PID
-		if pid == 0 {
-			pid = os.Getpid()
-		}
+		pid = cmp.Or(pid, os.Getpid())
 		name = fmt.Sprintf("gemini-ide-server-%d-%d.json", pid, s.port)
-		data = geminiFile{Port: s.port, WorkspacePath: folders, AuthToken: s.token, IDEInfo: s.info(), Bridge: discovery.BridgeMarker}
+		data = file
 	case Qwen:
 		if dir == "" {
 			var ok bool
@@ -95,8 +90,7 @@ func (s *Server) writeDiscovery() (string, error) {
 			}
 		}
 		name = strconv.Itoa(s.port) + ".lock"
-		data = qwenFile{Port: s.port, WorkspacePath: folders, AuthToken: s.token, PPID: os.Getpid(),
-			IDEName: s.model().Info().Name, IDEInfo: s.info(), Bridge: discovery.BridgeMarker}
+		data = qwenFile{file, os.Getpid(), s.model().Info().Name}
 	default:
 		return "", fmt.Errorf("companion: unknown agent %q", s.cfg.Agent)
 	}

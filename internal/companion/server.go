@@ -7,6 +7,7 @@
 package companion
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"errors"
@@ -87,11 +88,7 @@ func Start(cfg Config) (*Server, error) {
 	if cfg.Model == nil {
 		return nil, errors.New("companion: no model")
 	}
-	log := cfg.Log
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	log = log.With("agent", string(cfg.Agent))
+	log := cmp.Or(cfg.Log, slog.New(slog.DiscardHandler)).With("agent", string(cfg.Agent))
 	token, err := discovery.NewToken()
 	if err != nil {
 		return nil, fmt.Errorf("companion: no auth token, refusing to start: %w", err)

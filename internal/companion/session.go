@@ -191,27 +191,25 @@ func (s *Server) newMCPServer() *mcp.Server {
 		},
 	})
 	mcp.AddTool(srv, &mcp.Tool{Name: "openDiff", Description: "Open a diff view to create or modify a file; the outcome comes as ide/diffAccepted or ide/diffRejected."},
-		func(ctx context.Context, req *mcp.CallToolRequest, a openDiffArgs) (*mcp.CallToolResult, any, error) {
-			se := s.session(req.Session)
-			if se == nil {
-				return errorResult("no such session"), nil, nil
-			}
-			return se.openDiff(a), nil, nil
-		})
+		sessionTool(s, (*session).openDiff))
 	mcp.AddTool(srv, &mcp.Tool{Name: "closeDiff", Description: "Close the diff view of a file; answers the file's text as JSON {\"content\": ...}."},
-		func(ctx context.Context, req *mcp.CallToolRequest, a closeDiffArgs) (*mcp.CallToolResult, any, error) {
-			se := s.session(req.Session)
-			if se == nil {
-				return errorResult("no such session"), nil, nil
-			}
-			return se.closeDiff(ctx, a), nil, nil
-		})
+		sessionTool(s, (*session).closeDiff))
 	return srv
+}
+
+// sessionTool answers a tool call with f of the session that made it.
+func sessionTool[In any](s *Server, f func(*session, context.Context, In) *mcp.CallToolResult) mcp.ToolHandlerFor[In, any] {
+	return func(ctx context.Context, req *mcp.CallToolRequest, a In) (*mcp.CallToolResult, any, error) {
+		if se := s.session(req.Session); se != nil {
+			return f(se, ctx, a), nil, nil
+		}
+		return errorResult("no such session"), nil, nil
+	}
 }
 
 // openDiff answers at once ({"content":[]}, or isError so that the CLI asks in its terminal)
 // and shows the proposal through the model; the user's decision goes out as a notification.
-func (se *session) openDiff(a openDiffArgs) *mcp.CallToolResult {
+func (se *session) openDiff(_ context.Context, a openDiffArgs) *mcp.CallToolResult {
 	if a.FilePath == "" || !filepath.IsAbs(a.FilePath) {
 		return errorResult("openDiff: filePath must be an absolute path")
 	}

@@ -3,15 +3,17 @@
 package ide
 
 import (
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/membudget"
-
+	"cmp"
 	"context"
 	"log/slog"
+	"maps"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/exclude"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/membudget"
 )
 
 // ClientID names one WebSocket connection. A reconnecting CLI is a new client.
@@ -87,9 +89,6 @@ type Model struct {
 func (m *Model) SetDrain(id ClientID, f func(context.Context) error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.drains == nil {
-		m.drains = map[ClientID]func(context.Context) error{}
-	}
 	m.drains[id] = f
 }
 
@@ -112,12 +111,8 @@ func (c *client) agent() string {
 
 // New returns a Model for editor. folders are absolute workspace folders.
 func New(editor Editor, info EditorInfo, folders []string, events Events, log *slog.Logger) *Model {
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	if info.Encoding == "" {
-		info.Encoding = UTF8
-	}
+	log = cmp.Or(log, slog.New(slog.DiscardHandler))
+	info.Encoding = cmp.Or(info.Encoding, UTF8)
 	if info.Timeout <= 0 {
 		info.Timeout = 10 * time.Second
 	}
@@ -127,7 +122,7 @@ func New(editor Editor, info EditorInfo, folders []string, events Events, log *s
 	return &Model{
 		editor: editor, info: info, events: events, log: log,
 		MentionHold: 30 * time.Second, EditorTimeout: info.Timeout, ShowDiffTimeout: 3 * info.Timeout,
-		clients: map[ClientID]*client{}, diffs: map[string]*diff{}, folders: folders,
+		clients: map[ClientID]*client{}, diffs: map[string]*diff{}, folders: folders, drains: map[ClientID]func(context.Context) error{},
 	}
 }
 
@@ -167,10 +162,8 @@ func (m *Model) ClientPID(id ClientID, pid int) {
 	m.mu.Lock()
 	_, ok := m.clients[id]
 	m.mu.Unlock()
-	if ok && pid > 0 {
-		if f := m.events.ClientPID; f != nil {
-			f(id, pid)
-		}
+	if f := m.events.ClientPID; f != nil && ok && pid > 0 {
+		f(id, pid)
 	}
 }
 
@@ -215,10 +208,8 @@ func (m *Model) Disconnect(id ClientID) {
 	m.mu.Unlock()
 	m.closeViews(closed)
 	m.releaseWritten()
-	if c != nil && c.ready {
-		if f := m.events.ClientDisconnected; f != nil {
-			f(id, n)
-		}
+	if f := m.events.ClientDisconnected; f != nil && c != nil && c.ready {
+		f(id, n)
 	}
 }
 
@@ -275,10 +266,7 @@ func (m *Model) Close() {
 	m.closed = true
 	m.settleLocked(func(d *diff) bool { return d.state == pending })
 	m.held.replay(time.Now(), 0) // nothing will hear them: let them and their budget go
-	var drains []func(context.Context) error
-	for _, f := range m.drains {
-		drains = append(drains, f)
-	}
+	drains := slices.Collect(maps.Values(m.drains))
 	m.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 	defer cancel()

@@ -46,6 +46,17 @@ func PositionAt(content string, off int, enc Encoding) Position {
 	return Position{Line: line, Character: Units(before[lineStart:], enc)}
 }
 
+// Truncate cuts s to at most n bytes, on a character boundary.
+func Truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
 // Units counts s in enc: bytes for UTF8, runes for UTF32, and UTF-16 code units otherwise (UTF16
 // or ""), a character above U+FFFF being two. An invalid byte counts as one in every encoding,
 // as the U+FFFD it decodes to. The inverse is ByteOffset.

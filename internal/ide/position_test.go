@@ -81,3 +81,17 @@ func TestPositionAtCRLF(t *testing.T) {
 		t.Errorf("before c in UTF-8: %+v", p)
 	}
 }
+
+// Truncate never cuts a character in two: a cut inside "é" (2 bytes) or "😀" (4) backs up to its
+// start.
+func TestTruncate(t *testing.T) {
+	for _, c := range []struct {
+		s    string
+		n    int
+		want string
+	}{{"abc", 5, "abc"}, {"abc", 2, "ab"}, {"aé", 2, "a"}, {"aé", 3, "aé"}, {"😀b", 3, ""}, {"😀b", 4, "😀"}, {"ab", 0, ""}} {
+		if got := Truncate(c.s, c.n); got != c.want {
+			t.Errorf("Truncate(%q, %d) = %q, want %q", c.s, c.n, got, c.want)
+		}
+	}
+}

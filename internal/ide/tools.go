@@ -1,6 +1,7 @@
 package ide
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -59,9 +60,7 @@ func (m *Model) CallTool(ctx context.Context, id ClientID, name string, args jso
 	switch {
 	case err == nil:
 		return res, nil
-	case errors.As(err, &rpcErr):
-		return nil, err
-	case errors.Is(err, context.Canceled):
+	case errors.As(err, &rpcErr), errors.Is(err, context.Canceled):
 		return nil, err
 	case errors.Is(err, context.DeadlineExceeded):
 		return toolError("%s: %s did not answer in time", name, m.info.Name), nil
@@ -71,26 +70,15 @@ func (m *Model) CallTool(ctx context.Context, id ClientID, name string, args jso
 
 // The tools' handlers, one per row of the tool table (tooltable.go): args are tools/call's
 // arguments, name the tool's name (two tools share toolDocument).
-func (m *Model) toolOpenFile(ctx context.Context, id ClientID, name string, args json.RawMessage) (*ToolResult, error) {
-	var a OpenFileArgs
-	a.MakeFrontmost = true
-	if err := jsonrpc.UnmarshalParams(args, &a); err != nil {
-		return nil, err
-	}
-	return m.openFile(ctx, a)
-}
-
 func (m *Model) toolOpenDiff(ctx context.Context, id ClientID, name string, args json.RawMessage) (*ToolResult, error) {
 	var a OpenDiffArgs
 	if err := jsonrpc.UnmarshalParams(args, &a); err != nil {
 		return nil, err
 	}
-	if err := errors.Join(jsonrpc.Required(a.OldFilePath != "", "old_file_path"), jsonrpc.Required(a.TabName != "", "tab_name")); err != nil {
-		return nil, firstErr(err)
+	if err := cmp.Or(jsonrpc.Required(a.OldFilePath != "", "old_file_path"), jsonrpc.Required(a.TabName != "", "tab_name")); err != nil {
+		return nil, err
 	}
-	if a.NewFilePath == "" {
-		a.NewFilePath = a.OldFilePath
-	}
+	a.NewFilePath = cmp.Or(a.NewFilePath, a.OldFilePath)
 	path, err := m.absPath(a.OldFilePath)
 	if err != nil {
 		return nil, err
@@ -149,37 +137,6 @@ func (m *Model) toolLatestSelection(ctx context.Context, id ClientID, name strin
 	return jsonText(selectionResult(m.LatestSelection(), "No selection available"))
 }
 
-func (m *Model) toolOpenEditors(ctx context.Context, id ClientID, name string, args json.RawMessage) (*ToolResult, error) {
-	return m.openEditors(ctx)
-}
-
-func (m *Model) toolWorkspaceFolders(ctx context.Context, id ClientID, name string, args json.RawMessage) (*ToolResult, error) {
-	return m.workspaceFolders()
-}
-
-func (m *Model) toolDiagnostics(ctx context.Context, id ClientID, name string, args json.RawMessage) (*ToolResult, error) {
-	var a struct {
-		URI string `json:"uri"`
-	}
-	if err := jsonrpc.UnmarshalParams(args, &a); err != nil {
-		return nil, err
-	}
-	return m.diagnostics(ctx, a.URI)
-}
-
-func (m *Model) toolDocument(ctx context.Context, id ClientID, name string, args json.RawMessage) (*ToolResult, error) {
-	var a struct {
-		FilePath string `json:"filePath"`
-	}
-	if err := jsonrpc.UnmarshalParams(args, &a); err != nil {
-		return nil, err
-	}
-	if err := jsonrpc.Required(a.FilePath != "", "filePath"); err != nil {
-		return nil, err
-	}
-	return m.document(ctx, name, a.FilePath)
-}
-
 func (m *Model) toolExecuteCode(ctx context.Context, id ClientID, name string, args json.RawMessage) (*ToolResult, error) {
 	var a struct {
 		Code string `json:"code"`
@@ -199,13 +156,6 @@ func (m *Model) toolExecuteCode(ctx context.Context, id ClientID, name string, a
 	return &ToolResult{Content: content}, nil
 }
 
-func firstErr(err error) error {
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		return j.Unwrap()[0]
-	}
-	return err
-}
-
 // absPath makes a tool's path absolute: a relative path is taken against the first workspace
 // folder (where the user's project is), never the bridge's cwd.
 func (m *Model) absPath(p string) (string, error) {
@@ -223,7 +173,7 @@ func (m *Model) absPath(p string) (string, error) {
 	return filepath.Join(folders[0], p), nil
 }
 
-func (m *Model) workspaceFolders() (*ToolResult, error) {
+func (m *Model) toolWorkspaceFolders(ctx context.Context, id ClientID, name string, args json.RawMessage) (*ToolResult, error) {
 	folders := m.Folders()
 	type folder struct {
 		Name string `json:"name"`
@@ -244,7 +194,7 @@ func (m *Model) workspaceFolders() (*ToolResult, error) {
 	return jsonText(out)
 }
 
-func (m *Model) openEditors(ctx context.Context) (*ToolResult, error) {
+func (m *Model) toolOpenEditors(ctx context.Context, id ClientID, name string, args json.RawMessage) (*ToolResult, error) {
 	eds, err := m.OpenEditors(ctx)
 	if err != nil {
 		return nil, err
@@ -283,19 +233,24 @@ func (m *Model) OpenEditors(ctx context.Context) ([]OpenEditor, error) {
 		if !m.shared(e.FilePath) {
 			continue
 		}
-		if e.Label == "" {
-			e.Label = filepath.Base(e.FilePath)
-		}
-		if e.LanguageID == "" {
-			e.LanguageID = LanguageID(e.FilePath)
-		}
+		e.Label = cmp.Or(e.Label, filepath.Base(e.FilePath))
+		e.LanguageID = cmp.Or(e.LanguageID, LanguageID(e.FilePath))
 		out = append(out, e)
 	}
 	return out, nil
 }
 
-func (m *Model) document(ctx context.Context, tool, p string) (*ToolResult, error) {
-	path, err := m.absPath(p)
+func (m *Model) toolDocument(ctx context.Context, id ClientID, tool string, args json.RawMessage) (*ToolResult, error) {
+	var a struct {
+		FilePath string `json:"filePath"`
+	}
+	if err := jsonrpc.UnmarshalParams(args, &a); err != nil {
+		return nil, err
+	}
+	if err := jsonrpc.Required(a.FilePath != "", "filePath"); err != nil {
+		return nil, err
+	}
+	path, err := m.absPath(a.FilePath)
 	if err != nil {
 		return nil, err
 	}
@@ -311,7 +266,7 @@ func (m *Model) document(ctx context.Context, tool, p string) (*ToolResult, erro
 		return nil, err
 	}
 	if !st.IsOpen {
-		return jsonText(map[string]any{"success": false, "message": "Document not open: " + p})
+		return jsonText(map[string]any{"success": false, "message": "Document not open: " + a.FilePath})
 	}
 	if tool == "saveDocument" {
 		msg := "Document saved successfully"
@@ -323,8 +278,14 @@ func (m *Model) document(ctx context.Context, tool, p string) (*ToolResult, erro
 	return jsonText(map[string]any{"success": true, "filePath": path, "isDirty": st.IsDirty, "isUntitled": st.IsUntitled})
 }
 
-func (m *Model) diagnostics(ctx context.Context, uri string) (*ToolResult, error) {
-	path := ""
+func (m *Model) toolDiagnostics(ctx context.Context, id ClientID, name string, args json.RawMessage) (*ToolResult, error) {
+	var a struct {
+		URI string `json:"uri"`
+	}
+	if err := jsonrpc.UnmarshalParams(args, &a); err != nil {
+		return nil, err
+	}
+	uri, path := a.URI, ""
 	if uri != "" {
 		var err error
 		if path, err = m.absPath(uri); err != nil {
@@ -392,7 +353,11 @@ type OpenFileArgs struct {
 // maxSearch bounds how much of a file openFile reads to find startText.
 const maxSearch = 64 << 20
 
-func (m *Model) openFile(ctx context.Context, a OpenFileArgs) (*ToolResult, error) {
+func (m *Model) toolOpenFile(ctx context.Context, id ClientID, name string, args json.RawMessage) (*ToolResult, error) {
+	a := OpenFileArgs{MakeFrontmost: true}
+	if err := jsonrpc.UnmarshalParams(args, &a); err != nil {
+		return nil, err
+	}
 	if err := jsonrpc.Required(a.FilePath != "", "filePath"); err != nil {
 		return nil, err
 	}
@@ -435,11 +400,7 @@ func (m *Model) openFile(ctx context.Context, a OpenFileArgs) (*ToolResult, erro
 	if a.MakeFrontmost {
 		return text("Opened file: " + path), nil
 	}
-	if res.LanguageID == "" {
-		res.LanguageID = LanguageID(path)
-	}
-	if res.LineCount == 0 {
-		res.LineCount = lineCount
-	}
+	res.LanguageID = cmp.Or(res.LanguageID, LanguageID(path))
+	res.LineCount = cmp.Or(res.LineCount, lineCount)
 	return jsonText(map[string]any{"success": true, "filePath": path, "languageId": res.LanguageID, "lineCount": res.LineCount})
 }

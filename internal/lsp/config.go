@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/trust"
@@ -113,11 +114,8 @@ func WithFiles(servers []ServerConfig, root string) []ServerConfig {
 	})
 	var out []ServerConfig
 	for _, s := range servers {
-		for _, e := range s.Extensions {
-			if found[NormalizeExt(e)] || n > maxScan {
-				out = append(out, s)
-				break
-			}
+		if slices.ContainsFunc(s.Extensions, func(e string) bool { return found[NormalizeExt(e)] || n > maxScan }) {
+			out = append(out, s)
 		}
 	}
 	return out
@@ -134,12 +132,7 @@ func Merge(explicit, detected []ServerConfig) []ServerConfig {
 		}
 	}
 	for _, s := range detected {
-		var exts []string
-		for _, e := range s.Extensions {
-			if !taken[NormalizeExt(e)] {
-				exts = append(exts, e)
-			}
-		}
+		exts := slices.DeleteFunc(slices.Clone(s.Extensions), func(e string) bool { return taken[NormalizeExt(e)] })
 		if len(exts) > 0 {
 			out = append(out, ServerConfig{Extensions: exts, Command: s.Command})
 		}
@@ -155,8 +148,7 @@ func Describe(servers []ServerConfig) string {
 	}
 	parts := make([]string, 0, len(servers))
 	for _, s := range servers {
-		cmd := s.Command
-		parts = append(parts, fmt.Sprintf("%s (%s)", strings.Join(cmd, " "), strings.Join(s.Extensions, " ")))
+		parts = append(parts, fmt.Sprintf("%s (%s)", strings.Join(s.Command, " "), strings.Join(s.Extensions, " ")))
 	}
 	return strings.Join(parts, ", ")
 }

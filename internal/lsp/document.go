@@ -4,10 +4,14 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"maps"
 	"path/filepath"
 	"slices"
+	"strings"
 
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/membudget"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/userfile"
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
@@ -15,12 +19,9 @@ import (
 
 // syncState is what a sync sent (or found already sent) for one file.
 type syncState struct {
-	path       string
-	uri        protocol.DocumentURI
-	languageID string
-	version    int32
-	text       string
-	sent       uint64
+	path    string
+	version int32
+	sent    uint64
 }
 
 // sync sends path's current text on disk to the server: didOpen the first time, didChange
@@ -32,7 +33,7 @@ func (p *process) sync(ctx context.Context, path string) (syncState, error) {
 	case <-ctx.Done():
 		return syncState{}, ctx.Err()
 	case <-p.gone:
-		return syncState{}, errorsExited(p)
+		return syncState{}, p.exited()
 	}
 	defer func() { <-p.syncing }()
 	// The text the server has open is counted in the memory budget as long as it is kept
@@ -44,7 +45,7 @@ func (p *process) sync(ctx context.Context, path string) (syncState, error) {
 			held.Release()
 		}
 	}()
-	text, rerr := readBounded(held, path, p.s.m.cfg.MaxFileSize)
+	text, rerr := userfile.ReadText(held, path, p.s.m.cfg.MaxFileSize)
 	p.mu.Lock()
 	doc := p.docs[path]
 	p.mu.Unlock()
@@ -64,9 +65,8 @@ func (p *process) sync(ctx context.Context, path string) (syncState, error) {
 		}
 		return syncState{}, rerr
 	}
-	lang := languageID(path)
 	if doc != nil && doc.text == text {
-		return syncState{path: path, uri: doc.uri, languageID: lang, version: doc.version, text: doc.text, sent: doc.sent}, nil
+		return syncState{path: path, version: doc.version, sent: doc.sent}, nil
 	}
 	p.mu.Lock()
 	var sent uint64
@@ -89,7 +89,7 @@ func (p *process) sync(ctx context.Context, path string) (syncState, error) {
 	p.mu.Unlock()
 	if doc == nil {
 		err = p.notify(ctx, protocol.MethodTextDocumentDidOpen, protocol.DidOpenTextDocumentParams{
-			TextDocument: protocol.TextDocumentItem{URI: next.uri, LanguageID: protocol.LanguageIdentifier(lang), Version: next.version, Text: text},
+			TextDocument: protocol.TextDocumentItem{URI: next.uri, LanguageID: protocol.LanguageIdentifier(languageID(path)), Version: next.version, Text: text},
 		})
 	} else {
 		next.version = doc.version + 1
@@ -120,11 +120,7 @@ func (p *process) sync(ctx context.Context, path string) (syncState, error) {
 	if p.dead() { // markGone may have released the documents before next was one
 		held.Release()
 	}
-	return syncState{path: path, uri: next.uri, languageID: lang, version: next.version, text: text, sent: sent}, nil
-}
-
-func errorsExited(p *process) error {
-	return errors.Join(ErrServerExited, p.exitError())
+	return syncState{path: path, version: next.version, sent: sent}, nil
 }
 
 // waitDiagnostics waits until the server has published diagnostics for each state's text, ctx
@@ -152,7 +148,7 @@ func (p *process) waitDiagnostics(ctx context.Context, states []syncState) error
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-p.gone:
-			return errorsExited(p)
+			return p.exited()
 		}
 	}
 }
@@ -184,12 +180,7 @@ func (p *process) allPublished() []FileDiagnostics {
 func (p *process) openPaths() []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	out := make([]string, 0, len(p.docs))
-	for path := range p.docs {
-		out = append(out, path)
-	}
-	slices.Sort(out)
-	return out
+	return slices.Sorted(maps.Keys(p.docs))
 }
 
 // text is the text the server has for an open document.
@@ -200,4 +191,14 @@ func (p *process) text(path string) (string, bool) {
 		return doc.text, true
 	}
 	return "", false
+}
+
+// languageID is what a server is told path's language is (ide.KnownLanguageID). For an extension
+// not known there it is the extension without its dot, not "plaintext": a server the user
+// configured for ".nix" files is told "nix", not that the file is plain text.
+func languageID(path string) string {
+	if id, ok := ide.KnownLanguageID(path); ok {
+		return id
+	}
+	return strings.TrimPrefix(strings.ToLower(filepath.Ext(path)), ".")
 }

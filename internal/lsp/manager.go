@@ -1,12 +1,13 @@
 package lsp
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -40,9 +41,9 @@ type Config struct {
 	StartTimeout time.Duration
 	// RequestTimeout bounds Request when ctx has no deadline (default 30 s).
 	RequestTimeout time.Duration
-	// Encoding is the unit of the characters of the ranges Diagnostics returns: "utf-16" (the
-	// protocol's, the default) or "utf-8" (byte offsets).
-	Encoding string
+	// Encoding is the unit of the characters of the ranges Diagnostics returns: ide.UTF16 (the
+	// protocol's, the default) or ide.UTF8 (byte offsets).
+	Encoding ide.Encoding
 	// MaxFileSize bounds a file read to send it to a server (default 16 MiB).
 	MaxFileSize int64
 	// Trust is asked before a server is started: nil when Root is trusted, else why not
@@ -142,18 +143,15 @@ func New(cfg Config) (*Manager, error) {
 	}
 	switch cfg.Encoding {
 	case "":
-		cfg.Encoding = UTF16
-	case UTF16, UTF8:
+		cfg.Encoding = ide.UTF16
+	case ide.UTF16, ide.UTF8:
 	default:
-		return nil, fmt.Errorf("lsp: encoding must be %s or %s, not %q", UTF8, UTF16, cfg.Encoding)
+		return nil, fmt.Errorf("lsp: encoding must be %s or %s, not %q", ide.UTF8, ide.UTF16, cfg.Encoding)
 	}
 	if cfg.MaxFileSize <= 0 {
 		cfg.MaxFileSize = 16 << 20
 	}
-	log := cfg.Log
-	if log == nil {
-		log = slog.New(slog.NewTextHandler(io.Discard, nil))
-	}
+	log := cmp.Or(cfg.Log, slog.New(slog.DiscardHandler))
 	m := &Manager{cfg: cfg, log: log, byExt: map[string]*server{}, realRoot: cfg.Root}
 	if r, err := filepath.EvalSymlinks(cfg.Root); err == nil {
 		m.realRoot = r
@@ -166,7 +164,7 @@ func New(cfg Config) (*Manager, error) {
 		key := strings.Join(sc.Command, "\x00")
 		s := byCmd[key]
 		if s == nil {
-			s = newServer(m, sc.Command)
+			s = &server{m: m, name: filepath.Base(sc.Command[0]), argv: slices.Clone(sc.Command), start: make(chan struct{}, 1)}
 			byCmd[key] = s
 			m.servers = append(m.servers, s)
 		}
@@ -201,8 +199,7 @@ func NormalizeExt(ext string) string {
 func (m *Manager) Servers() []ServerConfig {
 	out := make([]ServerConfig, 0, len(m.servers))
 	for _, s := range m.servers {
-		exts := append([]string(nil), s.exts...)
-		out = append(out, ServerConfig{Extensions: exts, Command: append([]string(nil), s.argv...)})
+		out = append(out, ServerConfig{Extensions: slices.Clone(s.exts), Command: slices.Clone(s.argv)})
 	}
 	return out
 }
@@ -281,9 +278,7 @@ func (m *Manager) allDiagnostics(ctx context.Context) ([]FileDiagnostics, error)
 	defer cancel()
 	var wg sync.WaitGroup
 	for _, p := range procs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			var states []syncState
 			for _, path := range p.openPaths() {
 				st, err := p.sync(wctx, path)
@@ -293,7 +288,7 @@ func (m *Manager) allDiagnostics(ctx context.Context) ([]FileDiagnostics, error)
 				states = append(states, st)
 			}
 			p.waitDiagnostics(wctx, states)
-		}()
+		})
 	}
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
@@ -321,27 +316,8 @@ func (m *Manager) running() []*process {
 	return out
 }
 
-// Document is a file open in its language server, as Open answers it.
-type Document struct {
-	URI        protocol.DocumentURI
-	LanguageID string
-	Version    int32
-	// Text is the text the server has: the file's text on disk when Open read it.
-	Text string
-	// Server is the server's command name.
-	Server string
-}
-
-// Open starts the server for path (absolute) if needed and sends it the file's current text on
+// open starts the server for path (absolute) if needed and sends it the file's current text on
 // disk (didOpen, or didChange when it changed). Errors as Diagnostics'.
-func (m *Manager) Open(ctx context.Context, path string) (Document, error) {
-	p, st, err := m.open(ctx, path)
-	if err != nil {
-		return Document{}, err
-	}
-	return Document{URI: st.uri, LanguageID: st.languageID, Version: st.version, Text: st.text, Server: p.s.name}, nil
-}
-
 func (m *Manager) open(ctx context.Context, path string) (*process, syncState, error) {
 	if m.isClosed() {
 		return nil, syncState{}, ErrClosed
@@ -362,11 +338,10 @@ func (m *Manager) open(ctx context.Context, path string) (*process, syncState, e
 	return p, st, err
 }
 
-// Request opens path as Open does, then sends method with params to its server and decodes the
-// answer into result (if non-nil). Positions in params and result are UTF-16 code units (see
-// UTF16Column). Without a deadline in ctx it is bounded by Config.RequestTimeout. A server's
-// error answer is returned as *jsonrpc.Error; a server that exits meanwhile gives
-// ErrServerExited.
+// Request opens path (open), then sends method with params to its server and decodes the
+// answer into result (if non-nil). Positions in params and result are UTF-16 code units.
+// Without a deadline in ctx it is bounded by Config.RequestTimeout. A server's error answer is
+// returned as *jsonrpc.Error; a server that exits meanwhile gives ErrServerExited.
 func (m *Manager) Request(ctx context.Context, path, method string, params, result any) error {
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
@@ -392,11 +367,7 @@ func (m *Manager) Close() error {
 	m.mu.Unlock()
 	var wg sync.WaitGroup
 	for _, s := range m.servers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			s.stop()
-		}()
+		wg.Go(s.stop)
 	}
 	wg.Wait()
 	return nil
@@ -404,7 +375,7 @@ func (m *Manager) Close() error {
 
 // convert turns fd's ranges into Config.Encoding.
 func (m *Manager) convert(p *process, fd *FileDiagnostics) {
-	if m.cfg.Encoding == UTF16 || len(fd.Diagnostics) == 0 {
+	if m.cfg.Encoding == ide.UTF16 || len(fd.Diagnostics) == 0 {
 		return
 	}
 	text, ok := p.text(fd.Path)
@@ -412,7 +383,7 @@ func (m *Manager) convert(p *process, fd *FileDiagnostics) {
 		held := membudget.Default.NewGrant()
 		defer held.Release()
 		var err error
-		if text, err = readBounded(held, fd.Path, m.cfg.MaxFileSize); err != nil {
+		if text, err = userfile.ReadText(held, fd.Path, m.cfg.MaxFileSize); err != nil {
 			return // left in UTF-16: still the right lines
 		}
 	}
@@ -422,4 +393,27 @@ func (m *Manager) convert(p *process, fd *FileDiagnostics) {
 		r.Start.Character = uint32(ide.ByteOffset(lineAt(lines, int(r.Start.Line)), int(r.Start.Character), ide.UTF16))
 		r.End.Character = uint32(ide.ByteOffset(lineAt(lines, int(r.End.Line)), int(r.End.Character), ide.UTF16))
 	}
+}
+
+// splitLines splits text at \n, \r\n and \r, the protocol's line ends, without them.
+func splitLines(text string) []string {
+	var lines []string
+	for {
+		i := strings.IndexAny(text, "\r\n")
+		if i < 0 {
+			return append(lines, text)
+		}
+		lines = append(lines, text[:i])
+		if text[i] == '\r' && i+1 < len(text) && text[i+1] == '\n' {
+			i++
+		}
+		text = text[i+1:]
+	}
+}
+
+func lineAt(lines []string, i int) string {
+	if i < 0 || i >= len(lines) {
+		return ""
+	}
+	return lines[i]
 }

@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -33,10 +34,6 @@ type server struct {
 
 	mu   sync.Mutex
 	proc *process // the latest process, possibly dead
-}
-
-func newServer(m *Manager, argv []string) *server {
-	return &server{m: m, name: filepath.Base(argv[0]), argv: append([]string(nil), argv...), start: make(chan struct{}, 1)}
 }
 
 func (s *server) current() *process {
@@ -230,20 +227,18 @@ func startProcess(s *server) (*process, error) {
 		p.markGone()
 		// The output left in the pipes is read to its end, unless a helper of the server
 		// keeps them open: then they are closed under it.
-		select {
-		case <-connDone:
-		case <-time.After(time.Second):
+		drain := func(done <-chan struct{}, closes ...func() error) {
+			select {
+			case <-done:
+			case <-time.After(time.Second):
+			}
+			for _, c := range closes {
+				c()
+			}
+			<-done
 		}
-		p.conn.Close()
-		outR.Close()
-		<-connDone
-		select {
-		case <-errDone:
-		case <-time.After(time.Second):
-			errR.Close()
-			<-errDone
-		}
-		errR.Close()
+		drain(connDone, p.conn.Close, outR.Close)
+		drain(errDone, errR.Close)
 		close(p.done)
 	}()
 	return p, nil
@@ -288,6 +283,11 @@ func (p *process) exitError() error {
 	return p.exitErr
 }
 
+// exited is the error of a request the process ended under.
+func (p *process) exited() error {
+	return fmt.Errorf("%s: %w (%v)", p.s.name, ErrServerExited, p.exitError())
+}
+
 func (p *process) kill() {
 	killProcess(p.cmd)
 	p.conn.Close()
@@ -301,7 +301,7 @@ func (p *process) logStderr(r io.Reader) {
 		line, err := br.ReadSlice('\n')
 		if len(line) > 0 {
 			more := errors.Is(err, bufio.ErrBufferFull)
-			p.s.m.log.Info("language server stderr", "server", p.s.name, "line", string(trimEOL(line)), "cut", more)
+			p.s.m.log.Info("language server stderr", "server", p.s.name, "line", string(bytes.TrimRight(line, "\r\n")), "cut", more)
 			for errors.Is(err, bufio.ErrBufferFull) { // skip the rest of a long line
 				_, err = br.ReadSlice('\n')
 			}
@@ -312,20 +312,17 @@ func (p *process) logStderr(r io.Reader) {
 	}
 }
 
-func trimEOL(b []byte) []byte {
-	for len(b) > 0 && (b[len(b)-1] == '\n' || b[len(b)-1] == '\r') {
-		b = b[:len(b)-1]
-	}
-	return b
+// folders is the one workspace folder servers are given: Root.
+func (p *process) folders() []protocol.WorkspaceFolder {
+	return []protocol.WorkspaceFolder{{URI: string(uri.File(p.s.m.cfg.Root)), Name: filepath.Base(p.s.m.cfg.Root)}}
 }
 
 func (p *process) initialize(ctx context.Context) error {
-	root := uri.File(p.s.m.cfg.Root)
 	params := protocol.InitializeParams{
 		ProcessID:  int32(os.Getpid()),
 		ClientInfo: &protocol.ClientInfo{Name: "claude-ide-bridge"},
 		//lint:ignore SA1019 servers that predate workspace folders still read rootUri/rootPath
-		RootURI: root,
+		RootURI: uri.File(p.s.m.cfg.Root),
 		//lint:ignore SA1019 as above
 		RootPath: p.s.m.cfg.Root,
 		Capabilities: protocol.ClientCapabilities{
@@ -349,7 +346,7 @@ func (p *process) initialize(ctx context.Context) error {
 			},
 			Window: &protocol.WindowClientCapabilities{WorkDoneProgress: false},
 		},
-		WorkspaceFolders: []protocol.WorkspaceFolder{{URI: string(root), Name: filepath.Base(p.s.m.cfg.Root)}},
+		WorkspaceFolders: p.folders(),
 	}
 	// Capabilities are kept raw: servers differ in which of the union types they answer, and
 	// nothing here needs them decoded.
@@ -366,7 +363,7 @@ func (p *process) initialize(ctx context.Context) error {
 func (p *process) call(ctx context.Context, method string, params, result any) error {
 	err := p.conn.Call(ctx, method, params, result)
 	if errors.Is(err, jsonrpc.ErrClosed) || (err != nil && p.dead() && ctx.Err() == nil) {
-		return fmt.Errorf("%s: %w (%v)", p.s.name, ErrServerExited, p.exitError())
+		return p.exited()
 	}
 	if err != nil && ctx.Err() != nil {
 		return fmt.Errorf("%s did not answer %s: %w", p.s.name, method, ctx.Err())
@@ -382,7 +379,7 @@ func (p *process) notify(ctx context.Context, method string, params any) error {
 		return nil
 	}
 	if p.dead() || errors.Is(err, jsonrpc.ErrClosed) {
-		return fmt.Errorf("%s: %w (%v)", p.s.name, ErrServerExited, p.exitError())
+		return p.exited()
 	}
 	if ctx.Err() != nil {
 		p.s.m.log.Warn("language server does not read its input; stopping it", "server", p.s.name)
@@ -417,8 +414,7 @@ func (p *process) handle(ctx context.Context, req *jsonrpc.Request) (any, error)
 		}
 		return make([]any, len(params.Items)), nil
 	case protocol.MethodWorkspaceWorkspaceFolders:
-		root := uri.File(p.s.m.cfg.Root)
-		return []protocol.WorkspaceFolder{{URI: string(root), Name: filepath.Base(p.s.m.cfg.Root)}}, nil
+		return p.folders(), nil
 	case protocol.MethodWorkDoneProgressCreate, protocol.MethodClientRegisterCapability,
 		protocol.MethodClientUnregisterCapability, protocol.MethodWindowShowMessageRequest:
 		return json.RawMessage("null"), nil

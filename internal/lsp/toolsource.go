@@ -20,18 +20,7 @@ func (m *Manager) ToolSource() modeltools.Source {
 		if errors.Is(err, ErrUntrusted) {
 			return modeltools.Answer{}, &modeltools.NoServerError{Source: "the bridge", Reason: "language servers are off until this workspace is trusted (the user runs: claude-ide-bridge trust " + m.Root() + ")"}
 		}
-		if errors.Is(err, ErrNoServer) {
-			return modeltools.Answer{}, &modeltools.NoServerError{Source: "the bridge", Reason: err.Error()}
-		}
-		name := ""
-		for _, s := range m.Servers() {
-			for _, ext := range s.Extensions {
-				if NormalizeExt(ext) == NormalizeExt(filepath.Ext(path)) {
-					name = s.Name()
-				}
-			}
-		}
-		return modeltools.Answer{Encoding: "utf-16", Server: name}, err
+		return modeltools.Answer{Encoding: "utf-16"}, err
 	})
 }
 

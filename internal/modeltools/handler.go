@@ -2,6 +2,7 @@ package modeltools
 
 import (
 	"bytes"
+	"cmp"
 	"io"
 	"log/slog"
 	"net/http"
@@ -23,9 +24,7 @@ func NewHandler(o Options, check func(*http.Request) (int, string), log *slog.Lo
 
 // newHandler is NewHandler building its server with newServer (a test counts the builds).
 func newHandler(o Options, check func(*http.Request) (int, string), log *slog.Logger, newServer func(Options) *mcp.Server) http.Handler {
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
+	log = cmp.Or(log, slog.New(slog.DiscardHandler))
 	// The server (its tools' schemas, inferred by reflection) is built at the first request
 	// that passes check, not at start: a bridge whose /mcp is never asked (most editor
 	// sessions) does not keep it in memory (issue 14's idle-memory row).

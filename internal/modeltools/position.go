@@ -68,15 +68,20 @@ func uriPath(uri string) string {
 	return filepath.FromSlash(u.Path)
 }
 
-// files reads and caches the lines of files for one tool call, only inside ws and only of files
+// files reads and caches the lines of files for one tool call, only inside roots and only of files
 // the user has not excluded. Their texts, and the line slices over them, are counted in held
 // until the call is done (issue 35 item 5).
 type files struct {
-	ws       workspace
+	roots    []string               // the workspace folders, resolved (userfile.Roots)
 	excluded func(path string) bool // exclude.Set.Excludes through the IDE model; nil: none
-	m        map[string][]string
-	errs     map[string]error
+	m        map[string]fileLines
 	held     *membudget.Grant
+}
+
+// fileLines is a file's lines, or why they were not read.
+type fileLines struct {
+	lines []string
+	err   error
 }
 
 // lineCost is what one line of a file costs in its slice of lines: a string header.
@@ -93,9 +98,9 @@ func (e *excludedError) Error() string {
 // check returns path (absolute) resolved, or an *outsideError or *excludedError: the one test
 // before anything of a file is read, quoted or asked of a source.
 func (f *files) check(path string) (string, error) {
-	real, err := f.ws.inside(path)
-	if err != nil {
-		return "", err
+	real, ok := userfile.Inside(path, f.roots)
+	if !ok {
+		return "", &outsideError{path}
 	}
 	if f.excluded != nil && f.excluded(path) { // judged on the link and on what it names
 		return "", &excludedError{path}
@@ -105,22 +110,15 @@ func (f *files) check(path string) (string, error) {
 
 // lines reads path's lines; a path outside the workspace or excluded is an error and is not read.
 func (f *files) lines(path string) ([]string, error) {
-	if l, ok := f.m[path]; ok {
-		return l, nil
+	r, ok := f.m[path]
+	if !ok {
+		if f.m == nil {
+			f.m = map[string]fileLines{}
+		}
+		r.lines, r.err = f.read(path)
+		f.m[path] = r
 	}
-	if err, ok := f.errs[path]; ok {
-		return nil, err
-	}
-	if f.m == nil {
-		f.m, f.errs = map[string][]string{}, map[string]error{}
-	}
-	l, err := f.read(path)
-	if err != nil {
-		f.errs[path] = err
-		return nil, err
-	}
-	f.m[path] = l
-	return l, nil
+	return r.lines, r.err
 }
 
 func (f *files) read(path string) ([]string, error) {
@@ -172,24 +170,18 @@ func (f *files) line(path string, n int) string {
 // findSymbol returns the byte offset of symbol on line: the first occurrence as a whole word,
 // else the first occurrence at all. -1 when absent.
 func findSymbol(line, symbol string) int {
-	first := -1
-	for i := 0; ; {
-		j := strings.Index(line[i:], symbol)
-		if j < 0 {
-			return first
-		}
-		at := i + j
-		if first < 0 {
-			first = at
-		}
+	first := strings.Index(line, symbol)
+	for at := first; at >= 0; {
 		if wordEdge(line, at, at+len(symbol)) {
 			return at
 		}
-		i = at + 1
-		if i >= len(line) {
-			return first
+		next := strings.Index(line[at+1:], symbol)
+		if next < 0 {
+			break
 		}
+		at += 1 + next
 	}
+	return first
 }
 
 func wordEdge(line string, start, end int) bool {

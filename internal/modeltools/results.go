@@ -1,13 +1,14 @@
 package modeltools
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
-	"unicode/utf8"
 
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/userfile"
 )
 
@@ -106,41 +107,32 @@ func (f *formatter) context(path string, line int) string {
 	if h := f.files.hidden(path); h != "" {
 		return h
 	}
-	s := strings.TrimSpace(f.files.line(path, line-1))
-	return clip(s, 160)
+	return clip(strings.TrimSpace(f.files.line(path, line-1)), 160)
 }
 
+// clip cuts s to at most n bytes (ide.Truncate), marked with "…".
 func clip(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	cut := n
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
+	return ide.Truncate(s, n) + "…"
 }
 
 // list writes entries sorted by place (unless keepOrder), without repeats, at most f.max,
 // then "… N more" when there were more.
 func (f *formatter) list(header string, es []entry, keepOrder bool) string {
 	if !keepOrder {
-		sort.SliceStable(es, func(i, j int) bool {
-			a, b := es[i], es[j]
+		slices.SortStableFunc(es, func(a, b entry) int {
 			if a.path != b.path {
-				return f.display(a.path) < f.display(b.path)
+				return strings.Compare(f.display(a.path), f.display(b.path))
 			}
-			if a.line != b.line {
-				return a.line < b.line
-			}
-			return a.col < b.col
+			return cmp.Or(cmp.Compare(a.line, b.line), cmp.Compare(a.col, b.col))
 		})
 	}
 	var b strings.Builder
 	b.WriteString(header)
 	b.WriteByte('\n')
-	shown, seen := 0, map[string]bool{}
-	total := 0
+	shown, total, seen := 0, 0, map[string]bool{}
 	for _, e := range es {
 		text := e.text
 		if text == "" || f.files.hidden(e.path) == excludedText {

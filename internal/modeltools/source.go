@@ -12,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -29,7 +30,7 @@ type Source interface {
 // Answer tells how to read a result.
 type Answer struct {
 	Encoding string // "utf-8", "utf-16" (default when empty) or "utf-32"
-	Server   string // the language server's name, for the model's information
+	Server   string // the language server's name (no answer shows it)
 	Note     string // said to the model, e.g. that the editor loaded the file into a hidden buffer
 }
 
@@ -53,13 +54,7 @@ func (f SourceFunc) Request(ctx context.Context, path, method string, params, re
 // language server for the file. Nil sources are skipped. When none has one, the error names
 // every reason, so the model (and the user reading along) knows what is missing.
 func First(sources ...Source) Source {
-	var list []Source
-	for _, s := range sources {
-		if s != nil {
-			list = append(list, s)
-		}
-	}
-	return chain(list)
+	return chain(slices.DeleteFunc(slices.Clone(sources), func(s Source) bool { return s == nil }))
 }
 
 type chain []Source

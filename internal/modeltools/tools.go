@@ -1,11 +1,13 @@
 package modeltools
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -14,6 +16,7 @@ import (
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/exclude"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/ide"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/membudget"
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/userfile"
 )
 
 // Options configures the tools.
@@ -69,59 +72,56 @@ func NewServer(o Options) *mcp.Server {
 	if o.Folders == nil {
 		o.Folders = func() []string { return nil }
 	}
-	if o.Version == "" {
-		o.Version = "0"
-	}
+	o.Version = cmp.Or(o.Version, "0")
 	if o.Excluded == nil {
 		def, _ := exclude.New(nil) // the default compiles
 		folders := o.Folders
 		o.Excluded = func(p string) bool { return def.Excludes(p, folders()) }
 	}
-	t := &tools{o: o}
 	s := mcp.NewServer(&mcp.Implementation{Name: "claude-ide-bridge-code", Version: o.Version}, &mcp.ServerOptions{
 		Instructions: "Code navigation answered by the project's language servers (the editor's when it has them). " +
 			"Prefer these to grep for definitions, references, implementations and callers: they understand scopes and types.",
 	})
 	readOnly := &mcp.ToolAnnotations{ReadOnlyHint: true}
 	mcp.AddTool(s, &mcp.Tool{Name: "definition", Annotations: readOnly,
-		Description: "Where a symbol is defined (go to definition)." + posHelp}, t.definition)
+		Description: "Where a symbol is defined (go to definition)." + posHelp}, handler(o, locations("textDocument/definition", "definition")))
 	mcp.AddTool(s, &mcp.Tool{Name: "references", Annotations: readOnly,
-		Description: "Every use of a symbol across the project, its declaration included (find references)." + posHelp}, t.references)
+		Description: "Every use of a symbol across the project, its declaration included (find references)." + posHelp}, handler(o, locations("textDocument/references", "references")))
 	mcp.AddTool(s, &mcp.Tool{Name: "hover", Annotations: readOnly,
-		Description: "A symbol's type or signature and its documentation." + posHelp}, t.hover)
+		Description: "A symbol's type or signature and its documentation." + posHelp}, handler(o, (*call).hover))
 	mcp.AddTool(s, &mcp.Tool{Name: "document_symbols", Annotations: readOnly,
-		Description: "The outline of one file: its types, functions, methods, fields, with their places."}, t.documentSymbols)
+		Description: "The outline of one file: its types, functions, methods, fields, with their places."}, handler(o, (*call).documentSymbols))
 	mcp.AddTool(s, &mcp.Tool{Name: "workspace_symbols", Annotations: readOnly,
-		Description: "Find symbols by name across the project. Give path: any file of the project in that language."}, t.workspaceSymbols)
+		Description: "Find symbols by name across the project. Give path: any file of the project in that language."}, handler(o, (*call).workspaceSymbols))
 	mcp.AddTool(s, &mcp.Tool{Name: "implementations", Annotations: readOnly,
-		Description: "The types implementing an interface, or the methods implementing an interface method." + posHelp}, t.implementations)
+		Description: "The types implementing an interface, or the methods implementing an interface method." + posHelp}, handler(o, locations("textDocument/implementation", "implementations")))
 	mcp.AddTool(s, &mcp.Tool{Name: "incoming_calls", Annotations: readOnly,
-		Description: "The places that call a function or method, with the calling function's name." + posHelp}, t.incomingCalls)
+		Description: "The places that call a function or method, with the calling function's name." + posHelp}, handler(o, (*call).incomingCalls))
 	mcp.AddTool(s, &mcp.Tool{Name: "rename_preview", Annotations: readOnly,
-		Description: "Every edit renaming a symbol would make, each shown as the changed line. Nothing is changed: apply the edits yourself if you want them." + posHelp}, t.renamePreview)
+		Description: "Every edit renaming a symbol would make, each shown as the changed line. Nothing is changed: apply the edits yourself if you want them." + posHelp}, handler(o, (*call).renamePreview))
 	return s
 }
 
-type tools struct{ o Options }
-
-// call is one tool call's state: the formatter (file cache) and what the source said.
+// call is one tool call's state: the formatter (file cache) and the source's note.
 type call struct {
-	t    *tools
+	src  Source
 	f    formatter
 	note string
-	srv  string
 }
 
-// newCall starts a tool call; its handler calls done when it returns.
-func (t *tools) newCall() *call {
-	folders := t.o.Folders()
-	return &call{t: t, f: formatter{folders: folders, max: t.o.MaxResults,
-		files: files{ws: newWorkspace(folders), excluded: t.o.Excluded, held: membudget.Default.NewGrant()}}}
+// handler runs f as one tool call, with a call state of its own.
+func handler[In any](o Options, f func(*call, context.Context, In) (*mcp.CallToolResult, error)) mcp.ToolHandlerFor[In, any] {
+	return func(ctx context.Context, _ *mcp.CallToolRequest, in In) (*mcp.CallToolResult, any, error) {
+		folders := o.Folders()
+		c := &call{src: o.Source, f: formatter{folders: folders, max: o.MaxResults,
+			files: files{roots: userfile.Roots(folders), excluded: o.Excluded, held: membudget.Default.NewGrant()}}}
+		// The call's file texts go with it: nothing of them is in its answer but copies of a
+		// few clipped lines, so their share of the memory budget is released with them.
+		defer c.f.files.held.Release()
+		res, err := f(c, ctx, in)
+		return res, nil, err
+	}
 }
-
-// done lets the call's file texts go: nothing of them is in its answer but copies of a few
-// clipped lines, so their share of the memory budget is released with them.
-func (c *call) done() { c.f.files.held.Release() }
 
 // abs resolves a path the model gave.
 func (c *call) abs(p string) (string, error) {
@@ -182,20 +182,12 @@ func (c *call) request(ctx context.Context, path, method string, params any) (js
 		return nil, err
 	}
 	var raw json.RawMessage
-	a, err := c.t.o.Source.Request(ctx, path, method, params, &raw)
+	a, err := c.src.Request(ctx, path, method, params, &raw)
 	if err != nil {
 		return nil, err
 	}
-	c.f.enc = a.Encoding
-	if c.f.enc == "" {
-		c.f.enc = "utf-16"
-	}
-	if a.Note != "" {
-		c.note = a.Note
-	}
-	if a.Server != "" {
-		c.srv = a.Server
-	}
+	c.f.enc = cmp.Or(a.Encoding, "utf-16")
+	c.note = cmp.Or(a.Note, c.note)
 	return raw, nil
 }
 
@@ -220,75 +212,56 @@ func (c *call) text(body string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: body}}}
 }
 
-func (c *call) locations(ctx context.Context, in PositionInput, method, what string, extra func(*positionParams)) (*mcp.CallToolResult, any, error) {
-	pp, err := c.position(in.Path, in.Line, in.Symbol)
-	if err != nil {
-		return nil, nil, err
-	}
-	if extra != nil {
-		extra(&pp)
-	}
-	abs := uriPath(pp.TextDocument.URI)
-	raw, err := c.request(ctx, abs, method, pp)
-	if err != nil {
-		return nil, nil, err
-	}
-	locs, err := parseLocations(raw)
-	if err != nil {
-		return nil, nil, err
-	}
-	if len(locs) == 0 {
-		return c.text(fmt.Sprintf("No %s found for %s at %s:%d.\n", what, in.Symbol, c.f.display(abs), in.Line)), nil, nil
-	}
-	es := make([]entry, 0, len(locs))
-	for _, l := range locs {
-		p := uriPath(l.URI)
-		if p == "" {
-			continue
+// locations is a tool answering a list of places: definition, references, implementations.
+func locations(method, what string) func(*call, context.Context, PositionInput) (*mcp.CallToolResult, error) {
+	return func(c *call, ctx context.Context, in PositionInput) (*mcp.CallToolResult, error) {
+		pp, err := c.position(in.Path, in.Line, in.Symbol)
+		if err != nil {
+			return nil, err
 		}
-		es = append(es, c.f.at(p, l.Range.Start, ""))
+		if method == "textDocument/references" {
+			pp.Context = &refContext{IncludeDeclaration: true}
+		}
+		abs := uriPath(pp.TextDocument.URI)
+		raw, err := c.request(ctx, abs, method, pp)
+		if err != nil {
+			return nil, err
+		}
+		locs, err := parseLocations(raw)
+		if err != nil {
+			return nil, err
+		}
+		if len(locs) == 0 {
+			return c.text(fmt.Sprintf("No %s found for %s at %s:%d.\n", what, in.Symbol, c.f.display(abs), in.Line)), nil
+		}
+		es := make([]entry, 0, len(locs))
+		for _, l := range locs {
+			p := uriPath(l.URI)
+			if p == "" {
+				continue
+			}
+			es = append(es, c.f.at(p, l.Range.Start, ""))
+		}
+		return c.text(c.f.list(fmt.Sprintf("%s of %s (%s:%d):", what, in.Symbol, c.f.display(abs), in.Line), es, false)), nil
 	}
-	return c.text(c.f.list(fmt.Sprintf("%s of %s (%s:%d):", what, in.Symbol, c.f.display(abs), in.Line), es, false)), nil, nil
 }
 
-func (t *tools) definition(ctx context.Context, _ *mcp.CallToolRequest, in PositionInput) (*mcp.CallToolResult, any, error) {
-	c := t.newCall()
-	defer c.done()
-	return c.locations(ctx, in, "textDocument/definition", "definition", nil)
-}
-
-func (t *tools) references(ctx context.Context, _ *mcp.CallToolRequest, in PositionInput) (*mcp.CallToolResult, any, error) {
-	c := t.newCall()
-	defer c.done()
-	return c.locations(ctx, in, "textDocument/references", "references", func(p *positionParams) {
-		p.Context = &refContext{IncludeDeclaration: true}
-	})
-}
-
-func (t *tools) implementations(ctx context.Context, _ *mcp.CallToolRequest, in PositionInput) (*mcp.CallToolResult, any, error) {
-	c := t.newCall()
-	defer c.done()
-	return c.locations(ctx, in, "textDocument/implementation", "implementations", nil)
-}
-
-func (t *tools) hover(ctx context.Context, _ *mcp.CallToolRequest, in PositionInput) (*mcp.CallToolResult, any, error) {
-	c := t.newCall()
-	defer c.done()
+func (c *call) hover(ctx context.Context, in PositionInput) (*mcp.CallToolResult, error) {
 	pp, err := c.position(in.Path, in.Line, in.Symbol)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	var h struct {
 		Contents json.RawMessage `json:"contents"`
 	}
 	if err := c.ask(ctx, uriPath(pp.TextDocument.URI), "textDocument/hover", pp, &h, "hover"); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	s := strings.TrimSpace(hoverText(h.Contents))
 	if s == "" {
-		return c.text(fmt.Sprintf("No hover information for %s at %s:%d.\n", in.Symbol, in.Path, in.Line)), nil, nil
+		return c.text(fmt.Sprintf("No hover information for %s at %s:%d.\n", in.Symbol, in.Path, in.Line)), nil
 	}
-	return c.text(clip(s, 8000) + "\n"), nil, nil
+	return c.text(clip(s, 8000) + "\n"), nil
 }
 
 // hoverText reads MarkupContent | MarkedString | MarkedString[].
@@ -357,14 +330,11 @@ func (c *call) symbolEntries(ss []symbol, docPath, prefix string, out []entry) [
 			if json.Unmarshal(s.Location, &l) != nil || uriPath(l.URI) == "" {
 				continue
 			}
-			var p lspPosition
+			var p lspPosition // no range: 1:1
 			if l.Range != nil {
 				p = l.Range.Start
 			}
 			e := c.f.at(uriPath(l.URI), p, text)
-			if l.Range == nil {
-				e.line, e.col = 1, 1
-			}
 			e.order = len(out)
 			out = append(out, e)
 		}
@@ -373,67 +343,56 @@ func (c *call) symbolEntries(ss []symbol, docPath, prefix string, out []entry) [
 	return out
 }
 
-func (t *tools) documentSymbols(ctx context.Context, _ *mcp.CallToolRequest, in FileInput) (*mcp.CallToolResult, any, error) {
-	c := t.newCall()
-	defer c.done()
+func (c *call) documentSymbols(ctx context.Context, in FileInput) (*mcp.CallToolResult, error) {
 	abs, err := c.abs(in.Path)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	var ss []symbol
 	if err := c.ask(ctx, abs, "textDocument/documentSymbol", map[string]any{"textDocument": textDocument{URI: pathURI(abs)}}, &ss, "symbols"); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if len(ss) == 0 {
-		return c.text(fmt.Sprintf("No symbols in %s.\n", c.f.display(abs))), nil, nil
+		return c.text(fmt.Sprintf("No symbols in %s.\n", c.f.display(abs))), nil
 	}
 	es := c.symbolEntries(ss, abs, "", nil)
-	sort.SliceStable(es, func(i, j int) bool {
-		if es[i].line != es[j].line {
-			return es[i].line < es[j].line
-		}
-		return es[i].order < es[j].order
-	})
-	return c.text(c.f.list(fmt.Sprintf("symbols of %s:", c.f.display(abs)), es, true)), nil, nil
+	slices.SortFunc(es, func(a, b entry) int { return cmp.Or(cmp.Compare(a.line, b.line), cmp.Compare(a.order, b.order)) })
+	return c.text(c.f.list(fmt.Sprintf("symbols of %s:", c.f.display(abs)), es, true)), nil
 }
 
-func (t *tools) workspaceSymbols(ctx context.Context, _ *mcp.CallToolRequest, in QueryInput) (*mcp.CallToolResult, any, error) {
-	c := t.newCall()
-	defer c.done()
+func (c *call) workspaceSymbols(ctx context.Context, in QueryInput) (*mcp.CallToolResult, error) {
 	if strings.TrimSpace(in.Query) == "" {
-		return nil, nil, errors.New("query is required")
+		return nil, errors.New("query is required")
 	}
 	if strings.TrimSpace(in.Path) == "" {
-		return nil, nil, errors.New("path is required: any file of the project in the language to search (it picks the language server)")
+		return nil, errors.New("path is required: any file of the project in the language to search (it picks the language server)")
 	}
 	abs, err := c.abs(in.Path)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	var ss []symbol
 	if err := c.ask(ctx, abs, "workspace/symbol", map[string]string{"query": in.Query}, &ss, "symbols"); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if len(ss) == 0 {
-		return c.text(fmt.Sprintf("No symbols match %q.\n", in.Query)), nil, nil
+		return c.text(fmt.Sprintf("No symbols match %q.\n", in.Query)), nil
 	}
-	return c.text(c.f.list(fmt.Sprintf("symbols matching %q:", in.Query), c.symbolEntries(ss, "", "", nil), false)), nil, nil
+	return c.text(c.f.list(fmt.Sprintf("symbols matching %q:", in.Query), c.symbolEntries(ss, "", "", nil), false)), nil
 }
 
-func (t *tools) incomingCalls(ctx context.Context, _ *mcp.CallToolRequest, in PositionInput) (*mcp.CallToolResult, any, error) {
-	c := t.newCall()
-	defer c.done()
+func (c *call) incomingCalls(ctx context.Context, in PositionInput) (*mcp.CallToolResult, error) {
 	pp, err := c.position(in.Path, in.Line, in.Symbol)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	abs := uriPath(pp.TextDocument.URI)
 	var items []json.RawMessage
 	if err := c.ask(ctx, abs, "textDocument/prepareCallHierarchy", pp, &items, "call hierarchy"); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if len(items) == 0 {
-		return c.text(fmt.Sprintf("%s at %s:%d is not a function or method the language server can find callers of.\n", in.Symbol, c.f.display(abs), in.Line)), nil, nil
+		return c.text(fmt.Sprintf("%s at %s:%d is not a function or method the language server can find callers of.\n", in.Symbol, c.f.display(abs), in.Line)), nil
 	}
 	var es []entry
 	for _, item := range items {
@@ -445,7 +404,7 @@ func (t *tools) incomingCalls(ctx context.Context, _ *mcp.CallToolRequest, in Po
 			FromRanges []lspRange `json:"fromRanges"`
 		}
 		if err := c.ask(ctx, abs, "callHierarchy/incomingCalls", map[string]json.RawMessage{"item": item}, &calls, "incoming calls"); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		for _, call := range calls {
 			p := uriPath(call.From.URI)
@@ -460,9 +419,9 @@ func (t *tools) incomingCalls(ctx context.Context, _ *mcp.CallToolRequest, in Po
 		}
 	}
 	if len(es) == 0 {
-		return c.text(fmt.Sprintf("No calls to %s found.\n", in.Symbol)), nil, nil
+		return c.text(fmt.Sprintf("No calls to %s found.\n", in.Symbol)), nil
 	}
-	return c.text(c.f.list(fmt.Sprintf("calls to %s (%s:%d):", in.Symbol, c.f.display(abs), in.Line), es, false)), nil, nil
+	return c.text(c.f.list(fmt.Sprintf("calls to %s (%s:%d):", in.Symbol, c.f.display(abs), in.Line), es, false)), nil
 }
 
 type textEdit struct {
@@ -470,15 +429,13 @@ type textEdit struct {
 	NewText string   `json:"newText"`
 }
 
-func (t *tools) renamePreview(ctx context.Context, _ *mcp.CallToolRequest, in RenameInput) (*mcp.CallToolResult, any, error) {
-	c := t.newCall()
-	defer c.done()
+func (c *call) renamePreview(ctx context.Context, in RenameInput) (*mcp.CallToolResult, error) {
 	if strings.TrimSpace(in.NewName) == "" {
-		return nil, nil, errors.New("new_name is required")
+		return nil, errors.New("new_name is required")
 	}
 	pp, err := c.position(in.Path, in.Line, in.Symbol)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	pp.NewName = in.NewName
 	abs := uriPath(pp.TextDocument.URI)
@@ -494,7 +451,7 @@ func (t *tools) renamePreview(ctx context.Context, _ *mcp.CallToolRequest, in Re
 		} `json:"documentChanges"`
 	}
 	if err := c.ask(ctx, abs, "textDocument/rename", pp, &we, "rename edits"); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	edits := map[string][]textEdit{}
 	var ops []string
@@ -520,14 +477,14 @@ func (t *tools) renamePreview(ctx context.Context, _ *mcp.CallToolRequest, in Re
 		es = append(es, c.previewEdits(p, list)...)
 	}
 	if len(es) == 0 && len(ops) == 0 {
-		return c.text(fmt.Sprintf("Renaming %s would change nothing.\n", in.Symbol)), nil, nil
+		return c.text(fmt.Sprintf("Renaming %s would change nothing.\n", in.Symbol)), nil
 	}
 	header := fmt.Sprintf("renaming %s to %s would make %d edits in %d files (nothing was changed; each line is shown as it would read):", in.Symbol, in.NewName, len(es), len(edits))
 	out := c.f.list(header, es, false)
 	for _, op := range ops {
 		out += "and " + op + "\n"
 	}
-	return c.text(out), nil, nil
+	return c.text(out), nil
 }
 
 // previewEdits shows each edit at its place, with its line as it would read after every edit on

@@ -1,10 +1,6 @@
 package modeltools
 
-import (
-	"fmt"
-
-	"github.com/claude-ide-bridge/claude-ide-bridge/internal/userfile"
-)
+import "fmt"
 
 // The model is an attacker here (docs/security.md): the tools read only files inside a
 // workspace folder, judged on the path with every symlink resolved (userfile.Inside), so that neither an absolute
@@ -17,18 +13,4 @@ type outsideError struct{ given string }
 
 func (e *outsideError) Error() string {
 	return fmt.Sprintf("%s is outside the workspace folders: the code tools read only files inside them", e.given)
-}
-
-// workspace is the folders the tools may read, each resolved (symlink-free).
-type workspace struct{ roots []string }
-
-func newWorkspace(folders []string) workspace { return workspace{userfile.Roots(folders)} }
-
-// inside returns path (absolute) resolved, or an *outsideError when it does not lie inside a
-// root.
-func (w workspace) inside(path string) (string, error) {
-	if r, ok := userfile.Inside(path, w.roots); ok {
-		return r, nil
-	}
-	return "", &outsideError{path}
 }

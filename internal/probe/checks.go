@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -88,9 +89,7 @@ func Run(ctx context.Context, t Target, o Options) ([]Result, error) {
 			return nil, fmt.Errorf("probe: unknown check %q (checks: %s)", n, strings.Join(Checks, ", "))
 		}
 	}
-	if o.Timeout == 0 {
-		o.Timeout = 10 * time.Second
-	}
+	o.Timeout = cmp.Or(o.Timeout, 10*time.Second)
 	p := &prober{t: t, o: o}
 	defer p.close()
 	var out []Result
@@ -116,12 +115,7 @@ func Run(ctx context.Context, t Target, o Options) ([]Result, error) {
 
 // Failed reports whether any check failed.
 func Failed(rs []Result) bool {
-	for _, r := range rs {
-		if r.Status == Fail {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(rs, func(r Result) bool { return r.Status == Fail })
 }
 
 // WriteTable prints results as an aligned table. A detail holds what the server said (its name
@@ -167,22 +161,8 @@ func (p *prober) session(ctx context.Context) (*Client, error) {
 		return nil, p.err
 	}
 	p.c = c
-	err = c.Call(ctx, "initialize", map[string]any{
-		"protocolVersion": "2025-11-25",
-		"capabilities":    map[string]any{"roots": map[string]any{}, "elicitation": map[string]any{}},
-		"clientInfo":      map[string]any{"name": "claude-code", "title": "claude-ide-bridge probe", "version": "probe"},
-	}, &p.initRes)
-	if err != nil {
-		p.err = fmt.Errorf("initialize: %w", err)
+	if p.err = c.open(ctx, "claude-ide-bridge probe", os.Getpid(), &p.initRes); p.err != nil {
 		return nil, p.err
-	}
-	if err := c.Notify(ctx, "notifications/initialized", nil); err != nil {
-		p.err = err
-		return nil, err
-	}
-	if err := c.Notify(ctx, "ide_connected", map[string]any{"pid": os.Getpid()}); err != nil {
-		p.err = err
-		return nil, err
 	}
 	return c, nil
 }
@@ -291,26 +271,9 @@ var checkFuncs = map[string]func(context.Context, *prober) (string, error){
 	"getOpenEditors":      shapeCheck("getOpenEditors", listShape([]string{"tabs"}, "tabs", "tab", "uri", "isActive", "label", "languageId", "isDirty")),
 	// Spec 000 close_tab: "The answer is TAB_CLOSED in all three cases", including "no diff has
 	// that name".
-	"close-tab-unknown": func(ctx context.Context, p *prober) (string, error) {
-		texts, err := p.call(ctx, "close_tab", map[string]any{"tab_name": "claude-ide-bridge probe: no such tab"})
-		if err != nil {
-			return "", err
-		}
-		if len(texts) != 1 || texts[0] != "TAB_CLOSED" {
-			return "", fmt.Errorf("answered %q, want [TAB_CLOSED]", texts)
-		}
-		return "TAB_CLOSED", nil
-	},
-	"close-all-diff-tabs": func(ctx context.Context, p *prober) (string, error) {
-		texts, err := p.call(ctx, "closeAllDiffTabs", nil)
-		if err != nil {
-			return "", err
-		}
-		if len(texts) != 1 || !closedN.MatchString(texts[0]) {
-			return "", fmt.Errorf("answered %q, want [CLOSED_<n>_DIFF_TABS]", texts)
-		}
-		return texts[0], nil
-	},
+	"close-tab-unknown": answersOne("close_tab", map[string]any{"tab_name": "claude-ide-bridge probe: no such tab"},
+		regexp.MustCompile(`^TAB_CLOSED$`), "TAB_CLOSED"),
+	"close-all-diff-tabs": answersOne("closeAllDiffTabs", nil, regexp.MustCompile(`^CLOSED_[0-9]+_DIFF_TABS$`), "CLOSED_<n>_DIFF_TABS"),
 	"unknown-method": func(ctx context.Context, p *prober) (string, error) {
 		c, err := p.session(ctx)
 		if err != nil {
@@ -326,7 +289,19 @@ var checkFuncs = map[string]func(context.Context, *prober) (string, error){
 	"open-diff": openDiffCheck,
 }
 
-var closedN = regexp.MustCompile(`^CLOSED_[0-9]+_DIFF_TABS$`)
+// answersOne calls tool and wants one text block that matches re (want shows it).
+func answersOne(tool string, args any, re *regexp.Regexp, want string) func(context.Context, *prober) (string, error) {
+	return func(ctx context.Context, p *prober) (string, error) {
+		texts, err := p.call(ctx, tool, args)
+		if err != nil {
+			return "", err
+		}
+		if len(texts) != 1 || !re.MatchString(texts[0]) {
+			return "", fmt.Errorf("answered %q, want [%s]", texts, want)
+		}
+		return texts[0], nil
+	}
+}
 
 // call calls a tool and returns its texts; an isError result is an error.
 func (p *prober) call(ctx context.Context, tool string, args any) ([]string, error) {
@@ -354,17 +329,14 @@ func refused(ctx context.Context, port int, token string, o *DialOptions, want i
 	if resp == nil {
 		return "", fmt.Errorf("no HTTP answer: %v", err)
 	}
-	if (want != 0 && resp.StatusCode != want) || (want == 0 && (resp.StatusCode < 400 || resp.StatusCode > 499)) {
-		return "", fmt.Errorf("status %d, want %s", resp.StatusCode, wantStatus(want))
+	ok, wantText := resp.StatusCode/100 == 4, "4xx"
+	if want != 0 {
+		ok, wantText = resp.StatusCode == want, fmt.Sprint(want)
+	}
+	if !ok {
+		return "", fmt.Errorf("status %d, want %s", resp.StatusCode, wantText)
 	}
 	return fmt.Sprintf("status %d", resp.StatusCode), nil
-}
-
-func wantStatus(want int) string {
-	if want == 0 {
-		return "4xx"
-	}
-	return fmt.Sprint(want)
 }
 
 // wrongToken is a token of the same shape that differs from token.
@@ -504,9 +476,7 @@ func openDiffCheck(ctx context.Context, p *prober) (string, error) {
 		return "", err
 	}
 	dir := p.o.DiffDir
-	if dir == "" {
-		dir = os.TempDir()
-	}
+	dir = cmp.Or(dir, os.TempDir())
 	f, err := os.CreateTemp(dir, "claude-ide-bridge-probe-*.txt")
 	if err != nil {
 		return "", err

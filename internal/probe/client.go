@@ -4,9 +4,11 @@
 package probe
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"strconv"
 	"sync"
@@ -43,13 +45,9 @@ var ownClient = &http.Client{Transport: &http.Transport{Proxy: nil, DialContext:
 
 // Dial connects to ws://127.0.0.1:port/ with token, as the CLI does.
 func Dial(ctx context.Context, port int, token string, o *DialOptions) (*Client, *http.Response, error) {
-	if o == nil {
-		o = &DialOptions{}
-	}
+	o = cmp.Or(o, &DialOptions{})
 	h := http.Header{}
-	for k, v := range o.Header {
-		h[k] = v
-	}
+	maps.Copy(h, o.Header)
 	if !o.NoToken {
 		h.Set("X-Claude-Code-Ide-Authorization", token)
 	}
@@ -100,27 +98,28 @@ func (c *Client) Notify(ctx context.Context, method string, params any) error {
 	return c.conn.Notify(ctx, method, params)
 }
 
-// Send writes raw bytes as one text message (for bad-input checks).
-func (c *Client) Send(ctx context.Context, raw []byte) error {
-	return c.WS.Write(ctx, websocket.MessageText, raw)
+// open sends initialize (its result decoded into res), notifications/initialized and
+// ide_connected as the CLI does; title and pid are what the client says it is.
+func (c *Client) open(ctx context.Context, title string, pid int, res any) error {
+	err := c.Call(ctx, "initialize", map[string]any{
+		"protocolVersion": "2025-11-25",
+		"capabilities":    map[string]any{"roots": map[string]any{}, "elicitation": map[string]any{}},
+		"clientInfo":      map[string]any{"name": "claude-code", "title": title, "version": "probe"},
+	}, res)
+	if err != nil {
+		return fmt.Errorf("initialize: %w", err)
+	}
+	if err := c.Notify(ctx, "notifications/initialized", nil); err != nil {
+		return err
+	}
+	return c.Notify(ctx, "ide_connected", map[string]any{"pid": pid})
 }
 
 // Handshake runs initialize, notifications/initialized, ide_connected and tools/list as the CLI
 // does, and returns the initialize result.
 func (c *Client) Handshake(ctx context.Context) (map[string]any, error) {
 	var res map[string]any
-	err := c.Call(ctx, "initialize", map[string]any{
-		"protocolVersion": "2025-11-25",
-		"capabilities":    map[string]any{"roots": map[string]any{}, "elicitation": map[string]any{}},
-		"clientInfo":      map[string]any{"name": "claude-code", "title": "probe", "version": "probe"},
-	}, &res)
-	if err != nil {
-		return nil, fmt.Errorf("initialize: %w", err)
-	}
-	if err := c.Notify(ctx, "notifications/initialized", nil); err != nil {
-		return nil, err
-	}
-	if err := c.Notify(ctx, "ide_connected", map[string]any{"pid": 1}); err != nil {
+	if err := c.open(ctx, "probe", 1, &res); err != nil {
 		return nil, err
 	}
 	// The CLI lists tools last when the server declares them; servers may wait for it before

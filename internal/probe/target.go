@@ -19,10 +19,6 @@ func FromLock(path string) (Target, error) {
 	if why := discovery.InspectLock(path).Live(); why != nil {
 		return Target{}, fmt.Errorf("probe: %s: %w", path, why)
 	}
-	return readTarget(path)
-}
-
-func readTarget(path string) (Target, error) {
 	port, err := strconv.Atoi(strings.TrimSuffix(filepath.Base(path), ".lock"))
 	if err != nil || !strings.HasSuffix(path, ".lock") || port < 1 || port > 65535 {
 		return Target{}, fmt.Errorf("probe: %s: not named <port>.lock", path)

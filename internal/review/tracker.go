@@ -2,6 +2,7 @@ package review
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
@@ -9,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -120,10 +122,7 @@ func New(cfg Config) (*Tracker, error) {
 	if cfg.Folders == nil {
 		cfg.Folders = func() []string { return nil }
 	}
-	log := cfg.Log
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
+	log := cmp.Or(cfg.Log, slog.New(slog.DiscardHandler))
 	t := &Tracker{cfg: cfg, log: log, git: newGitReader(cfg.Folders), next: 1, user: map[string]userWrite{},
 		ended: make(chan announcement, 16), done: make(chan struct{})}
 	go t.announce()
@@ -252,7 +251,7 @@ func (t *Tracker) dropLocked(i int) {
 	for _, f := range t.turns[i].files {
 		t.total -= f.before.size() + f.after.size()
 	}
-	t.turns = append(t.turns[:i], t.turns[i+1:]...)
+	t.turns = slices.Delete(t.turns, i, i+1)
 }
 
 // endLocked reads what each file of tu is now and announces the summary.
@@ -488,12 +487,7 @@ const userWriteWindow = 3 * time.Second
 
 func (t *Tracker) removeLocked(tu *turn, f *file) {
 	delete(tu.byPath, f.path)
-	for i, g := range tu.files {
-		if g == f {
-			tu.files = append(tu.files[:i], tu.files[i+1:]...)
-			break
-		}
-	}
+	tu.files = slices.DeleteFunc(tu.files, func(g *file) bool { return g == f })
 	t.total -= f.before.size() + f.after.size()
 }
 
@@ -607,11 +601,7 @@ func whyUnknown(f *file) string {
 
 // binary: a NUL in the first 8 KiB, or not UTF-8.
 func binary(b []byte) bool {
-	head := b
-	if len(head) > 8<<10 {
-		head = head[:8<<10]
-	}
-	return bytes.IndexByte(head, 0) >= 0 || !utf8.Valid(b)
+	return bytes.IndexByte(b[:min(len(b), 8<<10)], 0) >= 0 || !utf8.Valid(b)
 }
 
 func sha(b []byte) [32]byte { return sha256.Sum256(b) }
