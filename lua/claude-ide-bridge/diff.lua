@@ -17,9 +17,7 @@ local diffs = state.diffs
 
 local augroup = vim.api.nvim_create_augroup("ClaudeIdeBridgeDiff", { clear = true })
 
-local function notify(msg, level)
-  require("claude-ide-bridge.notice").show(msg, level or vim.log.levels.INFO)
-end
+local notify = require("claude-ide-bridge.notice").show
 
 -- A scratch buffer filled by fill(buf) (which returns 'eol'), and its
 -- changedtick right after (before any autocommand of the naming could change it).
