@@ -152,7 +152,7 @@ bridge starts."
 
 (defvar claude-ide-bridge--conn nil "The jsonrpc connection to the bridge.")
 (defvar claude-ide-bridge--info nil "The bridge's answer to initialize (a plist).")
-(defvar claude-ide-bridge--clients 0 "Claude clients connected now.")
+(defvar claude-ide-bridge--clients nil "The agents connected now: (CLIENT-ID . AGENT).")
 (defvar claude-ide-bridge--folders nil "The workspace folders the bridge was given.")
 (defvar claude-ide-bridge--stopping nil "Non-nil while the mode stops the bridge.")
 (defvar claude-ide-bridge--diffs (make-hash-table :test #'equal) "Shown diffs by tab name.")
@@ -497,8 +497,7 @@ buffer's last line.  Blockwise as a rectangle."
 
 ;;;; Diffs
 
-(cl-defstruct (claude-ide-bridge--diff (:constructor claude-ide-bridge--diff-new)
-                                       (:copier nil))
+(cl-defstruct (claude-ide-bridge--diff (:constructor claude-ide-bridge--diff-new) (:copier nil))
   "A proposal shown for the bridge's showDiff."
   tab path number proposal original control tick state)
 
@@ -545,9 +544,7 @@ buffer's last line.  Blockwise as a rectangle."
       (when old (claude-ide-bridge--close-view old)))
     (when (hash-table-empty-p claude-ide-bridge--diffs)
       (setq claude-ide-bridge--windows (current-window-configuration)))
-    (let* ((d (claude-ide-bridge--diff-new
-               :tab tab :path path :number (plist-get params :proposal)
-               :state 'pending))
+    (let* ((d (claude-ide-bridge--diff-new :tab tab :path path :number (plist-get params :proposal) :state 'pending))
            (who (claude-ide-bridge--who (plist-get params :agent)))
            (orig (generate-new-buffer (format "*%s original: %s*" who (file-name-nondirectory path))))
            (prop (generate-new-buffer tab)))
@@ -593,8 +590,7 @@ buffer's last line.  Blockwise as a rectangle."
                            (claude-ide-bridge-diff-mode 1)
                            (add-hook 'ediff-quit-hook #'claude-ide-bridge--user-closed nil t)))))
   ;; Typing goes to the proposal.
-  (let ((win (get-buffer-window (claude-ide-bridge--diff-proposal d))))
-    (when win (select-window win))))
+  (when-let* ((win (get-buffer-window (claude-ide-bridge--diff-proposal d)))) (select-window win)))
 
 (defun claude-ide-bridge--decide (d method &optional extra)
   "Send METHOD (diffAccepted or diffRejected) for diff D with EXTRA params.
@@ -922,10 +918,12 @@ For the bridge binary; claude's program the bridge finds (claudeCommand)."
 (defun claude-ide-bridge--notified (_conn method params)
   "Handle the bridge's notification METHOD with PARAMS."
   (when (memq method '(clientConnected clientDisconnected))
-    (setq claude-ide-bridge--clients (or (plist-get params :clients) 0))
-    (claude-ide-bridge--msg "%s (%d connected)"
-                            (if (eq method 'clientConnected) (concat (claude-ide-bridge--who (plist-get params :agent)) " connected") "Disconnected")
-                            claude-ide-bridge--clients))
+    (let* ((id (plist-get params :clientId)) (on (eq method 'clientConnected))
+           (agent (if on (or (plist-get params :agent) "claude") (alist-get id claude-ide-bridge--clients))))
+      (setf (alist-get id claude-ide-bridge--clients nil t) (and on agent))
+      (force-mode-line-update t)
+      (claude-ide-bridge--msg "%s %s (%d connected)" (claude-ide-bridge--who agent)
+                              (if on "connected" "disconnected") (length claude-ide-bridge--clients))))
   (when (eq method 'permissionWithdrawn) (claude-ide-bridge--withdrawn params))
   (when (and (eq method 'diffsSkipped) (stringp (plist-get params :message))) ; edits without diffs
     (claude-ide-bridge--msg "%s" (plist-get params :message))))
@@ -939,7 +937,7 @@ For the bridge binary; claude's program the bridge finds (claudeCommand)."
     (let ((lock (plist-get claude-ide-bridge--info :lockPath))) ; a killed bridge's names us: Claude trusts it
       (when (equal (emacs-pid) (ignore-errors (with-temp-buffer (insert-file-contents lock) (plist-get (json-parse-buffer :object-type 'plist) :pid))))
         (ignore-errors (delete-file lock))))
-    (setq claude-ide-bridge--conn nil claude-ide-bridge--info nil claude-ide-bridge--clients 0
+    (setq claude-ide-bridge--conn nil claude-ide-bridge--info nil claude-ide-bridge--clients nil
           claude-ide-bridge--questions nil)
     (maphash (lambda (_ d) (run-at-time 0 nil #'claude-ide-bridge--close-view d))
              claude-ide-bridge--diffs)))
@@ -1004,7 +1002,7 @@ With LEAVING (Emacs quits) and a Claude outside Emacs connected, it stays
 for that Claude (the next Emacs here attaches): it is let go, not killed."
   (let* ((conn claude-ide-bridge--conn) (proc (and conn (jsonrpc--process conn)))
          (stay (and leaving ; more clients than agents in Emacs's terminals, which end with it
-                    (> claude-ide-bridge--clients (seq-count (lambda (c) (get-buffer-process (cdr c))) claude-ide-bridge--terminals))))
+                    (> (length claude-ide-bridge--clients) (seq-count (lambda (c) (get-buffer-process (cdr c))) claude-ide-bridge--terminals))))
          (log (get-buffer "*claude-ide-bridge stderr*")) (from (if log (with-current-buffer log (point-max)) 1)))
     (setq claude-ide-bridge--stopping t)
     (maphash (lambda (_ d) (claude-ide-bridge--close-view d)) claude-ide-bridge--diffs)
@@ -1053,7 +1051,8 @@ and reads flymake or flycheck diagnostics."
   :global t
   :group 'claude-ide-bridge
   :lighter (:eval (if (claude-ide-bridge--ready-p)
-                      (format " Claude[%d%s%s]" claude-ide-bridge--clients
+                      (format " Claude[%d%s%s%s]" (seq-count (lambda (c) (equal (cdr c) "claude")) claude-ide-bridge--clients)
+                              (mapconcat (lambda (c) (if (equal (cdr c) "claude") "" (concat "+" (claude-ide-bridge--who (cdr c))))) claude-ide-bridge--clients "")
                               (if claude-ide-bridge--paused " paused" "")
                               (if claude-ide-bridge--questions (format " ?%d" (length claude-ide-bridge--questions)) ""))
                     " Claude[-]"))

@@ -25,7 +25,8 @@ local M = {}
 -- The bridge connection (state.lua): read here, changed through state's functions.
 local S = state.bridge
 
-local notify = require("claude-ide-bridge.notice").show
+local notice = require("claude-ide-bridge.notice")
+local notify = notice.show
 
 --- The bridge binary: the `bin` option, else claude-ide-bridge on $PATH
 --- (outside the workspace: exe.lua), else the copy :ClaudeCodeInstall put
@@ -270,34 +271,24 @@ function M.at_mention(path, line_start, line_end)
     params.lineEnd = line_end or line_start
   end
   M.start(function()
-    state.request("atMentioned", params, function(err, result)
-      vim.schedule(function()
-        if err then
-          notify("could not send " .. path .. ": " .. tostring(err.message), vim.log.levels.ERROR)
-        elseif type(result) == "table" and result.held then
-          notify("no Claude is connected yet; the mention is held for it")
-        end
-      end)
-    end)
+    state.request("atMentioned", params, notice.on_answer("could not send " .. path, function(result)
+      if type(result) == "table" and result.held then
+        notify("no Claude is connected yet; the mention is held for it")
+      end
+    end))
   end)
 end
 
 --- :ClaudeCodeCloseAllDiffs.
 function M.close_all_diffs()
-  state.request("closeAllDiffs", vim.empty_dict(), function(err, result)
-    vim.schedule(function()
-      if err then
-        notify("close all diffs: " .. tostring(err.message), vim.log.levels.ERROR)
-        return
-      end
-      local restored = type(result) == "table" and type(result.restored) == "table" and result.restored or {}
-      local msg = ("closed %d diff(s)"):format(type(result) == "table" and tonumber(result.closed) or 0)
-      if #restored > 0 then
-        msg = msg .. "; accepted text left unsaved in " .. table.concat(restored, ", ")
-      end
-      notify(msg)
-    end)
-  end)
+  state.request("closeAllDiffs", vim.empty_dict(), notice.on_answer("close all diffs", function(result)
+    local restored = type(result) == "table" and type(result.restored) == "table" and result.restored or {}
+    local msg = ("closed %d diff(s)"):format(type(result) == "table" and tonumber(result.closed) or 0)
+    if #restored > 0 then
+      msg = msg .. "; accepted text left unsaved in " .. table.concat(restored, ", ")
+    end
+    notify(msg)
+  end))
 end
 
 --- :ClaudeCodePause / :ClaudeCodeResume: stops (or restarts) sharing the
@@ -313,14 +304,7 @@ function M.set_paused(paused)
   if not state.ready_client() then
     return done()
   end
-  state.request("setSharing", { paused = paused }, function(err)
-    vim.schedule(function()
-      if err then
-        return notify("could not " .. (paused and "pause" or "resume") .. " sharing: " .. tostring(err.message), vim.log.levels.ERROR)
-      end
-      done()
-    end)
-  end)
+  state.request("setSharing", { paused = paused }, notice.on_answer("could not " .. (paused and "pause" or "resume") .. " sharing", done))
 end
 
 return M

@@ -58,11 +58,7 @@ local function add(o)
   if (args[2] and not s) or (args[3] and not e) or (s and s < 1) or (e and s and e < s) then
     return notify("usage: :ClaudeCodeAdd <path> [start] [end] (1-based lines, start <= end)", vim.log.levels.ERROR)
   end
-  if s then
-    bridge().at_mention(path, s - 1, (e or s) - 1)
-  else
-    bridge().at_mention(path)
-  end
+  bridge().at_mention(path, s and s - 1, s and (e or s) - 1)
 end
 
 --- :[range]ClaudeCodeSendText[!] [text]: text (submitted unless !), else the

@@ -141,11 +141,8 @@ local function fraction(v)
 end
 
 local function globs(v)
-  if v == nil then
-    return true
-  end
   if type(v) ~= "table" then
-    return false
+    return v == nil
   end
   for k, x in pairs(v) do
     if type(k) ~= "number" or type(x) ~= "string" then
@@ -156,26 +153,13 @@ local function globs(v)
 end
 
 local function command(v)
-  if type(v) == "string" then
-    return v ~= ""
-  end
-  return list_of_strings(v)
+  return v ~= "" and (type(v) == "string" or list_of_strings(v))
 end
 
 -- true, false, or { tools = { "Bash", "mcp__*" } } (a trailing * matches a prefix).
 local function permissions(v)
-  if type(v) == "boolean" then
-    return true
-  end
-  if type(v) ~= "table" or not list_of_strings(v.tools) or vim.tbl_contains(v.tools, "") then
-    return false
-  end
-  for k in pairs(v) do
-    if k ~= "tools" then
-      return false
-    end
-  end
-  return true
+  return type(v) == "boolean"
+    or (type(v) == "table" and list_of_strings(v.tools) and not vim.tbl_contains(v.tools, "") and vim.tbl_count(v) == 1)
 end
 
 local function permission_mode(v)
@@ -249,21 +233,13 @@ setmetatable(M, {
   end,
 })
 
-local function get(o, name)
+-- The table of o that holds option name ("terminal.size": o.terminal), and its key there.
+local function slot(o, name)
   local g, k = name:match("^(%w+)%.([%w_]+)$")
   if g then
-    return o[g][k]
+    return o[g], k
   end
-  return o[name]
-end
-
-local function put(o, name, v)
-  local g, k = name:match("^(%w+)%.([%w_]+)$")
-  if g then
-    o[g][k] = v
-  else
-    o[name] = v
-  end
+  return o, name
 end
 
 --- Merges user options over the defaults and checks each one with
@@ -307,14 +283,15 @@ function M.set(user)
     end
   end
   for _, r in ipairs(M.OPTIONS) do
-    local err = problem(r[1], get(o, r[1]), r[3], r[4])
+    local t, key = slot(o, r[1])
+    local err = problem(r[1], t[key], r[3], r[4])
     if err then
       if r[1] == "remote" then
         err = err .. " (the bridge is not started: fix remote, then :ClaudeCodeStart)"
         o.auto_start = false
       end
       problems[#problems + 1] = err
-      put(o, r[1], vim.deepcopy(r[2]))
+      t[key] = vim.deepcopy(r[2])
     end
   end
   if o.terminal.provider == "external" then

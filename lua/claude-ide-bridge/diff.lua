@@ -17,9 +17,7 @@ local diffs = state.diffs
 
 local augroup = vim.api.nvim_create_augroup("ClaudeIdeBridgeDiff", { clear = true })
 
-local function notify(msg, level)
-  require("claude-ide-bridge.notice").show(msg, level or vim.log.levels.INFO)
-end
+local notify = require("claude-ide-bridge.notice").show
 
 -- A scratch buffer filled by fill(buf) (which returns 'eol'), and its
 -- changedtick right after (before any autocommand of the naming could change it).
@@ -121,10 +119,8 @@ end
 --- Whether win is a window the plugin opened for a diff.
 function M.is_diff_win(win)
   for _, d in pairs(diffs) do
-    for _, w in ipairs(d.wins) do
-      if w == win then
-        return true
-      end
+    if vim.tbl_contains(d.wins, win) then
+      return true
     end
   end
   return false
@@ -174,15 +170,18 @@ end
 -- Whether the user is looking at d: its tab page or one of its windows is current.
 local function looking_at(d)
   local cur = vim.api.nvim_get_current_win()
-  for _, w in ipairs(d.wins) do
-    if w == cur then
-      return true
-    end
-  end
-  if d.host and d.host.win == cur then
+  if vim.tbl_contains(d.wins, cur) or (d.host and d.host.win == cur) then
     return true
   end
   return d.tab ~= nil and d.tab == vim.api.nvim_get_current_tabpage() and d.own_tab
+end
+
+-- Shows an empty buffer in win, out of diff mode.
+local function blank(win)
+  vim.api.nvim_win_call(win, function()
+    pcall(vim.cmd, "diffoff")
+    pcall(vim.cmd, "enew")
+  end)
 end
 
 -- Closes d's windows and buffers. Windows of the user that show one of our
@@ -219,10 +218,7 @@ local function teardown(d)
       if #vim.api.nvim_list_wins() > 1 then
         pcall(vim.api.nvim_win_close, win, true)
       else
-        vim.api.nvim_win_call(win, function()
-          pcall(vim.cmd, "diffoff")
-          pcall(vim.cmd, "enew")
-        end)
+        blank(win)
       end
     end
   end
@@ -242,10 +238,7 @@ local function teardown(d)
   for _, buf in ipairs({ d.prop_buf, d.orig_buf }) do
     if vim.api.nvim_buf_is_valid(buf) then
       for _, win in ipairs(vim.fn.win_findbuf(buf)) do
-        vim.api.nvim_win_call(win, function()
-          pcall(vim.cmd, "diffoff")
-          pcall(vim.cmd, "enew")
-        end)
+        blank(win)
       end
       pcall(vim.api.nvim_buf_delete, buf, { force = true })
     end
@@ -315,19 +308,13 @@ function M.target()
   if d then
     return d
   end
-  local pending = {}
-  for _, x in pairs(diffs) do
-    if x.state == "pending" then
-      pending[#pending + 1] = x
-    end
-  end
+  local pending = vim.tbl_filter(function(x)
+    return x.state == "pending"
+  end, vim.tbl_values(diffs))
   if #pending == 1 then
     return pending[1]
   end
-  if #pending == 0 then
-    return nil, "no diff is pending"
-  end
-  return nil, "several diffs are pending; run this in the one you mean"
+  return nil, #pending == 0 and "no diff is pending" or "several diffs are pending; run this in the one you mean"
 end
 
 -- A window of the current tab page to show a diff in: the active file
@@ -601,9 +588,9 @@ end
 
 --- Closes every diff view (when the bridge goes away).
 function M.close_all_views()
-  for _, d in pairs(vim.deepcopy(vim.tbl_keys(diffs))) do
-    if diffs[d] then
-      teardown(diffs[d])
+  for _, name in ipairs(vim.tbl_keys(diffs)) do
+    if diffs[name] then
+      teardown(diffs[name])
     end
   end
 end

@@ -159,12 +159,8 @@ end
 
 --- The text of buf: its lines joined by "\n", with a final "\n" when 'eol'.
 function M.text(buf)
-  local lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
-  local text = table.concat(lines, "\n")
-  if vim.bo[buf].eol then
-    text = text .. "\n"
-  end
-  return text
+  local text = table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), "\n")
+  return vim.bo[buf].eol and text .. "\n" or text
 end
 
 function M.basename(path)

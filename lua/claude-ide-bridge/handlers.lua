@@ -6,11 +6,15 @@ local tracker = require("claude-ide-bridge.tracker")
 
 local M = {}
 
-local function need_path(p, method)
-  if type(p.filePath) ~= "string" or p.filePath == "" then
-    return nil, { code = -32602, message = method .. " needs filePath" }
+-- The handler of a request that needs a filePath: fn(path, p, reply), or an
+-- invalid-params answer without one.
+local function with_path(method, fn)
+  return function(p, reply)
+    if type(p.filePath) ~= "string" or p.filePath == "" then
+      return reply(nil, { code = -32602, message = method .. " needs filePath" })
+    end
+    return fn(p.filePath, p, reply)
   end
-  return p.filePath
 end
 
 local function is_terminal(win)
@@ -56,11 +60,7 @@ local function select_range(buf, r)
 end
 
 --- openFile {filePath, preview, makeFrontmost, selection?}.
-function M.openFile(p, reply)
-  local path, err = need_path(p, "openFile")
-  if not path then
-    return reply(nil, err)
-  end
+M.openFile = with_path("openFile", function(path, p, reply)
   if vim.fn.filereadable(path) == 0 and vim.fn.isdirectory(path) == 0 then
     return reply(nil, "cannot open " .. path .. ": no such file")
   end
@@ -77,7 +77,7 @@ function M.openFile(p, reply)
     files.detect_filetype(buf, path)
   end
   reply({ languageId = vim.bo[buf].filetype, lineCount = vim.api.nvim_buf_line_count(buf) })
-end
+end)
 
 --- getOpenEditors {}: the listed, loaded file buffers.
 function M.getOpenEditors(_, reply)
@@ -101,29 +101,20 @@ end
 
 --- getCurrentSelection {}: read now, with the same encoding as tracking.
 function M.getCurrentSelection(_, reply)
-  local sel = tracker.current()
-  reply({ selection = sel or vim.NIL })
+  reply({ selection = tracker.current() or vim.NIL })
 end
 
 --- checkDocumentDirty {filePath}.
-function M.checkDocumentDirty(p, reply)
-  local path, err = need_path(p, "checkDocumentDirty")
-  if not path then
-    return reply(nil, err)
-  end
+M.checkDocumentDirty = with_path("checkDocumentDirty", function(path, _, reply)
   local buf = files.find_open(path)
   if not buf then
     return reply({ isOpen = false, isDirty = false, isUntitled = false })
   end
   reply({ isOpen = true, isDirty = vim.bo[buf].modified, isUntitled = vim.api.nvim_buf_get_name(buf) == "" })
-end
+end)
 
 --- saveDocument {filePath}: :write in the file's buffer.
-function M.saveDocument(p, reply)
-  local path, err = need_path(p, "saveDocument")
-  if not path then
-    return reply(nil, err)
-  end
+M.saveDocument = with_path("saveDocument", function(path, _, reply)
   local buf = files.find_open(path)
   if not buf then
     return reply({ isOpen = false, saved = false })
@@ -135,28 +126,23 @@ function M.saveDocument(p, reply)
     return reply(nil, ("could not save %s: %s"):format(files.basename(path), tostring(e)))
   end
   reply({ isOpen = true, saved = not vim.bo[buf].modified })
-end
+end)
 
 local SEVERITY = { "Error", "Warning", "Info", "Hint" }
 
 local function diagnostics_of(buf)
   local out = {}
   for _, d in ipairs(vim.diagnostic.get(buf)) do
-    local item = {
+    out[#out + 1] = {
       message = d.message,
       severity = SEVERITY[d.severity] or "Error",
       range = {
         start = { line = d.lnum, character = d.col },
         ["end"] = { line = d.end_lnum or d.lnum, character = d.end_col or d.col },
       },
+      source = d.source ~= nil and tostring(d.source) or nil,
+      code = d.code ~= nil and tostring(d.code) or nil,
     }
-    if d.source ~= nil then
-      item.source = tostring(d.source)
-    end
-    if d.code ~= nil then
-      item.code = tostring(d.code)
-    end
-    out[#out + 1] = item
   end
   return out
 end

@@ -83,17 +83,25 @@ local function download(url, dest)
   return "neither curl nor wget is on $PATH", false
 end
 
+local function read(path)
+  local f = io.open(path, "rb")
+  if not f then
+    return nil
+  end
+  local s = f:read("*a")
+  f:close()
+  return s
+end
+
 --- The SHA-256 of a file, lower-case hex; nil, why when it cannot be computed.
 --- vim.fn.sha256 takes the bytes on 0.10+; on older Neovim a string with NUL
 --- bytes becomes a Blob, which it refuses, so sha256sum/shasum/certutil then.
 ---@return string|nil, string|nil
 function M.sha256_file(path)
-  local f = io.open(path, "rb")
-  if not f then
+  local data = read(path)
+  if not data then
     return nil, "cannot read " .. path
   end
-  local data = f:read("*a")
-  f:close()
   local ok, sum = pcall(vim.fn.sha256, data)
   if ok and type(sum) == "string" and #sum == 64 then
     return sum:lower()
@@ -127,16 +135,6 @@ function M.expected_sum(sums, name)
   return nil
 end
 
-local function read(path)
-  local f = io.open(path, "rb")
-  if not f then
-    return nil
-  end
-  local s = f:read("*a")
-  f:close()
-  return s
-end
-
 -- Moves the binary at src into M.path() (same file system: a temp dir beside it).
 local function put_in_place(src)
   local dest = M.path()
@@ -154,10 +152,7 @@ end
 --- Binary version as `claude-ide-bridge version` prints it, or nil.
 function M.bin_version(bin)
   local out, ok = run({ bin, "version" })
-  if not ok then
-    return nil
-  end
-  return out:match("claude%-ide%-bridge%s+(%S+)")
+  return ok and out:match("claude%-ide%-bridge%s+(%S+)") or nil
 end
 
 -- A command's output cut to what the user needs in one notice: without

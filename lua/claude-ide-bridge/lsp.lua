@@ -15,11 +15,7 @@ local function clients_of(buf)
   if vim.lsp.get_clients then
     return vim.lsp.get_clients({ bufnr = buf })
   end
-  local out = {}
-  for _, c in pairs(vim.lsp.buf_get_clients(buf)) do
-    out[#out + 1] = c
-  end
-  return out
+  return vim.tbl_values(vim.lsp.buf_get_clients(buf))
 end
 
 local function supports(c, method, buf)
@@ -103,10 +99,7 @@ local function unload(buf)
 end
 
 local function all_clients()
-  if vim.lsp.get_clients then
-    return vim.lsp.get_clients()
-  end
-  return vim.lsp.get_active_clients()
+  return (vim.lsp.get_clients or vim.lsp.get_active_clients)()
 end
 
 -- Whether path is inside client c's root or workspace folders.
@@ -133,10 +126,8 @@ local function serves_ft(c, ft)
   if ft == "" then
     return false
   end
-  for _, f in ipairs((c.config and c.config.filetypes) or {}) do
-    if f == ft then
-      return true
-    end
+  if vim.tbl_contains((c.config and c.config.filetypes) or {}, ft) then
+    return true
   end
   for _, b in ipairs(vim.lsp.get_buffers_by_client_id(c.id)) do
     if vim.api.nvim_buf_is_valid(b) and vim.bo[b].filetype == ft then
@@ -191,40 +182,37 @@ function M.request(p, reply)
       return answer(...)
     end
   end
-  local function try()
-    if not vim.api.nvim_buf_is_valid(buf) then
-      return reply(nil, { code = -32000, message = "the buffer of " .. path .. " went away" })
-    end
-    local c, names = pick(buf, method)
-    if not c then
-      local ft = vim.bo[buf].filetype
-      local why
-      if #names == 0 and loaded then
-        why = ("no language server of Neovim's serves %s (filetype %q): a file loaded only for a tool starts none, so open a file of that language in Neovim first"):format(path, ft)
-      elseif #names == 0 then
-        why = ("no language server is attached to %s in Neovim (filetype %q)"):format(path, ft)
-      else
-        why = ("Neovim's language servers for %s (%s) do not serve %s"):format(path, table.concat(names, ", "), method)
-      end
-      return reply({ noServer = why, loaded = loaded })
-    end
-    local enc = c.offset_encoding or "utf-16"
-    if type(p.position) == "table" and type(params.position) == "table" and p.position[enc] then
-      params.position.character = p.position[enc]
-    end
-    local ok, e = pcall(send, c, method, params, function(err, result)
-      vim.schedule(function()
-        if err then
-          return reply(nil, { code = -32000, message = ("%s: %s"):format(c.name, tostring(err.message or err)) })
-        end
-        reply({ result = result == nil and vim.NIL or result, encoding = enc, server = c.name, loaded = loaded })
-      end)
-    end, buf)
-    if not ok then
-      reply(nil, { code = -32000, message = ("%s: %s"):format(c.name, tostring(e)) })
-    end
+  if not vim.api.nvim_buf_is_valid(buf) then
+    return reply(nil, { code = -32000, message = "the buffer of " .. path .. " went away" })
   end
-  try()
+  local c, names = pick(buf, method)
+  if not c then
+    local ft = vim.bo[buf].filetype
+    local why
+    if #names == 0 and loaded then
+      why = ("no language server of Neovim's serves %s (filetype %q): a file loaded only for a tool starts none, so open a file of that language in Neovim first"):format(path, ft)
+    elseif #names == 0 then
+      why = ("no language server is attached to %s in Neovim (filetype %q)"):format(path, ft)
+    else
+      why = ("Neovim's language servers for %s (%s) do not serve %s"):format(path, table.concat(names, ", "), method)
+    end
+    return reply({ noServer = why, loaded = loaded })
+  end
+  local enc = c.offset_encoding or "utf-16"
+  if type(p.position) == "table" and type(params.position) == "table" and p.position[enc] then
+    params.position.character = p.position[enc]
+  end
+  local ok, e = pcall(send, c, method, params, function(err, result)
+    vim.schedule(function()
+      if err then
+        return reply(nil, { code = -32000, message = ("%s: %s"):format(c.name, tostring(err.message or err)) })
+      end
+      reply({ result = result == nil and vim.NIL or result, encoding = enc, server = c.name, loaded = loaded })
+    end)
+  end, buf)
+  if not ok then
+    reply(nil, { code = -32000, message = ("%s: %s"):format(c.name, tostring(e)) })
+  end
 end
 
 return M

@@ -92,6 +92,21 @@ local function show_float(msg, level)
   end, (M.SECONDS[level] or M.DEFAULT_SECONDS) * 1000)
 end
 
+--- The callback of a bridge request (state.request) whose answer is handled
+--- in the main loop: on_ok(result), or the error shown as "what: message".
+---@param what string
+---@param on_ok fun(result: any)
+function M.on_answer(what, on_ok)
+  return function(err, result)
+    vim.schedule(function()
+      if err then
+        return M.show(what .. ": " .. tostring(err.message), vim.log.levels.ERROR)
+      end
+      on_ok(result)
+    end)
+  end
+end
+
 --- Shows "claude-ide-bridge: msg" where the user looks (see the top of this file).
 ---@param msg string
 ---@param level? integer vim.log.levels (default INFO)

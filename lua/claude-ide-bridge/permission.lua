@@ -11,9 +11,7 @@ local M = {}
 
 local MAX = 4096
 
-local function notify(msg, level)
-  require("claude-ide-bridge.notice").show(msg, level or vim.log.levels.INFO)
-end
+local notify = require("claude-ide-bridge.notice").show
 
 --- s with control characters as \xNN, cut at MAX bytes.
 ---@param s string

@@ -18,10 +18,7 @@ local M = {}
 
 local function opts()
   local r = require("claude-ide-bridge.config").options.remote
-  if type(r) == "table" and type(r.cmd) == "table" and #r.cmd > 0 then
-    return r
-  end
-  return nil
+  return (type(r) == "table" and type(r.cmd) == "table" and #r.cmd > 0) and r or nil
 end
 
 --- Whether remote mode is configured.
@@ -147,10 +144,7 @@ function M.terminal_cmd(claude_cmd, env, dir)
       assigns[#assigns + 1] = M.shellescape(k .. "=" .. tostring(env[k]))
     end
   end
-  local run = claude_cmd
-  if type(claude_cmd) == "table" then
-    run = table.concat(vim.tbl_map(M.shellescape, claude_cmd), " ")
-  end
+  local run = type(claude_cmd) == "table" and table.concat(vim.tbl_map(M.shellescape, claude_cmd), " ") or claude_cmd
   local script = ("cd %s && exec env %s %s"):format(M.shellescape(dir), table.concat(assigns, " "), run)
   return through(tty_cmd(r), r, script)
 end

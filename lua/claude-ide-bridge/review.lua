@@ -12,6 +12,7 @@
 -- notification when a session waits while you are not in its terminal.
 local state = require("claude-ide-bridge.state")
 local events = require("claude-ide-bridge.events")
+local files = require("claude-ide-bridge.files")
 
 local M = {}
 
@@ -24,12 +25,7 @@ local augroup = vim.api.nvim_create_augroup("ClaudeIdeBridgeReview", { clear = t
 -- The scratch buffer with a file's text at the turn's start.
 local function before_buffer(f, turn)
   local buf = vim.api.nvim_create_buf(false, true)
-  local text = f.before or ""
-  local lines = vim.split(text, "\n", { plain = true })
-  if text:sub(-1) == "\n" then
-    lines[#lines] = nil
-  end
-  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, (files.split(f.before or "")))
   pcall(vim.api.nvim_buf_set_name, buf, ("claude-review://turn-%d/%s"):format(turn, f.path))
   vim.bo[buf].buftype = "nofile"
   vim.bo[buf].bufhidden = "wipe"
@@ -75,12 +71,12 @@ function M.open(turn)
         return notify("review: " .. tostring(err and err.message or "no answer"), vim.log.levels.ERROR)
       end
       local r = a.report
-      local files = type(r.files) == "table" and r.files or {}
-      if #files == 0 then
+      local changed = type(r.files) == "table" and r.files or {}
+      if #changed == 0 then
         return notify(("turn %d changed no file"):format(r.turn))
       end
       local listed = {}
-      for _, f in ipairs(files) do
+      for _, f in ipairs(changed) do
         local what = ("%s %s +%d -%d (%s)"):format(f.status, vim.fn.fnamemodify(f.path, ":~:."), f.added, f.deleted, f.by)
         if f.binary or f.tooBig or (f.before == nil and f.status ~= "created") or f.status == "deleted" then
           what = what .. (f.binary and ": binary, not diffed" or f.tooBig and ": too big, not diffed" or f.status == "deleted" and ": deleted" or ": earlier text unknown")
@@ -91,7 +87,7 @@ function M.open(turn)
       end
       local s = r.summary or {}
       notify(("turn %d: Claude changed %d file(s): +%d -%d%s\n%s\n(do/:diffget and :w revert a hunk; :ClaudeCodeReviewRevert the file)"):format(
-        r.turn, s.files or #files, s.added or 0, s.deleted or 0, r.running and " (still running)" or "", table.concat(listed, "\n")))
+        r.turn, s.files or #changed, s.added or 0, s.deleted or 0, r.running and " (still running)" or "", table.concat(listed, "\n")))
     end)
   end)
 end
@@ -136,11 +132,7 @@ function M.revert()
     end)
     return
   end
-  local lines = vim.split(f.before, "\n", { plain = true })
-  local eol = f.before:sub(-1) == "\n"
-  if eol then
-    lines[#lines] = nil
-  end
+  local lines, eol = files.split(f.before)
   vim.api.nvim_buf_set_lines(file_buf, 0, -1, false, lines)
   vim.bo[file_buf].eol = eol
   local ok, err = pcall(vim.api.nvim_buf_call, file_buf, function()

@@ -68,18 +68,12 @@ end
 -- time (~1 ms), where a byte loop, which LuaJIT traces, took 6-30 ms
 -- (issue 36, a loaded machine). The loop is the fallback without LuaJIT's
 -- FFI and bit library (Neovim's LuaJIT builds have both).
-local ffi, bit
-do
-  local ok_ffi, f = pcall(require, "ffi")
-  local ok_bit, b = pcall(require, "bit")
-  if ok_ffi and ok_bit then
-    ffi, bit = f, b
-  end
-end
+local ok_ffi, ffi = pcall(require, "ffi")
+local ok_bit, bit = pcall(require, "bit")
 
 local ascii
 do
-  if ffi then
+  if ok_ffi and ok_bit then
     local u8p = ffi.typeof("const uint8_t *")
     local u64p = ffi.typeof("const uint64_t *")
     local HIGH = 0x8080808080808080ULL
@@ -148,22 +142,6 @@ local function sanitize(v)
   return v
 end
 
-local function decode(line)
-  local ok, msg = pcall(vim.json.decode, line)
-  if ok and type(msg) == "table" then
-    return msg
-  end
-  return nil
-end
-
--- Params that are absent or JSON null become an empty table.
-local function params_of(msg)
-  if type(msg.params) == "table" then
-    return msg.params
-  end
-  return {}
-end
-
 function Client:send(msg)
   if not self.job then
     return false
@@ -179,25 +157,20 @@ function Client:send(msg)
 end
 
 function Client:reply(id, result, err)
-  if err ~= nil then
-    if type(err) ~= "table" then
-      err = { code = -32000, message = tostring(err) }
-    end
-    self:send({ id = id, error = err })
-  else
-    if result == nil then
-      result = vim.empty_dict()
-    end
-    self:send({ id = id, result = result })
+  if err == nil then
+    return self:send({ id = id, result = result == nil and vim.empty_dict() or result })
   end
+  self:send({ id = id, error = type(err) == "table" and err or { code = -32000, message = tostring(err) } })
 end
 
 function Client:dispatch(msg)
   if msg.method ~= nil then
     local handler = self.handlers[msg.method]
+    -- Params that are absent or JSON null become an empty table.
+    local params = type(msg.params) == "table" and msg.params or {}
     if msg.id == nil or msg.id == vim.NIL then
       if handler then
-        local ok, e = pcall(handler, params_of(msg))
+        local ok, e = pcall(handler, params)
         if not ok then
           self:log(("notification %s failed: %s"):format(msg.method, e))
         end
@@ -216,7 +189,7 @@ function Client:dispatch(msg)
       answered = true
       self:reply(id, result, err)
     end
-    local ok, e = pcall(handler, params_of(msg), reply)
+    local ok, e = pcall(handler, params, reply)
     if not ok then
       reply(nil, { code = -32603, message = tostring(e) })
     end
@@ -225,11 +198,7 @@ function Client:dispatch(msg)
   local cb = self.pending[msg.id]
   if cb then
     self.pending[msg.id] = nil
-    local err = msg.error
-    if err == vim.NIL then
-      err = nil
-    end
-    cb(err, msg.result)
+    cb(msg.error ~= vim.NIL and msg.error or nil, msg.result)
   end
 end
 
@@ -249,8 +218,8 @@ function Client:on_stdout(data)
   for i = 1, #data - 1 do
     local line = data[i]
     if line:find("%S") then
-      local msg = decode(line)
-      if msg then
+      local ok, msg = pcall(vim.json.decode, line)
+      if ok and type(msg) == "table" then
         self:dispatch(msg)
       else
         self:log("bad JSON from bridge: " .. line:sub(1, 200))

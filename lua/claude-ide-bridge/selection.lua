@@ -35,10 +35,7 @@ local function char_len(line, col)
     return 0
   end
   local n = vim.fn.byteidx(line:sub(col + 1), 1)
-  if n <= 0 then
-    return #line - col
-  end
-  return n
+  return n > 0 and n or #line - col
 end
 
 -- Screen cells of the character `ch` starting at screen column `vcol`.
@@ -46,11 +43,7 @@ local function cell_width(ch, vcol, tabstop)
   if ch == "\t" then
     return tabstop - (vcol % tabstop)
   end
-  local w = vim.fn.strwidth(ch)
-  if w < 1 then
-    return 1
-  end
-  return w
+  return math.max(vim.fn.strwidth(ch), 1)
 end
 
 -- Calls fn(byte_start, byte_end, vcol_start, vcol_end) for each character;
@@ -145,6 +138,16 @@ local function linewise(a, c, lines, opts)
   return pos(sl, 0), pos(el + 1, 0)
 end
 
+-- The start byte of line's first character that reaches screen column vcol
+-- (its end byte with after), or the line's length when none does.
+local function byte_at(line, ts, vcol, after)
+  return each_char(line, ts, function(b, e, _, ve)
+    if ve >= vcol then
+      return after and e or b
+    end
+  end) or #line
+end
+
 local function blockwise(a, c, lines, opts)
   local ts = opts.tabstop
   local top, bottom = math.min(a.line, c.line), math.max(a.line, c.line)
@@ -154,13 +157,7 @@ local function blockwise(a, c, lines, opts)
   local several = a.line ~= c.line or a.col ~= c.col
   local exclusive = opts.selection == "exclusive" and several
 
-  local tline = lines[top + 1]
-  local sc = each_char(tline, ts, function(b, _, _, ve)
-    if ve >= left then
-      return b
-    end
-  end) or #tline
-  local start = pos(top, sc)
+  local start = pos(top, byte_at(lines[top + 1], ts, left))
 
   local bline = lines[bottom + 1]
   if #bline == 0 then
@@ -169,25 +166,12 @@ local function blockwise(a, c, lines, opts)
   if opts.curswant == MAXCOL then
     return start, pos(bottom, #bline)
   end
-  local ec
   if exclusive then
     -- The block's right edge is the screen column of its rightmost corner,
     -- not included: end after the character before it.
-    local right = math.max(avs, cvs)
-    ec = each_char(bline, ts, function(b, _, vs, ve)
-      if ve >= right then
-        return b
-      end
-    end) or #bline
-  else
-    local right = math.max(ave, cve)
-    ec = each_char(bline, ts, function(_, e, _, ve)
-      if ve >= right then
-        return e
-      end
-    end) or #bline
+    return start, pos(bottom, byte_at(bline, ts, math.max(avs, cvs)))
   end
-  return start, pos(bottom, ec)
+  return start, pos(bottom, byte_at(bline, ts, math.max(ave, cve), true))
 end
 
 --- Encodes a selection.

@@ -11,7 +11,8 @@ local M = {}
 -- The bridge connection (state.lua).
 local S = state.bridge
 
-local notify = require("claude-ide-bridge.notice").show
+local notice = require("claude-ide-bridge.notice")
+local notify = notice.show
 
 ---@class claude-ide-bridge.Snapshot
 ---@field running boolean the bridge process runs
@@ -122,29 +123,23 @@ function M.show_status()
     notify(S.client and "bridge is starting" or "bridge is not running (:ClaudeCodeStart starts it)")
     return
   end
-  state.request("status", vim.empty_dict(), function(err, r)
-    vim.schedule(function()
-      if err then
-        notify("status: " .. tostring(err.message), vim.log.levels.ERROR)
-        return
-      end
-      local lines = {
-        ("port %s, %d Claude client(s), lock %s, %s"):format(tostring(r.port), tonumber(r.clients) or 0, tostring(r.lockPath),
-          S.info and S.info.attached and "attached (the bridge outlived an earlier Neovim)" or "started by this Neovim"),
-      }
-      if type(r.sharing) == "table" then
-        lines[#lines + 1] = (r.sharing.paused and "sharing paused (:ClaudeCodeResume)" or "sharing on")
-          .. "; never shared: " .. table.concat(type(r.sharing.exclude) == "table" and r.sharing.exclude or {}, " ")
-      end
-      for _, d in ipairs(type(r.diffs) == "table" and r.diffs or {}) do
-        lines[#lines + 1] = ("diff %s (%s): %s"):format(tostring(d.tabName), tostring(d.filePath), tostring(d.state))
-      end
-      for _, c in ipairs(M.status().claude_sessions) do
-        lines[#lines + 1] = ("Claude %s: %s%s"):format(c.id:sub(1, 8), tostring(c.state), c.reason and c.reason ~= "" and (" (" .. c.reason .. ")") or "")
-      end
-      notify(table.concat(lines, "\n"))
-    end)
-  end)
+  state.request("status", vim.empty_dict(), notice.on_answer("status", function(r)
+    local lines = {
+      ("port %s, %d Claude client(s), lock %s, %s"):format(tostring(r.port), tonumber(r.clients) or 0, tostring(r.lockPath),
+        S.info and S.info.attached and "attached (the bridge outlived an earlier Neovim)" or "started by this Neovim"),
+    }
+    if type(r.sharing) == "table" then
+      lines[#lines + 1] = (r.sharing.paused and "sharing paused (:ClaudeCodeResume)" or "sharing on")
+        .. "; never shared: " .. table.concat(type(r.sharing.exclude) == "table" and r.sharing.exclude or {}, " ")
+    end
+    for _, d in ipairs(type(r.diffs) == "table" and r.diffs or {}) do
+      lines[#lines + 1] = ("diff %s (%s): %s"):format(tostring(d.tabName), tostring(d.filePath), tostring(d.state))
+    end
+    for _, c in ipairs(M.status().claude_sessions) do
+      lines[#lines + 1] = ("Claude %s: %s%s"):format(c.id:sub(1, 8), tostring(c.state), c.reason and c.reason ~= "" and (" (" .. c.reason .. ")") or "")
+    end
+    notify(table.concat(lines, "\n"))
+  end))
 end
 
 return M

@@ -106,17 +106,10 @@ function M.session_of_pid(pid)
   return nil
 end
 
+-- The first window of this tab page that shows the terminal, or nil.
 local function window()
-  local buf = M.buf()
-  if not buf then
-    return nil
-  end
-  for _, win in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
-    if vim.api.nvim_win_get_buf(win) == buf then
-      return win
-    end
-  end
-  return nil
+  local win = M.buf() and vim.fn.bufwinid(M.buf()) or -1
+  return win > 0 and win or nil
 end
 
 -- Opens the window for the terminal: a float, or a split of opts.size of the
@@ -203,32 +196,21 @@ local native = {}
 --- Opens or focuses the terminal. env: the environment for claude.
 --- When claude has exited, a new one starts in its place.
 function native.open(cmd, env, opts)
-  local win = window()
-  local old = M.buf()
-  if old and not term.job then
-    -- claude exited: replace its buffer, in its window when it has one.
-    if win then
-      vim.api.nvim_set_current_win(win)
-    else
-      split(opts or {})
-    end
-    vim.api.nvim_win_set_buf(0, vim.api.nvim_create_buf(false, true))
-    pcall(vim.api.nvim_buf_delete, old, { force = true })
-    run(cmd, env)
-    vim.cmd("startinsert")
-    return
-  end
+  local win, old = window(), M.buf()
   if win then
     vim.api.nvim_set_current_win(win)
-    vim.cmd("startinsert")
-    return
-  end
-  split(opts or {})
-  if old then
-    vim.api.nvim_win_set_buf(0, old)
   else
+    split(opts or {})
+  end
+  if not (old and term.job) then
+    -- Not started, or claude exited: a new one, in place of its buffer.
     vim.api.nvim_win_set_buf(0, vim.api.nvim_create_buf(false, true))
+    if old then
+      pcall(vim.api.nvim_buf_delete, old, { force = true })
+    end
     run(cmd, env)
+  elseif not win then
+    vim.api.nvim_win_set_buf(0, old)
   end
   vim.cmd("startinsert")
 end
@@ -267,26 +249,14 @@ end
 
 native.buf, native.running = M.buf, M.running
 
-local providers = {
-  native = function()
-    return native
-  end,
-  snacks = function()
-    return require("claude-ide-bridge.providers.snacks")
-  end,
-  external = function()
-    return require("claude-ide-bridge.providers.external")
-  end,
-  none = function()
-    return require("claude-ide-bridge.providers.none")
-  end,
-}
+-- The providers of providers/ (native is this file's).
+local PROVIDERS = { snacks = true, external = true, none = true }
 
 --- The provider for opts.provider; snacks falls back to native (with a
 --- warning) when snacks.nvim is not installed.
 function M.provider(opts)
   local name = (opts or {}).provider or "native"
-  local p = (providers[name] or providers.native)()
+  local p = PROVIDERS[name] and require("claude-ide-bridge.providers." .. name) or native
   if p.available then
     local ok, why = p.available()
     if not ok then
@@ -304,15 +274,9 @@ end
 function M.command(cmd, args)
   args = args or {}
   if type(cmd) == "table" then
-    local out = vim.deepcopy(cmd)
-    vim.list_extend(out, args)
-    return out
+    return vim.list_extend(vim.deepcopy(cmd), args)
   end
-  local parts = { cmd }
-  for _, a in ipairs(args) do
-    parts[#parts + 1] = vim.fn.shellescape(a)
-  end
-  return table.concat(parts, " ")
+  return table.concat(vim.list_extend({ cmd }, vim.tbl_map(vim.fn.shellescape, args)), " ")
 end
 
 --- Shows and focuses claude, starting cmd (the full command line, args

@@ -11,10 +11,7 @@ local state = require("claude-ide-bridge.state").tracker
 local augroup = vim.api.nvim_create_augroup("ClaudeIdeBridgeSelection", { clear = true })
 
 local function is_file_win(win)
-  if not win or not vim.api.nvim_win_is_valid(win) then
-    return false
-  end
-  if vim.api.nvim_win_get_config(win).relative ~= "" then
+  if not (win and vim.api.nvim_win_is_valid(win)) or vim.api.nvim_win_get_config(win).relative ~= "" then
     return false
   end
   local buf = vim.api.nvim_win_get_buf(win)
@@ -28,19 +25,21 @@ function M.active_win()
   if is_file_win(cur) then
     return cur
   end
-  if is_file_win(state.last_win) then
-    return state.last_win
-  end
-  return nil
+  return is_file_win(state.last_win) and state.last_win or nil
 end
 
 --- Reads the active selection now (for getCurrentSelection); nil without one.
 function M.current()
   local win = M.active_win()
-  if not win then
-    return nil
+  return win and selection.read(win) or nil
+end
+
+-- The current window is the last file window when it shows a file.
+local function remember()
+  local win = vim.api.nvim_get_current_win()
+  if is_file_win(win) then
+    state.last_win = win
   end
-  return selection.read(win)
 end
 
 local function flush()
@@ -70,10 +69,7 @@ local function schedule()
   if not state.send then
     return
   end
-  local win = vim.api.nvim_get_current_win()
-  if is_file_win(win) then
-    state.last_win = win
-  end
+  remember()
   if not state.timer then
     state.timer = (vim.uv or vim.loop).new_timer()
   end
@@ -95,12 +91,7 @@ end
 function M.watch_windows()
   vim.api.nvim_create_autocmd({ "WinEnter", "BufEnter" }, {
     group = augroup,
-    callback = function()
-      local win = vim.api.nvim_get_current_win()
-      if is_file_win(win) then
-        state.last_win = win
-      end
-    end,
+    callback = remember,
   })
 end
 

@@ -53,10 +53,7 @@ end
 -- The file path a buffer edits, or nil for buffers that are not plain files
 -- (terminals, scratch and help buffers, URLs such as fugitive:// or oil://).
 local function file_of(buf)
-  if not vim.api.nvim_buf_is_valid(buf) or not vim.api.nvim_buf_is_loaded(buf) then
-    return nil
-  end
-  if vim.bo[buf].buftype ~= "" then
+  if not (vim.api.nvim_buf_is_valid(buf) and vim.api.nvim_buf_is_loaded(buf)) or vim.bo[buf].buftype ~= "" then
     return nil
   end
   local name = vim.api.nvim_buf_get_name(buf)
@@ -113,12 +110,10 @@ local function watch_dir(dir)
   d = { files = {} }
   local h = uv.new_fs_event()
   local ok = h and h:start(dir, {}, function(err, name)
-    if err then
-      return
+    -- On some systems name is nil: then every buffer of the directory is checked.
+    if not err then
+      on_dir_event(dir, name)
     end
-    -- On some systems name is nil: then every buffer of the directory is
-    -- checked.
-    on_dir_event(dir, name)
   end)
   if ok == 0 then
     d.handle, d.kind = h, "event"
@@ -165,17 +160,13 @@ end
 --- the buffer shows. Called when a buffer is read, written or renamed.
 local function arm(buf)
   local path = file_of(buf)
-  if not path then
-    disarm(buf)
-    return
-  end
-  local dir, base = split_path(path)
+  local dir, base = split_path(path or "")
   if not dir then
     disarm(buf)
     return
   end
   local b = S.bufs[buf]
-  if b and (b.path ~= path) then
+  if b and b.path ~= path then
     disarm(buf)
     b = nil
   end
@@ -243,13 +234,9 @@ function check(buf, recheck)
   if now == false then
     if not recheck then
       -- Maybe a delete-then-create writer: look again before telling.
-      local t = uv.new_timer()
-      t:start(GONE_MS, 0, function()
-        t:close()
-        vim.schedule(function()
-          check(buf, true)
-        end)
-      end)
+      vim.defer_fn(function()
+        check(buf, true)
+      end, GONE_MS)
       return
     end
     if b.warned ~= "gone" then

@@ -119,7 +119,7 @@ func startAgentEmacs(t *testing.T, name string) (*agentEmacs, *fakeagents.Server
 	e.keys(t, "Enter")
 	// The CLI connects once its start-up ends: up to a minute and more on a loaded machine.
 	if !harness.Poll(180*time.Second, func() bool {
-		c, _ := e.try("claude-ide-bridge--clients")
+		c, _ := e.try("(length claude-ide-bridge--clients)")
 		return c == "1" && strings.Contains(a.screen(t), "Type your message")
 	}) {
 		t.Fatalf("%s did not connect and get ready", name)
@@ -232,5 +232,31 @@ exec sleep 60
 	}
 	if n := e.eval(t, `(length (seq-filter (lambda (p) (seq-some (lambda (w) (string-match-p "/\\(claude\\|gemini\\)\\'" w)) (process-command p))) (process-list)))`); n != "2" {
 		t.Fatalf("%s agent processes, want claude's and gemini's", n)
+	}
+}
+
+// Issue 38's leftover: the mode line names the connected agents, not every client as Claude:
+// Claude's count first (what a user of Claude alone sees is unchanged), then each other agent;
+// a disconnect names the agent that went.
+func TestModeLineNamesAgents(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, "", true)
+	modeLine := func(want string) {
+		t.Helper()
+		if !harness.Poll(testbin.Bound, func() bool { return strings.Contains(w.e.screen(t), want) }) {
+			t.Fatalf("the mode line does not show %s; screen:\n%s", want, w.e.screen(t))
+		}
+	}
+	modeLine("Claude[1]")
+	var pid int
+	w.e.value(t, &pid, `(emacs-pid)`)
+	cs, _ := harness.GeminiSession(t, os.TempDir(), pid)
+	modeLine("Claude[1+Gemini]")
+	w.c.Close()
+	modeLine("Claude[0+Gemini]")
+	cs.Close()
+	modeLine("Claude[0]")
+	if m := w.e.str(t, messages); !strings.Contains(m, "Claude disconnected (1 connected)") || !strings.Contains(m, "Gemini disconnected (0 connected)") {
+		t.Fatalf("*Messages* does not name who disconnected:\n%s", m)
 	}
 }

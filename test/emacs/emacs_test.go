@@ -213,7 +213,7 @@ func newWorld(t *testing.T, setup string, connect bool) *world {
 // dial connects a Claude client through the lock file and waits until Emacs counts it.
 func (w *world) dial(t *testing.T) {
 	t.Helper()
-	before, _ := strconv.Atoi(w.e.eval(t, "claude-ide-bridge--clients"))
+	before, _ := strconv.Atoi(w.e.eval(t, "(length claude-ide-bridge--clients)"))
 	var names []string
 	harness.Poll(testbin.Bound, func() bool { names, _ = filepath.Glob(filepath.Join(w.cfg, "ide", "*.lock")); return len(names) == 1 })
 	if len(names) != 1 {
@@ -237,7 +237,7 @@ func (w *world) dial(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.c = c
-	w.e.waitEval(t, strconv.Itoa(before+1), "claude-ide-bridge--clients")
+	w.e.waitEval(t, strconv.Itoa(before+1), "(length claude-ide-bridge--clients)")
 }
 
 // file writes a file in the project and returns its path.

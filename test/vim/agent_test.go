@@ -74,9 +74,12 @@ func TestAgentTerminals(t *testing.T) {
 		t.Errorf("no warning that gemini runs without --resume:\n%s", msgs)
 	}
 	v.waitEval("[2, 1, 1]", "[len(term_list()), term_getstatus("+claude+") =~ 'running', term_getstatus("+gemini+") =~ 'running']")
+	// State() tells a statusline every agent's terminal, not only Claude's.
+	v.waitEval(`[true, ["claude", "gemini"]]`, "[claude_ide_bridge#State().terminal, claude_ide_bridge#State().terminals]")
 
 	v.ex("ClaudeCodeClose gemini")
 	v.waitEval("[0, 1]", "[bufexists("+gemini+"), term_getstatus("+claude+") =~ 'running']")
+	v.waitEval(`[true, ["claude"]]`, "[claude_ide_bridge#State().terminal, claude_ide_bridge#State().terminals]")
 	v.waitEval(`["gemini", "qwen"]`, "getcompletion('ClaudeCodeAgent ', 'cmdline')")
 	v.waitEval(`["qwen"]`, "getcompletion('ClaudeCodeAgent q', 'cmdline')")
 	v.waitEval(`[]`, "getcompletion('ClaudeCodeAgent gemini ', 'cmdline')")
@@ -88,6 +91,8 @@ func TestAgentTerminals(t *testing.T) {
 		t.Errorf("the bridge's refusal was not shown:\n%s", v.messages())
 	}
 	v.waitEval("1", "len(term_list())")
+	v.ex("ClaudeCodeClose")
+	v.waitEval(`[false, []]`, "[claude_ide_bridge#State().terminal, claude_ide_bridge#State().terminals]")
 
 	// Vim's echo shows ESC as ^[ and U+202E as <202e> itself, but U+061C (a bidi mark) as it is.
 	if msgs := v.str(`execute('call claude_ide_bridge#Notify("x\e]0;pwned\x07 \u202e\u061cy")')`); !strings.Contains(msgs, `x\x1b]0;pwned\x07 \u{202e}\u{061c}y`) || strings.ContainsAny(msgs, "\x1b\x07\u202e\u061c") {

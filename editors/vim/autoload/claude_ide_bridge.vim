@@ -115,9 +115,7 @@ def OnReady(e: dict<any>, r: any)
   Schedule()
   var waiting = S.waiting
   S.waiting = []
-  for F in waiting
-    F(S.info)
-  endfor
+  for F in waiting | F(S.info) | endfor
 enddef
 
 def OnExit(j: job, code: number)
@@ -479,7 +477,7 @@ enddef
 export def State(): dict<any>
   return {running: Running(), ready: Ready(), port: get(S.info, 'port', 0), lockPath: get(S.info, 'lockPath', ''),
     mcpConfig: get(S.info, 'mcpConfig', ''), clients: S.clients, diffs: diff.List(), sent: T.sent, last: T.last,
-    exit: S.exit, stderr: S.stderr, terminal: term.Running(), permissions: len(perm.List()),
+    exit: S.exit, stderr: S.stderr, terminal: term.Running(), terminals: term.RunningAgents(), permissions: len(perm.List()),
     claude: values(S.claude)}
 enddef
 

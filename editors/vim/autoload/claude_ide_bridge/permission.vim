@@ -65,9 +65,7 @@ def Show(id: number, answering: bool)
       # Closed by CTRL-C: the question stays pending, shown again.
       if result == -1 && has_key(P, id) | timer_start(0, (_) => Show(id, false)) | endif
     }}
-  if answering
-    extend(opts, {filter: (w, k) => Key(id, w, k), mapping: false})
-  endif
+  if answering | extend(opts, {filter: (w, k) => Key(id, w, k), mapping: false}) | endif
   p.win = popup_create(Lines(p, answering), opts)
 enddef
 
@@ -159,8 +157,6 @@ enddef
 
 # The bridge is gone: every prompt with it.
 export def CloseAll()
-  for p in values(P)
-    CloseWin(p)
-  endfor
+  for p in values(P) | CloseWin(p) | endfor
   P = {}
 enddef

@@ -12,6 +12,11 @@ export def Running(agent = 'claude'): bool
   return bufexists(get(bufs, agent, -1)) && term_getstatus(bufs[agent]) =~ 'running'
 enddef
 
+# The agents whose terminal runs here, sorted.
+export def RunningAgents(): list<string>
+  return sort(filter(keys(bufs), (_, a) => Running(a)))
+enddef
+
 def TermWin(agent: string): number
   var ws = filter(win_findbuf(get(bufs, agent, -1)), (_, w) => win_id2tabwin(w)[0] == tabpagenr())
   return empty(ws) ? 0 : ws[0]
