@@ -1,7 +1,6 @@
 package lsp_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"log/slog"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/lsp"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/testbin"
 )
 
 var (
@@ -47,23 +47,6 @@ func fakeServer(t *testing.T) string {
 		t.Fatal(fakeErr)
 	}
 	return fakeBin
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }
 
 func fakeFile(t *testing.T) (dir, path string) {
@@ -130,7 +113,7 @@ func TestSilentServerGivesEmptyWithinWait(t *testing.T) {
 func TestCrashedServerRestartsOnNextRequest(t *testing.T) {
 	t.Parallel()
 	dir, path := fakeFile(t)
-	var logBuf syncBuffer
+	var logBuf testbin.Buffer
 	m := newManager(t, dir, lsp.Config{
 		Servers: []lsp.ServerConfig{{Extensions: []string{".fake"}, Command: []string{fakeServer(t), "crash-once", filepath.Join(dir, "crashed")}}},
 		Log:     slog.New(slog.NewTextHandler(&logBuf, nil)),
@@ -186,7 +169,7 @@ func TestClosedManager(t *testing.T) {
 func TestDiagnosticsFloodBounded(t *testing.T) {
 	t.Parallel()
 	dir, path := fakeFile(t)
-	var logBuf syncBuffer
+	var logBuf testbin.Buffer
 	m := newManager(t, dir, lsp.Config{
 		Servers: []lsp.ServerConfig{{Extensions: []string{".fake"}, Command: []string{fakeServer(t), "flood", floodFiles}}},
 		Log:     slog.New(slog.NewTextHandler(&logBuf, nil)),
