@@ -265,7 +265,7 @@ func (g *gopls) Request(ctx context.Context, path, method string, params, result
 		}
 		g.conn.Notify(ctx, "textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": "file://" + path, "languageId": "go", "version": 1, "text": string(text)}})
 	}
-	return modeltools.Answer{Encoding: "utf-16", Server: "gopls"}, g.conn.Call(ctx, method, params, result)
+	return modeltools.Answer{Encoding: "utf-16"}, g.conn.Call(ctx, method, params, result)
 }
 
 func (g *gopls) stop() {

@@ -116,5 +116,5 @@ func (g *goplsSource) Request(ctx context.Context, path, method string, params, 
 		g.conn.Notify(ctx, "textDocument/didOpen", map[string]any{"textDocument": map[string]any{
 			"uri": "file://" + path, "languageId": "go", "version": 1, "text": string(text)}})
 	}
-	return modeltools.Answer{Encoding: "utf-16", Server: "gopls"}, g.conn.Call(ctx, method, params, result)
+	return modeltools.Answer{Encoding: "utf-16"}, g.conn.Call(ctx, method, params, result)
 }

@@ -30,7 +30,6 @@ type Source interface {
 // Answer tells how to read a result.
 type Answer struct {
 	Encoding string // "utf-8", "utf-16" (default when empty) or "utf-32"
-	Server   string // the language server's name (no answer shows it)
 	Note     string // said to the model, e.g. that the editor loaded the file into a hidden buffer
 }
 

@@ -61,7 +61,7 @@ func (r *recorder) Request(_ context.Context, path, method string, _, result any
 	if raw, ok := result.(*json.RawMessage); ok && r.answer != nil {
 		*raw = json.RawMessage(r.answer(method))
 	}
-	return modeltools.Answer{Encoding: "utf-16", Server: "recorder"}, nil
+	return modeltools.Answer{Encoding: "utf-16"}, nil
 }
 
 // checkUnasked fails the test when the recorder was asked about any path.

@@ -17,7 +17,6 @@ const lspTimeout = 30 * time.Second
 type lspAnswer struct {
 	Result   json.RawMessage `json:"result"`
 	Encoding string          `json:"encoding"`
-	Server   string          `json:"server"`
 	Loaded   bool            `json:"loaded"`   // the editor loaded the file into a hidden buffer
 	NoServer string          `json:"noServer"` // why the editor has no language server for it
 }
@@ -47,7 +46,7 @@ func (e remote) Request(ctx context.Context, path, method string, params, result
 			return modeltools.Answer{}, fmt.Errorf("the editor's lspRequest answer: %w", err)
 		}
 	}
-	ans := modeltools.Answer{Encoding: a.Encoding, Server: a.Server}
+	ans := modeltools.Answer{Encoding: a.Encoding}
 	if a.Loaded {
 		ans.Note = "the editor loaded " + path + " into a hidden buffer to ask its language server"
 	}
