@@ -55,6 +55,18 @@ test("Stop removes the lock and ends the sidecar; Start brings it back", async (
   assert.ok(alive(second.lock.pid));
 });
 
+test("Stop while the bridge is still starting stops it; Start then starts a new one", async (t) => {
+  const env = await setup(t);
+  // setup does not wait for activate's start: Stop comes while it is under way.
+  await env.standin.run("claude-ide-bridge.stop");
+  assert.deepStrictEqual(lockFiles(env.configDir), []);
+  assert.strictEqual(env.standin.processes.size, 0);
+
+  await env.standin.run("claude-ide-bridge.start");
+  const { lock } = await readLock(env.configDir);
+  assert.ok(alive(lock.pid));
+});
+
 test("the autoStart setting off leaves the bridge stopped until Start", async (t) => {
   const env = await setup(t, { config: { "claude-ide-bridge.autoStart": false } });
   // activate() returned without starting anything: no process was spawned.

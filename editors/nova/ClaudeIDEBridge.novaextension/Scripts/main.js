@@ -137,8 +137,6 @@ class ClaudeBridgeExtension {
     for (const d of this.disposables) d.dispose();
     this.disposables = [];
     this.tracker.dispose();
-    // A start under way would otherwise leave a sidecar running.
-    if (this.starting) await this.starting.catch(() => {});
     await this.stop();
   }
 
@@ -254,6 +252,9 @@ class ClaudeBridgeExtension {
   }
 
   async stop() {
+    // A start under way ends first: its sidecar is stopped below, and a Start after this
+    // one starts anew instead of joining a start whose sidecar was stopped.
+    if (this.starting) await this.starting.catch(() => {});
     const session = this.session;
     if (!session) return;
     this.stopping = true;
