@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -54,20 +53,16 @@ func newHandler(o Options, check func(*http.Request) (int, string), log *slog.Lo
 	})
 }
 
-// Bounds of a request's body: MaxBody bytes, read within BodyTimeout (a client that sends its
-// headers and then trickles or stalls its body no longer holds a goroutine and its buffer open
-// forever), and one JSON-RPC message: a batch array is refused (MCP 2025-06-18 removed batches
+// Bounds of a request's body: MaxBody bytes, read within transport.BodyTimeout (a client that
+// sends its headers and then trickles or stalls its body no longer holds a goroutine and its
+// buffer open forever), and one JSON-RPC message: a batch array is refused (MCP 2025-06-18 removed batches
 // and the CLI speaks 2025-11-25; the SDK still took them from older clients, so 1 MiB of
 // `[{..tools/call..}, ...]` was ~20,000 tool calls at once). Issue 25 item 5.
 const MaxBody = 1 << 20
 
-// BodyTimeout is a var for the test of it.
-var BodyTimeout = 10 * time.Second
-
 func readBody(w http.ResponseWriter, r *http.Request) (body []byte, status int, reason string) {
-	http.NewResponseController(w).SetReadDeadline(time.Now().Add(BodyTimeout))
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
-	if status, reason := transport.BodyRefusal(err); status != 0 {
+	body, status, reason = transport.ReadBody(w, r, MaxBody)
+	if status != 0 {
 		return nil, status, reason
 	}
 	if t := bytes.TrimLeft(body, " \t\r\n"); len(t) > 0 && t[0] == '[' {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/claude-ide-bridge/claude-ide-bridge/internal/transport"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -79,11 +80,12 @@ func TestHandlerRefusesBatches(t *testing.T) {
 }
 
 // Issue 25 item 5: a client that sends its headers and stalls its body held the request open
-// forever; now the body must arrive within BodyTimeout, and the connection is closed after it.
+// forever; now the body must arrive within transport.BodyTimeout, and the connection is closed
+// after it.
 func TestHandlerBodyReadDeadline(t *testing.T) {
-	old := BodyTimeout
-	BodyTimeout = 200 * time.Millisecond
-	defer func() { BodyTimeout = old }()
+	old := transport.BodyTimeout
+	transport.BodyTimeout = 200 * time.Millisecond
+	defer func() { transport.BodyTimeout = old }()
 	srv := httptest.NewServer(NewHandler(Options{}, allowAll, nil))
 	defer srv.Close()
 	c, err := net.Dial("tcp", srv.Listener.Addr().String())
@@ -97,7 +99,7 @@ func TestHandlerBodyReadDeadline(t *testing.T) {
 	if ne, ok := err.(net.Error); ok && ne.Timeout() {
 		t.Fatalf("the stalled request was still open after 30 s (read %q)", b)
 	}
-	if len(b) > 0 && !strings.Contains(string(b), "400") {
+	if len(b) > 0 && !strings.Contains(string(b), "408") {
 		t.Fatalf("answer to a stalled body: %q", b)
 	}
 }

@@ -1,11 +1,14 @@
 package transport_test
 
 import (
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/transport"
 )
@@ -66,5 +69,34 @@ func TestDecodePost(t *testing.T) {
 			t.Errorf("strict %v, an unknown field: %d %q", strict, resp.StatusCode, text)
 		}
 		srv.Close()
+	}
+}
+
+// A client that sends its headers and stalls its body is answered 408 once BodyTimeout passes,
+// and its connection is closed: it no longer holds one of the bridge's connections for good.
+func TestDecodePostStalledBody(t *testing.T) {
+	old := transport.BodyTimeout
+	transport.BodyTimeout = 200 * time.Millisecond
+	t.Cleanup(func() { transport.BodyTimeout = old })
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var v any
+		if transport.DecodePost(w, r, 64<<10, false, &v) {
+			transport.ReplyJSON(w, v)
+		}
+	}))
+	defer srv.Close()
+	c, err := net.Dial("tcp", srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	fmt.Fprintf(c, "POST /v1/hook HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"a\"")
+	c.SetReadDeadline(time.Now().Add(30 * time.Second)) // the test's own bound, far above 200 ms
+	b, err := io.ReadAll(c)
+	if ne, ok := err.(net.Error); ok && ne.Timeout() {
+		t.Fatalf("the stalled request was still open after 30 s (read %q)", b)
+	}
+	if !strings.HasPrefix(string(b), "HTTP/1.1 408") || !strings.Contains(string(b), "request body not sent within 200ms") {
+		t.Fatalf("answer to a stalled body: %q", b)
 	}
 }
