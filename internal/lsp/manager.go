@@ -264,7 +264,9 @@ func (m *Manager) inRoot(path string) error {
 	return nil
 }
 
-func (m *Manager) noServer(path string) error {
+// noServer is ErrNoServer for path, naming the flag that would add a server; the model tools
+// give its text as their reason (ToolSource).
+func noServer(path string) error {
 	ext := filepath.Ext(path)
 	if ext == "" {
 		return fmt.Errorf("%w for %s (it has no extension)", ErrNoServer, path)
@@ -325,7 +327,7 @@ func (m *Manager) open(ctx context.Context, path string) (*process, syncState, e
 	path = filepath.Clean(path)
 	s := m.serverFor(path)
 	if s == nil {
-		return nil, syncState{}, m.noServer(path)
+		return nil, syncState{}, noServer(path)
 	}
 	if err := m.inRoot(path); err != nil {
 		return nil, syncState{}, err

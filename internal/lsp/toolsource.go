@@ -3,7 +3,6 @@ package lsp
 import (
 	"context"
 	"errors"
-	"path/filepath"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/modeltools"
 )
@@ -14,7 +13,7 @@ import (
 func (m *Manager) ToolSource() modeltools.Source {
 	return modeltools.SourceFunc(func(ctx context.Context, path, method string, params, result any) (modeltools.Answer, error) {
 		if !m.Handles(path) {
-			return modeltools.Answer{}, &modeltools.NoServerError{Source: "the bridge", Reason: noBridgeServer(path)}
+			return modeltools.Answer{}, &modeltools.NoServerError{Source: "the bridge", Reason: noServer(path).Error()}
 		}
 		err := m.Request(ctx, path, method, params, result)
 		if errors.Is(err, ErrUntrusted) {
@@ -22,12 +21,4 @@ func (m *Manager) ToolSource() modeltools.Source {
 		}
 		return modeltools.Answer{Encoding: "utf-16"}, err
 	})
-}
-
-func noBridgeServer(path string) string {
-	ext := filepath.Ext(path)
-	if ext == "" {
-		return "no language server configured for " + filepath.Base(path) + " (it has no extension)"
-	}
-	return "no language server configured for " + ext + " files (serve --lsp " + ext + "=COMMAND)"
 }
