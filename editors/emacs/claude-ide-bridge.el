@@ -1087,12 +1087,12 @@ Mentions you send still go."
     (claude-ide-bridge--msg "sharing %s" (if claude-ide-bridge--paused "paused" "resumed"))))
 
 (defun claude-ide-bridge-status ()
-  "Show the bridge's port, Claude clients and diffs."
+  "Show the bridge's port, clients (every agent) and diffs."
   (interactive)
   (claude-ide-bridge--need-bridge)
   (let ((r (jsonrpc-request claude-ide-bridge--conn :status (make-hash-table))))
-    (claude-ide-bridge--msg "port %s, %s Claude client(s), %d diff(s), folders %s"
-                            (plist-get r :port) (plist-get r :clients)
+    (claude-ide-bridge--msg "port %s, %s, %d diff(s), folders %s"
+                            (plist-get r :port) (plist-get r :clientsLine)
                             (length (plist-get r :diffs))
                             (mapconcat #'abbreviate-file-name claude-ide-bridge--folders ", "))))
 

@@ -5,9 +5,11 @@ package ide
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"log/slog"
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -218,6 +220,42 @@ func (m *Model) Clients() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.readyCountLocked()
+}
+
+// Agents returns how many clients finished their handshake, by agent ("claude", "gemini", ...).
+func (m *Model) Agents() map[string]int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	agents := map[string]int{}
+	for _, c := range m.clients {
+		if c.ready {
+			agents[c.agent()]++
+		}
+	}
+	return agents
+}
+
+// ClientsLine says who agents (Agents) are, for people: "no clients", "1 client (Claude)",
+// "3 clients (Claude 2, Gemini 1)"; Claude first, then by name.
+func ClientsLine(agents map[string]int) string {
+	names := slices.SortedFunc(maps.Keys(agents), func(a, b string) int {
+		if ca, cb := AgentTitle(a) == "Claude", AgentTitle(b) == "Claude"; ca != cb {
+			return map[bool]int{true: -1, false: 1}[ca]
+		}
+		return strings.Compare(a, b)
+	})
+	n, parts := 0, []string{}
+	for _, a := range names {
+		n += agents[a]
+		parts = append(parts, fmt.Sprintf("%s %d", AgentTitle(a), agents[a]))
+	}
+	switch {
+	case n == 0:
+		return "no clients"
+	case n == 1:
+		return "1 client (" + AgentTitle(names[0]) + ")"
+	}
+	return fmt.Sprintf("%d clients (%s)", n, strings.Join(parts, ", "))
 }
 
 // Listeners returns how many clients are being sent notifications (see Listening).

@@ -61,7 +61,7 @@ function M.check()
   end
   local st = require("claude-ide-bridge.status").state()
   if st.ready then
-    r.ok(("bridge running on port %s (lock %s), %d Claude client(s)"):format(tostring(st.port), tostring(st.lockPath), st.clients or 0))
+    r.ok(("bridge running on port %s (lock %s), %d client(s) connected"):format(tostring(st.port), tostring(st.lockPath), st.clients or 0))
     if st.attached then
       r.info("attached: this Neovim joined a bridge that outlived an earlier Neovim (:ClaudeCodeStop ends it)")
     else

@@ -17,7 +17,7 @@ local M = {}
 ---@field client table|nil the rpc client (rpc.lua) of the bridge process, nil when none runs
 ---@field info table|nil the bridge's initialize result; nil until it is ready
 ---@field waiting fun(info: table)[] callbacks waiting for the bridge to be ready
----@field clients integer Claude clients connected (clientConnected/clientDisconnected)
+---@field clients integer clients connected, every agent (clientConnected/clientDisconnected)
 ---@field exit_code integer|nil how the last bridge process ended
 ---@field stopping boolean stop() was asked: its exit is expected, not an error
 ---@field last_stderr string[]|nil the stderr lines of the last bridge process
@@ -142,7 +142,7 @@ function M.bridge_stopping()
   M.bridge.info = nil
 end
 
---- The number of Claude clients the bridge reported.
+--- The number of clients (every agent) the bridge reported.
 ---@param n any the bridge's count (a number, else ignored)
 ---@return integer
 function M.set_clients(n)

@@ -21,7 +21,7 @@ local notify = notice.show
 ---@field port integer|nil
 ---@field lockPath string|nil
 ---@field mcpConfig string|nil
----@field clients integer Claude clients connected
+---@field clients integer clients connected (Claude, Gemini, Qwen)
 ---@field diffs { tab_name: string, file_path: string, state: string }[] diff views shown
 ---@field terminal boolean the native terminal's claude runs
 ---@field exit_code integer|nil how the last bridge ended
@@ -49,7 +49,7 @@ end
 ---@class claude-ide-bridge.Status
 ---@field running boolean the bridge is up and has answered initialize
 ---@field port integer|nil its WebSocket port
----@field clients integer Claude clients connected
+---@field clients integer clients connected (Claude, Gemini, Qwen)
 ---@field pending_diffs integer diffs waiting for the user's decision
 ---@field attached boolean this Neovim attached to a bridge that outlived another Neovim (false: it started the bridge)
 ---@field claude "waiting"|"working"|"idle"|nil the most pressing state of the Claude sessions (nil: none known)
@@ -125,7 +125,7 @@ function M.show_status()
   end
   state.request("status", vim.empty_dict(), notice.on_answer("status", function(r)
     local lines = {
-      ("port %s, %d Claude client(s), lock %s, %s"):format(tostring(r.port), tonumber(r.clients) or 0, tostring(r.lockPath),
+      ("port %s, %s, lock %s, %s"):format(tostring(r.port), tostring(r.clientsLine), tostring(r.lockPath),
         S.info and S.info.attached and "attached (the bridge outlived an earlier Neovim)" or "started by this Neovim"),
     }
     if type(r.sharing) == "table" then

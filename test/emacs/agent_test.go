@@ -35,6 +35,11 @@ func TestAgentGeminiInEmacs(t *testing.T) {
 	if m := e.str(t, `(with-current-buffer "*Messages*" (buffer-string))`); !strings.Contains(m, "Gemini connected") || strings.Contains(m, "Claude connected") {
 		t.Fatalf("*Messages* does not say Gemini connected:\n%s", m)
 	}
+	// M-x claude-ide-bridge-status names it too: the bridge's clientsLine, not "1 Claude client".
+	e.eval(t, `(claude-ide-bridge-status)`)
+	if m := e.str(t, `(with-current-buffer "*Messages*" (buffer-string))`); !strings.Contains(m, ", 1 client (Gemini), ") {
+		t.Errorf("claude-ide-bridge-status did not say 1 client (Gemini):\n%s", m)
+	}
 	if !harness.Poll(testbin.Bound, func() bool {
 		return e.str(t, `(with-current-buffer (get-file-buffer `+lispQuote(hello)+`) (buffer-string))`) == "from gemini\n"
 	}) {

@@ -79,7 +79,7 @@ func TestStatusStopStart(t *testing.T) {
 	v.claude()
 	s := v.state()
 	v.ex("ClaudeCodeStatus")
-	v.waitEval("1", `len(filter(split(execute('messages'), "\n"), {_, l -> l =~ 'port `+itoa(s.Port)+`, 1 Claude client(s)'}))`)
+	v.waitEval("1", `len(filter(split(execute('messages'), "\n"), {_, l -> l =~ 'port `+itoa(s.Port)+`, 1 client (Claude)'}))`)
 	v.ex("ClaudeCodeStop")
 	v.waitEval("false", "claude_ide_bridge#State().running")
 	if !poll(func() bool { _, err := os.Stat(s.LockPath); return os.IsNotExist(err) }) {

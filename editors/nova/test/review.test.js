@@ -45,7 +45,10 @@ test("a session waiting for a permission is told; Show Status lists its state", 
   const note = await waitFor(() => env.standin.notifications.find((n) => n.title === "Claude is waiting for you"), "the waiting notice");
   assert.strictEqual(note.body, "permission for Bash");
   await env.standin.run("claude-ide-bridge.showStatus");
-  assert.match(env.standin.infos[env.standin.infos.length - 1], /Claude abcdef12: waiting \(permission for Bash\)/);
+  const shown = env.standin.infos[env.standin.infos.length - 1];
+  assert.match(shown, /Claude abcdef12: waiting \(permission for Bash\)/);
+  // Who is connected is the bridge's clientsLine (ide.ClientsLine): a hook is no client.
+  assert.match(shown, new RegExp(`^Claude bridge on port ${port}, no clients\\.`));
 });
 
 test("a file the user saves in Nova during Claude's turn is not Claude's", async (t) => {

@@ -8,7 +8,7 @@ import autoload 'claude_ide_bridge/diff.vim'
 import autoload 'claude_ide_bridge/terminal.vim' as term
 import autoload 'claude_ide_bridge/permission.vim' as perm
 
-# The bridge connection: the job, its initialize answer, Claude clients, the callbacks waiting for it,
+# The bridge connection: the job, its initialize answer, its clients (every agent), the callbacks waiting for it,
 # our requests in flight, its last stderr lines, Claude sessions' states (sessionId -> {state, reason}).
 var S: dict<any> = {job: null_job, info: {}, clients: 0, waiting: [], next: 0, pending: {},
   stderr: [], stopping: false, exit: -1, claude: {}}
@@ -427,7 +427,7 @@ export def Status()
   if !Ready() | Notify(Running() ? 'the bridge is starting' : 'the bridge is not running') | return | endif
   Request('status', {}, (e, r) => {
     if !empty(e) | Notify('status: ' .. get(e, 'message', ''), 'error') | return | endif
-    Notify(join([printf('port %s, %d Claude client(s), lock %s', get(r, 'port', ''), get(r, 'clients', 0), get(r, 'lockPath', ''))]
+    Notify(join([printf('port %s, %s, lock %s', get(r, 'port', ''), get(r, 'clientsLine', ''), get(r, 'lockPath', ''))]
       + mapnew(values(S.claude), (_, c) => 'claude: ' .. c.state .. c.reason)
       + mapnew(get(r, 'diffs', []), (_, d) => printf('diff %s (%s): %s', get(d, 'tabName', ''), get(d, 'filePath', ''), get(d, 'state', ''))), "\n"))
   })

@@ -164,6 +164,15 @@ func TestClientNotifications(t *testing.T) {
 		if n1.Clients != 1 || n2.Clients != 2 || n1.ClientID == n2.ClientID || n1.Agent != "claude" {
 			t.Errorf("connected: %+v then %+v", n1, n2)
 		}
+		// status says who they are, counted and for people (ide.ClientsLine).
+		var st struct {
+			Clients     int
+			Agents      map[string]int
+			ClientsLine string
+		}
+		if s.call(t, "status", nil, &st); st.Clients != 2 || st.Agents["claude"] != 2 || len(st.Agents) != 1 || st.ClientsLine != "2 clients (Claude 2)" {
+			t.Errorf("status with two Claudes: %+v", st)
+		}
 		c1.Close()
 		if d := parse(s.next(t, "clientDisconnected")); d.ClientID != n1.ClientID || d.Clients != 1 {
 			t.Errorf("disconnected: %+v, want client %d and 1 left", d, n1.ClientID)
@@ -175,8 +184,10 @@ func TestClientNotifications(t *testing.T) {
 		// A connection that never finishes its handshake is no client of the editor's.
 		raw := dial(t, r)
 		raw.Close()
-		var st struct{ Clients int }
 		s.call(t, "status", nil, &st)
+		if st.Clients != 0 || st.ClientsLine != "no clients" {
+			t.Errorf("status with a raw connection only: %+v", st)
+		}
 		s.noCall(t, "clientConnected")
 	})
 }

@@ -160,7 +160,8 @@ var methods = map[string]handlerFunc{
 	}),
 	"status": bare(func(b Bridge) (any, error) {
 		m, s := b.Model(), b.Session()
-		return map[string]any{"port": s.Port, "lockPath": s.LockPath, "clients": m.Clients(), "diffs": m.Diffs(), "sharing": m.Sharing()}, nil
+		agents := m.Agents()
+		return map[string]any{"port": s.Port, "lockPath": s.LockPath, "clients": m.Clients(), "agents": agents, "clientsLine": ide.ClientsLine(agents), "diffs": m.Diffs(), "sharing": m.Sharing()}, nil
 	}),
 	// Pause or resume sharing (internal/ide/sharing.go); answers what is shared now.
 	"setSharing": decoded(func(b Bridge, p struct {

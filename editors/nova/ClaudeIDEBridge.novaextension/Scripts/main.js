@@ -329,7 +329,7 @@ class ClaudeBridgeExtension {
       .concat(this.review ? this.review.summary() : [])
       .join("\n");
     nova.workspace.showInformativeMessage(
-      `Claude bridge on port ${s.port}, ${s.clients} Claude client(s).\nLock: ${s.lockPath}${diffs ? "\n" + diffs : ""}`
+      `Claude bridge on port ${s.port}, ${s.clientsLine}.\nLock: ${s.lockPath}${diffs ? "\n" + diffs : ""}`
     );
   }
 }
