@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -12,18 +11,6 @@ import (
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/harness"
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/testbin"
 )
-
-// goEnv keeps the go command's caches where they are although the tests set HOME: gopls runs go
-// list, and cold caches make its first answer slow.
-func goEnv(t *testing.T) []string {
-	t.Helper()
-	out, err := exec.Command("go", "env", "GOCACHE", "GOMODCACHE", "GOPATH").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	v := strings.Split(strings.TrimSpace(string(out)), "\n")
-	return []string{"GOCACHE=" + v[0], "GOMODCACHE=" + v[1], "GOPATH=" + v[2], "GOFLAGS=-mod=mod", "GOTOOLCHAIN=local", "GOPROXY=off"}
-}
 
 type diagEntry struct {
 	URI         string `json:"uri"`
@@ -77,7 +64,7 @@ func toolNames(t *testing.T, s *server) []string {
 // terminal's encoding, bytes), severity and the uri exactly as asked (facts: "Return uri exactly
 // as asked (not percent-encoded)"); fixing the file clears it; {} answers the workspace.
 func TestServeDiagnosticsGopls(t *testing.T) {
-	gopls := harness.ServerBin(t, "GOPLS", "gopls")
+	gopls := harness.Gopls(t)
 	h := newHome(t)
 	dir := filepath.Join(h.ws, "my module é") // a space and a non-ASCII name: the uri stays raw
 	os.MkdirAll(dir, 0o755)
@@ -86,7 +73,7 @@ func TestServeDiagnosticsGopls(t *testing.T) {
 	const bad = "package main\n\nfunc main() {\n\t_ = \"é\"; var s string = 1\n\t_ = s\n}\n"
 	os.WriteFile(path, []byte(bad), 0o644)
 	h.trust(t, h.ws)
-	s := h.serve(t, goEnv(t), "--auto", "accept", "--lsp", ".go="+gopls)
+	s := h.serve(t, harness.GoEnv(t), "--auto", "accept", "--lsp", ".go="+gopls)
 	// serve says which language servers it uses, in a line printed after the port line that
 	// h.serve waits for: wait for it too (reading stdout at once raced with it under load).
 	s.waitFor(t, reText("language servers (getDiagnostics): "+gopls+" (.go)\n"))

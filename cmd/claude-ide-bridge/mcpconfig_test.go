@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/discovery"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/harness"
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/navtest"
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/testbin"
 )
@@ -87,10 +88,7 @@ func TestMCPConfigCommand(t *testing.T) {
 // serve with its own language-server client (serve --lsp .go=gopls, internal/lsp): the code
 // tools at /mcp answer every check of testdata/nav exactly, through the real binary.
 func TestServeCodeToolsGopls(t *testing.T) {
-	gopls := os.Getenv("GOPLS")
-	if gopls == "" {
-		gopls = "gopls"
-	}
+	gopls := harness.Gopls(t)
 	h := newHome(t)
 	navtest.Copy(t, h.ws)
 	h.trust(t, h.ws)

@@ -5,31 +5,14 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/jsonrpc"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/modeltools"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/harness"
 )
-
-// goplsPath finds gopls: $GOPLS (scripts/test), else on PATH or in $GOPATH/bin.
-func goplsPath(t testing.TB) string {
-	if p := os.Getenv("GOPLS"); p != "" { // scripts/test: scripts/ensure-language-servers
-		return p
-	}
-	if p, err := exec.LookPath("gopls"); err == nil {
-		return p
-	}
-	out, _ := exec.Command("go", "env", "GOPATH").Output()
-	p := filepath.Join(strings.TrimSpace(string(out)), "bin", "gopls")
-	if _, err := os.Stat(p); err != nil {
-		t.Fatalf("gopls not found (set GOPLS; scripts/ensure-language-servers installs gopls v0.23.0): %v", err)
-	}
-	return p
-}
 
 // goplsSource is a minimal LSP client of a real gopls for these tests: it opens each file it
 // is asked about from disk and forwards the request. (The bridge's own client, internal/lsp,
@@ -45,7 +28,7 @@ type goplsSource struct {
 
 func startGopls(t testing.TB, root string) *goplsSource {
 	t.Helper()
-	cmd := exec.Command(goplsPath(t))
+	cmd := exec.Command(harness.Gopls(t))
 	cmd.Dir = root
 	stdin, err := cmd.StdinPipe()
 	if err != nil {

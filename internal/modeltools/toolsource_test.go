@@ -7,6 +7,7 @@ import (
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/lsp"
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/modeltools"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/harness"
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/navtest"
 )
 
@@ -15,7 +16,7 @@ import (
 // is an error naming the flag that would add one.
 func TestToolsBridgeLSP(t *testing.T) {
 	root := navRoot(t)
-	m, err := lsp.New(lsp.Config{Root: root, Servers: []lsp.ServerConfig{{Extensions: []string{".go"}, Command: []string{goplsPath(t)}}}})
+	m, err := lsp.New(lsp.Config{Root: root, Servers: []lsp.ServerConfig{{Extensions: []string{".go"}, Command: []string{harness.Gopls(t)}}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,27 +15,17 @@ import (
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/testbin"
 )
 
-// goplsBin finds gopls as harness.Gopls does.
-func goplsBin(t *testing.T) string { return harness.Gopls(t) }
-
 // End to end with the real CLI against `serve --lsp .go=gopls`: the CLI's own diagnostics flow
 // (facts: getDiagnostics {uri} before an edit, {} after it, "New diagnostics reach the model as
 // <new-diagnostics>") reports the compile error a scripted Edit introduces, and the model's call
 // to mcp__ide__getDiagnostics returns it.
 func TestStandaloneGoplsDiagnostics(t *testing.T) {
 	t.Parallel()
-	gopls := goplsBin(t)
+	gopls := harness.Gopls(t)
 	s := emptySession(t, map[string]string{"go.mod": "module example.com/e2e\n\ngo 1.22\n", "main.go": "package main\n\nfunc main() {}\n"})
 	f := s.path("main.go")
 	p, cmd := startBridge(t, s.Config, "--workspace", s.Project, "--auto", "accept", "--lsp", ".go="+gopls)
-	// HOME is the test's config dir: keep the go command's caches where they are (gopls runs
-	// go list; cold caches make it slow) and offline.
-	out, err := exec.Command("go", "env", "GOCACHE", "GOMODCACHE", "GOPATH").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	v := strings.Split(strings.TrimSpace(string(out)), "\n")
-	cmd.Env = append(cmd.Env, "GOCACHE="+v[0], "GOMODCACHE="+v[1], "GOPATH="+v[2], "GOTOOLCHAIN=local", "GOPROXY=off")
+	cmd.Env = append(cmd.Env, harness.GoEnv(t)...) // HOME is the test's config dir
 	// The project is the user's: trusted, so the bridge starts gopls in it (issue 25).
 	tr := exec.Command(bridgeBin, "trust", s.Project)
 	tr.Env = cmd.Env

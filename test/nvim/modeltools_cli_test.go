@@ -20,7 +20,7 @@ func TestRealClaudeCallsReferences(t *testing.T) {
 	const tool = "mcp__ide-code__references"
 	rc := startRealClaude(t, []string{"--permission-mode", "default", "--allowedTools", tool}, func(n *nvim, proj string) {
 		navtest.Copy(t, proj)
-		n.lua(t, attachGopls, goplsPath(t), proj)
+		n.lua(t, attachGopls, harness.Gopls(t), proj)
 		// The user has a Go file open, so gopls runs: a file loaded only for a tool starts none.
 		n.lua(t, `vim.cmd("edit " .. vim.fn.fnameescape(...))`, filepath.Join(proj, "shapes.go"))
 		n.waitLua(t, "true", `local c = (vim.lsp.get_clients or vim.lsp.get_active_clients)()[1] return c ~= nil and c.initialized ~= false`)

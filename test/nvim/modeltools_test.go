@@ -12,9 +12,6 @@ import (
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/navtest"
 )
 
-// goplsPath finds gopls as harness.Gopls does.
-func goplsPath(t *testing.T) string { return harness.Gopls(t) }
-
 // attachGopls makes Neovim start gopls for Go buffers of root, as a user's config would:
 // vim.lsp.start where it exists (0.8+), else vim.lsp.start_client and buf_attach_client.
 const attachGopls = `local gopls, root = ...
@@ -57,7 +54,7 @@ func mcpConfig(t *testing.T, cfg string) (url, token string, path string) {
 func TestModelToolsFromNeovimLSP(t *testing.T) {
 	e := newEnv(t, nil, false)
 	navtest.Copy(t, e.proj)
-	e.n.lua(t, attachGopls, goplsPath(t), e.proj)
+	e.n.lua(t, attachGopls, harness.Gopls(t), e.proj)
 	e.n.lua(t, `vim.cmd("edit " .. vim.fn.fnameescape(...))`, filepath.Join(e.proj, "shapes.go"))
 	// gopls is running (initialized) for the file the user opened, as in a session under way.
 	e.n.waitLua(t, "true", `local c = (vim.lsp.get_clients or vim.lsp.get_active_clients)()[1] return c ~= nil and c.initialized ~= false`)

@@ -280,11 +280,9 @@ func TestExternalTerminal(t *testing.T) {
 // with --lsp: the bridge's own language server (gopls here) answers, and only in a folder
 // trusted with :ClaudeCodeTrust (untrusted: no diagnostics; :ClaudeCodeTrust! revokes).
 func TestDiagnosticsFromBridgeServers(t *testing.T) {
-	gopls := os.Getenv("GOPLS")
-	if gopls == "" {
-		t.Skip("SKIPPED: GOPLS not set (eval \"$(scripts/ensure-language-servers)\"): the bridge's language servers in Vim are not tested")
-	}
-	v := startVim(t, "let g:claude_ide_bridge_lsp = ['.go="+gopls+"']", "let g:claude_ide_bridge_auto_start = 0")
+	gopls := harness.Gopls(t)
+	// The bridge (and its gopls) runs under Vim's HOME: the go command's caches stay warm.
+	v := startVimEnv(t, harness.GoEnv(t), "let g:claude_ide_bridge_lsp = ['.go="+gopls+"']", "let g:claude_ide_bridge_auto_start = 0")
 	v.file("go.mod", "module example.com/m\n\ngo 1.21\n")
 	path := v.file("main.go", "package main\n\nfunc main() {\n\tundefinedThing()\n}\n")
 	check := func(dir string) bool {

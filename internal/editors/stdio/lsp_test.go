@@ -4,43 +4,20 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/harness"
 	"github.com/claude-ide-bridge/claude-ide-bridge/test/testbin"
 )
-
-// goplsForTest finds gopls ($GOPLS, else on PATH) and returns it with the environment that keeps
-// the go command's caches warm although the sidecar gets a private HOME. Skipped without gopls,
-// except under CI.
-func goplsForTest(t *testing.T) (gopls string, env []string) {
-	t.Helper()
-	gopls = os.Getenv("GOPLS")
-	if gopls == "" {
-		gopls, _ = exec.LookPath("gopls")
-	}
-	if gopls == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("gopls not found ($GOPLS unset, not on PATH): scripts/test installs it")
-		}
-		t.Skip("gopls not found ($GOPLS unset, not on PATH)")
-	}
-	out, err := exec.Command("go", "env", "GOCACHE", "GOMODCACHE", "GOPATH").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	v := strings.Split(strings.TrimSpace(string(out)), "\n")
-	return gopls, []string{"GOCACHE=" + v[0], "GOMODCACHE=" + v[1], "GOPATH=" + v[2], "GOTOOLCHAIN=local", "GOPROXY=off"}
-}
 
 // An editor without a diagnostics capability (Nova: its API cannot read other extensions'
 // issues) gets getDiagnostics answered by the bridge's own language servers (serve --stdio
 // --lsp), in the editor's position encoding; the editor itself is never asked.
 func TestLSPDiagnosticsForEditorWithout(t *testing.T) {
 	t.Parallel()
-	gopls, env := goplsForTest(t)
+	gopls, env := harness.Gopls(t), harness.GoEnv(t)
 	s := startSidecarEnv(t, env, "header", "--lsp", ".go="+gopls)
 	s.trust(t)
 	os.WriteFile(filepath.Join(s.ws, "go.mod"), []byte("module example.com/m\n\ngo 1.22\n"), 0o644)
