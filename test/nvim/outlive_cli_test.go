@@ -153,8 +153,8 @@ func TestRealClaudeOutlivesNeovim(t *testing.T) {
 	var shown float64
 	n2.luaInto(t, &shown, `return _G.NVT_shown or -1`)
 	t.Logf("Neovim restarted: proposal shown %v after its start (%.1f ms after the plugin's setup, in Neovim)", time.Since(start).Round(time.Millisecond), shown)
-	if shown < 0 || shown > 1000 {
-		t.Errorf("the proposal was shown %.0f ms after the plugin started, want within 1 s", shown)
+	if shown < 0 { // the time is bench/attach's (TestNeovimRestartAttaches says why)
+		t.Error("ClaudeCodeDiffOpened never fired for the proposal shown")
 	}
 	if _, attached := bridgeState(t, n2); !attached {
 		t.Error("the restarted Neovim did not attach")
