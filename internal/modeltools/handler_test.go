@@ -1,9 +1,6 @@
 package modeltools
 
 import (
-	"fmt"
-	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -11,6 +8,7 @@ import (
 	"time"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/transport"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/testbin"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -88,18 +86,7 @@ func TestHandlerBodyReadDeadline(t *testing.T) {
 	defer func() { transport.BodyTimeout = old }()
 	srv := httptest.NewServer(NewHandler(Options{}, allowAll, nil))
 	defer srv.Close()
-	c, err := net.Dial("tcp", srv.Listener.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	fmt.Fprintf(c, "POST /mcp HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"jsonrpc\"")
-	c.SetReadDeadline(time.Now().Add(30 * time.Second)) // the test's own bound, far above 200 ms
-	b, err := io.ReadAll(c)
-	if ne, ok := err.(net.Error); ok && ne.Timeout() {
-		t.Fatalf("the stalled request was still open after 30 s (read %q)", b)
-	}
-	if len(b) > 0 && !strings.Contains(string(b), "408") {
+	if b := testbin.StalledPost(t, srv.Listener.Addr().String(), "/mcp"); !strings.HasPrefix(b, "HTTP/1.1 408") {
 		t.Fatalf("answer to a stalled body: %q", b)
 	}
 }

@@ -1,9 +1,7 @@
 package transport_test
 
 import (
-	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -11,6 +9,7 @@ import (
 	"time"
 
 	"github.com/claude-ide-bridge/claude-ide-bridge/internal/transport"
+	"github.com/claude-ide-bridge/claude-ide-bridge/test/testbin"
 )
 
 // DecodePost over a real loopback socket: each refusal is answered with its status and text,
@@ -85,18 +84,8 @@ func TestDecodePostStalledBody(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	c, err := net.Dial("tcp", srv.Listener.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	fmt.Fprintf(c, "POST /v1/hook HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"a\"")
-	c.SetReadDeadline(time.Now().Add(30 * time.Second)) // the test's own bound, far above 200 ms
-	b, err := io.ReadAll(c)
-	if ne, ok := err.(net.Error); ok && ne.Timeout() {
-		t.Fatalf("the stalled request was still open after 30 s (read %q)", b)
-	}
-	if !strings.HasPrefix(string(b), "HTTP/1.1 408") || !strings.Contains(string(b), "request body not sent within 200ms") {
+	b := testbin.StalledPost(t, srv.Listener.Addr().String(), "/v1/hook")
+	if !strings.HasPrefix(b, "HTTP/1.1 408") || !strings.Contains(b, "request body not sent within 200ms") {
 		t.Fatalf("answer to a stalled body: %q", b)
 	}
 }

@@ -1,10 +1,13 @@
 package testbin
 
 // What tests wait for and read alike: a channel's next value, a child's exit, a lock file, a
-// tool's answer.
+// tool's answer, a server's answer to a stalled request.
 
 import (
 	"encoding/json"
+	"fmt"
+	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -88,4 +91,23 @@ func WriteFile(t testing.TB, dir, name, content string) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// StalledPost sends addr a POST to path whose body stops after its first bytes (its
+// Content-Length says 1000) and returns what the server answered before it closed the
+// connection. The test fails when the connection is still open after 30 s.
+func StalledPost(t testing.TB, addr, path string) string {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	fmt.Fprintf(c, "POST %s HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"a\"", path)
+	c.SetReadDeadline(time.Now().Add(30 * time.Second))
+	b, err := io.ReadAll(c)
+	if ne, ok := err.(net.Error); ok && ne.Timeout() {
+		t.Fatalf("the stalled request was still open after 30 s (read %q)", b)
+	}
+	return string(b)
 }
