@@ -238,22 +238,24 @@ func (m *Model) Agents() map[string]int {
 // ClientsLine says who agents (Agents) are, for people: "no clients", "1 client (Claude)",
 // "3 clients (Claude 2, Gemini 1)"; Claude first, then by name.
 func ClientsLine(agents map[string]int) string {
-	names := slices.SortedFunc(maps.Keys(agents), func(a, b string) int {
-		if ca, cb := AgentTitle(a) == "Claude", AgentTitle(b) == "Claude"; ca != cb {
-			return map[bool]int{true: -1, false: 1}[ca]
+	sortKey := func(a string) string { // Claude sorts first
+		if AgentTitle(a) == "Claude" {
+			return ""
 		}
-		return strings.Compare(a, b)
-	})
-	n, parts := 0, []string{}
-	for _, a := range names {
-		n += agents[a]
-		parts = append(parts, fmt.Sprintf("%s %d", AgentTitle(a), agents[a]))
+		return a
 	}
-	switch {
-	case n == 0:
+	n, parts, last := 0, []string{}, ""
+	for _, a := range slices.SortedFunc(maps.Keys(agents), func(a, b string) int { return strings.Compare(sortKey(a), sortKey(b)) }) {
+		if agents[a] > 0 {
+			n, last = n+agents[a], AgentTitle(a)
+			parts = append(parts, fmt.Sprintf("%s %d", last, agents[a]))
+		}
+	}
+	switch n {
+	case 0:
 		return "no clients"
-	case n == 1:
-		return "1 client (" + AgentTitle(names[0]) + ")"
+	case 1:
+		return "1 client (" + last + ")"
 	}
 	return fmt.Sprintf("%d clients (%s)", n, strings.Join(parts, ", "))
 }

@@ -39,3 +39,13 @@ func TestAgents(t *testing.T) {
 	m.Disconnect(gemini)
 	check("Gemini gone", map[string]int{"claude": 2, "qwen": 1}, "3 clients (Claude 2, Qwen 1)")
 }
+
+// ClientsLine counts only what is there: an agent counted 0 is left out.
+func TestClientsLineZero(t *testing.T) {
+	if got := ClientsLine(map[string]int{"claude": 0, "gemini": 1}); got != "1 client (Gemini)" {
+		t.Errorf("ClientsLine = %q", got)
+	}
+	if got := ClientsLine(map[string]int{"qwen": 0}); got != "no clients" {
+		t.Errorf("ClientsLine = %q", got)
+	}
+}
