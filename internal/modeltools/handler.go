@@ -55,9 +55,9 @@ func newHandler(o Options, check func(*http.Request) (int, string), log *slog.Lo
 
 // Bounds of a request's body: MaxBody bytes, read within transport.BodyTimeout (a client that
 // sends its headers and then trickles or stalls its body no longer holds a goroutine and its
-// buffer open forever), and one JSON-RPC message: a batch array is refused (MCP 2025-06-18 removed batches
-// and the CLI speaks 2025-11-25; the SDK still took them from older clients, so 1 MiB of
-// `[{..tools/call..}, ...]` was ~20,000 tool calls at once). Issue 25 item 5.
+// buffer open forever), and one JSON-RPC message: a batch array is refused (MCP 2025-06-18
+// removed batches and the CLI speaks 2025-11-25; the SDK still took them from older clients, so
+// 1 MiB of `[{..tools/call..}, ...]` was ~20,000 tool calls at once). Issue 25 item 5.
 const MaxBody = 1 << 20
 
 func readBody(w http.ResponseWriter, r *http.Request) (body []byte, status int, reason string) {
