@@ -50,6 +50,10 @@ func DecodePost(w http.ResponseWriter, r *http.Request, max int64, strict bool, 
 
 // ReadBody reads r's whole body, at most max bytes and within BodyTimeout; when it cannot, it
 // returns the status and reason to answer with (BodyRefusal) and answers nothing itself.
+//
+// The deadline bounds the body alone: at its end net/http clears it for its background read,
+// so a handler that then waits (the permission hook waits for the user) keeps its request and
+// its context.
 func ReadBody(w http.ResponseWriter, r *http.Request, max int64) (body []byte, status int, reason string) {
 	// Unsupported only by writers that are not a server's (a recorder): no deadline to set.
 	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(BodyTimeout))

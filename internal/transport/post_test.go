@@ -89,3 +89,33 @@ func TestDecodePostStalledBody(t *testing.T) {
 		t.Fatalf("answer to a stalled body: %q", b)
 	}
 }
+
+// The deadline is the body's alone: a handler that waits after reading it (the permission
+// hook waits for the user) keeps its request, and its context is not cancelled when
+// BodyTimeout passes (net/http's background read would hit the deadline and cancel it).
+func TestDecodePostWaitOutlivesBodyTimeout(t *testing.T) {
+	old := transport.BodyTimeout
+	transport.BodyTimeout = 100 * time.Millisecond
+	t.Cleanup(func() { transport.BodyTimeout = old })
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var v any
+		if !transport.DecodePost(w, r, 64<<10, false, &v) {
+			return
+		}
+		select {
+		case <-r.Context().Done():
+			transport.ReplyJSON(w, "cancelled")
+		case <-time.After(5 * transport.BodyTimeout):
+			transport.ReplyJSON(w, "held")
+		}
+	}))
+	defer srv.Close()
+	resp, err := http.Post(srv.URL, "application/json", strings.NewReader(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if b, _ := io.ReadAll(resp.Body); strings.TrimSpace(string(b)) != `"held"` {
+		t.Fatalf("a handler waiting past BodyTimeout after the body: %s", b)
+	}
+}
