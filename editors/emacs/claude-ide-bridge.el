@@ -152,7 +152,7 @@ bridge starts."
 
 (defvar claude-ide-bridge--conn nil "The jsonrpc connection to the bridge.")
 (defvar claude-ide-bridge--info nil "The bridge's answer to initialize (a plist).")
-(defvar claude-ide-bridge--clients nil "The agents connected now: (CLIENT-ID . AGENT).")
+(defvar claude-ide-bridge--agents nil "Who is connected, by agent: (:claude 1 :gemini 1).")
 (defvar claude-ide-bridge--folders nil "The workspace folders the bridge was given.")
 (defvar claude-ide-bridge--stopping nil "Non-nil while the mode stops the bridge.")
 (defvar claude-ide-bridge--diffs (make-hash-table :test #'equal) "Shown diffs by tab name.")
@@ -918,12 +918,10 @@ For the bridge binary; claude's program the bridge finds (claudeCommand)."
 (defun claude-ide-bridge--notified (_conn method params)
   "Handle the bridge's notification METHOD with PARAMS."
   (when (memq method '(clientConnected clientDisconnected))
-    (let* ((id (plist-get params :clientId)) (on (eq method 'clientConnected))
-           (agent (if on (or (plist-get params :agent) "claude") (alist-get id claude-ide-bridge--clients))))
-      (setf (alist-get id claude-ide-bridge--clients nil t) (and on agent))
-      (force-mode-line-update t)
-      (claude-ide-bridge--msg "%s %s (%d connected)" (claude-ide-bridge--who agent)
-                              (if on "connected" "disconnected") (length claude-ide-bridge--clients))))
+    (setq claude-ide-bridge--agents (plist-get params :agents))
+    (force-mode-line-update t)
+    (claude-ide-bridge--msg "%s %s (%d connected)" (claude-ide-bridge--who (plist-get params :agent))
+                            (if (eq method 'clientConnected) "connected" "disconnected") (plist-get params :clients)))
   (when (eq method 'permissionWithdrawn) (claude-ide-bridge--withdrawn params))
   (when (and (eq method 'diffsSkipped) (stringp (plist-get params :message))) ; edits without diffs
     (claude-ide-bridge--msg "%s" (plist-get params :message))))
@@ -937,7 +935,7 @@ For the bridge binary; claude's program the bridge finds (claudeCommand)."
     (let ((lock (plist-get claude-ide-bridge--info :lockPath))) ; a killed bridge's names us: Claude trusts it
       (when (equal (emacs-pid) (ignore-errors (with-temp-buffer (insert-file-contents lock) (plist-get (json-parse-buffer :object-type 'plist) :pid))))
         (ignore-errors (delete-file lock))))
-    (setq claude-ide-bridge--conn nil claude-ide-bridge--info nil claude-ide-bridge--clients nil
+    (setq claude-ide-bridge--conn nil claude-ide-bridge--info nil claude-ide-bridge--agents nil
           claude-ide-bridge--questions nil)
     (maphash (lambda (_ d) (run-at-time 0 nil #'claude-ide-bridge--close-view d))
              claude-ide-bridge--diffs)))
@@ -1002,7 +1000,7 @@ With LEAVING (Emacs quits) and a Claude outside Emacs connected, it stays
 for that Claude (the next Emacs here attaches): it is let go, not killed."
   (let* ((conn claude-ide-bridge--conn) (proc (and conn (jsonrpc--process conn)))
          (stay (and leaving ; more clients than agents in Emacs's terminals, which end with it
-                    (> (length claude-ide-bridge--clients) (seq-count (lambda (c) (get-buffer-process (cdr c))) claude-ide-bridge--terminals))))
+                    (> (cl-loop for (_ n) on claude-ide-bridge--agents by #'cddr sum n) (seq-count (lambda (c) (get-buffer-process (cdr c))) claude-ide-bridge--terminals))))
          (log (get-buffer "*claude-ide-bridge stderr*")) (from (if log (with-current-buffer log (point-max)) 1)))
     (setq claude-ide-bridge--stopping t)
     (maphash (lambda (_ d) (claude-ide-bridge--close-view d)) claude-ide-bridge--diffs)
@@ -1051,8 +1049,9 @@ and reads flymake or flycheck diagnostics."
   :global t
   :group 'claude-ide-bridge
   :lighter (:eval (if (claude-ide-bridge--ready-p)
-                      (format " Claude[%d%s%s%s]" (seq-count (lambda (c) (equal (cdr c) "claude")) claude-ide-bridge--clients)
-                              (mapconcat (lambda (c) (if (equal (cdr c) "claude") "" (concat "+" (claude-ide-bridge--who (cdr c))))) claude-ide-bridge--clients "")
+                      (format " Claude[%d%s%s%s]" (or (plist-get claude-ide-bridge--agents :claude) 0)
+                              (cl-loop for (k n) on claude-ide-bridge--agents by #'cddr unless (eq k :claude)
+                                       concat (apply #'concat (make-list n (concat "+" (claude-ide-bridge--who (substring (symbol-name k) 1))))))
                               (if claude-ide-bridge--paused " paused" "")
                               (if claude-ide-bridge--questions (format " ?%d" (length claude-ide-bridge--questions)) ""))
                     " Claude[-]"))

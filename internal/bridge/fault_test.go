@@ -31,7 +31,7 @@ const faultBound = 20 * time.Second
 func startWatched(t *testing.T) (b *bridge.Bridge, ed *testEditor, gone chan ide.ClientID) {
 	gone = make(chan ide.ClientID, 2048)
 	b, ed = startWith(t, func(c *bridge.Config) {
-		c.Events.ClientDisconnected = func(id ide.ClientID, _ int) { gone <- id }
+		c.Events.ClientDisconnected = func(id ide.ClientID, _ string, _ ide.Agents) { gone <- id }
 	})
 	return b, ed, gone
 }

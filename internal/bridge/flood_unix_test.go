@@ -24,7 +24,7 @@ import (
 func TestSelectionFloodCoalesced(t *testing.T) {
 	ready := make(chan ide.ClientID, 1)
 	b, _ := startWith(t, func(c *bridge.Config) {
-		c.Events.ClientConnected = func(id ide.ClientID, _ int, _ string) { ready <- id }
+		c.Events.ClientConnected = func(id ide.ClientID, _ string, _ ide.Agents) { ready <- id }
 	})
 	ws := rawClient(t, b, ready)
 	big := strings.Repeat("y", 4<<10) // a few hundred fill the socket buffers

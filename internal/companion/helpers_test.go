@@ -108,14 +108,14 @@ func newFixture(t *testing.T, agent Agent) *fixture {
 	f := &fixture{dir: ws, editor: newTestEditor(), disc: filepath.Join(t.TempDir(), "gemini", "ide")}
 	f.model = ide.New(f.editor, ide.EditorInfo{Name: "Test Editor", Caps: ide.Capabilities{ShowDiff: true, OpenEditors: true, CanCloseTabs: true, DiffText: true},
 		TrackSelection: true, Exclude: ex}, []string{ws}, ide.Events{
-		ClientConnected: func(id ide.ClientID, n int, a string) {
+		ClientConnected: func(id ide.ClientID, a string, now ide.Agents) {
 			if c := f.events.ClientConnected; c != nil {
-				c(id, n, a)
+				c(id, a, now)
 			}
 		},
-		ClientDisconnected: func(id ide.ClientID, n int) {
+		ClientDisconnected: func(id ide.ClientID, a string, now ide.Agents) {
 			if c := f.events.ClientDisconnected; c != nil {
-				c(id, n)
+				c(id, a, now)
 			}
 		},
 	}, nil)

@@ -587,7 +587,7 @@ func TestClientConnectedNamesTheAgent(t *testing.T) {
 		t.Run(string(agent), func(t *testing.T) {
 			f := newFixture(t, agent)
 			got := make(chan string, 1)
-			f.events.ClientConnected = func(_ ide.ClientID, _ int, a string) { got <- a }
+			f.events.ClientConnected = func(_ ide.ClientID, a string, _ ide.Agents) { got <- a }
 			f.connect(t)
 			select {
 			case a := <-got:
@@ -612,7 +612,7 @@ func TestSessionWithoutStreamCloses(t *testing.T) {
 		t.Fatal(err)
 	}
 	gone := make(chan ide.ClientID, 4)
-	f.events.ClientDisconnected = func(id ide.ClientID, _ int) { gone <- id }
+	f.events.ClientDisconnected = func(id ide.ClientID, _ string, _ ide.Agents) { gone <- id }
 
 	// Alive: the SDK's client holds its GET stream open; it outlives the grace five times over.
 	f.connect(t)

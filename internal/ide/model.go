@@ -39,9 +39,10 @@ func (c *client) takesMentions() bool {
 
 // Events are told to whoever runs the editor (connection status). Nil funcs are skipped.
 type Events struct {
-	// ClientConnected: agent is the CLI ("claude", "gemini", "qwen"; ShowDiffParams.Agent).
-	ClientConnected    func(id ClientID, clients int, agent string)
-	ClientDisconnected func(id ClientID, clients int)
+	// ClientConnected and ClientDisconnected: agent is the client's CLI ("claude", "gemini",
+	// "qwen"; ShowDiffParams.Agent), now who is connected after the change.
+	ClientConnected    func(id ClientID, agent string, now Agents)
+	ClientDisconnected func(id ClientID, agent string, now Agents)
 	FoldersChanged     func(folders []string)
 	// ClientPID: the client said which process it is (the CLI's ide_connected), so that an
 	// editor running several Claude sessions can tell whose diff is whose.
@@ -150,10 +151,10 @@ func (m *Model) Ready(id ClientID) {
 		return
 	}
 	c.ready = true
-	n := m.readyCountLocked()
+	now := m.agentsLocked()
 	m.mu.Unlock()
 	if f := m.events.ClientConnected; f != nil {
-		f(id, n, c.agent())
+		f(id, c.agent(), now)
 	}
 }
 
@@ -206,58 +207,72 @@ func (m *Model) Disconnect(id ClientID) {
 	delete(m.clients, id)
 	delete(m.drains, id)
 	closed := m.settleLocked(func(d *diff) bool { return d.owner == id && d.state == pending })
-	n := m.readyCountLocked()
+	now := m.agentsLocked()
 	m.mu.Unlock()
 	m.closeViews(closed)
 	m.releaseWritten()
 	if f := m.events.ClientDisconnected; f != nil && c != nil && c.ready {
-		f(id, n)
+		f(id, c.agent(), now)
 	}
 }
 
 // Clients returns how many clients finished their handshake.
-func (m *Model) Clients() int {
+func (m *Model) Clients() int { return m.Agents().Total() }
+
+// Agents is who is connected: the clients that finished their handshake, counted by CLI
+// ("claude", "gemini", "qwen").
+type Agents map[string]int
+
+// Agents returns who is connected now.
+func (m *Model) Agents() Agents {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.readyCountLocked()
+	return m.agentsLocked()
 }
 
-// Agents returns how many clients finished their handshake, by agent ("claude", "gemini", ...).
-func (m *Model) Agents() map[string]int {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	agents := map[string]int{}
+func (m *Model) agentsLocked() Agents {
+	a := Agents{}
 	for _, c := range m.clients {
 		if c.ready {
-			agents[c.agent()]++
+			a[c.agent()]++
 		}
 	}
-	return agents
+	return a
 }
 
-// ClientsLine says who agents (Agents) are, for people: "no clients", "1 client (Claude)",
-// "3 clients (Claude 2, Gemini 1)"; Claude first, then by name.
-func ClientsLine(agents map[string]int) string {
-	sortKey := func(a string) string { // Claude sorts first
-		if AgentTitle(a) == "Claude" {
+// Total is how many clients a counts.
+func (a Agents) Total() int {
+	n := 0
+	for _, k := range a {
+		n += k
+	}
+	return n
+}
+
+// Line says who a is, for people: "no clients", "1 client (Claude)", "3 clients (Claude 2,
+// Gemini 1)"; Claude first, then by name; an agent counted 0 is left out.
+func (a Agents) Line() string {
+	sortKey := func(agent string) string { // Claude sorts first
+		if AgentTitle(agent) == "Claude" {
 			return ""
 		}
-		return a
+		return agent
 	}
-	n, parts, last := 0, []string{}, ""
-	for _, a := range slices.SortedFunc(maps.Keys(agents), func(a, b string) int { return strings.Compare(sortKey(a), sortKey(b)) }) {
-		if agents[a] > 0 {
-			n, last = n+agents[a], AgentTitle(a)
-			parts = append(parts, fmt.Sprintf("%s %d", last, agents[a]))
+	parts, last := []string{}, ""
+	for _, agent := range slices.SortedFunc(maps.Keys(a), func(x, y string) int { return strings.Compare(sortKey(x), sortKey(y)) }) {
+		if a[agent] > 0 {
+			last = AgentTitle(agent)
+			parts = append(parts, fmt.Sprintf("%s %d", last, a[agent]))
 		}
 	}
-	switch n {
-	case 0:
+	switch n := a.Total(); {
+	case len(parts) == 0:
 		return "no clients"
-	case 1:
+	case n == 1:
 		return "1 client (" + last + ")"
+	default:
+		return fmt.Sprintf("%d clients (%s)", n, strings.Join(parts, ", "))
 	}
-	return fmt.Sprintf("%d clients (%s)", n, strings.Join(parts, ", "))
 }
 
 // Listeners returns how many clients are being sent notifications (see Listening).
@@ -267,16 +282,6 @@ func (m *Model) Listeners() int {
 	n := 0
 	for _, c := range m.clients {
 		if c.listening {
-			n++
-		}
-	}
-	return n
-}
-
-func (m *Model) readyCountLocked() int {
-	n := 0
-	for _, c := range m.clients {
-		if c.ready {
 			n++
 		}
 	}

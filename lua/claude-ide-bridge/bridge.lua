@@ -61,9 +61,9 @@ local function bridge_handlers()
     h[name] = fn
   end
   h.clientConnected = function(p)
-    local n = state.set_clients(p.clients)
+    local n, agents = state.set_clients(p.clients, p.agents)
     vim.schedule(function()
-      events.emit("ClaudeCodeConnected", { clients = n, agent = p.agent or "claude" })
+      events.emit("ClaudeCodeConnected", { clients = n, agent = p.agent or "claude", agents = agents })
     end)
   end
   h.clientPid = function(p)
@@ -76,9 +76,9 @@ local function bridge_handlers()
       state.sessions.pids[p.clientId] = nil
       state.claude.skipped[p.clientId] = nil
     end
-    local n = state.set_clients(p.clients)
+    local n, agents = state.set_clients(p.clients, p.agents)
     vim.schedule(function()
-      events.emit("ClaudeCodeDisconnected", { clients = n })
+      events.emit("ClaudeCodeDisconnected", { clients = n, agent = p.agent or "claude", agents = agents })
     end)
   end
   h.claudeState = function(p)

@@ -18,12 +18,13 @@ local M = {}
 ---@field info table|nil the bridge's initialize result; nil until it is ready
 ---@field waiting fun(info: table)[] callbacks waiting for the bridge to be ready
 ---@field clients integer clients connected, every agent (clientConnected/clientDisconnected)
+---@field agents table<string, integer> the same by CLI ("claude", "gemini", "qwen"), as the bridge counts them
 ---@field exit_code integer|nil how the last bridge process ended
 ---@field stopping boolean stop() was asked: its exit is expected, not an error
 ---@field last_stderr string[]|nil the stderr lines of the last bridge process
 
 ---@type claude-ide-bridge.BridgeState
-M.bridge = { client = nil, info = nil, waiting = {}, clients = 0, exit_code = nil, stopping = false, last_stderr = nil }
+M.bridge = { client = nil, info = nil, waiting = {}, clients = 0, agents = {}, exit_code = nil, stopping = false, last_stderr = nil }
 
 --- The options in force (config.lua sets them, validated). Replaced as a
 --- whole by config.set(); read it at call time, never cache it.
@@ -131,7 +132,7 @@ end
 function M.bridge_exited(code)
   local b = M.bridge
   local info, stopping = b.info, b.stopping
-  b.client, b.info, b.clients, b.exit_code = nil, nil, 0, code
+  b.client, b.info, b.clients, b.agents, b.exit_code = nil, nil, 0, {}, code
   b.waiting, b.stopping = {}, false
   return info, stopping
 end
@@ -142,12 +143,21 @@ function M.bridge_stopping()
   M.bridge.info = nil
 end
 
---- The number of clients (every agent) the bridge reported.
+--- Who is connected, as the bridge reported it (clientConnected/clientDisconnected).
 ---@param n any the bridge's count (a number, else ignored)
----@return integer
-function M.set_clients(n)
+---@param agents any the same by CLI (a table, else ignored)
+---@return integer clients, table<string, integer> agents
+function M.set_clients(n, agents)
   M.bridge.clients = tonumber(n) or M.bridge.clients
-  return M.bridge.clients
+  if type(agents) == "table" then
+    M.bridge.agents = {}
+    for k, v in pairs(agents) do
+      if type(k) == "string" and type(v) == "number" then
+        M.bridge.agents[k] = v
+      end
+    end
+  end
+  return M.bridge.clients, vim.deepcopy(M.bridge.agents)
 end
 
 --- The bridge's rpc client when it is ready, else nil.

@@ -50,6 +50,7 @@ end
 ---@field running boolean the bridge is up and has answered initialize
 ---@field port integer|nil its WebSocket port
 ---@field clients integer clients connected (Claude, Gemini, Qwen)
+---@field agents table<string, integer> the same by CLI: { claude = 1, gemini = 1 }
 ---@field pending_diffs integer diffs waiting for the user's decision
 ---@field attached boolean this Neovim attached to a bridge that outlived another Neovim (false: it started the bridge)
 ---@field claude "waiting"|"working"|"idle"|nil the most pressing state of the Claude sessions (nil: none known)
@@ -83,6 +84,7 @@ function M.status()
     running = ready,
     port = ready and tonumber(S.info.port) or nil,
     clients = ready and S.clients or 0,
+    agents = ready and vim.deepcopy(S.agents) or {},
     pending_diffs = pending,
     attached = ready and S.info.attached == true,
     paused = state.sharing.paused,

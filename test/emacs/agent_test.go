@@ -124,7 +124,7 @@ func startAgentEmacs(t *testing.T, name string) (*agentEmacs, *fakeagents.Server
 	e.keys(t, "Enter")
 	// The CLI connects once its start-up ends: up to a minute and more on a loaded machine.
 	if !harness.Poll(180*time.Second, func() bool {
-		c, _ := e.try("(length claude-ide-bridge--clients)")
+		c, _ := e.try(connectedExpr)
 		return c == "1" && strings.Contains(a.screen(t), "Type your message")
 	}) {
 		t.Fatalf("%s did not connect and get ready", name)

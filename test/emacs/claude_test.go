@@ -85,7 +85,7 @@ func startRealClaude(t *testing.T) *realClaude {
 	}
 	// Facts: "With no network, expect up to ~20 s before it connects".
 	if !harness.Poll(90*time.Second, func() bool {
-		c, _ := e.try("(length claude-ide-bridge--clients)")
+		c, _ := e.try(connectedExpr)
 		return c == "1" && strings.Contains(screen(), "for shortcuts")
 	}) {
 		t.Fatalf("the CLI did not connect and get ready; screen:\n%s", screen())

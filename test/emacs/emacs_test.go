@@ -210,10 +210,13 @@ func newWorld(t *testing.T, setup string, connect bool) *world {
 	return w
 }
 
+// connectedExpr is how many clients Emacs was told are connected (clientConnected's agents).
+const connectedExpr = `(cl-loop for (_ n) on claude-ide-bridge--agents by #'cddr sum n)`
+
 // dial connects a Claude client through the lock file and waits until Emacs counts it.
 func (w *world) dial(t *testing.T) {
 	t.Helper()
-	before, _ := strconv.Atoi(w.e.eval(t, "(length claude-ide-bridge--clients)"))
+	before, _ := strconv.Atoi(w.e.eval(t, connectedExpr))
 	var names []string
 	harness.Poll(testbin.Bound, func() bool { names, _ = filepath.Glob(filepath.Join(w.cfg, "ide", "*.lock")); return len(names) == 1 })
 	if len(names) != 1 {
@@ -237,7 +240,7 @@ func (w *world) dial(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.c = c
-	w.e.waitEval(t, strconv.Itoa(before+1), "(length claude-ide-bridge--clients)")
+	w.e.waitEval(t, strconv.Itoa(before+1), connectedExpr)
 }
 
 // file writes a file in the project and returns its path.

@@ -52,7 +52,7 @@ func TestRealClaudeOutlivesEmacs(t *testing.T) {
 	go func() { io.Copy(screen, ptm); close(copied) }()
 	t.Cleanup(func() { cli.Process.Kill(); cli.Wait(); ptm.Close(); <-copied })
 	if !harness.Poll(90*time.Second, func() bool {
-		c, _ := w.e.try("(length claude-ide-bridge--clients)")
+		c, _ := w.e.try(connectedExpr)
 		return c == "1" && strings.Contains(screen.String(), "shortcuts") // "? for shortcuts", drawn with cursor moves between the words
 	}) {
 		t.Fatalf("the CLI did not connect and get ready; its output:\n%q", screen.String())

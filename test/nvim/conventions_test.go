@@ -244,9 +244,15 @@ func TestEventsAndStatus(t *testing.T) {
 	}
 
 	e.c = dialClaude(t, e.cfg)
-	waitEvent("ClaudeCodeConnected", map[string]any{"clients": 1, "agent": "claude"})
+	waitEvent("ClaudeCodeConnected", map[string]any{"clients": 1, "agent": "claude", "agents": map[string]int{"claude": 1}})
 	if s := st(); s != (status{true, port, 1, 0}) {
 		t.Fatalf("status() %+v with a client", s)
+	}
+	// Who is connected by CLI, as the bridge counts them (clientConnected's agents).
+	if got := e.n.str(t, `return vim.inspect(require("claude-ide-bridge").status().agents)`); got != `{
+  claude = 1
+}` {
+		t.Errorf("status().agents = %s", got)
 	}
 
 	path := e.file(t, "a.txt", "old\n")
@@ -272,7 +278,7 @@ func TestEventsAndStatus(t *testing.T) {
 	}
 
 	e.c.close()
-	waitEvent("ClaudeCodeDisconnected", map[string]any{"clients": 0})
+	waitEvent("ClaudeCodeDisconnected", map[string]any{"clients": 0, "agent": "claude"})
 	e.stopBridge(t)
 	if s := st(); s != (status{}) {
 		t.Fatalf("status() %+v after stop", s)

@@ -96,7 +96,7 @@ func TestStopStart(t *testing.T) {
 	e.n.ex(t, "ClaudeCodeStart")
 	e.n.waitLua(t, `true`, `return require("claude-ide-bridge").state().ready`)
 	readLock(t, e.cfg)
-	// The status line is the bridge's: its clientsLine (ide.ClientsLine), not a count of its own.
+	// The status line is the bridge's: its clientsLine (ide.Agents.Line), not a count of its own.
 	e.n.lua(t, `_G.NVT_status = nil
 		local notify = vim.notify
 		vim.notify = function(msg, ...) if msg:find("port ", 1, true) then _G.NVT_status = msg end return notify(msg, ...) end`)

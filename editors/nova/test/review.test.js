@@ -47,7 +47,7 @@ test("a session waiting for a permission is told; Show Status lists its state", 
   await env.standin.run("claude-ide-bridge.showStatus");
   const shown = env.standin.infos[env.standin.infos.length - 1];
   assert.match(shown, /Claude abcdef12: waiting \(permission for Bash\)/);
-  // Who is connected is the bridge's clientsLine (ide.ClientsLine): a hook is no client.
+  // Who is connected is the bridge's clientsLine (ide.Agents.Line): a hook is no client.
   assert.match(shown, new RegExp(`^Claude bridge on port ${port}, no clients\\.`));
 });
 

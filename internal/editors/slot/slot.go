@@ -109,9 +109,11 @@ func (s *Slot) Replay(ctx context.Context, pending map[string]bool) error {
 	if cur == nil {
 		return nil
 	}
-	for i, id := range ids {
+	now := ide.Agents{}
+	for _, id := range ids {
+		now[info[id].agent]++
 		if f := cur.Events.ClientConnected; f != nil {
-			f(id, i+1, info[id].agent)
+			f(id, info[id].agent, maps.Clone(now))
 		}
 		if f := cur.Events.ClientPID; f != nil && info[id].pid > 0 {
 			f(id, info[id].pid)
@@ -143,12 +145,12 @@ func (s *Slot) Changed() <-chan struct{} { return s.changed }
 // Events are the bridge's: they reach the attached editor's Events and signal Changed.
 func (s *Slot) Events() ide.Events {
 	return ide.Events{
-		ClientConnected: func(id ide.ClientID, n int, agent string) {
+		ClientConnected: func(id ide.ClientID, agent string, now ide.Agents) {
 			s.mu.Lock()
 			s.clients[id] = clientInfo{agent: agent}
 			s.mu.Unlock()
 			if e := s.current(); e != nil && e.Events.ClientConnected != nil {
-				e.Events.ClientConnected(id, n, agent)
+				e.Events.ClientConnected(id, agent, now)
 			}
 			s.signal()
 		},
@@ -163,12 +165,12 @@ func (s *Slot) Events() ide.Events {
 				e.Events.ClientPID(id, pid)
 			}
 		},
-		ClientDisconnected: func(id ide.ClientID, n int) {
+		ClientDisconnected: func(id ide.ClientID, agent string, now ide.Agents) {
 			s.mu.Lock()
 			delete(s.clients, id)
 			s.mu.Unlock()
 			if e := s.current(); e != nil && e.Events.ClientDisconnected != nil {
-				e.Events.ClientDisconnected(id, n)
+				e.Events.ClientDisconnected(id, agent, now)
 			}
 			s.signal()
 		},

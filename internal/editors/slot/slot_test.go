@@ -153,23 +153,23 @@ func TestSlotReplayTellsConnectedClients(t *testing.T) {
 	t.Parallel()
 	s := slot.New()
 	ev := s.Events()
-	ev.ClientConnected(1, 1, "claude")
+	ev.ClientConnected(1, "claude", ide.Agents{"claude": 1})
 	ev.ClientPID(1, 4242)
-	ev.ClientConnected(2, 2, "claude")
-	ev.ClientConnected(3, 3, "gemini")
+	ev.ClientConnected(2, "claude", ide.Agents{"claude": 2})
+	ev.ClientConnected(3, "gemini", ide.Agents{"claude": 2, "gemini": 1})
 	ev.ClientPID(3, 4343)
-	ev.ClientDisconnected(2, 2)
+	ev.ClientDisconnected(2, "claude", ide.Agents{"claude": 1, "gemini": 1})
 	show(t, s, "A", 1)
 	var got []string
 	next := &editor{}
 	s.Attach(slot.Editor{Editor: next, Events: ide.Events{
-		ClientConnected: func(id ide.ClientID, n int, agent string) {
-			got = append(got, fmt.Sprintf("%s connected %d (%d)", agent, id, n))
+		ClientConnected: func(id ide.ClientID, agent string, now ide.Agents) {
+			got = append(got, fmt.Sprintf("%s connected %d (%s)", agent, id, now.Line()))
 		},
 		ClientPID: func(id ide.ClientID, pid int) { got = append(got, fmt.Sprintf("pid %d %d", id, pid)) },
 	}})
 	s.Replay(context.Background(), map[string]bool{"A": true})
-	want := []string{"claude connected 1 (1)", "pid 1 4242", "gemini connected 3 (2)", "pid 3 4343"}
+	want := []string{"claude connected 1 (1 client (Claude))", "pid 1 4242", "gemini connected 3 (2 clients (Claude 1, Gemini 1))", "pid 3 4343"}
 	if !slices.Equal(got, want) {
 		t.Errorf("told %q, want %q", got, want)
 	}

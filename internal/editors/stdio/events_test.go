@@ -147,9 +147,10 @@ func TestClientNotifications(t *testing.T) {
 		s := startSidecar(t, framing)
 		r := s.initialize(t, nil)
 		type note struct {
-			ClientID int    `json:"clientId"`
-			Clients  int    `json:"clients"`
-			Agent    string `json:"agent"`
+			ClientID int            `json:"clientId"`
+			Clients  int            `json:"clients"`
+			Agent    string         `json:"agent"`
+			Agents   map[string]int `json:"agents"`
 		}
 		parse := func(c call) note {
 			var n note
@@ -161,10 +162,11 @@ func TestClientNotifications(t *testing.T) {
 		n1 := parse(s.next(t, "clientConnected"))
 		c2 := claude(t, r)
 		n2 := parse(s.next(t, "clientConnected"))
-		if n1.Clients != 1 || n2.Clients != 2 || n1.ClientID == n2.ClientID || n1.Agent != "claude" {
+		if n1.Clients != 1 || n2.Clients != 2 || n1.ClientID == n2.ClientID || n1.Agent != "claude" ||
+			n1.Agents["claude"] != 1 || n2.Agents["claude"] != 2 || len(n2.Agents) != 1 {
 			t.Errorf("connected: %+v then %+v", n1, n2)
 		}
-		// status says who they are, counted and for people (ide.ClientsLine).
+		// status says who they are, counted and for people (ide.Agents.Line).
 		var st struct {
 			Clients     int
 			Agents      map[string]int
@@ -174,11 +176,11 @@ func TestClientNotifications(t *testing.T) {
 			t.Errorf("status with two Claudes: %+v", st)
 		}
 		c1.Close()
-		if d := parse(s.next(t, "clientDisconnected")); d.ClientID != n1.ClientID || d.Clients != 1 {
-			t.Errorf("disconnected: %+v, want client %d and 1 left", d, n1.ClientID)
+		if d := parse(s.next(t, "clientDisconnected")); d.ClientID != n1.ClientID || d.Clients != 1 || d.Agent != "claude" || d.Agents["claude"] != 1 {
+			t.Errorf("disconnected: %+v, want Claude client %d and 1 left", d, n1.ClientID)
 		}
 		c2.Close()
-		if d := parse(s.next(t, "clientDisconnected")); d.ClientID != n2.ClientID || d.Clients != 0 {
+		if d := parse(s.next(t, "clientDisconnected")); d.ClientID != n2.ClientID || d.Clients != 0 || len(d.Agents) != 0 {
 			t.Errorf("disconnected: %+v, want client %d and 0 left", d, n2.ClientID)
 		}
 		// A connection that never finishes its handshake is no client of the editor's.

@@ -160,8 +160,8 @@ var methods = map[string]handlerFunc{
 	}),
 	"status": bare(func(b Bridge) (any, error) {
 		m, s := b.Model(), b.Session()
-		agents := m.Agents()
-		return map[string]any{"port": s.Port, "lockPath": s.LockPath, "clients": m.Clients(), "agents": agents, "clientsLine": ide.ClientsLine(agents), "diffs": m.Diffs(), "sharing": m.Sharing()}, nil
+		now := m.Agents()
+		return map[string]any{"port": s.Port, "lockPath": s.LockPath, "clients": now.Total(), "agents": now, "clientsLine": now.Line(), "diffs": m.Diffs(), "sharing": m.Sharing()}, nil
 	}),
 	// Pause or resume sharing (internal/ide/sharing.go); answers what is shared now.
 	"setSharing": decoded(func(b Bridge, p struct {

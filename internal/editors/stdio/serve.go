@@ -237,14 +237,14 @@ func (s *server) initialize(req *jsonrpc.Request) (any, error) {
 		PID:     p.PID,
 		Code:    s.editorCode(conn, p.Capabilities),
 		Events: ide.Events{
-			ClientConnected: func(id ide.ClientID, n int, agent string) {
-				conn.Notify(context.Background(), "clientConnected", map[string]any{"clientId": id, "clients": n, "agent": agent})
+			ClientConnected: func(id ide.ClientID, agent string, now ide.Agents) {
+				conn.Notify(context.Background(), "clientConnected", map[string]any{"clientId": id, "agent": agent, "clients": now.Total(), "agents": now})
 			},
 			ClientPID: func(id ide.ClientID, pid int) {
 				conn.Notify(context.Background(), "clientPid", map[string]any{"clientId": id, "pid": pid})
 			},
-			ClientDisconnected: func(id ide.ClientID, n int) {
-				conn.Notify(context.Background(), "clientDisconnected", map[string]any{"clientId": id, "clients": n})
+			ClientDisconnected: func(id ide.ClientID, agent string, now ide.Agents) {
+				conn.Notify(context.Background(), "clientDisconnected", map[string]any{"clientId": id, "agent": agent, "clients": now.Total(), "agents": now})
 			},
 			DiffsSkipped: func(id ide.ClientID, path string) {
 				msg := map[string]any{"clientId": id, "message": ide.SkippedNotice(filepath.Base(path))}
