@@ -160,6 +160,10 @@ func startAgentVim(t *testing.T, name string) (*vim, *fakeagents.Server) {
 	}) {
 		t.Fatalf("%s did not connect and get ready; screen:\n%s\nmessages:\n%s", name, v.screen(), v.messages())
 	}
+	// State() counts it as the bridge does (clientConnected's agents), not as a Claude.
+	if a := v.state().Agents; a[name] != 1 || len(a) != 1 {
+		t.Errorf("State().agents = %v, want %s alone", a, name)
+	}
 	v.waitEval(`"`+name+` t"`, whereTerm)
 	return v, api
 }

@@ -294,11 +294,12 @@ func (v *vim) file(name, content string) string {
 
 // state is the plugin's claude_ide_bridge#State().
 type state struct {
-	Running  bool   `json:"running"`
-	Ready    bool   `json:"ready"`
-	Port     int    `json:"port"`
-	LockPath string `json:"lockPath"`
-	Clients  int    `json:"clients"`
+	Running  bool           `json:"running"`
+	Ready    bool           `json:"ready"`
+	Port     int            `json:"port"`
+	LockPath string         `json:"lockPath"`
+	Clients  int            `json:"clients"`
+	Agents   map[string]int `json:"agents"`
 	Diffs    []struct {
 		TabName  string `json:"tabName"`
 		FilePath string `json:"filePath"`

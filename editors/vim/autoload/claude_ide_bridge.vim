@@ -10,7 +10,7 @@ import autoload 'claude_ide_bridge/permission.vim' as perm
 
 # The bridge connection: the job, its initialize answer, its clients (every agent), the callbacks waiting for it,
 # our requests in flight, its last stderr lines, Claude sessions' states (sessionId -> {state, reason}).
-var S: dict<any> = {job: null_job, info: {}, clients: 0, waiting: [], next: 0, pending: {},
+var S: dict<any> = {job: null_job, info: {}, clients: 0, agents: {}, waiting: [], next: 0, pending: {},
   stderr: [], stopping: false, exit: -1, claude: {}}
 # Selection tracking: the debounce timer, the last JSON sent, how many were
 # sent, the last window that showed a file.
@@ -87,7 +87,7 @@ export def Start(Cb: func = null_function): bool
   # Without diagnostics of Vim's own the bridge's language servers answer
   # (under its workspace trust rules).
   var lsp = diag != '' ? [] : mapnew(Opt('lsp', ['auto']), (_, l) => ['--lsp', l])->flattennew()
-  extend(S, {stderr: [], stopping: false, info: {}, clients: 0, pending: {}, claude: {}})
+  extend(S, {stderr: [], stopping: false, info: {}, clients: 0, agents: {}, pending: {}, claude: {}})
   S.job = job_start([bin, 'serve', '--stdio'] + lsp + Opt('bridge_args', []), {
     in_mode: 'nl', out_mode: 'nl', err_mode: 'nl', noblock: true, stoponexit: 'term',
     out_cb: (_, l) => OnLine(l), err_cb: (_, l) => add(S.stderr, l)->len() > 50 ? remove(S.stderr, 0) : 0,
@@ -121,7 +121,7 @@ enddef
 def OnExit(j: job, code: number)
   if j != S.job | return | endif
   var lock = get(S.info, 'lockPath', '')
-  extend(S, {job: null_job, info: {}, clients: 0, exit: code, waiting: [], claude: {}})
+  extend(S, {job: null_job, info: {}, clients: 0, agents: {}, exit: code, waiting: [], claude: {}})
   # A bridge that died without cleaning up left its lock naming this Vim: Claude would trust it still.
   if filereadable(lock) && join(readfile(lock)) =~ '"pid":\s*' .. getpid() .. '\D' | delete(lock) | endif
   diff.CloseAllViews()
@@ -157,7 +157,7 @@ def OnLine(line: string)
     var Cb = remove(S.pending, string(m.id))
     Cb(get(m, 'error', {}), get(m, 'result', {}))
   elseif method =~ '^client\(Connected\|Disconnected\)$'
-    S.clients = get(p, 'clients', 0)
+    S.clients = get(p, 'clients', 0) | S.agents = get(p, 'agents', {})
     if exists('#User#ClaudeCode' .. method[6 :]) | execute 'doautocmd <nomodeline> User ClaudeCode' .. method[6 :] | endif
   elseif method == 'permissionWithdrawn'
     perm.Withdrawn(p)
@@ -476,7 +476,7 @@ enddef
 # For statuslines and tests; asks the bridge nothing.
 export def State(): dict<any>
   return {running: Running(), ready: Ready(), port: get(S.info, 'port', 0), lockPath: get(S.info, 'lockPath', ''),
-    mcpConfig: get(S.info, 'mcpConfig', ''), clients: S.clients, diffs: diff.List(), sent: T.sent, last: T.last,
+    mcpConfig: get(S.info, 'mcpConfig', ''), clients: S.clients, agents: S.agents, diffs: diff.List(), sent: T.sent, last: T.last,
     exit: S.exit, stderr: S.stderr, terminal: term.Running(), terminals: term.RunningAgents(), permissions: len(perm.List()),
     claude: values(S.claude)}
 enddef
