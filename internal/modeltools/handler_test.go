@@ -81,9 +81,7 @@ func TestHandlerRefusesBatches(t *testing.T) {
 // forever; now the body must arrive within transport.BodyTimeout, and the connection is closed
 // after it.
 func TestHandlerBodyReadDeadline(t *testing.T) {
-	old := transport.BodyTimeout
-	transport.BodyTimeout = 200 * time.Millisecond
-	defer func() { transport.BodyTimeout = old }()
+	testbin.Set(t, &transport.BodyTimeout, 200*time.Millisecond)
 	srv := httptest.NewServer(NewHandler(Options{}, allowAll, nil))
 	defer srv.Close()
 	if b := testbin.StalledPost(t, srv.Listener.Addr().String(), "/mcp"); !strings.HasPrefix(b, "HTTP/1.1 408") {

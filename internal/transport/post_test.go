@@ -74,9 +74,7 @@ func TestDecodePost(t *testing.T) {
 // A client that sends its headers and stalls its body is answered 408 once BodyTimeout passes,
 // and its connection is closed: it no longer holds one of the bridge's connections for good.
 func TestDecodePostStalledBody(t *testing.T) {
-	old := transport.BodyTimeout
-	transport.BodyTimeout = 200 * time.Millisecond
-	t.Cleanup(func() { transport.BodyTimeout = old })
+	testbin.Set(t, &transport.BodyTimeout, 200*time.Millisecond)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var v any
 		if transport.DecodePost(w, r, 64<<10, false, &v) {
@@ -94,9 +92,7 @@ func TestDecodePostStalledBody(t *testing.T) {
 // hook waits for the user) keeps its request, and its context is not cancelled when
 // BodyTimeout passes (net/http's background read would hit the deadline and cancel it).
 func TestDecodePostWaitOutlivesBodyTimeout(t *testing.T) {
-	old := transport.BodyTimeout
-	transport.BodyTimeout = 100 * time.Millisecond
-	t.Cleanup(func() { transport.BodyTimeout = old })
+	testbin.Set(t, &transport.BodyTimeout, 100*time.Millisecond)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var v any
 		if !transport.DecodePost(w, r, 64<<10, false, &v) {

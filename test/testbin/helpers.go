@@ -111,3 +111,10 @@ func StalledPost(t testing.TB, addr, path string) string {
 	}
 	return string(b)
 }
+
+// Set sets *p to v until the test ends (a package's tunable, such as a timeout).
+func Set[T any](t testing.TB, p *T, v T) {
+	old := *p
+	*p = v
+	t.Cleanup(func() { *p = old })
+}
