@@ -67,8 +67,13 @@ func startAgentNvim(t *testing.T, name string) (*agentNvim, *fakeagents.Server) 
 		if t.Failed() {
 			t.Logf("%s's terminal:\n%s", name, a.screen(t))
 		}
+		// The agent's processes, taken before its terminal is stopped: the CLI relaunches itself
+		// as a child, which, orphaned, is no longer Neovim's and wrote into the agent's home
+		// while t.TempDir removed it ("directory not empty"). They are waited for here.
+		kids := descendants(n.cmd.Process.Pid)
 		n.lua(t, `for _, s in ipairs(require("claude-ide-bridge.terminal").sessions()) do pcall(vim.fn.jobstop, s.job or -1) end`)
 		e.stopBridge(t)
+		waitGone(t, kids)
 	})
 	n.lua(t, `vim.o.columns, vim.o.lines = 200, 60
 		require("claude-ide-bridge").setup(...)`, map[string]any{"bin": bridgeBin, "terminal": map[string]any{"split": "botright", "size": 0.6}})
