@@ -26,7 +26,8 @@ var BodyTimeout = 10 * time.Second
 //   - a body that is not JSON for v (with strict, also a field v does not have): 400
 //     "bad request body: <why>".
 //
-// Only the first JSON value is read.
+// The whole body is read (ReadBody); only its first JSON value is decoded, anything after it is
+// ignored.
 func DecodePost(w http.ResponseWriter, r *http.Request, max int64, strict bool, v any) bool {
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
